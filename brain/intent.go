@@ -1,0 +1,127 @@
+package brain
+
+import "time"
+
+// Intent is something a layer or a tool wants done. Only the core loop applies intents.
+type Intent interface {
+	// IntentName is a short name for logs and metrics.
+	IntentName() string
+}
+
+// SendMessage posts a message to a chat through the persistent outbox.
+type SendMessage struct {
+	Chat   int64              `json:"chat"`
+	Text   string             `json:"text"` // Markdown; the channel converts it
+	Kind   MessageKind        `json:"kind"`
+	Status ConversationStatus `json:"status,omitempty"`
+	// ReplyTo is the platform id of the message this answers (used in groups).
+	ReplyTo int `json:"reply_to,omitempty"`
+	// Buttons is an optional inline keyboard: one slice per row.
+	Buttons [][]Button `json:"buttons,omitempty"`
+	// Plain sends Text as it is, without Markdown conversion (command answers).
+	Plain bool `json:"plain,omitempty"`
+}
+
+// Button is an inline keyboard button; pressing it comes back as a command signal whose
+// text is Data (for example "/forget yes").
+type Button struct {
+	Text string `json:"text"`
+	Data string `json:"data"`
+}
+
+// ScheduleItem is a follow-up or reminder: one-shot (Due) or recurring (Cron).
+type ScheduleItem struct {
+	ID      string      `json:"id"`
+	Chat    int64       `json:"chat"`
+	User    int64       `json:"user"`
+	Note    string      `json:"note"`
+	Reason  string      `json:"reason,omitempty"` // why it was scheduled (the conversation context)
+	Due     time.Time   `json:"due"`              // next due time
+	Cron    string      `json:"cron,omitempty"`   // standard 5-field spec for recurring items
+	Zone    string      `json:"zone,omitempty"`   // IANA zone the spec is read in
+	Created time.Time   `json:"created"`
+	Kind    MessageKind `json:"kind,omitempty"` // reminder | followup
+}
+
+// Schedule stores a schedule item.
+type Schedule struct{ Item ScheduleItem }
+
+// CancelSchedule removes a schedule item of a chat.
+type CancelSchedule struct {
+	Chat int64
+	ID   string
+}
+
+// Remember stores (or replaces) a fact about a user.
+type Remember struct {
+	User      int64
+	Attribute string
+	Value     string
+}
+
+// Defer holds back proactive contact with a chat until Until (at most 24 h ahead). Such a
+// deferral is firm: only expiry or a user message ends it.
+type Defer struct {
+	Chat   int64
+	Until  time.Time
+	Reason string
+}
+
+// AckKind is how the AckRegistry treats a signal key.
+type AckKind string
+
+// Ack kinds.
+const (
+	AckHandled    AckKind = "handled"    // ignore this signal instance
+	AckDeferred   AckKind = "deferred"   // blocked until Until unless the value rises by ≥ 0.25
+	AckSuppressed AckKind = "suppressed" // blocked until cleared
+)
+
+// Ack records how a signal key is to be treated by the aggregation layer.
+type Ack struct {
+	Key   string    `json:"key"`
+	Kind  AckKind   `json:"kind"`
+	Until time.Time `json:"until,omitzero"`
+	Value float64   `json:"value,omitempty"` // the signal's value when acknowledged
+	// Firm deferrals are never overridden by a rising value (proactive contact deferred by
+	// core_defer or /quiet).
+	Firm   bool      `json:"firm,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// UpdateState adjusts agent-wide state (energy, alertness) by deltas.
+type UpdateState struct {
+	EnergyDelta    float64
+	AlertnessDelta float64
+}
+
+// EmitThought queues a pending thought for a chat; an unhandled thought wakes cognition.
+type EmitThought struct {
+	Chat int64
+	Text string
+}
+
+// IntentName implements Intent.
+func (SendMessage) IntentName() string { return "send_message" }
+
+// IntentName implements Intent.
+func (Schedule) IntentName() string { return "schedule" }
+
+// IntentName implements Intent.
+func (CancelSchedule) IntentName() string { return "cancel_schedule" }
+
+// IntentName implements Intent.
+func (Remember) IntentName() string { return "remember" }
+
+// IntentName implements Intent.
+func (Defer) IntentName() string { return "defer" }
+
+// IntentName implements Intent.
+func (Ack) IntentName() string { return "ack" }
+
+// IntentName implements Intent.
+func (UpdateState) IntentName() string { return "update_state" }
+
+// IntentName implements Intent.
+func (EmitThought) IntentName() string { return "emit_thought" }

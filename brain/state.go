@@ -1,0 +1,158 @@
+package brain
+
+import (
+	"sort"
+	"time"
+)
+
+// Relationship is anima's state for one allowed user's chat.
+type Relationship struct {
+	Chat     int64  `json:"chat"`
+	User     int64  `json:"user"`
+	Name     string `json:"name,omitempty"`
+	Timezone string `json:"timezone,omitempty"` // IANA override of user.timezone
+
+	LastUserMsg   time.Time          `json:"last_user_msg,omitzero"`
+	LastAgentMsg  time.Time          `json:"last_agent_msg,omitzero"`
+	LastProactive time.Time          `json:"last_proactive,omitzero"` // last proactive wake, said or not
+	Status        ConversationStatus `json:"status,omitempty"`
+
+	SocialPressure      float64 `json:"social_pressure"`
+	UnansweredProactive int     `json:"unanswered_proactive"` // proactive messages sent since the user last wrote
+	ProactiveToday      int     `json:"proactive_today"`      // proactive wakes on ProactiveDay
+	ProactiveDay        string  `json:"proactive_day,omitempty"`
+	// FollowupDone is set once the single awaiting_answer follow-up was made; a user
+	// message resets it.
+	FollowupDone bool `json:"followup_done,omitempty"`
+	// Dormant is set when the user blocked the bot; a message from the user wakes it.
+	Dormant bool `json:"dormant,omitempty"`
+	// Group is true for group chats: anima only answers there and never writes first.
+	Group bool `json:"group,omitempty"`
+}
+
+// LastExchange is the time of the last message in the chat from either side.
+func (r *Relationship) LastExchange() time.Time {
+	if r.LastAgentMsg.After(r.LastUserMsg) {
+		return r.LastAgentMsg
+	}
+	return r.LastUserMsg
+}
+
+// Silence is the time since the last message in the chat from either side (0 if none yet).
+func (r *Relationship) Silence(now time.Time) time.Duration {
+	last := r.LastExchange()
+	if last.IsZero() {
+		return 0
+	}
+	return now.Sub(last)
+}
+
+// Thought is a pending thought of anima's about a chat (from a plugin or EmitThought).
+type Thought struct {
+	Chat    int64     `json:"chat"`
+	Text    string    `json:"text"`
+	At      time.Time `json:"at"`
+	Handled bool      `json:"handled,omitempty"`
+}
+
+// State is everything the brain's layers read: agent-wide values and one Relationship per
+// chat. It is owned by the CoreLoop goroutine; layers read and write it only from within
+// Sense/Decide calls.
+type State struct {
+	Energy    float64 // 0..1: drains with LLM work, recovers at night
+	Alertness float64 // 0..1
+	// LastActivity is the last time anything happened (a message either way).
+	LastActivity time.Time
+	// Zone is the default user zone (user.timezone).
+	Zone *time.Location
+
+	Rels     []*Relationship // sorted by chat for stable iteration
+	byChat   map[int64]*Relationship
+	Thoughts []Thought
+	// LLMWork counts cognition runs since the energy neuron last looked (it drains energy).
+	LLMWork int
+}
+
+// NewState returns a State with full energy and the given default zone.
+func NewState(zone *time.Location) *State {
+	if zone == nil {
+		zone = time.UTC
+	}
+	return &State{Energy: 1, Alertness: 0.5, Zone: zone, byChat: map[int64]*Relationship{}}
+}
+
+// Rel returns the relationship of chat, or nil.
+func (s *State) Rel(chat int64) *Relationship { return s.byChat[chat] }
+
+// Upsert adds r (or replaces the relationship with the same chat) and returns the stored
+// pointer.
+func (s *State) Upsert(r Relationship) *Relationship {
+	if s.byChat == nil {
+		s.byChat = map[int64]*Relationship{}
+	}
+	if p, ok := s.byChat[r.Chat]; ok {
+		*p = r
+		return p
+	}
+	p := &r
+	s.byChat[r.Chat] = p
+	i := sort.Search(len(s.Rels), func(i int) bool { return s.Rels[i].Chat >= r.Chat })
+	s.Rels = append(s.Rels, nil)
+	copy(s.Rels[i+1:], s.Rels[i:])
+	s.Rels[i] = p
+	return p
+}
+
+// Remove deletes the relationship of chat.
+func (s *State) Remove(chat int64) {
+	if _, ok := s.byChat[chat]; !ok {
+		return
+	}
+	delete(s.byChat, chat)
+	for i, r := range s.Rels {
+		if r.Chat == chat {
+			s.Rels = append(s.Rels[:i], s.Rels[i+1:]...)
+			break
+		}
+	}
+}
+
+// Location returns the zone of r's user: its override, else the state's default zone.
+func (s *State) Location(r *Relationship) *time.Location {
+	if r != nil && r.Timezone != "" {
+		if loc, err := time.LoadLocation(r.Timezone); err == nil {
+			return loc
+		}
+	}
+	if s.Zone == nil {
+		return time.UTC
+	}
+	return s.Zone
+}
+
+// Autonomic is the layer of cheap neurons. Sense appends the signals of noticeable changes
+// to out and returns it; it must not allocate on an idle tick, never blocks and never
+// calls the network.
+type Autonomic interface {
+	Sense(now time.Time, st *State, out []Signal) []Signal
+}
+
+// Neuron is one autonomic sensor; plugins may contribute neurons.
+type Neuron interface {
+	Name() string
+	Check(now time.Time, st *State) (Signal, bool)
+}
+
+// Aggregator is the aggregation layer: it folds signals into buckets, keeps the
+// AckRegistry and decides which chats cognition must think about.
+type Aggregator interface {
+	// Decide appends wakes for this tick to out and returns it. sigs are this tick's
+	// signals (user messages included). It must not allocate on an idle tick.
+	Decide(now time.Time, st *State, sigs []Signal, out []Wake) []Wake
+	// Ack records an acknowledgement (handled, deferred, suppressed).
+	Ack(a Ack)
+	// ClearChat drops every ack of chat (a user message clears that user's acks).
+	ClearChat(chat int64)
+	// Acks lists the live acks (for persistence and /status).
+	Acks(now time.Time) []Ack
+}
