@@ -1,0 +1,407 @@
+// Package storage keeps all of anima's state in one bbolt file: the inbox of recorded
+// signals and the channels' offsets, the outbox, conversation history, relationships,
+// acks, and the buckets of memory and schedules. Writes that must happen together (a
+// turn's history, its outbox entries and the inbox entries it consumed) share one
+// transaction, which is how a crash neither loses nor repeats a message.
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// SchemaVersion is the version of the bucket layout this code reads and writes.
+const SchemaVersion = 1
+
+// Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
+// first; user-scoped buckets with the user id. Forget relies on that.
+const (
+	BucketMeta          = "meta"
+	BucketInbox         = "inbox"
+	BucketOutbox        = "outbox"
+	BucketHistory       = "history"       // chat | seq → brain.Turn
+	BucketRelationships = "relationships" // chat → brain.Relationship
+	BucketAcks          = "acks"          // ack key → brain.Ack
+	BucketSummaries     = "summaries"     // chat → memory summary
+	BucketIndex         = "index"         // chat | term → postings (memory search)
+	BucketSchedules     = "schedules"     // chat | id → brain.ScheduleItem
+	BucketFires         = "fires"         // chat | id | due → fire record
+	BucketFacts         = "facts"         // user | attribute → brain.Fact
+	BucketState         = "state"         // agent-wide state
+)
+
+var (
+	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires}
+	userScoped = []string{BucketFacts}
+	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
+		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState}
+)
+
+// ErrLocked is returned by Open when another process holds the store.
+var ErrLocked = errors.New("store is in use by another process (is anima already running? use `anima backup` for a hot copy)")
+
+// ErrSchema is returned by Open when the file was written by a newer anima.
+var ErrSchema = errors.New("unsupported store schema version")
+
+// Options tune Open.
+type Options struct {
+	// LockTimeout bounds the wait for the file lock (default 500ms).
+	LockTimeout time.Duration
+	// ReadOnly opens the file without writing (a cold inspection).
+	ReadOnly bool
+}
+
+// Store is the bbolt-backed store. Its methods are safe for concurrent use.
+type Store struct {
+	db   *bolt.DB
+	path string
+}
+
+// Open opens (creating if needed, mode 0600) the store at path.
+func Open(path string, opts Options) (*Store, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = 500 * time.Millisecond
+	}
+	if dir := filepath.Dir(path); dir != "" && !opts.ReadOnly {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create store directory %s: %w", dir, err)
+		}
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:        opts.LockTimeout,
+		ReadOnly:       opts.ReadOnly,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if opts.ReadOnly {
+		return s, nil
+	}
+	if err := s.init(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *Store) init() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		meta := tx.Bucket([]byte(BucketMeta))
+		v := meta.Get([]byte("schema"))
+		if v == nil {
+			return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))
+		}
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n > SchemaVersion {
+			return fmt.Errorf("%w: file has %q, this anima reads %d", ErrSchema, v, SchemaVersion)
+		}
+		return nil
+	})
+}
+
+// Path returns the file the store lives in.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the file. It is safe to call more than once.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close store %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Ping reports whether the store is open and readable.
+func (s *Store) Ping() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		if tx.Bucket([]byte(BucketMeta)) == nil {
+			return errors.New("store has no meta bucket")
+		}
+		return nil
+	})
+}
+
+// WriteTo writes a consistent copy of the whole store to w (a hot backup).
+func (s *Store) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("backup store: %w", err)
+	}
+	return n, nil
+}
+
+// U64 encodes v big-endian, so keys sort numerically.
+func U64(v uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, v)
+	return b
+}
+
+// ID64 encodes a (possibly negative) chat or user id as an 8-byte key prefix.
+func ID64(id int64) []byte { return U64(uint64(id)) }
+
+// Key joins an id prefix and further parts into one key.
+func Key(id int64, parts ...[]byte) []byte {
+	k := ID64(id)
+	for _, p := range parts {
+		k = append(k, p...)
+	}
+	return k
+}
+
+// Tx is a read-write or read-only transaction over the store's buckets, for callers that
+// need several writes to land together.
+type Tx struct{ tx *bolt.Tx }
+
+func (t *Tx) bucket(name string) (*bolt.Bucket, error) {
+	b := t.tx.Bucket([]byte(name))
+	if b == nil {
+		return nil, fmt.Errorf("no bucket %q", name)
+	}
+	return b, nil
+}
+
+// Put stores v as JSON under key.
+func (t *Tx) Put(bucket string, key []byte, v any) error {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s entry: %w", bucket, err)
+	}
+	return b.Put(key, data)
+}
+
+// PutRaw stores raw bytes under key.
+func (t *Tx) PutRaw(bucket string, key, val []byte) error {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, val)
+}
+
+// Get decodes the JSON under key into v and reports whether it was there.
+func (t *Tx) Get(bucket string, key []byte, v any) (bool, error) {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return false, err
+	}
+	data := b.Get(key)
+	if data == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return true, fmt.Errorf("decode %s entry: %w", bucket, err)
+	}
+	return true, nil
+}
+
+// GetRaw returns a copy of the bytes under key (nil if absent).
+func (t *Tx) GetRaw(bucket string, key []byte) ([]byte, error) {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return nil, err
+	}
+	v := b.Get(key)
+	if v == nil {
+		return nil, nil
+	}
+	return bytes.Clone(v), nil
+}
+
+// Delete removes key.
+func (t *Tx) Delete(bucket string, key []byte) error {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return err
+	}
+	return b.Delete(key)
+}
+
+// Scan calls fn for every key with the prefix, in key order. k and v are valid only during
+// the call; fn must copy what it keeps. Returning ErrStop ends the scan early without error.
+func (t *Tx) Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return err
+	}
+	c := b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// ScanReverse is Scan from the last key with the prefix backwards.
+func (t *Tx) ScanReverse(bucket string, prefix []byte, fn func(k, v []byte) error) error {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return err
+	}
+	c := b.Cursor()
+	end := prefixEnd(prefix)
+	var k, v []byte
+	if end == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Seek(end)
+		if k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
+		if err := fn(k, v); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// DeletePrefix removes every key with the prefix and returns how many.
+func (t *Tx) DeletePrefix(bucket string, prefix []byte) (int, error) {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return 0, err
+	}
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		keys = append(keys, bytes.Clone(k))
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return 0, err
+		}
+	}
+	return len(keys), nil
+}
+
+// NextSeq returns the bucket's next sequence number.
+func (t *Tx) NextSeq(bucket string) (uint64, error) {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return 0, err
+	}
+	return b.NextSequence()
+}
+
+// ErrStop ends a Scan early.
+var ErrStop = errors.New("stop scan")
+
+func prefixEnd(prefix []byte) []byte {
+	end := bytes.Clone(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		end[i]++
+		if end[i] != 0 {
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// Update runs fn in a read-write transaction (committed, and synced to disk, if fn
+// returns nil).
+func (s *Store) Update(fn func(tx *Tx) error) error {
+	return s.db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+}
+
+// View runs fn in a read-only transaction.
+func (s *Store) View(fn func(tx *Tx) error) error {
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+}
+
+// Put stores v as JSON under key in its own transaction.
+func (s *Store) Put(bucket string, key []byte, v any) error {
+	return s.Update(func(tx *Tx) error { return tx.Put(bucket, key, v) })
+}
+
+// Get decodes the JSON under key into v.
+func (s *Store) Get(bucket string, key []byte, v any) (found bool, err error) {
+	err = s.View(func(tx *Tx) error {
+		found, err = tx.Get(bucket, key, v)
+		return err
+	})
+	return found, err
+}
+
+// Forget deletes everything stored about a chat and its user: history, relationship,
+// summaries, search index, schedules, facts, acks and pending inbox/outbox entries.
+func (s *Store) Forget(chat, user int64) error {
+	return s.Update(func(tx *Tx) error {
+		for _, b := range chatScoped {
+			if _, err := tx.DeletePrefix(b, ID64(chat)); err != nil {
+				return fmt.Errorf("forget %s: %w", b, err)
+			}
+		}
+		for _, b := range userScoped {
+			if _, err := tx.DeletePrefix(b, ID64(user)); err != nil {
+				return fmt.Errorf("forget %s: %w", b, err)
+			}
+		}
+		suffix := ":" + strconv.FormatInt(chat, 10)
+		if err := deleteWhere(tx, BucketAcks, func(k, _ []byte) bool { return bytes.HasSuffix(k, []byte(suffix)) }); err != nil {
+			return err
+		}
+		return deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
+			var e OutboxEntry
+			return json.Unmarshal(v, &e) == nil && e.Msg.Chat == chat
+		})
+	})
+}
+
+func deleteWhere(tx *Tx, bucket string, match func(k, v []byte) bool) error {
+	var keys [][]byte
+	if err := tx.Scan(bucket, nil, func(k, v []byte) error {
+		if match(k, v) {
+			keys = append(keys, bytes.Clone(k))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := tx.Delete(bucket, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

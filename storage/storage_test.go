@@ -1,0 +1,234 @@
+package storage_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/storage"
+)
+
+func open(t *testing.T, path string) *storage.Store {
+	t.Helper()
+	s, err := storage.Open(path, storage.Options{})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestFileModeAndSecondInstance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "anima.db")
+	open(t, path)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
+	}
+	start := time.Now()
+	_, err = storage.Open(path, storage.Options{LockTimeout: 100 * time.Millisecond})
+	if !errors.Is(err, storage.ErrLocked) {
+		t.Fatalf("second open: err = %v, want ErrLocked", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("second open took %v; it must fail fast", d)
+	}
+}
+
+func TestRecordOffsetAndCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	s := open(t, path)
+	sigs, err := s.Record("telegram", []brain.Signal{
+		{Type: brain.SignalUserMessage, Chat: 7, User: 7, Text: "hi"},
+		{Type: brain.SignalUserMessage, Chat: 8, User: 8, Text: "yo"},
+	}, 101)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sigs[0].ID == 0 || sigs[1].ID <= sigs[0].ID {
+		t.Fatalf("ids not assigned in order: %d %d", sigs[0].ID, sigs[1].ID)
+	}
+	// A lower offset never moves it back.
+	if _, err := s.Record("telegram", nil, 50); err != nil {
+		t.Fatal(err)
+	}
+	if off, _ := s.Offset("telegram"); off != 101 {
+		t.Fatalf("offset = %d, want 101", off)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rel := brain.Relationship{Chat: 7, User: 7, LastUserMsg: now}
+	entries, err := s.CommitTurn(storage.Commit{
+		Done:   []uint64{sigs[0].ID},
+		Chat:   7,
+		Turns:  []brain.Turn{{Role: "user", Text: "hi", At: now}, {Role: "assistant", Text: "hello", At: now}},
+		Outbox: []brain.SendMessage{{Chat: 7, Text: "hello", Kind: brain.KindReply}},
+		Rel:    &rel,
+	}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Msg.Text != "hello" {
+		t.Fatalf("entries = %+v", entries)
+	}
+	_ = s.Close()
+
+	// Everything survives a reopen.
+	s = open(t, path)
+	pending, err := s.Pending()
+	if err != nil || len(pending) != 1 || pending[0].Text != "yo" {
+		t.Fatalf("pending = %+v, %v", pending, err)
+	}
+	out, err := s.PendingOutbox()
+	if err != nil || len(out) != 1 {
+		t.Fatalf("outbox = %+v, %v", out, err)
+	}
+	if err := s.MarkSent(out[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := s.PendingOutbox(); len(out) != 0 {
+		t.Fatalf("outbox after MarkSent = %+v", out)
+	}
+	h, err := s.History(7, 1)
+	if err != nil || len(h) != 1 || h[0].Text != "hello" {
+		t.Fatalf("history(1) = %+v, %v", h, err)
+	}
+	h, _ = s.History(7, 0)
+	if len(h) != 2 || h[0].Text != "hi" {
+		t.Fatalf("history = %+v", h)
+	}
+	rels, _ := s.Relationships()
+	if len(rels) != 1 || !rels[0].LastUserMsg.Equal(now) {
+		t.Fatalf("relationships = %+v", rels)
+	}
+}
+
+func TestForget(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	now := time.Now()
+	for _, chat := range []int64{7, 8} {
+		rel := brain.Relationship{Chat: chat, User: chat}
+		if _, err := s.CommitTurn(storage.Commit{Chat: chat, Turns: []brain.Turn{{Role: "user", Text: "x"}}, Rel: &rel,
+			Outbox: []brain.SendMessage{{Chat: chat, Text: "y"}}}, now); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Put(storage.BucketFacts, storage.Key(chat, []byte("name")), brain.Fact{Attribute: "name", Value: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SaveAcks([]brain.Ack{{Key: brain.AckKey(brain.SignalSocialPressure, 7)}, {Key: brain.AckKey(brain.SignalSocialPressure, 8)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Forget(7, 7); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := s.History(7, 0); len(h) != 0 {
+		t.Errorf("history of 7 survived: %+v", h)
+	}
+	if h, _ := s.History(8, 0); len(h) != 1 {
+		t.Errorf("history of 8 lost: %+v", h)
+	}
+	var f brain.Fact
+	if ok, _ := s.Get(storage.BucketFacts, storage.Key(7, []byte("name")), &f); ok {
+		t.Error("fact of 7 survived")
+	}
+	if ok, _ := s.Get(storage.BucketFacts, storage.Key(8, []byte("name")), &f); !ok {
+		t.Error("fact of 8 lost")
+	}
+	acks, _ := s.Acks()
+	if len(acks) != 1 || acks[0].Key != "social_pressure:8" {
+		t.Errorf("acks = %+v", acks)
+	}
+	out, _ := s.PendingOutbox()
+	if len(out) != 1 || out[0].Msg.Chat != 8 {
+		t.Errorf("outbox = %+v", out)
+	}
+	rels, _ := s.Relationships()
+	if len(rels) != 1 || rels[0].Chat != 8 {
+		t.Errorf("relationships = %+v", rels)
+	}
+}
+
+func TestBackupRestores(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, filepath.Join(dir, "anima.db"))
+	if _, err := s.Record("telegram", []brain.Signal{{Type: brain.SignalUserMessage, Chat: 1, Text: "keep me"}}, 9); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := s.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(dir, "copy.db")
+	if err := os.WriteFile(copyPath, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, copyPath)
+	p, err := c.Pending()
+	if err != nil || len(p) != 1 || p[0].Text != "keep me" {
+		t.Fatalf("restored pending = %+v, %v", p, err)
+	}
+	if off, _ := c.Offset("telegram"); off != 9 {
+		t.Fatalf("restored offset = %d", off)
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	s := open(t, path)
+	if err := s.Update(func(tx *storage.Tx) error { return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("99")) }); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	if _, err := storage.Open(path, storage.Options{}); !errors.Is(err, storage.ErrSchema) {
+		t.Fatalf("err = %v, want ErrSchema", err)
+	}
+}
+
+func TestScanReverseAndPrefix(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	err := s.Update(func(tx *storage.Tx) error {
+		for _, chat := range []int64{-5, 5, 6} {
+			for i := uint64(1); i <= 3; i++ {
+				if err := tx.Put(storage.BucketHistory, storage.Key(chat, storage.U64(i)), brain.Turn{Text: "t"}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chat := range []int64{-5, 5, 6} {
+		h, err := s.History(chat, 0)
+		if err != nil || len(h) != 3 {
+			t.Errorf("chat %d: %d turns, %v", chat, len(h), err)
+		}
+	}
+}
+
+func BenchmarkRecordAndCommit(b *testing.B) {
+	s, err := storage.Open(filepath.Join(b.TempDir(), "anima.db"), storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now()
+	for b.Loop() {
+		sigs, err := s.Record("telegram", []brain.Signal{{Type: brain.SignalUserMessage, Chat: 1, Text: "hello there"}}, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.CommitTurn(storage.Commit{Done: []uint64{sigs[0].ID}, Chat: 1,
+			Turns: []brain.Turn{{Role: "user", Text: "hello there"}}, Outbox: []brain.SendMessage{{Chat: 1, Text: "hi"}}}, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

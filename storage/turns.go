@@ -1,0 +1,258 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// OutboxEntry is a message written before it is sent and removed once sent.
+type OutboxEntry struct {
+	ID      uint64            `json:"id"`
+	Msg     brain.SendMessage `json:"msg"`
+	Created time.Time         `json:"created"`
+}
+
+func offsetKey(source string) []byte { return []byte("offset:" + source) }
+
+// Offset returns the stored position of source (Telegram: the next update id to ask for).
+func (s *Store) Offset(source string) (int64, error) {
+	var off int64
+	err := s.View(func(tx *Tx) error {
+		v, err := tx.GetRaw(BucketMeta, offsetKey(source))
+		if err != nil || len(v) != 8 {
+			return err
+		}
+		off = int64(binary.BigEndian.Uint64(v))
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read %s offset: %w", source, err)
+	}
+	return off, nil
+}
+
+// Record stores sigs in the inbox with fresh IDs and raises source's offset to offset, in
+// one transaction: once it returns, the signals survive a crash and the source may be
+// told they were received.
+func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brain.Signal, error) {
+	out := make([]brain.Signal, len(sigs))
+	copy(out, sigs)
+	err := s.Update(func(tx *Tx) error {
+		for i := range out {
+			id, err := tx.NextSeq(BucketInbox)
+			if err != nil {
+				return err
+			}
+			out[i].ID = id
+			if err := tx.Put(BucketInbox, U64(id), out[i]); err != nil {
+				return err
+			}
+		}
+		if offset <= 0 {
+			return nil
+		}
+		cur, err := tx.GetRaw(BucketMeta, offsetKey(source))
+		if err != nil {
+			return err
+		}
+		if len(cur) == 8 && int64(binary.BigEndian.Uint64(cur)) >= offset {
+			return nil
+		}
+		return tx.PutRaw(BucketMeta, offsetKey(source), U64(uint64(offset)))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record %d signals from %s: %w", len(sigs), source, err)
+	}
+	return out, nil
+}
+
+// Pending returns the inbox: recorded signals not yet consumed by a committed turn, in
+// the order they were recorded.
+func (s *Store) Pending() ([]brain.Signal, error) {
+	var sigs []brain.Signal
+	err := s.View(func(tx *Tx) error {
+		return tx.Scan(BucketInbox, nil, func(_, v []byte) error {
+			var sig brain.Signal
+			if err := json.Unmarshal(v, &sig); err != nil {
+				return fmt.Errorf("decode inbox entry: %w", err)
+			}
+			sigs = append(sigs, sig)
+			return nil
+		})
+	})
+	return sigs, err
+}
+
+// Commit is everything a finished turn writes at once.
+type Commit struct {
+	// Done are the inbox ids this turn consumed.
+	Done []uint64
+	// Chat's history gains Turns.
+	Chat  int64
+	Turns []brain.Turn
+	// Outbox are the messages to send.
+	Outbox []brain.SendMessage
+	// Rel, when set, is stored as the chat's relationship.
+	Rel *brain.Relationship
+	// Also runs inside the same transaction (memory, schedules); may be nil.
+	Also func(tx *Tx) error
+}
+
+// CommitTurn applies c atomically and returns the outbox entries it created.
+func (s *Store) CommitTurn(c Commit, now time.Time) ([]OutboxEntry, error) {
+	var entries []OutboxEntry
+	err := s.Update(func(tx *Tx) error {
+		entries = entries[:0]
+		for _, id := range c.Done {
+			if err := tx.Delete(BucketInbox, U64(id)); err != nil {
+				return err
+			}
+		}
+		for _, t := range c.Turns {
+			seq, err := tx.NextSeq(BucketHistory)
+			if err != nil {
+				return err
+			}
+			t.Seq = seq
+			if err := tx.Put(BucketHistory, Key(c.Chat, U64(seq)), t); err != nil {
+				return err
+			}
+		}
+		for _, m := range c.Outbox {
+			id, err := tx.NextSeq(BucketOutbox)
+			if err != nil {
+				return err
+			}
+			e := OutboxEntry{ID: id, Msg: m, Created: now}
+			if err := tx.Put(BucketOutbox, U64(id), e); err != nil {
+				return err
+			}
+			entries = append(entries, e)
+		}
+		if c.Rel != nil {
+			if err := tx.Put(BucketRelationships, ID64(c.Rel.Chat), c.Rel); err != nil {
+				return err
+			}
+		}
+		if c.Also != nil {
+			return c.Also(tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("commit turn for chat: %w", err)
+	}
+	return entries, nil
+}
+
+// MarkSent removes a delivered outbox entry.
+func (s *Store) MarkSent(id uint64) error {
+	if err := s.Update(func(tx *Tx) error { return tx.Delete(BucketOutbox, U64(id)) }); err != nil {
+		return fmt.Errorf("mark outbox entry %d sent: %w", id, err)
+	}
+	return nil
+}
+
+// PendingOutbox returns unsent outbox entries in the order they were written.
+func (s *Store) PendingOutbox() ([]OutboxEntry, error) {
+	var out []OutboxEntry
+	err := s.View(func(tx *Tx) error {
+		return tx.Scan(BucketOutbox, nil, func(_, v []byte) error {
+			var e OutboxEntry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("decode outbox entry: %w", err)
+			}
+			out = append(out, e)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// History returns up to n of chat's most recent turns, oldest first (n ≤ 0: all).
+func (s *Store) History(chat int64, n int) ([]brain.Turn, error) {
+	var turns []brain.Turn
+	err := s.View(func(tx *Tx) error {
+		return tx.ScanReverse(BucketHistory, ID64(chat), func(_, v []byte) error {
+			var t brain.Turn
+			if err := json.Unmarshal(v, &t); err != nil {
+				return fmt.Errorf("decode history entry: %w", err)
+			}
+			turns = append(turns, t)
+			if n > 0 && len(turns) >= n {
+				return ErrStop
+			}
+			return nil
+		})
+	})
+	for i, j := 0, len(turns)-1; i < j; i, j = i+1, j-1 {
+		turns[i], turns[j] = turns[j], turns[i]
+	}
+	return turns, err
+}
+
+// SaveRelationships stores relationships in one transaction.
+func (s *Store) SaveRelationships(rels []brain.Relationship) error {
+	if len(rels) == 0 {
+		return nil
+	}
+	return s.Update(func(tx *Tx) error {
+		for i := range rels {
+			if err := tx.Put(BucketRelationships, ID64(rels[i].Chat), &rels[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Relationships returns every stored relationship.
+func (s *Store) Relationships() ([]brain.Relationship, error) {
+	var rels []brain.Relationship
+	err := s.View(func(tx *Tx) error {
+		return tx.Scan(BucketRelationships, nil, func(_, v []byte) error {
+			var r brain.Relationship
+			if err := json.Unmarshal(v, &r); err != nil {
+				return fmt.Errorf("decode relationship: %w", err)
+			}
+			rels = append(rels, r)
+			return nil
+		})
+	})
+	return rels, err
+}
+
+// SaveAcks replaces the stored acks with acks.
+func (s *Store) SaveAcks(acks []brain.Ack) error {
+	return s.Update(func(tx *Tx) error {
+		if _, err := tx.DeletePrefix(BucketAcks, nil); err != nil {
+			return err
+		}
+		for _, a := range acks {
+			if err := tx.Put(BucketAcks, []byte(a.Key), a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Acks returns the stored acks.
+func (s *Store) Acks() ([]brain.Ack, error) {
+	var acks []brain.Ack
+	err := s.View(func(tx *Tx) error {
+		return tx.Scan(BucketAcks, nil, func(_, v []byte) error {
+			var a brain.Ack
+			if err := json.Unmarshal(v, &a); err != nil {
+				return fmt.Errorf("decode ack: %w", err)
+			}
+			acks = append(acks, a)
+			return nil
+		})
+	})
+	return acks, err
+}
