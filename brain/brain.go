@@ -50,6 +50,10 @@ type Signal struct {
 	MessageID int `json:"message_id,omitempty"`
 	// Due is when a schedule_due signal was due (its lateness is At − Due).
 	Due time.Time `json:"due,omitzero"`
+	// Detail is extra context: for schedule_due, why the item was scheduled.
+	Detail string `json:"detail,omitempty"`
+	// Kind is the message kind a schedule_due signal asks for (reminder | followup).
+	Kind MessageKind `json:"kind,omitempty"`
 }
 
 // Key is the AckRegistry key of a signal: "type" or "type:chat".
