@@ -156,3 +156,55 @@ type Aggregator interface {
 	// Acks lists the live acks (for persistence and /status).
 	Acks(now time.Time) []Ack
 }
+
+// MarkUserMessage records that the user wrote at t: habituation and the follow-up reset,
+// a dormant relationship wakes up.
+func (r *Relationship) MarkUserMessage(t time.Time) {
+	if t.After(r.LastUserMsg) {
+		r.LastUserMsg = t
+	}
+	r.UnansweredProactive = 0
+	r.FollowupDone = false
+	r.Dormant = false
+	r.Status = StatusActive
+}
+
+// MarkProactiveWake records a proactive (or follow-up) wake at now: it counts against the
+// cooldown and the daily cap whether or not a message comes of it.
+func (r *Relationship) MarkProactiveWake(now time.Time, loc *time.Location, followup bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	day := now.In(loc).Format("2006-01-02")
+	if r.ProactiveDay != day {
+		r.ProactiveDay = day
+		r.ProactiveToday = 0
+	}
+	r.ProactiveToday++
+	r.LastProactive = now
+	if followup {
+		r.FollowupDone = true
+	}
+}
+
+// ProactiveCount returns how many proactive wakes happened on now's local day.
+func (r *Relationship) ProactiveCount(now time.Time, loc *time.Location) int {
+	if loc == nil {
+		loc = time.UTC
+	}
+	if r.ProactiveDay != now.In(loc).Format("2006-01-02") {
+		return 0
+	}
+	return r.ProactiveToday
+}
+
+// MarkSent records a message anima sent at t; proactive ones (proactive, followup) count
+// as unanswered until the user writes.
+func (r *Relationship) MarkSent(t time.Time, kind MessageKind) {
+	if t.After(r.LastAgentMsg) {
+		r.LastAgentMsg = t
+	}
+	if kind == KindProactive || kind == KindFollowup {
+		r.UnansweredProactive++
+	}
+}

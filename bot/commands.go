@@ -1,0 +1,253 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// forgetter deletes everything stored about a chat and its user.
+type forgetter interface {
+	Forget(chat, user int64) error
+}
+
+// reminderBook lists and cancels a chat's schedules.
+type reminderBook interface {
+	List(chat int64) ([]brain.ScheduleItem, error)
+	Cancel(chat int64, id string) (bool, error)
+}
+
+// policy is the proactive configuration /status explains.
+type policy struct {
+	Enabled       bool
+	MinSilence    time.Duration
+	Cooldown      time.Duration
+	FollowupAfter time.Duration
+	QuietStart    time.Duration // offset from local midnight
+	QuietEnd      time.Duration
+	MaxPerDay     int
+}
+
+// commands answers the /commands anima understands without the model.
+type commands struct {
+	persona   string
+	forget    forgetter
+	reminders reminderBook
+	format    func(items []brain.ScheduleItem, loc *time.Location, now time.Time) string
+	policy    policy
+}
+
+var _ brain.CommandHandler = (*commands)(nil)
+
+const helpText = `Here is what I understand:
+/start — hello and what I am
+/help — this list
+/status — what I am keeping track of for you
+/quiet [hours] — I won't write first for a while (default 3 hours, up to 24)
+/reminders — your upcoming reminders
+/cancel ID — cancel a reminder
+/forget — delete everything I have stored about you
+
+Anything else you write, I'll simply read and answer.`
+
+func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.CommandView) (brain.CommandResult, error) {
+	name, arg, _ := strings.Cut(strings.TrimSpace(sig.Text), " ")
+	arg = strings.TrimSpace(arg)
+	reply := func(text string, buttons ...[]brain.Button) brain.CommandResult {
+		return brain.CommandResult{Reply: []brain.SendMessage{{Chat: sig.Chat, Text: text, Kind: brain.KindSystem, Plain: true, Buttons: buttons}}}
+	}
+	switch strings.ToLower(name) {
+	case "/start":
+		who := ""
+		if sig.UserName != "" {
+			who = ", " + sig.UserName
+		}
+		return reply(fmt.Sprintf("Hi%s! I'm %s — a companion you can talk to about anything. I remember what matters to you, "+
+			"I can remind you of things, and now and then I may write first when I have a reason to (never at night, never too often; /quiet "+
+			"holds me back). /help lists what I understand.", who, c.persona)), nil
+	case "/help":
+		return reply(helpText), nil
+	case "/forget":
+		switch strings.ToLower(arg) {
+		case "yes":
+			if err := c.forget.Forget(sig.Chat, sig.User); err != nil {
+				return brain.CommandResult{}, fmt.Errorf("forget: %w", err)
+			}
+			r := reply("Done. I have deleted everything I had stored about you: our conversation, what I remembered and your reminders.")
+			r.Forget = true
+			return r, nil
+		case "no":
+			return reply("Okay, I keep everything as it is."), nil
+		}
+		return reply("This deletes everything I have stored about you — our conversation, what I remembered, your reminders — and can't be undone. Are you sure?",
+			[]brain.Button{{Text: "Yes, forget everything", Data: "/forget yes"}, {Text: "No, keep it", Data: "/forget no"}}), nil
+	case "/reminders":
+		items, err := c.reminders.List(sig.Chat)
+		if err != nil {
+			return brain.CommandResult{}, fmt.Errorf("list reminders: %w", err)
+		}
+		return reply(c.format(items, view.Loc, view.Now)), nil
+	case "/cancel":
+		if arg == "" {
+			return reply("Which one? Send /cancel ID — /reminders shows the ids."), nil
+		}
+		ok, err := c.reminders.Cancel(sig.Chat, arg)
+		if err != nil {
+			return brain.CommandResult{}, fmt.Errorf("cancel reminder: %w", err)
+		}
+		if !ok {
+			return reply(fmt.Sprintf("I have no reminder %q. /reminders shows the ids.", arg)), nil
+		}
+		return reply(fmt.Sprintf("Cancelled %s.", arg)), nil
+	case "/quiet":
+		hours := 3.0
+		if arg != "" {
+			h, err := strconv.ParseFloat(strings.TrimSuffix(strings.ToLower(arg), "h"), 64)
+			if err != nil || h <= 0 || math.IsNaN(h) || math.IsInf(h, 0) {
+				return reply("Send /quiet or /quiet HOURS, for example /quiet 8 (up to 24)."), nil
+			}
+			hours = min(h, 24)
+		}
+		until := view.Now.Add(time.Duration(hours * float64(time.Hour)))
+		r := reply(fmt.Sprintf("Okay — I won't write first until %s. You can always write to me.", until.In(view.Loc).Format("Mon 15:04")))
+		r.Intents = []brain.Intent{brain.Defer{Chat: sig.Chat, Until: until, Reason: "the user asked for quiet"}}
+		return r, nil
+	case "/status":
+		return reply(c.status(view)), nil
+	}
+	return reply("I don't know that command. /help lists what I understand."), nil
+}
+
+// status explains in plain words what anima tracks for the chat.
+func (c *commands) status(v brain.CommandView) string {
+	var b strings.Builder
+	rel := v.Rel
+	loc := v.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	fmt.Fprintf(&b, "Your time: %s (%s).\n", v.Now.In(loc).Format("Mon 2 Jan 15:04"), loc)
+	if last := rel.LastExchange(); !last.IsZero() {
+		fmt.Fprintf(&b, "We last talked %s ago.\n", human(v.Now.Sub(last)))
+	}
+	fmt.Fprintf(&b, "Conversation: %s.\n", statusWords(rel.Status))
+	fmt.Fprintf(&b, "How much I miss talking to you: %.0f%%.\n", rel.SocialPressure*100)
+	if rel.UnansweredProactive > 0 {
+		fmt.Fprintf(&b, "I've written first %d time(s) since you last wrote, so I wait longer before writing again.\n", rel.UnansweredProactive)
+	}
+	if c.policy.QuietEnd != c.policy.QuietStart {
+		fmt.Fprintf(&b, "Quiet hours: %s–%s your time.\n", clockString(c.policy.QuietStart), clockString(c.policy.QuietEnd))
+	}
+	for _, a := range v.Acks {
+		if a.Key == brain.AckKey(brain.SignalSocialPressure, rel.Chat) && a.Kind == brain.AckDeferred && a.Until.After(v.Now) {
+			fmt.Fprintf(&b, "You asked me to hold back until %s.\n", a.Until.In(loc).Format("Mon 15:04"))
+		}
+	}
+	switch {
+	case !c.policy.Enabled || rel.Group:
+		b.WriteString("I don't write first in this chat.\n")
+	case rel.Dormant:
+		b.WriteString("I won't write first until you write to me.\n")
+	default:
+		if next, ok := c.nextProactive(v); ok {
+			fmt.Fprintf(&b, "The earliest I might write first: %s.\n", next.In(loc).Format("Mon 2 Jan 15:04"))
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// nextProactive is the earliest time every proactive gate could pass.
+func (c *commands) nextProactive(v brain.CommandView) (time.Time, bool) {
+	rel := v.Rel
+	last := rel.LastExchange()
+	if last.IsZero() {
+		return time.Time{}, false
+	}
+	var next time.Time
+	switch rel.Status {
+	case brain.StatusAwaitingAnswer:
+		if rel.FollowupDone {
+			next = last.Add(c.policy.MinSilence << min(rel.UnansweredProactive, 16))
+		} else {
+			next = last.Add(c.policy.FollowupAfter)
+		}
+	case brain.StatusClosed:
+		next = last.Add(4 * c.policy.MinSilence)
+	default:
+		next = last.Add(c.policy.MinSilence << min(rel.UnansweredProactive, 16))
+	}
+	if !rel.LastProactive.IsZero() {
+		next = later(next, rel.LastProactive.Add(c.policy.Cooldown))
+	}
+	for _, a := range v.Acks {
+		if a.Key == brain.AckKey(brain.SignalSocialPressure, rel.Chat) && a.Kind == brain.AckDeferred {
+			next = later(next, a.Until)
+		}
+	}
+	next = later(next, v.Now)
+	loc := v.Loc
+	if rel.ProactiveCount(v.Now, loc) >= c.policy.MaxPerDay {
+		y, m, d := v.Now.In(loc).Date()
+		next = later(next, time.Date(y, m, d+1, 0, 0, 0, 0, loc))
+	}
+	return c.outOfQuiet(next, loc), true
+}
+
+func (c *commands) outOfQuiet(t time.Time, loc *time.Location) time.Time {
+	if c.policy.QuietStart == c.policy.QuietEnd {
+		return t
+	}
+	local := t.In(loc)
+	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
+	off := local.Sub(midnight)
+	s, e := c.policy.QuietStart, c.policy.QuietEnd
+	switch {
+	case s < e && off >= s && off < e:
+		return midnight.Add(e)
+	case s > e && off >= s:
+		return time.Date(local.Year(), local.Month(), local.Day()+1, 0, 0, 0, 0, loc).Add(e)
+	case s > e && off < e:
+		return midnight.Add(e)
+	}
+	return t
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func clockString(d time.Duration) string {
+	return fmt.Sprintf("%02d:%02d", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func statusWords(s brain.ConversationStatus) string {
+	switch s {
+	case brain.StatusAwaitingAnswer:
+		return "I asked you something and I'm waiting for your answer"
+	case brain.StatusClosed:
+		return "we wrapped up"
+	case brain.StatusIdle:
+		return "quiet"
+	}
+	return "ongoing"
+}
+
+func human(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "less than a minute"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh %dmin", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%d days", int(d.Hours()/24))
+}

@@ -1,0 +1,151 @@
+package bot
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/anima-bot/anima/storage"
+)
+
+// ControlSocket is the path of the running service's control socket for a store: a unix
+// socket beside the store file, mode 0600, so only the owner can ask for a backup.
+func ControlSocket(storePath string) string { return storePath + ".sock" }
+
+// controlServer answers requests from `anima backup` on the control socket.
+type controlServer struct {
+	ln    net.Listener
+	path  string
+	store *storage.Store
+	log   *slog.Logger
+}
+
+func newControlServer(store *storage.Store, log *slog.Logger) (*controlServer, error) {
+	path := ControlSocket(store.Path())
+	// A socket left by a crashed run is stale: nobody answers on it.
+	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("control socket %s is answered by another process", path)
+	}
+	_ = os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("control socket %s: %w", path, err)
+	}
+	return &controlServer{ln: ln, path: path, store: store, log: log.With("component", "control")}, nil
+}
+
+func (c *controlServer) Run(ctx context.Context) error {
+	go func() {
+		<-ctx.Done()
+		_ = c.ln.Close()
+	}()
+	defer os.Remove(c.path)
+	for {
+		conn, err := c.ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("control socket: %w", err)
+		}
+		go c.serve(conn)
+	}
+}
+
+func (c *controlServer) serve(conn net.Conn) {
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := bufio.NewReader(io.LimitReader(conn, 256)).ReadString('\n')
+	if err != nil {
+		return
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	switch strings.TrimSpace(line) {
+	case "backup":
+		n, err := c.store.WriteTo(conn)
+		if err != nil {
+			c.log.Error("backup over control socket", "err", err)
+			return
+		}
+		c.log.Info("backup streamed", "bytes", n)
+	default:
+		_, _ = fmt.Fprintf(conn, "unknown request\n")
+	}
+}
+
+// Backup writes a consistent copy of the store at storePath to out. If the service is
+// running it streams the copy over the control socket (the service holds the file lock);
+// otherwise it opens the store itself. The copy is written to a temporary file, checked
+// to open as a store, and renamed into place.
+func Backup(ctx context.Context, storePath, out string) (int64, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(out), filepath.Base(out)+".tmp*")
+	if err != nil {
+		return 0, fmt.Errorf("backup: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	n, err := backupTo(ctx, storePath, tmp)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, err
+	}
+	check, err := storage.Open(tmp.Name(), storage.Options{ReadOnly: true})
+	if err != nil {
+		return n, fmt.Errorf("backup: the copy does not open: %w", err)
+	}
+	if err := check.Ping(); err != nil {
+		_ = check.Close()
+		return n, fmt.Errorf("backup: the copy is not a store: %w", err)
+	}
+	_ = check.Close()
+	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
+		return n, fmt.Errorf("backup: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return n, fmt.Errorf("backup: %w", err)
+	}
+	return n, nil
+}
+
+func backupTo(ctx context.Context, storePath string, w io.Writer) (int64, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", ControlSocket(storePath))
+	if err == nil {
+		defer conn.Close()
+		if _, err := io.WriteString(conn, "backup\n"); err != nil {
+			return 0, fmt.Errorf("backup: ask the running service: %w", err)
+		}
+		n, err := io.Copy(w, conn)
+		if err != nil {
+			return n, fmt.Errorf("backup: stream from the running service: %w", err)
+		}
+		if n == 0 {
+			return 0, errors.New("backup: the running service sent nothing (see its log)")
+		}
+		return n, nil
+	}
+	// Nobody answers: the service is not running, so open the store ourselves.
+	if _, statErr := os.Stat(storePath); statErr != nil {
+		return 0, fmt.Errorf("backup: no store at %s: %w", storePath, statErr)
+	}
+	st, err := storage.Open(storePath, storage.Options{ReadOnly: true})
+	if err != nil {
+		return 0, fmt.Errorf("backup: %w", err)
+	}
+	defer st.Close()
+	return st.WriteTo(w)
+}

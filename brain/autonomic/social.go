@@ -1,0 +1,106 @@
+package autonomic
+
+import (
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// chatDetector is the detector state of one relationship.
+type chatDetector struct {
+	chat int64
+	det  Detector
+}
+
+// SocialPressure computes each relationship's social pressure from its silence
+// (Pressure(silence, MinSilence)), writes it to rel.SocialPressure on every check, and
+// emits a social_pressure signal for the chat on a noticeable change and whenever the
+// pressure crosses 0.5 upward. Group and dormant chats and chats with no exchange yet have
+// pressure 0 and emit nothing.
+//
+// Detector state lives in a slice parallel to st.Rels (which is sorted by chat); it is
+// rebuilt only when the set of relationships changes, so an idle check allocates nothing.
+type SocialPressure struct {
+	minSilence time.Duration
+	cfg        DetectorConfig
+	dets       []chatDetector
+	spare      []chatDetector // the previous dets, reused on the next rebuild
+	pending    []brain.Signal // emissions not yet handed out by Check
+	head       int
+}
+
+var _ brain.Neuron = (*SocialPressure)(nil)
+
+// NewSocialPressure returns the social-pressure neuron for proactive min_silence (the 0.5
+// upward threshold is added to det).
+func NewSocialPressure(minSilence time.Duration, det DetectorConfig) *SocialPressure {
+	det.Thresholds = append([]Threshold{{Value: 0.5, Dir: Up}}, det.Thresholds...)
+	return &SocialPressure{minSilence: minSilence, cfg: det}
+}
+
+// Name implements brain.Neuron.
+func (*SocialPressure) Name() string { return string(brain.SignalSocialPressure) }
+
+// Check implements brain.Neuron for callers that know only that interface: it hands out
+// this neuron's emissions one per call (call until it returns false to get them all).
+// Layer uses Sense instead.
+func (n *SocialPressure) Check(now time.Time, st *brain.State) (brain.Signal, bool) {
+	if n.head >= len(n.pending) {
+		n.pending = n.Sense(now, st, n.pending[:0])
+		n.head = 0
+		if len(n.pending) == 0 {
+			return brain.Signal{}, false
+		}
+	}
+	s := n.pending[n.head]
+	n.head++
+	return s, true
+}
+
+// Sense checks every relationship and appends its emissions to out.
+func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signal) []brain.Signal {
+	if len(n.dets) != len(st.Rels) {
+		n.sync(st)
+	}
+	for i, rel := range st.Rels {
+		d := &n.dets[i]
+		if d.chat != rel.Chat {
+			n.sync(st)
+			d = &n.dets[i]
+		}
+		p := 0.0
+		if !rel.Group && !rel.Dormant {
+			p = Pressure(rel.Silence(now), n.minSilence)
+		}
+		rel.SocialPressure = p
+		if rel.Group || rel.Dormant || rel.LastExchange().IsZero() {
+			continue
+		}
+		if emit, _ := d.det.Observe(now, p, st.Alertness); emit {
+			out = append(out, brain.Signal{Type: brain.SignalSocialPressure, Source: n.Name(),
+				Chat: rel.Chat, User: rel.User, Value: p, At: now})
+		}
+	}
+	return out
+}
+
+// sync rebuilds dets to match st.Rels, keeping the detector state of chats that remain.
+func (n *SocialPressure) sync(st *brain.State) {
+	old := n.dets
+	next := n.spare[:0]
+	if cap(next) < len(st.Rels) {
+		next = make([]chatDetector, 0, len(st.Rels)+len(st.Rels)/4)
+	}
+	idx := make(map[int64]int, len(old))
+	for i := range old {
+		idx[old[i].chat] = i
+	}
+	for _, rel := range st.Rels {
+		if i, ok := idx[rel.Chat]; ok {
+			next = append(next, old[i])
+			continue
+		}
+		next = append(next, chatDetector{chat: rel.Chat, det: NewDetector(n.cfg)})
+	}
+	n.dets, n.spare = next, old
+}

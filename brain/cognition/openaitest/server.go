@@ -1,0 +1,329 @@
+// Package openaitest is a fake OpenAI-compatible chat completions server on httptest, for
+// driving the real go-openai client in tests. It records and strictly validates every
+// request (roles, tool call ids, strict tool schemas), answers from a script of replies
+// (content, tool calls, HTTP errors, Retry-After, delays) and, when the script is empty,
+// from a default responder — by default an instant echo, which is what load tests use.
+package openaitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// Call is one tool call a scripted reply makes.
+type Call struct {
+	Name string
+	Args string // the arguments as the model would send them (need not be valid JSON)
+}
+
+// Reply is one scripted answer.
+type Reply struct {
+	// Model, when set, restricts the reply to requests for that model; replies for other
+	// models stay queued.
+	Model string
+	// Content is the assistant message's content.
+	Content string
+	// ToolCalls are the tool calls of the assistant message (ids are issued by the server).
+	ToolCalls []Call
+	// Status is the HTTP status; 0 means 200. A status ≥ 400 sends an error.
+	Status int
+	// Body is the raw body of an error reply; empty means an OpenAI error JSON carrying
+	// Message.
+	Body string
+	// Message is the error message of an error reply.
+	Message string
+	// RetryAfter is sent as the Retry-After header when set.
+	RetryAfter string
+	// Delay holds the reply back (wall-clock; prefer Hang for timeouts).
+	Delay time.Duration
+	// Hang holds the reply until the client gives up or the server closes.
+	Hang bool
+	// PromptTokens and CompletionTokens override the usage estimate when non-zero.
+	PromptTokens, CompletionTokens int
+}
+
+// Responder answers a request when no scripted reply matches.
+type Responder func(req openai.ChatCompletionRequest) Reply
+
+// Request is one recorded request.
+type Request struct {
+	Body       openai.ChatCompletionRequest
+	Raw        []byte
+	Violations []string
+}
+
+// Server is the fake endpoint. It is safe for concurrent use.
+type Server struct {
+	srv  *httptest.Server
+	done chan struct{}
+
+	mu         sync.Mutex
+	queue      []Reply
+	def        Responder
+	reqs       []Request
+	violations []string
+	issued     map[string]bool
+	seq        int
+}
+
+// New starts a server that is closed when the test ends.
+func New(tb testing.TB) *Server {
+	tb.Helper()
+	s := &Server{done: make(chan struct{}), def: Echo, issued: map[string]bool{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /chat/completions", s.chat)
+	s.srv = httptest.NewServer(mux)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Close releases hanging replies and stops the server. It is idempotent.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.done:
+		s.mu.Unlock()
+		return
+	default:
+		close(s.done)
+	}
+	s.mu.Unlock()
+	s.srv.Close()
+}
+
+// URL is the base URL to give go-openai's ClientConfig.BaseURL.
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// Client returns a go-openai client for the server with the given HTTP timeout.
+func (s *Server) Client(timeout time.Duration) *openai.Client {
+	cfg := openai.DefaultConfig("test-key")
+	cfg.BaseURL = s.URL()
+	cfg.HTTPClient = &http.Client{Timeout: timeout}
+	return openai.NewClientWithConfig(cfg)
+}
+
+// Enqueue appends scripted replies; they are served in order (each to the first request
+// whose model it matches).
+func (s *Server) Enqueue(r ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, r...)
+}
+
+// SetDefault replaces the responder used when no scripted reply matches (nil = Echo).
+func (s *Server) SetDefault(f Responder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f == nil {
+		f = Echo
+	}
+	s.def = f
+}
+
+// Pending is the number of scripted replies not yet served.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// Requests returns a copy of the recorded requests, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Models returns the model of each recorded request, in arrival order.
+func (s *Server) Models() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, len(s.reqs))
+	for i, r := range s.reqs {
+		out[i] = r.Body.Model
+	}
+	return out
+}
+
+// Violations returns every validation failure seen so far, prefixed by the request's
+// index. Tests assert it is empty.
+func (s *Server) Violations() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.violations...)
+}
+
+// Echo is the default responder: an instant final answer that echoes the last user text.
+func Echo(req openai.ChatCompletionRequest) Reply {
+	last := ""
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == openai.ChatMessageRoleUser {
+			last = req.Messages[i].Content
+			break
+		}
+	}
+	return Answer("echo: "+last, "active", 0.9)
+}
+
+// Answer is a final reply whose content is the JSON the cognition loop expects.
+func Answer(response, status string, confidence float64) Reply {
+	b, _ := json.Marshal(map[string]any{"response": response, "status": status, "confidence": confidence})
+	return Reply{Content: string(b)}
+}
+
+// Tool is a reply that makes one tool call.
+func Tool(name, args string) Reply { return Reply{ToolCalls: []Call{{Name: name, Args: args}}} }
+
+// Fail is an OpenAI-style JSON error reply with the given status.
+func Fail(status int) Reply {
+	return Reply{Status: status, Message: http.StatusText(status)}
+}
+
+// ForModel returns r restricted to model.
+func (r Reply) ForModel(model string) Reply { r.Model = model; return r }
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "read body", http.StatusBadRequest)
+		return
+	}
+	var body openai.ChatCompletionRequest
+	decodeErr := json.Unmarshal(raw, &body)
+
+	s.mu.Lock()
+	idx := len(s.reqs)
+	problems := validate(raw, func(id string) bool { return s.issued[id] })
+	if decodeErr != nil {
+		problems = append(problems, fmt.Sprintf("go-openai cannot decode the request: %v", decodeErr))
+	}
+	s.reqs = append(s.reqs, Request{Body: body, Raw: raw, Violations: problems})
+	for _, p := range problems {
+		s.violations = append(s.violations, fmt.Sprintf("request %d: %s", idx, p))
+	}
+	var reply Reply
+	if len(problems) == 0 {
+		reply = s.next(body)
+	}
+	s.mu.Unlock()
+
+	if len(problems) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", strings.Join(problems, "; "))
+		return
+	}
+	if reply.Hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.done:
+		}
+		return
+	}
+	if reply.Delay > 0 {
+		t := time.NewTimer(reply.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		case <-s.done:
+			t.Stop()
+			return
+		}
+	}
+	if reply.RetryAfter != "" {
+		w.Header().Set("Retry-After", reply.RetryAfter)
+	}
+	if reply.Status >= 400 {
+		if reply.Body != "" {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(reply.Status)
+			_, _ = w.Write([]byte(reply.Body))
+			return
+		}
+		msg := reply.Message
+		if msg == "" {
+			msg = http.StatusText(reply.Status)
+		}
+		writeError(w, reply.Status, "server_error", msg)
+		return
+	}
+	s.answer(w, body, reply)
+}
+
+// next pops the first queued reply for the request's model, else asks the responder.
+// Called with s.mu held.
+func (s *Server) next(req openai.ChatCompletionRequest) Reply {
+	for i, q := range s.queue {
+		if q.Model == "" || q.Model == req.Model {
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			return q
+		}
+	}
+	return s.def(req)
+}
+
+func (s *Server) answer(w http.ResponseWriter, req openai.ChatCompletionRequest, reply Reply) {
+	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: reply.Content}
+	finish := openai.FinishReasonStop
+	completionChars := len(reply.Content)
+	s.mu.Lock()
+	s.seq++
+	id := "chatcmpl-" + strconv.Itoa(s.seq)
+	for i, c := range reply.ToolCalls {
+		callID := fmt.Sprintf("call_%d_%d", s.seq, i)
+		s.issued[callID] = true
+		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{
+			ID: callID, Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: c.Name, Arguments: c.Args},
+		})
+		completionChars += len(c.Name) + len(c.Args)
+		finish = openai.FinishReasonToolCalls
+	}
+	s.mu.Unlock()
+
+	usage := openai.Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens}
+	if usage.PromptTokens == 0 {
+		usage.PromptTokens = max(1, promptChars(req)/4)
+	}
+	if usage.CompletionTokens == 0 {
+		usage.CompletionTokens = max(1, completionChars/4)
+	}
+	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	resp := openai.ChatCompletionResponse{
+		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
+		Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: finish}},
+		Usage:   usage,
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+func promptChars(req openai.ChatCompletionRequest) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m.Content)
+		for _, tc := range m.ToolCalls {
+			n += len(tc.Function.Name) + len(tc.Function.Arguments)
+		}
+	}
+	return n
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"error": map[string]any{"message": msg, "type": typ, "code": nil},
+	})
+}

@@ -1,0 +1,236 @@
+package cognition
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// answer is the model's final word: what to say (empty = nothing), where the conversation
+// stands and how sure it is.
+type answer struct {
+	Response   string
+	Status     brain.ConversationStatus
+	Confidence float64
+	// statusSet is false when the model gave no valid status.
+	statusSet bool
+}
+
+// parseAnswer reads a final message. JSON {"response","status","confidence"} is expected
+// (code fences, surrounding prose and small syntax slips are tolerated); anything else is
+// taken as the response itself, with status active and confidence 1. An invalid status
+// becomes active; confidence is clamped to [0, 1] and defaults to 1.
+func parseAnswer(content string) answer {
+	text := strings.TrimSpace(content)
+	if text == "" {
+		return answer{Status: brain.StatusActive, Confidence: 1}
+	}
+	if a, ok := parseAnswerJSON(text); ok {
+		return a
+	}
+	return answer{Response: text, Status: brain.StatusActive, Confidence: 1}
+}
+
+func parseAnswerJSON(text string) (answer, bool) {
+	candidate := stripFences(text)
+	if !strings.HasPrefix(candidate, "{") {
+		i, j := strings.Index(candidate, "{"), strings.LastIndex(candidate, "}")
+		if i < 0 || j < i {
+			return answer{}, false
+		}
+		candidate = candidate[i : j+1]
+	}
+	raw, err := RepairJSON(candidate)
+	if err != nil {
+		return answer{}, false
+	}
+	var v struct {
+		Response   *string  `json:"response"`
+		Status     string   `json:"status"`
+		Confidence *float64 `json:"confidence"`
+	}
+	if json.Unmarshal(raw, &v) != nil || v.Response == nil {
+		return answer{}, false
+	}
+	a := answer{Response: strings.TrimSpace(*v.Response), Status: brain.StatusActive, Confidence: 1}
+	if s := brain.ConversationStatus(strings.ToLower(strings.TrimSpace(v.Status))); s.Valid() {
+		a.Status, a.statusSet = s, true
+	}
+	if v.Confidence != nil {
+		a.Confidence = min(1, max(0, *v.Confidence))
+	}
+	return a, true
+}
+
+// stripFences removes a Markdown code fence (``` or ```json) around s.
+func stripFences(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "```") {
+		return s
+	}
+	s = strings.TrimPrefix(s, "```")
+	if nl := strings.IndexByte(s, '\n'); nl >= 0 && !strings.ContainsAny(s[:nl], "{[") {
+		s = s[nl+1:] // drop the info string ("json")
+	}
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(s, "```")
+	return strings.TrimSpace(s)
+}
+
+// errUnrepairable is returned by RepairJSON when no repair gives a JSON object.
+var errUnrepairable = errors.New("not a JSON object, even after repair")
+
+// RepairJSON returns s as a compact JSON object, repairing the near-misses models make:
+// code fences, single-quoted strings, unquoted keys, Python literals (True, False, None),
+// trailing commas, and missing closing quotes, brackets or braces. It returns an error
+// when the result is still not a JSON object.
+func RepairJSON(s string) (json.RawMessage, error) {
+	s = stripFences(s)
+	if s == "" {
+		s = "{}" // a model calling a tool without arguments
+	}
+	if isObject(s) {
+		return compact(s)
+	}
+	fixed := repair(s)
+	if !isObject(fixed) {
+		return nil, errUnrepairable
+	}
+	return compact(fixed)
+}
+
+func isObject(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{") && json.Valid([]byte(s))
+}
+
+func compact(s string) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		return nil, errUnrepairable
+	}
+	return buf.Bytes(), nil
+}
+
+// repair rewrites s token by token: strings are re-emitted double-quoted, bare words
+// become keys or JSON literals, trailing commas are dropped and open containers closed.
+func repair(s string) string {
+	var out strings.Builder
+	out.Grow(len(s) + 8)
+	var stack []byte // expected closers
+	i := 0
+	// dropTrailingComma removes a comma just written before a closer.
+	dropTrailingComma := func() {
+		str := strings.TrimRight(out.String(), " \t\r\n")
+		if strings.HasSuffix(str, ",") {
+			str = str[:len(str)-1]
+			out.Reset()
+			out.WriteString(str)
+		}
+	}
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '{' || c == '[':
+			out.WriteByte(c)
+			if c == '{' {
+				stack = append(stack, '}')
+			} else {
+				stack = append(stack, ']')
+			}
+			i++
+		case c == '}' || c == ']':
+			dropTrailingComma()
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			out.WriteByte(c)
+			i++
+		case c == '"' || c == '\'':
+			str, n := readString(s[i:], c)
+			out.WriteString(str)
+			i += n
+		case isWordByte(c):
+			j := i
+			for j < len(s) && isWordByte(s[j]) {
+				j++
+			}
+			word := s[i:j]
+			switch word {
+			case "True", "true":
+				out.WriteString("true")
+			case "False", "false":
+				out.WriteString("false")
+			case "None", "null", "nil", "undefined":
+				out.WriteString("null")
+			default:
+				if isNumber(word) {
+					out.WriteString(word)
+				} else {
+					b, _ := json.Marshal(word) // a bare key or word
+					out.Write(b)
+				}
+			}
+			i = j
+		default:
+			out.WriteByte(c)
+			i++
+		}
+	}
+	dropTrailingComma()
+	for k := len(stack) - 1; k >= 0; k-- {
+		out.WriteByte(stack[k])
+	}
+	return out.String()
+}
+
+// readString reads a string literal starting at s[0] (quoted by q) and returns it as a
+// JSON string and the number of bytes consumed; an unterminated string runs to the end.
+func readString(s string, q byte) (string, int) {
+	var sb strings.Builder
+	i := 1
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			next := s[i+1]
+			switch {
+			case next == '\'' && q == '\'':
+				sb.WriteByte('\'')
+			case next == '"' || next == '\\' || next == '/':
+				sb.WriteByte(next)
+			case next == 'n':
+				sb.WriteByte('\n')
+			case next == 't':
+				sb.WriteByte('\t')
+			case next == 'r':
+				sb.WriteByte('\r')
+			default:
+				sb.WriteByte('\\')
+				sb.WriteByte(next)
+			}
+			i += 2
+			continue
+		}
+		if c == q {
+			i++
+			break
+		}
+		sb.WriteByte(c)
+		i++
+	}
+	b, _ := json.Marshal(sb.String())
+	return string(b), i
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c == '+' ||
+		('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') || c >= 0x80
+}
+
+func isNumber(w string) bool {
+	var f float64
+	return json.Unmarshal([]byte(w), &f) == nil
+}

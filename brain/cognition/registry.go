@@ -1,0 +1,189 @@
+package cognition
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// ErrBadTool is returned (wrapped) by Register for a tool that cannot be offered to the
+// model: a bad or duplicate name, or parameters that are not a strict schema.
+var ErrBadTool = errors.New("invalid tool")
+
+var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Registry holds the tools the model may call. Plugins, memory and the scheduler register
+// theirs at assembly time; it is safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	tools []brain.Tool // registration order
+	specs map[string]brain.ToolSpec
+	byNm  map[string]brain.Tool
+}
+
+// NewRegistry returns a registry holding the core tools handled here: core_escalate and
+// core_defer.
+func NewRegistry() *Registry {
+	r := &Registry{specs: map[string]brain.ToolSpec{}, byNm: map[string]brain.Tool{}}
+	for _, t := range []brain.Tool{escalateTool{}, deferTool{}} {
+		if err := r.Register(t); err != nil {
+			panic(err) // the core tools are constants; a failure is a bug caught by every test
+		}
+	}
+	return r
+}
+
+// Register adds t. It returns an error wrapping ErrBadTool when the name does not match
+// ^[a-zA-Z0-9_-]{1,64}$, is already taken, or the parameters are not a strict schema.
+func (r *Registry) Register(t brain.Tool) error {
+	spec := t.Spec()
+	if !toolNameRE.MatchString(spec.Name) {
+		return fmt.Errorf("register tool %q: name must match ^[a-zA-Z0-9_-]{1,64}$: %w", spec.Name, ErrBadTool)
+	}
+	if err := CheckSchema(spec.Parameters); err != nil {
+		return fmt.Errorf("register tool %s: %w", spec.Name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.byNm[spec.Name]; dup {
+		return fmt.Errorf("register tool %s: duplicate name: %w", spec.Name, ErrBadTool)
+	}
+	r.tools = append(r.tools, t)
+	r.byNm[spec.Name] = t
+	r.specs[spec.Name] = spec
+	return nil
+}
+
+// Tools returns the tools a profile may use, in registration order: every tool for
+// ProfileChat, and for the other profiles the tools whose spec lists the profile.
+func (r *Registry) Tools(p brain.Profile) []brain.Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]brain.Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		if p == brain.ProfileChat || p == "" || slices.Contains(r.specs[t.Spec().Name].Profiles, p) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// lookup returns the tool and its spec (read once at registration).
+func (r *Registry) lookup(name string) (brain.Tool, brain.ToolSpec, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.byNm[name]
+	return t, r.specs[name], ok
+}
+
+// specsFor returns the specs of the profile's tools.
+func (r *Registry) specsFor(p brain.Profile) []brain.ToolSpec {
+	tools := r.Tools(p)
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]brain.ToolSpec, len(tools))
+	for i, t := range tools {
+		out[i] = r.specs[t.Spec().Name]
+	}
+	return out
+}
+
+// CheckSchema returns an error wrapping ErrBadTool when raw is not a strict-mode parameter
+// schema: the root must be {"type":"object"}, and every object schema, however deeply
+// nested (properties, array items, anyOf branches), must set additionalProperties to false
+// and list every property in required. Optional fields are written as a type union with
+// "null", e.g. {"type":["string","null"]}.
+func CheckSchema(raw json.RawMessage) error {
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil || root == nil {
+		return fmt.Errorf("parameters are not a JSON object: %w", ErrBadTool)
+	}
+	if t, _ := root["type"].(string); t != "object" {
+		return fmt.Errorf(`parameters: root type must be "object": %w`, ErrBadTool)
+	}
+	return checkSchemaNode("parameters", root)
+}
+
+func checkSchemaNode(path string, node map[string]any) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s: %w", path, fmt.Sprintf(format, args...), ErrBadTool)
+	}
+	var types []string
+	switch t := node["type"].(type) {
+	case nil:
+	case string:
+		types = []string{t}
+	case []any:
+		for _, x := range t {
+			s, ok := x.(string)
+			if !ok {
+				return bad("type must be a string or a list of strings")
+			}
+			types = append(types, s)
+		}
+	default:
+		return bad("type must be a string or a list of strings")
+	}
+	if slices.Contains(types, "object") {
+		if ap, ok := node["additionalProperties"].(bool); !ok || ap {
+			return bad("additionalProperties must be false")
+		}
+		props, _ := node["properties"].(map[string]any)
+		if _, present := node["properties"]; present && props == nil {
+			return bad("properties must be an object")
+		}
+		required := map[string]bool{}
+		list, _ := node["required"].([]any)
+		for _, x := range list {
+			name, _ := x.(string)
+			if _, ok := props[name]; !ok {
+				return bad("required lists %q, which is not a property", name)
+			}
+			required[name] = true
+		}
+		names := make([]string, 0, len(props))
+		for name := range props {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if !required[name] {
+				return bad("property %q must be in required (write an optional field as a null union)", name)
+			}
+			child, ok := props[name].(map[string]any)
+			if !ok {
+				return bad("property %q is not a schema", name)
+			}
+			if err := checkSchemaNode(path+"."+name, child); err != nil {
+				return err
+			}
+		}
+	}
+	if slices.Contains(types, "array") {
+		items, ok := node["items"].(map[string]any)
+		if !ok {
+			return bad("an array needs an items schema")
+		}
+		if err := checkSchemaNode(path+"[]", items); err != nil {
+			return err
+		}
+	}
+	if anyOf, ok := node["anyOf"].([]any); ok {
+		for i, b := range anyOf {
+			child, ok := b.(map[string]any)
+			if !ok {
+				return bad("anyOf[%d] is not a schema", i)
+			}
+			if err := checkSchemaNode(fmt.Sprintf("%s.anyOf[%d]", path, i), child); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

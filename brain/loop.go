@@ -1,0 +1,801 @@
+package brain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// TurnRecord is everything a finished turn writes at once: the inbox entries it consumed,
+// the history it adds, the messages to send and the intents with lasting effects.
+type TurnRecord struct {
+	Done    []uint64
+	Chat    int64
+	User    int64
+	Turns   []Turn
+	Outbox  []SendMessage
+	Intents []Intent
+	// Rel, when set, is stored as the chat's relationship in the same transaction.
+	Rel *Relationship
+	At  time.Time
+}
+
+// Outgoing is an outbox entry: a message durably queued for sending.
+type Outgoing struct {
+	ID  uint64
+	Msg SendMessage
+}
+
+// Journal is the durable side of the loop (implemented over storage by package bot).
+type Journal interface {
+	// Commit writes rec atomically and returns the outbox entries it created.
+	Commit(ctx context.Context, rec TurnRecord) ([]Outgoing, error)
+	// MarkSent removes a delivered outbox entry.
+	MarkSent(id uint64) error
+	// Recent returns up to n of chat's latest turns, oldest first.
+	Recent(chat int64, n int) ([]Turn, error)
+}
+
+// Sender delivers a message. It returns an error wrapping ErrBlocked when the user blocked
+// the bot; other errors leave the message in the outbox for a later try.
+type Sender interface {
+	Send(ctx context.Context, m SendMessage) error
+}
+
+// Typer shows a "typing…" indicator; a Sender may implement it.
+type Typer interface {
+	Typing(ctx context.Context, chat int64) error
+}
+
+// CommandView is what a command handler may read about the chat.
+type CommandView struct {
+	Rel  Relationship
+	Acks []Ack
+	Now  time.Time
+	Loc  *time.Location
+}
+
+// CommandResult is a command's answer and effects.
+type CommandResult struct {
+	Reply   []SendMessage
+	Intents []Intent
+	// Forget is set when the handler deleted everything stored about the chat.
+	Forget bool
+}
+
+// CommandHandler answers /commands without the model.
+type CommandHandler interface {
+	Command(ctx context.Context, sig Signal, view CommandView) (CommandResult, error)
+}
+
+// StateStore persists relationships and acks between runs.
+type StateStore interface {
+	SaveRelationships(rels []Relationship) error
+	SaveAcks(acks []Ack) error
+}
+
+// LoopConfig tunes the CoreLoop.
+type LoopConfig struct {
+	Tick          time.Duration // default 1s
+	MaxConcurrent int           // cognition runs at once (default 8)
+	Apology       string        // sent when cognition fails on a user message
+	// StopGrace bounds how long Run waits for runs in flight when stopping (default 5s).
+	StopGrace time.Duration
+	// DuplicateWindow is how many recent sent messages a proactive one is compared with.
+	DuplicateWindow int
+}
+
+// LoopDeps are the CoreLoop's collaborators. Nil optional ones become no-ops.
+type LoopDeps struct {
+	Clock      Clock
+	State      *State
+	Autonomic  Autonomic // optional
+	Aggregator Aggregator
+	Thinker    Thinker
+	Journal    Journal
+	Sender     Sender
+	Commands   CommandHandler // optional
+	StateStore StateStore     // optional
+	// Apply applies in-memory effects of intents the loop does not know (plugin intents).
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+}
+
+type jobKind int
+
+const (
+	jobWake jobKind = iota
+	jobCommand
+	jobDeliver
+)
+
+type job struct {
+	kind    jobKind
+	wake    Wake
+	command Signal
+	deliver []Outgoing
+}
+
+type chatQueue struct {
+	running bool
+	jobs    []job
+}
+
+type result struct {
+	chat     int64
+	sent     []MessageKind
+	sentAt   time.Time
+	status   ConversationStatus
+	blocked  bool
+	forget   bool
+	thought  bool
+	thinking bool
+	intents  []Intent
+	err      error
+}
+
+// CoreLoop runs the brain: it collects signals, runs the autonomic and aggregation layers
+// on every tick and on every arrival, wakes cognition per chat (in order, bounded
+// concurrency, off the tick) and applies the intents that come back.
+type CoreLoop struct {
+	cfg  LoopConfig
+	deps LoopDeps
+	log  *slog.Logger
+	m    *loopMetrics
+
+	in   chan []Signal
+	done chan result
+
+	// owned by the Run goroutine
+	st       *State
+	chats    map[int64]*chatQueue
+	running  int
+	sigBuf   []Signal
+	wakeBuf  []Wake
+	dirty    map[int64]bool
+	acksDirt bool
+	wg       sync.WaitGroup
+	workCtx  context.Context
+}
+
+// NewCoreLoop builds a loop; call Run to start it.
+func NewCoreLoop(cfg LoopConfig, deps LoopDeps) *CoreLoop {
+	if cfg.Tick <= 0 {
+		cfg.Tick = time.Second
+	}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = 8
+	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = 5 * time.Second
+	}
+	if cfg.DuplicateWindow <= 0 {
+		cfg.DuplicateWindow = 20
+	}
+	if cfg.Apology == "" {
+		cfg.Apology = "Sorry — my thoughts got tangled just now. Could you say that again in a minute?"
+	}
+	if deps.Clock == nil {
+		deps.Clock = RealClock{}
+	}
+	if deps.State == nil {
+		deps.State = NewState(nil)
+	}
+	log := deps.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &CoreLoop{
+		cfg:   cfg,
+		deps:  deps,
+		log:   log.With("component", "brain"),
+		m:     newLoopMetrics(deps.Registerer),
+		in:    make(chan []Signal, 1024),
+		done:  make(chan result, 64),
+		st:    deps.State,
+		chats: map[int64]*chatQueue{},
+		dirty: map[int64]bool{},
+	}
+}
+
+// Submit hands recorded signals to the loop. It blocks only while the loop's queue is
+// full.
+func (l *CoreLoop) Submit(ctx context.Context, sigs ...Signal) error {
+	if len(sigs) == 0 {
+		return nil
+	}
+	select {
+	case l.in <- sigs:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Deliver queues outbox entries left from an earlier run (in order, per chat) ahead of
+// new work. Call before Run.
+func (l *CoreLoop) Deliver(entries []Outgoing) {
+	for _, e := range entries {
+		q := l.queue(e.Msg.Chat)
+		if n := len(q.jobs); n > 0 && q.jobs[n-1].kind == jobDeliver {
+			q.jobs[n-1].deliver = append(q.jobs[n-1].deliver, e)
+			continue
+		}
+		q.jobs = append(q.jobs, job{kind: jobDeliver, deliver: []Outgoing{e}})
+	}
+	l.m.outboxPending.Add(float64(len(entries)))
+}
+
+// Run runs the loop until ctx ends, then waits (bounded) for runs in flight and persists
+// state. It returns nil on a clean stop.
+func (l *CoreLoop) Run(ctx context.Context) error {
+	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	l.workCtx = workCtx
+	ticker := time.NewTicker(l.cfg.Tick)
+	defer ticker.Stop()
+	flushEvery := 0
+
+	for chat := range l.chats {
+		l.startNext(chat)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return l.stop(cancelWork)
+		case sigs := <-l.in:
+			l.step(l.deps.Clock.Now(), sigs, false)
+		case r := <-l.done:
+			l.finish(r)
+		case <-ticker.C:
+			l.step(l.deps.Clock.Now(), nil, true)
+			flushEvery++
+			if flushEvery >= 5 {
+				flushEvery = 0
+				l.flush()
+			}
+		}
+	}
+}
+
+func (l *CoreLoop) stop(cancelWork context.CancelFunc) error {
+	waited := make(chan struct{})
+	go func() { l.wg.Wait(); close(waited) }()
+	timer := time.NewTimer(l.cfg.StopGrace)
+	defer timer.Stop()
+	for {
+		select {
+		case r := <-l.done:
+			l.finish(r)
+			continue
+		case <-waited:
+		case <-timer.C:
+			cancelWork()
+			<-waited
+		}
+		break
+	}
+	// Drain results of runs that ended during the wait.
+	for {
+		select {
+		case r := <-l.done:
+			l.finish(r)
+			continue
+		default:
+		}
+		break
+	}
+	l.flush()
+	return nil
+}
+
+// Step runs one tick of the layers at now, synchronously, without starting cognition
+// runs; it returns the wakes it would dispatch. Simulations and tests drive the brain
+// through it.
+func (l *CoreLoop) Step(now time.Time, sigs []Signal) []Wake {
+	l.observe(now, sigs)
+	l.sigBuf = l.sigBuf[:0]
+	if l.deps.Autonomic != nil {
+		l.sigBuf = l.deps.Autonomic.Sense(now, l.st, l.sigBuf)
+	}
+	for _, s := range l.sigBuf {
+		l.m.signal(s.Type)
+	}
+	for _, s := range sigs {
+		if s.Type != SignalCommand {
+			l.sigBuf = append(l.sigBuf, s)
+		}
+	}
+	l.wakeBuf = l.deps.Aggregator.Decide(now, l.st, l.sigBuf, l.wakeBuf[:0])
+	for i := range l.wakeBuf {
+		l.bookkeep(now, &l.wakeBuf[i])
+	}
+	return l.wakeBuf
+}
+
+func (l *CoreLoop) step(now time.Time, sigs []Signal, tick bool) {
+	if tick {
+		l.m.ticks.Inc()
+	}
+	for _, w := range l.Step(now, sigs) {
+		l.dispatch(job{kind: jobWake, wake: w})
+	}
+	for _, s := range sigs {
+		if s.Type == SignalCommand {
+			l.dispatch(job{kind: jobCommand, command: s})
+		}
+	}
+}
+
+// observe updates relationships for incoming signals.
+func (l *CoreLoop) observe(now time.Time, sigs []Signal) {
+	for _, s := range sigs {
+		l.m.signal(s.Type)
+		if s.Chat == 0 {
+			continue
+		}
+		rel := l.st.Rel(s.Chat)
+		if rel == nil {
+			if s.Type != SignalUserMessage && s.Type != SignalCommand {
+				continue
+			}
+			rel = l.st.Upsert(Relationship{Chat: s.Chat, User: s.User, Group: s.User != 0 && s.User != s.Chat})
+		}
+		if s.UserName != "" && !rel.Group {
+			rel.Name = s.UserName
+		}
+		if s.Type == SignalUserMessage || s.Type == SignalCommand || s.Type == SignalReaction {
+			at := s.At
+			if at.IsZero() || at.After(now) {
+				at = now
+			}
+			rel.MarkUserMessage(at)
+			l.deps.Aggregator.ClearChat(s.Chat)
+			l.acksDirt = true
+			if at.After(l.st.LastActivity) {
+				l.st.LastActivity = at
+			}
+		}
+		l.dirty[s.Chat] = true
+	}
+}
+
+// bookkeep records a dispatched wake in its relationship and snapshots the relationship
+// into the wake.
+func (l *CoreLoop) bookkeep(now time.Time, w *Wake) {
+	l.m.wakes.WithLabelValues(w.Reason.Code).Inc()
+	rel := l.st.Rel(w.Chat)
+	if rel == nil {
+		return
+	}
+	switch w.Reason.Code {
+	case ReasonProactive, ReasonFollowup:
+		rel.MarkProactiveWake(now, l.st.Location(rel), w.Reason.Code == ReasonFollowup)
+		w.Profile = ProfileProactive
+		l.dirty[w.Chat] = true
+	case ReasonThought:
+		for i := range l.st.Thoughts {
+			if l.st.Thoughts[i].Chat == w.Chat {
+				l.st.Thoughts[i].Handled = true
+			}
+		}
+	}
+	if w.Profile == "" {
+		w.Profile = ProfileChat
+	}
+	if w.User == 0 {
+		w.User = rel.User
+	}
+	if w.At.IsZero() {
+		w.At = now
+	}
+	w.Rel = *rel
+	w.Signals = append([]Signal(nil), w.Signals...)
+}
+
+func (l *CoreLoop) queue(chat int64) *chatQueue {
+	q := l.chats[chat]
+	if q == nil {
+		q = &chatQueue{}
+		l.chats[chat] = q
+	}
+	return q
+}
+
+// dispatch queues a job for its chat; wakes for user messages that arrive while a run is
+// queued are folded into that run.
+func (l *CoreLoop) dispatch(j job) {
+	chat := j.wake.Chat
+	if j.kind == jobCommand {
+		chat = j.command.Chat
+	}
+	q := l.queue(chat)
+	if j.kind == jobWake {
+		for i := range q.jobs {
+			p := &q.jobs[i]
+			if p.kind == jobWake && foldable(p.wake, j.wake) {
+				p.wake.Signals = append(p.wake.Signals, j.wake.Signals...)
+				p.wake.Rel = j.wake.Rel
+				l.m.folded.Inc()
+				return
+			}
+		}
+	}
+	q.jobs = append(q.jobs, j)
+	if q.running {
+		return
+	}
+	l.startNext(chat)
+}
+
+func foldable(queued, next Wake) bool {
+	return queued.Reason.Code == next.Reason.Code && (next.Reason.Code == ReasonUserMessage || next.Reason.Code == ReasonProactive || next.Reason.Code == ReasonFollowup)
+}
+
+func (l *CoreLoop) startNext(chat int64) {
+	q := l.chats[chat]
+	if q == nil || q.running {
+		return
+	}
+	if len(q.jobs) == 0 {
+		delete(l.chats, chat)
+		return
+	}
+	if l.running >= l.cfg.MaxConcurrent {
+		return
+	}
+	j := q.jobs[0]
+	q.jobs = q.jobs[1:]
+	q.running = true
+	l.running++
+	view := CommandView{Now: l.deps.Clock.Now(), Acks: l.deps.Aggregator.Acks(l.deps.Clock.Now())}
+	if rel := l.st.Rel(chat); rel != nil {
+		view.Rel = *rel
+		view.Loc = l.st.Location(rel)
+	} else {
+		view.Loc = l.st.Location(nil)
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		r := l.work(l.workCtx, chat, j, view)
+		l.done <- r
+	}()
+}
+
+// finish applies a finished job's effects to the state and starts the chat's next job.
+func (l *CoreLoop) finish(r result) {
+	l.running--
+	if q := l.chats[r.chat]; q != nil {
+		q.running = false
+	}
+	if r.forget {
+		l.st.Remove(r.chat)
+		l.deps.Aggregator.ClearChat(r.chat)
+		delete(l.dirty, r.chat)
+		l.acksDirt = true
+		l.forgetThoughts(r.chat)
+	} else if rel := l.st.Rel(r.chat); rel != nil {
+		for _, k := range r.sent {
+			rel.MarkSent(r.sentAt, k)
+			l.m.sent.WithLabelValues(string(k)).Inc()
+		}
+		if len(r.sent) > 0 && r.sentAt.After(l.st.LastActivity) {
+			l.st.LastActivity = r.sentAt
+		}
+		if r.status.Valid() {
+			rel.Status = r.status
+		}
+		if r.blocked {
+			rel.Dormant = true
+		}
+		l.dirty[r.chat] = true
+	}
+	if r.thinking {
+		l.st.LLMWork++
+	}
+	for _, in := range r.intents {
+		l.applyInMemory(r.chat, in)
+	}
+	l.startNext(r.chat)
+	// A slot freed: start other chats waiting for one.
+	for chat, q := range l.chats {
+		if l.running >= l.cfg.MaxConcurrent {
+			break
+		}
+		if !q.running {
+			l.startNext(chat)
+		}
+	}
+}
+
+func (l *CoreLoop) forgetThoughts(chat int64) {
+	kept := l.st.Thoughts[:0]
+	for _, t := range l.st.Thoughts {
+		if t.Chat != chat {
+			kept = append(kept, t)
+		}
+	}
+	l.st.Thoughts = kept
+}
+
+// applyInMemory applies the parts of intents that live in the loop's state.
+func (l *CoreLoop) applyInMemory(chat int64, in Intent) {
+	now := l.deps.Clock.Now()
+	switch v := in.(type) {
+	case Defer:
+		until := v.Until
+		if max := now.Add(24 * time.Hour); until.After(max) {
+			until = max
+		}
+		l.deps.Aggregator.Ack(Ack{Key: AckKey(SignalSocialPressure, v.Chat), Kind: AckDeferred, Until: until,
+			Firm: true, Reason: v.Reason, At: now})
+		l.acksDirt = true
+	case Ack:
+		l.deps.Aggregator.Ack(v)
+		l.acksDirt = true
+	case EmitThought:
+		l.st.Thoughts = append(l.st.Thoughts, Thought{Chat: v.Chat, Text: v.Text, At: now})
+	case UpdateState:
+		l.st.Energy = clamp01(l.st.Energy + v.EnergyDelta)
+		l.st.Alertness = clamp01(l.st.Alertness + v.AlertnessDelta)
+	}
+}
+
+func clamp01(v float64) float64 { return min(1, max(0, v)) }
+
+// flush persists dirty relationships and acks.
+func (l *CoreLoop) flush() {
+	if l.deps.StateStore == nil {
+		return
+	}
+	if len(l.dirty) > 0 {
+		rels := make([]Relationship, 0, len(l.dirty))
+		for chat := range l.dirty {
+			if r := l.st.Rel(chat); r != nil {
+				rels = append(rels, *r)
+			}
+		}
+		if err := l.deps.StateStore.SaveRelationships(rels); err != nil {
+			l.log.Error("save relationships", "err", err)
+		} else {
+			clear(l.dirty)
+		}
+	}
+	if l.acksDirt {
+		if err := l.deps.StateStore.SaveAcks(l.deps.Aggregator.Acks(l.deps.Clock.Now())); err != nil {
+			l.log.Error("save acks", "err", err)
+		} else {
+			l.acksDirt = false
+		}
+	}
+}
+
+// work runs one job off the loop goroutine: it may block on the model, the store and the
+// network. It never panics out.
+func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView) (r result) {
+	r.chat = chat
+	defer func() {
+		if p := recover(); p != nil {
+			l.log.Error("chat job panicked", "chat_job", j.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			l.m.panics.Inc()
+			r.err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	switch j.kind {
+	case jobDeliver:
+		l.deliver(ctx, &r, j.deliver)
+	case jobCommand:
+		l.command(ctx, &r, j.command, view)
+	case jobWake:
+		l.think(ctx, &r, j.wake)
+	}
+	return r
+}
+
+func (l *CoreLoop) command(ctx context.Context, r *result, sig Signal, view CommandView) {
+	rec := TurnRecord{Chat: sig.Chat, User: sig.User, At: l.deps.Clock.Now()}
+	if sig.ID != 0 {
+		rec.Done = []uint64{sig.ID}
+	}
+	if l.deps.Commands == nil {
+		l.commitAndDeliver(ctx, r, rec)
+		return
+	}
+	res, err := l.deps.Commands.Command(ctx, sig, view)
+	if err != nil {
+		l.log.Error("command failed", "command", commandName(sig.Text), "err", err)
+		res.Reply = []SendMessage{{Chat: sig.Chat, Text: "Sorry, that didn't work. Please try again in a moment.", Kind: KindSystem, Plain: true}}
+	}
+	r.forget = res.Forget
+	rec.Outbox = res.Reply
+	rec.Intents = res.Intents
+	r.intents = res.Intents
+	l.commitAndDeliver(ctx, r, rec)
+}
+
+func commandName(text string) string {
+	name, _, _ := strings.Cut(text, " ")
+	if len(name) > 32 {
+		name = name[:32]
+	}
+	return name
+}
+
+func (l *CoreLoop) think(ctx context.Context, r *result, w Wake) {
+	var userText []string
+	var done []uint64
+	replyTo := 0
+	for _, s := range w.Signals {
+		if s.ID != 0 {
+			done = append(done, s.ID)
+		}
+		if s.Type == SignalUserMessage {
+			userText = append(userText, s.Text)
+			replyTo = s.MessageID
+		}
+	}
+	stopTyping := func() {}
+	if len(userText) > 0 {
+		stopTyping = l.typing(ctx, w.Chat)
+	}
+	r.thinking = true
+	out, err := l.deps.Thinker.Think(ctx, w)
+	stopTyping()
+	now := l.deps.Clock.Now()
+	rec := TurnRecord{Done: done, Chat: w.Chat, User: w.User, At: now}
+	for _, s := range w.Signals {
+		if s.Type == SignalUserMessage {
+			at := s.At
+			if at.IsZero() {
+				at = now
+			}
+			rec.Turns = append(rec.Turns, Turn{Role: "user", Text: s.Text, At: at})
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			// Stopping: leave the signals in the inbox for the next start.
+			r.err = err
+			return
+		}
+		l.log.Error("cognition failed", "reason", w.Reason.Code, "err", err)
+		if len(userText) == 0 {
+			// Nobody is waiting for an answer; the signals are consumed.
+			rec.Turns = nil
+			l.commitAndDeliver(ctx, r, rec)
+			return
+		}
+		out = Outcome{Intents: []Intent{SendMessage{Chat: w.Chat, Text: l.cfg.Apology, Kind: KindSystem, ReplyTo: replyTo, Plain: true}}}
+	}
+	r.status = out.Status
+	for _, in := range out.Intents {
+		m, ok := in.(SendMessage)
+		if !ok {
+			rec.Intents = append(rec.Intents, in)
+			continue
+		}
+		if m.Chat == 0 {
+			m.Chat = w.Chat
+		}
+		if strings.TrimSpace(m.Text) == "" {
+			continue
+		}
+		if m.Kind == KindProactive || m.Kind == KindFollowup {
+			if l.repeats(w.Chat, m.Text) {
+				l.log.Info("proactive message repeats a recent one; not sent", "reason", w.Reason.Code)
+				l.m.proactive.WithLabelValues("duplicate").Inc()
+				continue
+			}
+		}
+		rec.Outbox = append(rec.Outbox, m)
+		if m.Kind != KindSystem {
+			rec.Turns = append(rec.Turns, Turn{Role: "assistant", Text: m.Text, At: now, Kind: m.Kind})
+		}
+	}
+	if w.Reason.Code == ReasonProactive || w.Reason.Code == ReasonFollowup {
+		if len(rec.Outbox) == 0 {
+			l.m.proactive.WithLabelValues("silent").Inc()
+		} else {
+			l.m.proactive.WithLabelValues("sent").Inc()
+		}
+		rel := w.Rel
+		rec.Rel = &rel
+	}
+	r.intents = rec.Intents
+	l.commitAndDeliver(ctx, r, rec)
+}
+
+// repeats reports whether text is too similar to one of the chat's recent messages
+// (word-trigram Jaccard ≥ 0.5).
+func (l *CoreLoop) repeats(chat int64, text string) bool {
+	turns, err := l.deps.Journal.Recent(chat, 2*l.cfg.DuplicateWindow)
+	if err != nil {
+		l.log.Warn("read recent messages", "err", err)
+		return false
+	}
+	seen := 0
+	for i := len(turns) - 1; i >= 0 && seen < l.cfg.DuplicateWindow; i-- {
+		if turns[i].Role != "assistant" {
+			continue
+		}
+		seen++
+		if Jaccard(Trigrams(text), Trigrams(turns[i].Text)) >= 0.5 {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *CoreLoop) typing(ctx context.Context, chat int64) func() {
+	t, ok := l.deps.Sender.(Typer)
+	if !ok {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tk := time.NewTicker(4 * time.Second)
+		defer tk.Stop()
+		for {
+			if err := t.Typing(ctx, chat); err != nil && ctx.Err() == nil {
+				l.log.Debug("typing indicator", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tk.C:
+			}
+		}
+	}()
+	return func() { cancel(); wg.Wait() }
+}
+
+func (l *CoreLoop) commitAndDeliver(ctx context.Context, r *result, rec TurnRecord) {
+	if len(rec.Done) == 0 && len(rec.Turns) == 0 && len(rec.Outbox) == 0 && len(rec.Intents) == 0 && rec.Rel == nil {
+		return
+	}
+	entries, err := l.deps.Journal.Commit(ctx, rec)
+	if err != nil {
+		l.log.Error("commit turn", "err", err)
+		r.err = err
+		return
+	}
+	l.m.outboxPending.Add(float64(len(entries)))
+	l.deliver(ctx, r, entries)
+}
+
+// deliver sends outbox entries in order. A blocked recipient drops the rest of them; any
+// other failure leaves them in the outbox for the next start.
+func (l *CoreLoop) deliver(ctx context.Context, r *result, entries []Outgoing) {
+	for i, e := range entries {
+		err := l.deps.Sender.Send(ctx, e.Msg)
+		switch {
+		case err == nil:
+			r.sent = append(r.sent, e.Msg.Kind)
+			r.sentAt = l.deps.Clock.Now()
+		case errors.Is(err, ErrBlocked):
+			r.blocked = true
+			l.log.Info("recipient blocked the bot; relationship is dormant")
+		default:
+			l.log.Error("send failed; kept in outbox", "kind", e.Msg.Kind, "err", err)
+			l.m.sendFailures.Inc()
+			r.err = err
+			l.m.outboxPending.Sub(float64(len(entries) - i))
+			return
+		}
+		if err := l.deps.Journal.MarkSent(e.ID); err != nil {
+			l.log.Error("mark sent", "err", err)
+		}
+		l.m.outboxPending.Dec()
+	}
+}

@@ -1,0 +1,104 @@
+package memory
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/storage"
+)
+
+// ErrEmptyFact is returned by Remember when the attribute or the value is empty after
+// normalisation.
+var ErrEmptyFact = errors.New("attribute and value must not be empty")
+
+// NormalizeAttribute turns an attribute name into the stored key form: lower case,
+// letters and digits joined by single underscores, at most 64 runes ("Favourite Color" →
+// "favourite_color"). It returns "" when nothing usable is left.
+func NormalizeAttribute(attr string) string {
+	words := strings.FieldsFunc(strings.ToLower(attr), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	return strings.TrimRight(truncateRunes(strings.Join(words, "_"), maxAttributeRunes), "_")
+}
+
+// normalizeValue trims value, folds its whitespace runs (newlines included) to single
+// spaces and caps it at 500 runes.
+func normalizeValue(value string) string {
+	return truncateRunes(strings.Join(strings.Fields(value), " "), maxValueRunes)
+}
+
+func factKey(user int64, attr string) []byte { return storage.Key(user, []byte(attr)) }
+
+// Remember stores value as the user's attribute, replacing an earlier value. The
+// attribute is normalised (see NormalizeAttribute) and the value capped at 500 runes.
+// It returns ErrEmptyFact, ErrTooManyFacts or the store's error.
+func (m *Memory) Remember(user int64, attribute, value string, at time.Time) error {
+	attr, val := NormalizeAttribute(attribute), normalizeValue(value)
+	if attr == "" || val == "" {
+		return ErrEmptyFact
+	}
+	err := m.st.Update(func(tx *storage.Tx) error {
+		old, err := tx.GetRaw(storage.BucketFacts, factKey(user, attr))
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			n := 0
+			if err := tx.Scan(storage.BucketFacts, storage.ID64(user), func(_, _ []byte) error {
+				n++
+				return nil
+			}); err != nil {
+				return err
+			}
+			if n >= maxFactsPerUser {
+				return ErrTooManyFacts
+			}
+		}
+		return tx.Put(storage.BucketFacts, factKey(user, attr), brain.Fact{Attribute: attr, Value: val, At: at})
+	})
+	if err != nil {
+		return fmt.Errorf("remember %s of user %d: %w", attr, user, err)
+	}
+	return nil
+}
+
+// Facts returns what is known about user, sorted by attribute.
+func (m *Memory) Facts(user int64) ([]brain.Fact, error) {
+	var facts []brain.Fact
+	err := m.st.View(func(tx *storage.Tx) error {
+		var err error
+		facts, err = loadFacts(tx, user)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read facts of user %d: %w", user, err)
+	}
+	return facts, nil
+}
+
+func loadFacts(tx *storage.Tx, user int64) ([]brain.Fact, error) {
+	var facts []brain.Fact
+	err := tx.Scan(storage.BucketFacts, storage.ID64(user), func(_, v []byte) error {
+		var f brain.Fact
+		if err := json.Unmarshal(v, &f); err != nil {
+			return fmt.Errorf("decode fact: %w", err)
+		}
+		facts = append(facts, f)
+		return nil
+	})
+	return facts, err
+}
+
+func sortFactsByRecency(fs []brain.Fact) {
+	slices.SortStableFunc(fs, func(a, b brain.Fact) int { return b.At.Compare(a.At) })
+}
+
+func sortFactsByAttribute(fs []brain.Fact) {
+	slices.SortFunc(fs, func(a, b brain.Fact) int { return strings.Compare(a.Attribute, b.Attribute) })
+}

@@ -1,0 +1,297 @@
+// Package memory is anima's long-term memory: facts about users, a rolling summary of each
+// chat's older turns, and BM25 search over everything said. It lives in the bbolt store
+// (buckets facts, summaries and index) and gives cognition a Recall whose size does not
+// grow with the length of the history.
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/storage"
+)
+
+// Summarizer folds conversation turns into a running summary. Summarize returns the new
+// summary (previous plus turns) or the provider's error.
+type Summarizer interface {
+	Summarize(ctx context.Context, previous string, turns []brain.Turn) (string, error)
+}
+
+// Options tune a Memory. The zero value is usable.
+type Options struct {
+	Logger *slog.Logger
+	Clock  brain.Clock
+	// RecentTurns is how many of the last turns Recall returns verbatim (default 12).
+	RecentTurns int
+	// SummarizeAfter is how many turns not covered by the summary Maintain tolerates
+	// before it folds them in (default 40).
+	SummarizeAfter int
+	// Registerer receives the package's metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+}
+
+// Limits on what memory stores and returns.
+const (
+	// DefaultBudgetTokens is Recall's budget when the caller passes none.
+	DefaultBudgetTokens = 1500
+	maxAttributeRunes   = 64
+	maxValueRunes       = 500
+	maxFactsPerUser     = 200
+	maxSummaryRunes     = 4000
+	// maxFold bounds the turns sent to one Summarize call (a long history that was never
+	// summarised is folded in several Maintain calls, oldest first).
+	maxFold      = 400
+	recallHits   = 3
+	hitTextRunes = 400
+)
+
+// ErrTooManyFacts is returned by Remember when a user already has the maximum number of
+// facts and the attribute is new.
+var ErrTooManyFacts = errors.New("too many facts about this user; replace an existing attribute")
+
+// Memory stores and recalls what anima knows. Its methods are safe for concurrent use.
+type Memory struct {
+	st      *storage.Store
+	sum     Summarizer
+	log     *slog.Logger
+	clock   brain.Clock
+	recent  int
+	after   int
+	metrics *metrics
+
+	mu          sync.Mutex
+	summarizing map[int64]bool // chats with a Maintain in flight
+}
+
+// New returns a Memory over st. A nil Summarizer disables summarisation.
+func New(st *storage.Store, s Summarizer, opts Options) *Memory {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Clock == nil {
+		opts.Clock = brain.RealClock{}
+	}
+	if opts.RecentTurns <= 0 {
+		opts.RecentTurns = 12
+	}
+	if opts.SummarizeAfter <= 0 {
+		opts.SummarizeAfter = 40
+	}
+	return &Memory{
+		st:          st,
+		sum:         s,
+		log:         opts.Logger.With("component", "memory"),
+		clock:       opts.Clock,
+		recent:      opts.RecentTurns,
+		after:       opts.SummarizeAfter,
+		metrics:     newMetrics(opts.Registerer),
+		summarizing: map[int64]bool{},
+	}
+}
+
+// summary is the persisted summary of a chat (BucketSummaries, key ID64(chat)).
+type summary struct {
+	Text string `json:"text"`
+	// Through is the Seq of the last turn the summary covers.
+	Through uint64    `json:"through_seq"`
+	At      time.Time `json:"at"`
+}
+
+func (m *Memory) loadSummary(tx *storage.Tx, chat int64) (summary, error) {
+	var s summary
+	if _, err := tx.Get(storage.BucketSummaries, storage.ID64(chat), &s); err != nil {
+		return summary{}, fmt.Errorf("read summary of chat %d: %w", chat, err)
+	}
+	return s, nil
+}
+
+// Summary returns the persisted summary of chat ("" if none) and the Seq of the last turn
+// it covers.
+func (m *Memory) Summary(chat int64) (string, uint64, error) {
+	var s summary
+	err := m.st.View(func(tx *storage.Tx) error {
+		var err error
+		s, err = m.loadSummary(tx, chat)
+		return err
+	})
+	return s.Text, s.Through, err
+}
+
+// Recall gathers what memory contributes to a prompt about chat: the user's facts, the
+// chat's summary, its last RecentTurns turns and up to 3 older memories relevant to query.
+// The result is trimmed to about budgetTokens (4 characters a token; ≤ 0 means
+// DefaultBudgetTokens), so its size is bounded whatever the length of the history. Errors
+// are the store's.
+func (m *Memory) Recall(ctx context.Context, chat, user int64, query string, budgetTokens int) (brain.Recall, error) {
+	if budgetTokens <= 0 {
+		budgetTokens = DefaultBudgetTokens
+	}
+	var r brain.Recall
+	facts, err := m.Facts(user)
+	if err != nil {
+		return r, err
+	}
+	text, _, err := m.Summary(chat)
+	if err != nil {
+		return r, err
+	}
+	turns, err := m.st.History(chat, m.recent)
+	if err != nil {
+		return r, fmt.Errorf("recall history of chat %d: %w", chat, err)
+	}
+	var hits []hit
+	if strings.TrimSpace(query) != "" && ctx.Err() == nil {
+		all, err := m.search(chat, user, query, recallHits+len(turns))
+		if err != nil {
+			return r, err
+		}
+		for _, h := range all {
+			if h.Source == sourceTurn && isRecent(h, turns) {
+				continue
+			}
+			hits = append(hits, h)
+			if len(hits) == recallHits {
+				break
+			}
+		}
+	}
+	return fit(budgetTokens*4, facts, text, turns, hits), nil
+}
+
+func isRecent(h hit, turns []brain.Turn) bool {
+	for _, t := range turns {
+		if h.seq != 0 && t.Seq == h.seq {
+			return true
+		}
+		if t.Text == h.raw && t.At.Equal(h.At) {
+			return true
+		}
+	}
+	return false
+}
+
+// fit builds a Recall within budget characters. Shares: facts ≤ 15 %, summary ≤ 25 %,
+// memories ≤ 15 %; the newest turns get the rest (and what the others left unused).
+func fit(budget int, facts []brain.Fact, sum string, turns []brain.Turn, hits []hit) brain.Recall {
+	var r brain.Recall
+	left := budget
+
+	// Facts: the most recently learned first when they do not all fit.
+	share := budget * 15 / 100
+	if total := factsChars(facts); total > share {
+		sorted := append([]brain.Fact(nil), facts...)
+		sortFactsByRecency(sorted)
+		var kept []brain.Fact
+		for _, f := range sorted {
+			if c := factChars(f); c <= share {
+				kept = append(kept, f)
+				share -= c
+			}
+		}
+		sortFactsByAttribute(kept)
+		facts = kept
+	}
+	r.Facts = facts
+	left -= factsChars(facts)
+
+	r.Summary = truncate(sum, min(budget*25/100, left))
+	left -= len(r.Summary)
+
+	share = min(budget*15/100, left)
+	for _, h := range hits {
+		h.Text = truncate(h.Text, hitTextRunes)
+		if c := len(h.Text) + hitOverhead; c <= share {
+			r.Memories = append(r.Memories, h.Hit)
+			r.Memories[len(r.Memories)-1].Text = h.Text
+			share -= c
+			left -= c
+		}
+	}
+
+	// Turns, newest first; the newest one is truncated rather than dropped.
+	start := len(turns)
+	for i := len(turns) - 1; i >= 0; i-- {
+		c := turnChars(turns[i])
+		if c > left {
+			if i == len(turns)-1 && left > turnOverhead {
+				t := turns[i]
+				t.Text = truncate(t.Text, left-turnOverhead)
+				r.Turns = []brain.Turn{t}
+			}
+			break
+		}
+		left -= c
+		start = i
+	}
+	if r.Turns == nil && start < len(turns) {
+		r.Turns = turns[start:]
+	}
+	return r
+}
+
+// Per-item overheads, roughly what a prompt spends around each entry.
+const (
+	factOverhead = 4
+	turnOverhead = 24
+	hitOverhead  = 24
+)
+
+func factChars(f brain.Fact) int { return len(f.Attribute) + len(f.Value) + factOverhead }
+
+func factsChars(fs []brain.Fact) int {
+	n := 0
+	for _, f := range fs {
+		n += factChars(f)
+	}
+	return n
+}
+
+func turnChars(t brain.Turn) int { return len(t.Text) + turnOverhead }
+
+// Chars estimates the prompt size of r in characters (tokens ≈ Chars/4).
+func Chars(r brain.Recall) int {
+	n := factsChars(r.Facts) + len(r.Summary)
+	for _, t := range r.Turns {
+		n += turnChars(t)
+	}
+	for _, h := range r.Memories {
+		n += len(h.Text) + hitOverhead
+	}
+	return n
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut with "…".
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n <= len("…") {
+		return ""
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// truncateRunes cuts s to at most n runes.
+func truncateRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}

@@ -1,0 +1,58 @@
+package brain
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+type loopMetrics struct {
+	ticks         prometheus.Counter
+	signals       *prometheus.CounterVec
+	wakes         *prometheus.CounterVec
+	sent          *prometheus.CounterVec
+	proactive     *prometheus.CounterVec
+	outboxPending prometheus.Gauge
+	folded        prometheus.Counter
+	panics        prometheus.Counter
+	sendFailures  prometheus.Counter
+	known         map[SignalType]prometheus.Counter
+}
+
+func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
+	f := promauto.With(reg)
+	m := &loopMetrics{
+		ticks: f.NewCounter(prometheus.CounterOpts{Name: "anima_ticks_total",
+			Help: "Core loop ticks."}),
+		signals: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_signals_total",
+			Help: "Signals seen by the core loop, by type."}, []string{"type"}),
+		wakes: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_cognition_wakes_total",
+			Help: "Cognition wakes, by reason."}, []string{"reason"}),
+		sent: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_messages_sent_total",
+			Help: "Messages delivered, by kind."}, []string{"kind"}),
+		proactive: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_proactive_total",
+			Help: "Proactive runs by outcome: sent, silent (the model chose to say nothing), duplicate (suppressed as a repeat)."}, []string{"outcome"}),
+		outboxPending: f.NewGauge(prometheus.GaugeOpts{Name: "anima_outbox_pending",
+			Help: "Messages written to the outbox and not yet delivered."}),
+		folded: f.NewCounter(prometheus.CounterOpts{Name: "anima_wakes_folded_total",
+			Help: "Wakes folded into a queued run for the same chat."}),
+		panics: f.NewCounter(prometheus.CounterOpts{Name: "anima_chat_job_panics_total",
+			Help: "Chat jobs that panicked (recovered)."}),
+		sendFailures: f.NewCounter(prometheus.CounterOpts{Name: "anima_send_failures_total",
+			Help: "Deliveries that failed and stayed in the outbox."}),
+		known: map[SignalType]prometheus.Counter{},
+	}
+	for _, t := range []SignalType{SignalUserMessage, SignalCommand, SignalReaction, SignalScheduleDue, SignalThought,
+		SignalTimeOfDay, SignalAlertness, SignalEnergy, SignalSocialPressure, SignalThoughtPressure} {
+		m.known[t] = m.signals.WithLabelValues(string(t))
+	}
+	return m
+}
+
+// signal counts a signal without allocating for the known types.
+func (m *loopMetrics) signal(t SignalType) {
+	if c, ok := m.known[t]; ok {
+		c.Inc()
+		return
+	}
+	m.signals.WithLabelValues(string(t)).Inc()
+}
