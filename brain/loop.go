@@ -799,3 +799,7 @@ func (l *CoreLoop) deliver(ctx context.Context, r *result, entries []Outgoing) {
 		l.m.outboxPending.Dec()
 	}
 }
+
+// SetSender sets the loop's sender (the channel), which is built after the loop because it
+// submits to it. Call before Run.
+func (l *CoreLoop) SetSender(s Sender) { l.deps.Sender = s }

@@ -1,0 +1,39 @@
+# anima — make targets. `make test` is the test command CI runs.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/anima-bot/anima/bot.Version=$(VERSION)
+FUZZTIME ?= 5s
+
+.PHONY: build test fuzz bench lint run loadtest clean
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/anima ./cmd/anima
+
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+# Each fuzz target for FUZZTIME (go test -fuzz takes one target at a time).
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME) ./bot
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeUpdate$$' -fuzztime $(FUZZTIME) ./channels/telegram
+	$(GO) test -run '^$$' -fuzz '^FuzzToHTML$$' -fuzztime $(FUZZTIME) ./channels/telegram
+	$(GO) test -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime $(FUZZTIME) ./channels/telegram
+	$(GO) test -run '^$$' -fuzz '^FuzzPlanCron$$' -fuzztime $(FUZZTIME) ./brain/schedule
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+run: build
+	./bin/anima run --config config.yaml
+
+# The real binary against the in-repo fake Telegram and OpenAI servers on loopback.
+loadtest: build
+	$(GO) run ./cmd/loadtest --binary bin/anima
+
+clean:
+	rm -rf bin

@@ -1,0 +1,284 @@
+// Package bot assembles anima from its configuration — storage, channels, the brain's
+// layers, plugins and metrics — and supervises them: Run starts everything and stops it
+// gracefully, persisting state, when its context ends. It also holds the configuration
+// loader (config.go).
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/aggregation"
+	"github.com/anima-bot/anima/brain/autonomic"
+	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/channels"
+	"github.com/anima-bot/anima/channels/console"
+	"github.com/anima-bot/anima/channels/telegram"
+	"github.com/anima-bot/anima/storage"
+)
+
+// Version is set at build time (-ldflags "-X github.com/anima-bot/anima/bot.Version=…").
+var Version = "dev"
+
+// Options are what Run takes besides the configuration.
+type Options struct {
+	Logger *slog.Logger
+	// Console runs anima over In/Out (`anima chat`) instead of Telegram.
+	Console bool
+	In      io.Reader
+	Out     io.Writer
+	// Started, if set, is called once everything listens, with the bound addresses.
+	Started func(Addrs)
+}
+
+// Addrs are the addresses Run bound (useful with ":0" ports).
+type Addrs struct {
+	Metrics string
+	Webhook string
+}
+
+// Run runs anima until ctx ends (or, in console mode, input ends) and returns nil after a
+// clean stop.
+func Run(ctx context.Context, cfg Config, opts Options) error {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if !opts.Console {
+		if err := cfg.ValidateRun(); err != nil {
+			return err
+		}
+	}
+	zone, err := cfg.User.Location()
+	if err != nil {
+		return err
+	}
+
+	store, err := storage.Open(cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error("close store", "err", err)
+		}
+	}()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	clock := brain.RealClock{}
+
+	// Memory, schedules and the tool registry.
+	llmClient := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
+	mem := memory.New(store, &memory.OpenAISummarizer{Client: llmClient, Model: cfg.LLM.FastModel, MaxTokens: 400},
+		memory.Options{Logger: log, Clock: clock, Registerer: reg})
+	sched := schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg})
+	tools := cognition.NewRegistry()
+	for _, t := range append(mem.Tools(), sched.Tools()...) {
+		if err := tools.Register(t); err != nil {
+			return fmt.Errorf("register tool: %w", err)
+		}
+	}
+	think := cognition.New(cognition.Config{
+		FastModel:           cfg.LLM.FastModel,
+		SmartModel:          cfg.LLM.SmartModel,
+		RequestTimeout:      cfg.LLM.RequestTimeout.Std(),
+		ConfidenceThreshold: cfg.LLM.ConfidenceThreshold,
+		DailyTokenBudget:    cfg.LLM.DailyTokenBudget,
+		ContextTokens:       cfg.LLM.ContextTokens,
+		MaxOutputTokens:     cfg.LLM.MaxOutputTokens,
+		PersonaName:         cfg.Persona.Name,
+		PersonaDescription:  cfg.Persona.Description,
+		DefaultZone:         zone,
+	}, llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
+
+	// The brain's layers and state.
+	qs, qe, _ := cfg.Proactive.QuietHours.Offsets()
+	pol := policy{
+		Enabled: cfg.Proactive.Enabled, MinSilence: cfg.Proactive.MinSilence.Std(), Cooldown: cfg.Proactive.Cooldown.Std(),
+		FollowupAfter: cfg.Proactive.FollowupAfter.Std(), QuietStart: qs, QuietEnd: qe, MaxPerDay: cfg.Proactive.MaxPerDay,
+	}
+	agg := aggregation.New(aggregation.Config{
+		Enabled: pol.Enabled, MinSilence: pol.MinSilence, Cooldown: pol.Cooldown, FollowupAfter: pol.FollowupAfter,
+		QuietStart: pol.QuietStart, QuietEnd: pol.QuietEnd, MaxPerDay: pol.MaxPerDay,
+	})
+	auto := autonomic.New(autonomic.Config{MinSilence: pol.MinSilence})
+	st := brain.NewState(zone)
+	if err := restoreState(store, st, agg); err != nil {
+		return err
+	}
+
+	loop := brain.NewCoreLoop(brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology}, brain.LoopDeps{
+		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: think,
+		Journal:    &journal{store: store, index: mem, facts: mem, sched: sched, log: log.With("component", "journal")},
+		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatList, policy: pol},
+		StateStore: store, Logger: log, Registerer: reg,
+	})
+
+	// The channel.
+	var ch channels.Channel
+	var tg *telegram.Channel
+	if opts.Console {
+		ch = console.New(opts.In, opts.Out, store, loop, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
+	} else {
+		tg, err = telegram.New(telegram.Config{
+			Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
+			Webhook: telegram.WebhookConfig{
+				Listen: cfg.Telegram.Webhook.Listen, Path: cfg.Telegram.Webhook.Path,
+				PublicURL: cfg.Telegram.Webhook.PublicURL, SecretToken: cfg.Telegram.Webhook.SecretToken.Reveal(),
+			},
+			AllowedUsers: cfg.Telegram.AllowedUsers, Public: cfg.Telegram.Public,
+		}, store, loop, telegram.Options{Logger: log, Registerer: reg})
+		if err != nil {
+			return fmt.Errorf("telegram: %w", err)
+		}
+		ch = tg
+	}
+	loop.SetSender(ch)
+
+	// Work left from the last run: undelivered messages first, then unprocessed signals.
+	pendingOut, err := store.PendingOutbox()
+	if err != nil {
+		return err
+	}
+	outs := make([]brain.Outgoing, len(pendingOut))
+	for i, e := range pendingOut {
+		outs[i] = brain.Outgoing{ID: e.ID, Msg: e.Msg}
+	}
+	loop.Deliver(outs)
+	pendingIn, err := store.Pending()
+	if err != nil {
+		return err
+	}
+	if len(pendingOut)+len(pendingIn) > 0 {
+		log.Info("resuming work from the last run", "undelivered", len(pendingOut), "unprocessed", len(pendingIn))
+	}
+
+	ready := map[string]ReadyFunc{"store": func(context.Context) error { return store.Ping() }}
+	if tg != nil {
+		ready["telegram"] = tg.ReadyCheck
+	}
+	var ms *metricsServer
+	if cfg.Metrics.Listen != "" {
+		if ms, err = newMetricsServer(cfg.Metrics.Listen, reg, ready, log); err != nil {
+			return err
+		}
+	}
+	ctl, err := newControlServer(store, log)
+	if err != nil {
+		return err
+	}
+
+	runCtx, stopAll := context.WithCancel(ctx)
+	defer stopAll()
+	g, gctx := errgroup.WithContext(runCtx)
+	g.Go(func() error { return loop.Run(gctx) })
+	g.Go(func() error {
+		err := ch.Run(gctx)
+		if errors.Is(err, io.EOF) { // console input ended
+			stopAll()
+			return nil
+		}
+		return err
+	})
+	g.Go(func() error {
+		return sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return loop.Submit(ctx, sigs...) })
+	})
+	g.Go(func() error { return ctl.Run(gctx) })
+	if ms != nil {
+		g.Go(func() error { return ms.Run(gctx) })
+	}
+	if len(pendingIn) > 0 {
+		g.Go(func() error {
+			if err := loop.Submit(gctx, pendingIn...); err != nil && gctx.Err() == nil {
+				return err
+			}
+			return nil
+		})
+	}
+	if opts.Started != nil {
+		a := Addrs{}
+		if ms != nil {
+			a.Metrics = ms.Addr()
+		}
+		if tg != nil {
+			a.Webhook = tg.WebhookAddr()
+		}
+		opts.Started(a)
+	}
+	log.Info("anima started", "version", Version, "mode", modeName(cfg, opts), "allowed_users", len(cfg.Telegram.AllowedUsers))
+	err = g.Wait()
+	log.Info("anima stopped")
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func modeName(cfg Config, opts Options) string {
+	if opts.Console {
+		return "console"
+	}
+	return cfg.Telegram.Mode
+}
+
+// restoreState loads relationships and acks saved by the last run.
+func restoreState(store *storage.Store, st *brain.State, agg brain.Aggregator) error {
+	rels, err := store.Relationships()
+	if err != nil {
+		return err
+	}
+	for _, r := range rels {
+		st.Upsert(r)
+	}
+	acks, err := store.Acks()
+	if err != nil {
+		return err
+	}
+	for _, a := range acks {
+		agg.Ack(a)
+	}
+	return nil
+}
+
+// Check loads and validates the configuration at path; with run set it also checks what
+// `anima run` needs (token, allowed users).
+func Check(path string, run bool) (Config, error) {
+	cfg, err := Load(path)
+	if err != nil {
+		return cfg, err
+	}
+	if run {
+		if err := cfg.ValidateRun(); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// NewLogger builds the process logger from the log section.
+func NewLogger(cfg LogConfig, w io.Writer) *slog.Logger {
+	if w == nil {
+		w = os.Stderr
+	}
+	o := &slog.HandlerOptions{Level: cfg.SlogLevel()}
+	if cfg.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, o))
+	}
+	return slog.New(slog.NewTextHandler(w, o))
+}

@@ -1,0 +1,315 @@
+// Package cognition is anima's thinking layer: when the aggregation layer wakes a chat, it
+// assembles a bounded prompt, runs the OpenAI tool-calling loop on the fast model —
+// escalating to the smart model on request or on low confidence — and turns the final
+// answer and the tools' effects into intents. It also holds the tool registry, the
+// provider retry policy, a circuit breaker and the token budgets.
+package cognition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// ErrUnavailable is returned (wrapped) by Think while the circuit breaker is open: the
+// model endpoint failed repeatedly and is not being asked for a while.
+var ErrUnavailable = errors.New("model endpoint unavailable")
+
+// Memory supplies what a prompt remembers: facts, summary, recent turns and memories
+// relevant to query, fitted to about budgetTokens. An error makes the run go on without
+// memory.
+type Memory interface {
+	Recall(ctx context.Context, chat, user int64, query string, budgetTokens int) (brain.Recall, error)
+}
+
+// ScheduleLookup finds the schedule item a schedule_due signal refers to (signal Ref), so
+// the prompt can say why it was scheduled and the message gets the item's kind. ok is
+// false when the item is unknown.
+type ScheduleLookup interface {
+	Item(chat int64, id string) (item brain.ScheduleItem, ok bool)
+}
+
+// Config is the cognition part of anima's configuration. Zero values take the defaults
+// noted on each field.
+type Config struct {
+	FastModel  string // required
+	SmartModel string // default: FastModel
+	// RequestTimeout bounds one LLM request (default 60 s); a whole run gets three times it.
+	RequestTimeout time.Duration
+	// ConfidenceThreshold: a fast answer below it is retried on the smart model (default 0.6).
+	ConfidenceThreshold float64
+	// DailyTokenBudget caps the tokens spent per day (DefaultZone's day) on wakes other than
+	// user messages; 0 means unlimited.
+	DailyTokenBudget int
+	// ContextTokens is the prompt budget, tool definitions included (default 6000).
+	ContextTokens int
+	// MaxIterations is the number of model requests a run may make before a final answer is
+	// forced (default 8).
+	MaxIterations int
+	// MaxToolCalls is the tool call budget of a run (default 12).
+	MaxToolCalls int
+	// ProactiveToolCalls is the tool call budget of a proactive run (default 4).
+	ProactiveToolCalls int
+	// MaxOutputTokens caps each response (default 800).
+	MaxOutputTokens int
+	// PersonaName and PersonaDescription open the system prompt.
+	PersonaName        string
+	PersonaDescription string
+	// DefaultZone is the users' zone unless a relationship overrides it (default UTC).
+	DefaultZone *time.Location
+}
+
+func (c Config) withDefaults() Config {
+	if c.SmartModel == "" {
+		c.SmartModel = c.FastModel
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 60 * time.Second
+	}
+	if c.ConfidenceThreshold <= 0 {
+		c.ConfidenceThreshold = 0.6
+	}
+	if c.ContextTokens <= 0 {
+		c.ContextTokens = 6000
+	}
+	if c.MaxIterations <= 0 {
+		c.MaxIterations = 8
+	}
+	if c.MaxToolCalls <= 0 {
+		c.MaxToolCalls = 12
+	}
+	if c.ProactiveToolCalls <= 0 {
+		c.ProactiveToolCalls = 4
+	}
+	if c.MaxOutputTokens <= 0 {
+		c.MaxOutputTokens = 800
+	}
+	if c.PersonaName == "" {
+		c.PersonaName = "Anima"
+	}
+	if c.DefaultZone == nil {
+		c.DefaultZone = time.UTC
+	}
+	return c
+}
+
+// Options are the optional dependencies and tunables of a Cognition; zero values are
+// no-ops or defaults.
+type Options struct {
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer // nil: metrics are not registered
+	Clock      brain.Clock           // nil: the wall clock
+	// Sleep waits between retries (default: a timer that honours ctx). Tests inject one that
+	// returns at once.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Retries is how often a failing request is retried on the same model before the other
+	// model is tried (default 2; negative: none).
+	Retries int
+	// Backoff is the first retry delay, doubled for each further retry (default 1 s).
+	Backoff time.Duration
+	// BreakerThreshold consecutive endpoint failures open the circuit breaker (default 5)
+	// for BreakerCooldown (default 30 s).
+	BreakerThreshold int
+	BreakerCooldown  time.Duration
+	// Schedules resolves schedule_due signals to their items (nil: the signal's text is the
+	// note and the message kind is reminder).
+	Schedules ScheduleLookup
+}
+
+// Cognition is the brain.Thinker: the fast-then-smart tool-calling loop. It is safe for
+// concurrent runs on different chats.
+type Cognition struct {
+	cfg     Config
+	client  *openai.Client
+	mem     Memory
+	reg     *Registry
+	log     *slog.Logger
+	clock   brain.Clock
+	sleep   func(ctx context.Context, d time.Duration) error
+	retries int
+	backoff time.Duration
+	sched   ScheduleLookup
+	m       *metrics
+	brk     *breaker
+
+	zones sync.Map // IANA name → *time.Location
+
+	tokMu  sync.Mutex
+	tokDay string
+	tokSum int
+}
+
+var _ brain.Thinker = (*Cognition)(nil)
+
+// New returns a Cognition that asks client (see NewClient) and offers the tools of reg (nil:
+// only the core tools). A nil mem means no memory.
+func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Options) *Cognition {
+	cfg = cfg.withDefaults()
+	if reg == nil {
+		reg = NewRegistry()
+	}
+	c := &Cognition{
+		cfg: cfg, client: client, mem: mem, reg: reg,
+		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
+		retries: opts.Retries, backoff: opts.Backoff, sched: opts.Schedules,
+		m: newMetrics(opts.Registerer),
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	c.log = c.log.With("component", "cognition")
+	if c.clock == nil {
+		c.clock = brain.RealClock{}
+	}
+	if c.sleep == nil {
+		c.sleep = sleepCtx
+	}
+	switch {
+	case c.retries == 0:
+		c.retries = 2
+	case c.retries < 0:
+		c.retries = 0
+	}
+	if c.backoff <= 0 {
+		c.backoff = time.Second
+	}
+	threshold, cooldown := opts.BreakerThreshold, opts.BreakerCooldown
+	if threshold <= 0 {
+		threshold = 5
+	}
+	if cooldown <= 0 {
+		cooldown = 30 * time.Second
+	}
+	c.brk = newBreaker(threshold, cooldown, func(open bool) {
+		if open {
+			c.m.breakerOpen.Set(1)
+			c.log.Warn("llm circuit breaker open", "cooldown", cooldown)
+			return
+		}
+		c.m.breakerOpen.Set(0)
+		c.log.Info("llm circuit breaker closed")
+	})
+	return c
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TokensToday is the number of tokens spent so far today (DefaultZone's day).
+func (c *Cognition) TokensToday() int {
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	if c.tokDay != c.day(c.clock.Now()) {
+		return 0
+	}
+	return c.tokSum
+}
+
+func (c *Cognition) day(t time.Time) string { return t.In(c.cfg.DefaultZone).Format(time.DateOnly) }
+
+func (c *Cognition) addTokens(n int) {
+	day := c.day(c.clock.Now())
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	if c.tokDay != day {
+		c.tokDay, c.tokSum = day, 0
+	}
+	c.tokSum += n
+}
+
+// budgetSpent reports whether the daily token budget is used up.
+func (c *Cognition) budgetSpent() bool {
+	return c.cfg.DailyTokenBudget > 0 && c.TokensToday() >= c.cfg.DailyTokenBudget
+}
+
+// zone is the user's zone for w: the relationship's override, else DefaultZone.
+func (c *Cognition) zone(w brain.Wake) *time.Location {
+	name := w.Rel.Timezone
+	if name == "" {
+		return c.cfg.DefaultZone
+	}
+	if loc, ok := c.zones.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		c.log.Warn("unknown user timezone, using the default", "zone", name, "chat", w.Chat)
+		loc = c.cfg.DefaultZone
+	}
+	c.zones.Store(name, loc)
+	return loc
+}
+
+// Think runs cognition for one wake. It returns an error only when no answer could be
+// produced (the endpoint failed on both models, the run's deadline passed, ctx ended);
+// ErrUnavailable (wrapped) while the circuit breaker is open. After the daily token budget
+// is spent, wakes other than user messages get an empty Outcome.
+func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
+	profile := w.Profile
+	if profile == "" {
+		profile = brain.ProfileChat
+	}
+	if w.Reason.Code != brain.ReasonUserMessage && c.budgetSpent() {
+		c.m.runs.WithLabelValues(string(profile), "budget").Inc()
+		c.log.Info("daily token budget spent, skipping wake", "chat", w.Chat, "reason", w.Reason.Code)
+		return brain.Outcome{}, nil
+	}
+	if c.brk.isOpen(c.clock.Now()) {
+		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
+		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, ErrUnavailable)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*c.cfg.RequestTimeout)
+	defer cancel()
+
+	var rc brain.Recall
+	if c.mem != nil {
+		var err error
+		rc, err = c.mem.Recall(ctx, w.Chat, w.User, recallQuery(w), c.cfg.ContextTokens)
+		if err != nil {
+			c.log.Warn("recall failed, thinking without memory", "chat", w.Chat, "err", err)
+			rc = brain.Recall{}
+		}
+	}
+	out, err := c.think(ctx, w, profile, rc)
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
+		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, err)
+	case err != nil:
+		c.m.runs.WithLabelValues(string(profile), "error").Inc()
+		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, err)
+	}
+	label := "silent"
+	for _, in := range out.Intents {
+		if _, ok := in.(brain.SendMessage); ok {
+			label = "sent"
+		}
+	}
+	c.m.runs.WithLabelValues(string(profile), label).Inc()
+	return out, nil
+}
+
+// recallQuery is what memory is searched for: the user's words, else the wake's reason.
+func recallQuery(w brain.Wake) string {
+	if t := userText(w); t != "" {
+		return t
+	}
+	return w.Reason.Text
+}

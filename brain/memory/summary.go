@@ -1,0 +1,100 @@
+package memory
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/storage"
+)
+
+// Maintain folds chat's older turns into its summary when more than SummarizeAfter turns
+// are not yet covered by it: all of them but the last RecentTurns go to one Summarize
+// call together with the previous summary (at most 400 turns a call; a longer backlog
+// takes several calls). Below the threshold it does nothing, so the summary is not
+// recomputed on every turn. A concurrent Maintain of the same chat returns at once.
+// Errors are the Summarizer's or the store's; the summary is then unchanged.
+func (m *Memory) Maintain(ctx context.Context, chat int64) error {
+	if m.sum == nil {
+		return nil
+	}
+	m.mu.Lock()
+	if m.summarizing[chat] {
+		m.mu.Unlock()
+		return nil
+	}
+	m.summarizing[chat] = true
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.summarizing, chat)
+		m.mu.Unlock()
+	}()
+
+	var prev summary
+	var pending []brain.Turn // newest first
+	err := m.st.View(func(tx *storage.Tx) error {
+		var err error
+		if prev, err = m.loadSummary(tx, chat); err != nil {
+			return err
+		}
+		return tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
+			seq := binary.BigEndian.Uint64(k[len(k)-8:])
+			if seq <= prev.Through {
+				return storage.ErrStop
+			}
+			var t brain.Turn
+			if err := json.Unmarshal(v, &t); err != nil {
+				return fmt.Errorf("decode history entry: %w", err)
+			}
+			t.Seq = seq
+			pending = append(pending, t)
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("maintain chat %d: %w", chat, err)
+	}
+	if len(pending) <= m.after {
+		return nil
+	}
+	fold := pending[m.recent:]
+	slices.Reverse(fold)
+	fold = fold[:min(len(fold), maxFold)]
+
+	text, err := m.sum.Summarize(ctx, prev.Text, fold)
+	if err != nil {
+		m.metrics.summaries.WithLabelValues("error").Inc()
+		return fmt.Errorf("summarize %d turns of chat %d: %w", len(fold), chat, err)
+	}
+	text = truncateRunes(strings.TrimSpace(text), maxSummaryRunes)
+	if text == "" {
+		m.metrics.summaries.WithLabelValues("error").Inc()
+		return fmt.Errorf("summarize %d turns of chat %d: empty summary", len(fold), chat)
+	}
+	next := summary{Text: text, Through: fold[len(fold)-1].Seq, At: m.clock.Now()}
+	err = m.st.Update(func(tx *storage.Tx) error {
+		cur, err := m.loadSummary(tx, chat)
+		if err != nil {
+			return err
+		}
+		if cur.Through != prev.Through {
+			return nil // summarised meanwhile
+		}
+		// A chat forgotten meanwhile has lost its history: do not resurrect its summary.
+		if raw, err := tx.GetRaw(storage.BucketHistory, storage.Key(chat, storage.U64(next.Through))); err != nil || raw == nil {
+			return err
+		}
+		return tx.Put(storage.BucketSummaries, storage.ID64(chat), next)
+	})
+	if err != nil {
+		return fmt.Errorf("save summary of chat %d: %w", chat, err)
+	}
+	m.metrics.summaries.WithLabelValues("ok").Inc()
+	m.log.Debug("summarised", "chat", chat, "turns", len(fold), "through_seq", next.Through)
+	return nil
+}

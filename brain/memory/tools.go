@@ -1,0 +1,141 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// Tool names.
+const (
+	ToolRemember = "core_remember"
+	ToolSearch   = "core_memory_search"
+)
+
+const maxQueryRunes = 500
+
+// Tools returns memory's tools for cognition: core_remember and core_memory_search.
+func (m *Memory) Tools() []brain.Tool {
+	return []brain.Tool{rememberTool{}, searchTool{m: m}}
+}
+
+var (
+	_ brain.Tool = rememberTool{}
+	_ brain.Tool = searchTool{}
+)
+
+type rememberTool struct{}
+
+var rememberSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"attribute":{"type":"string","description":"What the fact is about, a short snake_case name such as name, birthday, favourite_food, sister_name."},` +
+	`"value":{"type":"string","description":"The fact, in a few words. Replaces any earlier value of the attribute."}},` +
+	`"required":["attribute","value"],"additionalProperties":false}`)
+
+func (rememberTool) Spec() brain.ToolSpec {
+	return brain.ToolSpec{
+		Name:        ToolRemember,
+		Description: "Remember a lasting fact about the user (name, birthday, preferences, people in their life). One attribute per call; a new value replaces the old one.",
+		Parameters:  rememberSchema,
+		SideEffects: true,
+		Profiles:    []brain.Profile{brain.ProfileChat, brain.ProfileDream},
+	}
+}
+
+func (rememberTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	var args struct {
+		Attribute *string `json:"attribute"`
+		Value     *string `json:"value"`
+	}
+	if err := decodeArgs(call.Args, &args); err != nil {
+		return brain.ToolResult{}, err
+	}
+	if args.Attribute == nil || args.Value == nil {
+		return brain.ToolResult{}, errors.New("attribute and value are required")
+	}
+	attr, val := NormalizeAttribute(*args.Attribute), normalizeValue(*args.Value)
+	if attr == "" {
+		return brain.ToolResult{}, errors.New("attribute must contain letters or digits")
+	}
+	if val == "" {
+		return brain.ToolResult{}, errors.New("value must not be empty")
+	}
+	return brain.ToolResult{
+		Content: "remembered " + attr,
+		Intents: []brain.Intent{brain.Remember{User: call.User, Attribute: attr, Value: val}},
+	}, nil
+}
+
+type searchTool struct{ m *Memory }
+
+var searchSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"query":{"type":"string","description":"Keywords to look for in past conversations, the summary and the facts about the user."}},` +
+	`"required":["query"],"additionalProperties":false}`)
+
+func (searchTool) Spec() brain.ToolSpec {
+	return brain.ToolSpec{
+		Name:        ToolSearch,
+		Description: "Search your memory of this chat: earlier messages, the conversation summary and facts about the user.",
+		Parameters:  searchSchema,
+		Profiles:    []brain.Profile{brain.ProfileChat, brain.ProfileProactive, brain.ProfileDream},
+	}
+}
+
+func (t searchTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	var args struct {
+		Query *string `json:"query"`
+	}
+	if err := decodeArgs(call.Args, &args); err != nil {
+		return brain.ToolResult{}, err
+	}
+	if args.Query == nil || strings.TrimSpace(*args.Query) == "" {
+		return brain.ToolResult{}, errors.New("query must not be empty")
+	}
+	hits, err := t.m.Search(call.Chat, call.User, truncateRunes(*args.Query, maxQueryRunes), defaultLimit)
+	if err != nil {
+		t.m.log.Error("memory search failed", "chat", call.Chat, "err", err)
+		return brain.ToolResult{}, errors.New("memory search is unavailable right now")
+	}
+	return brain.ToolResult{Content: FormatHits(hits, call.Zone)}, nil
+}
+
+// FormatHits renders hits for the model, one a line with its local date: "- 2026-01-02
+// (turn) user: …". It returns "nothing found" for no hits.
+func FormatHits(hits []brain.Hit, loc *time.Location) string {
+	if len(hits) == 0 {
+		return "nothing found"
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	var b strings.Builder
+	for i, h := range hits {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		date := "undated"
+		if !h.At.IsZero() {
+			date = h.At.In(loc).Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(&b, "- %s (%s) %s", date, h.Source, strings.Join(strings.Fields(truncate(h.Text, hitTextRunes)), " "))
+	}
+	return b.String()
+}
+
+// decodeArgs decodes tool arguments strictly: one JSON object, no unknown fields.
+func decodeArgs(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid arguments: %w", err)
+	}
+	if dec.More() {
+		return errors.New("invalid arguments: trailing data after the JSON object")
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+// Command anima runs the anima companion bot: `anima run` serves Telegram, `anima chat`
+// talks on the console, `anima check` validates a configuration, `anima backup` copies
+// the store while the service runs, `anima version` prints the version.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+	_ "time/tzdata" // user time zones work in a distroless image too
+
+	"github.com/anima-bot/anima/bot"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+const usage = `anima — a Telegram companion that writes first only when it has a reason
+
+Usage:
+  anima run    --config PATH          serve Telegram (SIGINT/SIGTERM stop it gracefully)
+  anima chat   --config PATH          talk to anima on this console (no Telegram token needed)
+  anima check  --config PATH          validate a configuration
+  anima backup --config PATH --out F  copy the store (hot, while the service runs)
+  anima version                       print the version
+`
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, args := args[0], args[1:]
+	fs := flag.NewFlagSet("anima "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "config.yaml", "configuration file")
+	out := fs.String("out", "", "backup: file to write")
+	switch cmd {
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "run", "chat", "check", "backup":
+	default:
+		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	switch cmd {
+	case "check":
+		cfg, err := bot.Check(*cfgPath, false)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		if err := cfg.ValidateRun(); err != nil {
+			fmt.Fprintf(stdout, "%s: valid (note: `anima run` also needs: %s)\n", *cfgPath, err)
+			return 0
+		}
+		fmt.Fprintf(stdout, "%s: valid\n", *cfgPath)
+		return 0
+	case "backup":
+		if *out == "" {
+			fmt.Fprintln(stderr, "anima backup: --out FILE is required")
+			return 2
+		}
+		cfg, err := bot.Check(*cfgPath, false)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		start := time.Now()
+		n, err := bot.Backup(ctx, cfg.Storage.Path, *out)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "backed up %s to %s (%d bytes, %v)\n", cfg.Storage.Path, *out, n, time.Since(start).Round(time.Millisecond))
+		return 0
+	}
+
+	cfg, err := bot.Check(*cfgPath, cmd == "run")
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	log := bot.NewLogger(cfg.Log, stderr)
+	opts := bot.Options{Logger: log}
+	if cmd == "chat" {
+		opts.Console, opts.In, opts.Out = true, stdin, stdout
+	}
+	if err := bot.Run(ctx, cfg, opts); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("anima failed", "err", err)
+		return 1
+	}
+	return 0
+}
