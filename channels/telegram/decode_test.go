@@ -1,0 +1,100 @@
+package telegram
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+)
+
+func FuzzDecodeUpdate(f *testing.F) {
+	seeds := []string{
+		`{"update_id":1,"message":{"message_id":1,"date":1,"chat":{"id":1,"type":"private"},"from":{"id":1001,"first_name":"A"},"text":"hi"}}`,
+		`{"update_id":2,"message":{"message_id":2,"date":1,"chat":{"id":-5,"type":"supergroup"},"from":{"id":1001,"first_name":"A"},"text":"@anima_bot 😀 hi","entities":[{"type":"mention","offset":0,"length":10}]}}`,
+		`{"update_id":3,"message":{"message_id":2,"date":1,"chat":{"id":-5,"type":"group"},"from":{"id":1001},"text":"x","entities":[{"type":"mention","offset":-3,"length":99}]}}`,
+		`{"update_id":4,"callback_query":{"id":"q","from":{"id":1001},"data":"/forget yes","message":{"message_id":9,"date":0,"chat":{"id":1,"type":"private"}}}}`,
+		`{"update_id":5,"message_reaction":{"chat":{"id":1,"type":"private"},"message_id":3,"user":{"id":1001},"date":1,"old_reaction":[],"new_reaction":[{"type":"emoji","emoji":"❤"}]}}`,
+		`{"update_id":6,"my_chat_member":{"chat":{"id":1,"type":"private"},"from":{"id":1001},"date":1,"old_chat_member":{"status":"member","user":{"id":1}},"new_chat_member":{"status":"kicked","user":{"id":1},"until_date":0}}}`,
+		`{"update_id":7,"message":{"message_id":1,"date":1,"chat":{"id":1,"type":"private"},"from":{"id":1001},"text":"/help@anima_bot@x"}}`,
+		`{"update_id":8,"message":"nope"}`,
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	cl := classifier{me: identity{id: 123456, username: "anima_bot"}, allowed: map[int64]bool{1001: true}}
+	now := time.Unix(1700000000, 0)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var u models.Update
+		if json.Unmarshal(data, &u) != nil {
+			return
+		}
+		v := cl.classify(&u, now)
+		if v.kind == "" {
+			t.Fatal("verdict without a kind")
+		}
+		if v.ok {
+			if v.sig.Source != "telegram" || v.sig.Ref != strconv.FormatInt(u.ID, 10) || v.sig.User != 1001 {
+				t.Fatalf("bad signal %+v", v.sig)
+			}
+			if strings.Contains(v.sig.Text, "@anima_bot") && v.sig.Type == "command" && strings.HasPrefix(v.sig.Text, "/") {
+				first, _, _ := strings.Cut(v.sig.Text, " ")
+				if strings.Contains(first, "@") {
+					t.Fatalf("command suffix not stripped: %q", v.sig.Text)
+				}
+			}
+		}
+	})
+}
+
+func TestClassifyCases(t *testing.T) {
+	cl := classifier{me: identity{id: 123456, username: "anima_bot"}, allowed: map[int64]bool{1001: true}}
+	tests := []struct {
+		name, update string
+		ok           bool
+		kind, text   string
+	}{
+		{"reaction", `{"update_id":5,"message_reaction":{"chat":{"id":1,"type":"private"},"message_id":3,"user":{"id":1001},"date":1,"old_reaction":[],"new_reaction":[{"type":"emoji","emoji":"❤"}]}}`, true, kindReaction, "❤"},
+		{"reaction removed", `{"update_id":5,"message_reaction":{"chat":{"id":1,"type":"private"},"message_id":3,"user":{"id":1001},"date":1,"old_reaction":[{"type":"emoji","emoji":"❤"}],"new_reaction":[]}}`, false, kindIgnored, ""},
+		{"kicked", `{"update_id":6,"my_chat_member":{"chat":{"id":1,"type":"private"},"from":{"id":1001},"date":1,"old_chat_member":{"status":"member","user":{"id":1}},"new_chat_member":{"status":"kicked","user":{"id":1},"until_date":0}}}`, false, kindIgnored, ""},
+		{"bot sender", `{"update_id":1,"message":{"message_id":1,"date":1,"chat":{"id":1,"type":"private"},"from":{"id":1001,"is_bot":true},"text":"hi"}}`, false, kindIgnored, ""},
+		{"text mention", `{"update_id":2,"message":{"message_id":2,"date":1,"chat":{"id":-5,"type":"group"},"from":{"id":1001},"text":"Anima, hi","entities":[{"type":"text_mention","offset":0,"length":5,"user":{"id":123456}}]}}`, true, kindMessage, ", hi"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var u models.Update
+			if err := json.Unmarshal([]byte(tc.update), &u); err != nil {
+				t.Fatal(err)
+			}
+			v := cl.classify(&u, time.Now())
+			if v.ok != tc.ok || v.kind != tc.kind || v.sig.Text != tc.text {
+				t.Errorf("verdict ok=%v kind=%q text=%q, want ok=%v kind=%q text=%q", v.ok, v.kind, v.sig.Text, tc.ok, tc.kind, tc.text)
+			}
+		})
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	rec, sink := newMemRecorder(0), newSink()
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no token", Config{}, "token"},
+		{"bad mode", Config{Token: "1:x", Mode: "carrier-pigeon"}, "mode"},
+		{"webhook without listen", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{SecretToken: "s"}}, "webhook.listen"},
+		{"webhook without secret", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0"}}, "secret_token"},
+		{"webhook bad secret", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0", SecretToken: "a b"}}, "secret_token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(tc.cfg, rec, sink, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want mention of %q", err, tc.want)
+			}
+		})
+	}
+}

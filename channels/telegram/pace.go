@@ -1,0 +1,109 @@
+package telegram
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// pacer spaces sends: at most one per perChat per chat and one per global overall. Each
+// call reserves the earliest slot allowed by both (next-allowed-time style) and waits for
+// it; reservations are first come, first served.
+type pacer struct {
+	perChat time.Duration
+	global  time.Duration
+
+	mu         sync.Mutex
+	globalNext time.Time
+	chatNext   map[int64]time.Time
+	pruneAt    int // prune the map when it reaches this size
+}
+
+func newPacer(perChat, global time.Duration) *pacer {
+	return &pacer{perChat: perChat, global: global, chatNext: map[int64]time.Time{}, pruneAt: 256}
+}
+
+// reserve returns the time a send to chat may happen and books it.
+func (p *pacer) reserve(chat int64, now time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at := now
+	if p.globalNext.After(at) {
+		at = p.globalNext
+	}
+	if n, ok := p.chatNext[chat]; ok && n.After(at) {
+		at = n
+	}
+	p.globalNext = at.Add(p.global)
+	p.chatNext[chat] = at.Add(p.perChat)
+	if len(p.chatNext) >= p.pruneAt {
+		// Entries in the past constrain nothing: drop them so the map stays bounded by the
+		// chats sent to within the last perChat (plus queued reservations).
+		for k, n := range p.chatNext {
+			if !n.After(now) {
+				delete(p.chatNext, k)
+			}
+		}
+		p.pruneAt = max(256, 2*len(p.chatNext))
+	}
+	return at
+}
+
+// wait blocks until a send to chat is allowed or ctx ends.
+func (p *pacer) wait(ctx context.Context, chat int64) error {
+	at := p.reserve(chat, time.Now())
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	return sleepCtx(ctx, d)
+}
+
+// chatLocks serialises sends per chat so the parts of two messages never interleave.
+// Entries live only while someone holds or waits for the lock.
+type chatLocks struct {
+	mu sync.Mutex
+	m  map[int64]*chatLock
+}
+
+type chatLock struct {
+	ch   chan struct{} // capacity 1: holding the token is holding the lock
+	refs int
+}
+
+func newChatLocks() *chatLocks { return &chatLocks{m: map[int64]*chatLock{}} }
+
+// lock takes chat's lock, or returns ctx's error; on success call the returned unlock.
+func (l *chatLocks) lock(ctx context.Context, chat int64) (func(), error) {
+	l.mu.Lock()
+	cl, ok := l.m[chat]
+	if !ok {
+		cl = &chatLock{ch: make(chan struct{}, 1)}
+		l.m[chat] = cl
+	}
+	cl.refs++
+	l.mu.Unlock()
+
+	release := func() {
+		l.mu.Lock()
+		cl.refs--
+		if cl.refs == 0 {
+			delete(l.m, chat)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case cl.ch <- struct{}{}:
+		return func() { <-cl.ch; release() }, nil
+	case <-ctx.Done():
+		release()
+		return nil, ctx.Err()
+	}
+}
+
+// size is the number of chats with a lock entry (for tests).
+func (l *chatLocks) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.m)
+}

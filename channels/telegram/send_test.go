@@ -1,0 +1,263 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+)
+
+func TestSendBasics(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	ctx := testCtx(t)
+	err := h.ch.Send(ctx, brain.SendMessage{
+		Chat: alice, Text: "a < b & c", ReplyTo: 77,
+		Buttons: [][]brain.Button{{{Text: "Yes", Data: "/forget yes"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := h.srv.SentTo(alice)
+	if len(sent) != 1 {
+		t.Fatalf("sent %d", len(sent))
+	}
+	m := sent[0]
+	if m.Visible != "a < b & c" || m.ParseMode != "HTML" || m.ReplyTo != 77 {
+		t.Errorf("message %+v", m)
+	}
+	if !strings.Contains(string(m.ReplyMarkup), `"callback_data":"/forget yes"`) {
+		t.Errorf("markup %s", m.ReplyMarkup)
+	}
+	if !strings.Contains(string(m.LinkPreview), `"is_disabled":true`) {
+		t.Errorf("link preview %s", m.LinkPreview)
+	}
+	if err := h.ch.Typing(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	if a := h.srv.Actions(); len(a) != 1 || a[0].Action != "typing" || a[0].ChatID != alice {
+		t.Errorf("actions %+v", a)
+	}
+	if err := h.ch.ReadyCheck(ctx); err != nil {
+		t.Errorf("ReadyCheck: %v", err)
+	}
+}
+
+func TestSendLongTextSplitInOrder(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	var paras []string
+	for i := range 30 {
+		paras = append(paras, strings.Repeat(string(rune('a'+i%26)), 400))
+	}
+	text := strings.Join(paras, "\n\n")
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: text, ReplyTo: 5,
+		Buttons: [][]brain.Button{{{Text: "ok", Data: "/ok"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := h.srv.SentTo(alice)
+	if len(sent) < 3 {
+		t.Fatalf("sent %d parts, want several", len(sent))
+	}
+	var joined []string
+	for i, m := range sent {
+		if telegramtest.UTF16Len(m.Visible) > MaxMessageLength {
+			t.Errorf("part %d too long", i)
+		}
+		if (m.ReplyTo != 0) != (i == 0) {
+			t.Errorf("part %d reply_to %d: only the first part replies", i, m.ReplyTo)
+		}
+		if (m.ReplyMarkup != nil) != (i == len(sent)-1) {
+			t.Errorf("part %d markup %s: only the last part has buttons", i, m.ReplyMarkup)
+		}
+		joined = append(joined, strings.Fields(m.Visible)...)
+	}
+	if diff := cmp.Diff(paras, joined); diff != "" {
+		t.Errorf("content out of order or lost (-want +got):\n%s", diff)
+	}
+}
+
+func TestSendRateLimitedResendsOnce(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.srv.FailNext("sendMessage", 1, 429, 2)
+	if err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.srv.Sent()); n != 1 {
+		t.Errorf("delivered %d messages, want exactly 1", n)
+	}
+	if n := len(h.srv.CallsTo("sendMessage")); n != 2 {
+		t.Errorf("sendMessage called %d times, want 2", n)
+	}
+	if diff := cmp.Diff([]time.Duration{2 * time.Second}, h.sleeps.all()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	if got := testutil.ToFloat64(h.ch.met.requests.WithLabelValues("sendMessage", "rate_limited")); got != 1 {
+		t.Errorf("rate_limited = %v", got)
+	}
+}
+
+func TestSendRateLimitedMidMessageKeepsParts(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
+	// Let part 1 through, then rate-limit part 2 once.
+	ctx := testCtx(t)
+	h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 429, RetryAfter: 1})
+	if err := h.ch.Send(ctx, brain.SendMessage{Chat: alice, Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	sent := h.srv.Sent()
+	if len(sent) != 3 {
+		t.Fatalf("delivered %d parts, want 3", len(sent))
+	}
+	for i, c := range []string{"x", "y", "z"} {
+		if !strings.HasPrefix(sent[i].Visible, c) {
+			t.Errorf("part %d starts %q", i, sent[i].Visible[:1])
+		}
+	}
+}
+
+func TestSendServerErrorsRetried(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.srv.FailNext("sendMessage", 1, 500, 0)
+	h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 502, RawBody: "<html>bad gateway</html>"})
+	if err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "eventually"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.srv.Sent()); n != 1 {
+		t.Errorf("delivered %d, want 1", n)
+	}
+	if n := len(h.sleeps.all()); n != 2 {
+		t.Errorf("backoff waits %d, want 2", n)
+	}
+	if got := testutil.ToFloat64(h.ch.met.requests.WithLabelValues("sendMessage", "server_error")); got != 2 {
+		t.Errorf("server_error = %v", got)
+	}
+}
+
+func TestSendServerErrorsGiveUp(t *testing.T) {
+	h := newHarness(t, 0, func(_ *Config, o *Options) { o.MaxAttempts = 3 })
+	h.srv.FailNext("sendMessage", 5, 500, 0)
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "never"})
+	if err == nil {
+		t.Fatal("no error after exhausting retries")
+	}
+	if n := len(h.srv.CallsTo("sendMessage")); n != 3 {
+		t.Errorf("attempts %d, want 3", n)
+	}
+}
+
+func TestSendBlocked(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.srv.FailNext("sendMessage", 1, 403, 0)
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "hi"})
+	if !errors.Is(err, brain.ErrBlocked) {
+		t.Fatalf("err = %v, want ErrBlocked", err)
+	}
+	if n := len(h.srv.CallsTo("sendMessage")); n != 1 {
+		t.Errorf("403 retried: %d calls", n)
+	}
+	h.srv.FailNext("sendChatAction", 1, 403, 0)
+	if err := h.ch.Typing(testCtx(t), alice); !errors.Is(err, brain.ErrBlocked) {
+		t.Errorf("typing err = %v", err)
+	}
+}
+
+func TestSendOtherBadRequestNotRetried(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: chat not found"})
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "hi"})
+	if err == nil || errors.Is(err, brain.ErrBlocked) || !strings.Contains(err.Error(), "chat not found") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(h.srv.CallsTo("sendMessage")); n != 1 {
+		t.Errorf("calls %d, want 1", n)
+	}
+}
+
+func TestSendParseErrorFallsBackToPlain(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 0"})
+	if err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "1 < 2 is **true**"}); err != nil {
+		t.Fatal(err)
+	}
+	sent := h.srv.Sent()
+	if len(sent) != 1 {
+		t.Fatalf("delivered %d, want 1", len(sent))
+	}
+	if sent[0].ParseMode != "" || !strings.Contains(sent[0].Text, "1 < 2") {
+		t.Errorf("fallback %+v, want plain text", sent[0])
+	}
+}
+
+func TestSendPerChatPacing(t *testing.T) {
+	const interval = 150 * time.Millisecond
+	h := newHarness(t, 0, func(_ *Config, o *Options) { o.PerChatInterval = interval })
+	ctx := testCtx(t)
+	for i := range 3 {
+		if err := h.ch.Send(ctx, brain.SendMessage{Chat: alice, Text: "m" + string(rune('0'+i))}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.ch.Send(ctx, brain.SendMessage{Chat: bob, Text: "other"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := h.srv.SentTo(alice)
+	if len(sent) != 3 {
+		t.Fatalf("sent %d", len(sent))
+	}
+	for i := 1; i < len(sent); i++ {
+		// The server's receive times; allow scheduling slack below the interval only.
+		if gap := sent[i].At.Sub(sent[i-1].At); gap < interval-20*time.Millisecond {
+			t.Errorf("gap %d→%d = %v, want ≥ %v", i-1, i, gap, interval)
+		}
+	}
+	if h.ch.locks.size() != 0 {
+		t.Errorf("chat locks left behind: %d", h.ch.locks.size())
+	}
+}
+
+func TestPacerMapBounded(t *testing.T) {
+	p := newPacer(time.Millisecond, 0)
+	now := time.Now()
+	for i := range 10000 {
+		p.reserve(int64(i), now.Add(time.Duration(i)*time.Millisecond))
+	}
+	if n := len(p.chatNext); n > 600 {
+		t.Errorf("pacer tracks %d chats, want a bounded number", n)
+	}
+}
+
+func TestPacerGlobalRate(t *testing.T) {
+	p := newPacer(time.Second, 100*time.Millisecond)
+	now := time.Now()
+	var last time.Time
+	for i := range 5 {
+		at := p.reserve(int64(i), now)
+		if i > 0 && at.Sub(last) != 100*time.Millisecond {
+			t.Errorf("reservation %d at +%v after the previous, want 100ms", i, at.Sub(last))
+		}
+		last = at
+	}
+	// Same chat again: waits its per-chat second from its first slot.
+	if at := p.reserve(0, now); at.Sub(now) != time.Second {
+		t.Errorf("per-chat slot at +%v, want 1s", at.Sub(now))
+	}
+}
+
+func TestSendHonoursContext(t *testing.T) {
+	h := newHarness(t, 0, func(_ *Config, o *Options) { o.Sleep = nil })
+	h.srv.FailNext("sendMessage", 1, 429, 30)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err := h.ch.Send(ctx, brain.SendMessage{Chat: alice, Text: "hi"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want deadline exceeded", err)
+	}
+}

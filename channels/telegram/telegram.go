@@ -1,0 +1,346 @@
+// Package telegram is anima's Telegram channel. It receives updates by long polling
+// (its own getUpdates loop, which confirms updates only after they are durably recorded)
+// or by webhook (secret checked in constant time, 200 only after recording), turns them
+// into brain signals for allowed users, and sends messages as Telegram HTML with
+// splitting, plain-text fallback, retries and pacing. It uses go-telegram/bot for the
+// Bot API calls; tests drive it against the fake in channels/telegram/telegramtest.
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-telegram/bot"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/anima-bot/anima/channels"
+)
+
+var _ channels.Channel = (*Channel)(nil)
+
+// Receive modes.
+const (
+	ModePolling = "polling"
+	ModeWebhook = "webhook"
+)
+
+// DefaultAPIURL is Telegram's Bot API server.
+const DefaultAPIURL = "https://api.telegram.org"
+
+// DefaultWebhookPath is where the webhook is served when Webhook.Path is empty.
+const DefaultWebhookPath = "/telegram/webhook"
+
+// allowedUpdates are the update types anima asks Telegram for.
+var allowedUpdates = []string{"message", "callback_query", "message_reaction", "my_chat_member"}
+
+// Config is the channel's configuration.
+type Config struct {
+	Token  string
+	APIURL string // default DefaultAPIURL
+	Mode   string // ModePolling (default) or ModeWebhook
+	// Webhook configures webhook mode.
+	Webhook WebhookConfig
+	// AllowedUsers are the Telegram user ids anima talks to; others are ignored unless
+	// Public is set.
+	AllowedUsers []int64
+	Public       bool
+	// PollTimeout is the long-poll timeout (default 25s, rounded to whole seconds, at
+	// least 1s).
+	PollTimeout time.Duration
+}
+
+// WebhookConfig configures webhook mode.
+type WebhookConfig struct {
+	// Listen is the address the webhook server binds, e.g. ":8443" or "127.0.0.1:0".
+	Listen string
+	// Path is the URL path served (default DefaultWebhookPath).
+	Path string
+	// PublicURL is the public base URL (scheme and host, maybe a path prefix) Telegram
+	// reaches the server at; the webhook registered is PublicURL + Path. When empty,
+	// setWebhook is not called (the webhook is registered by other means).
+	PublicURL string
+	// SecretToken is required: Telegram sends it in X-Telegram-Bot-Api-Secret-Token
+	// (1–256 characters of A–Z, a–z, 0–9, _ and -).
+	SecretToken string
+}
+
+// Options are the channel's optional dependencies and tuning knobs; zero values get
+// defaults.
+type Options struct {
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer // nil: metrics are not registered
+	// HTTPClient is used for every Bot API request; its Transport is wrapped to count
+	// requests. It should have no overall Timeout shorter than PollTimeout (the channel
+	// sets per-request deadlines itself).
+	HTTPClient *http.Client
+	// PerChatInterval is the minimum time between two messages to one chat (default 1s).
+	PerChatInterval time.Duration
+	// GlobalRate is the maximum messages per second over all chats (default 30).
+	GlobalRate float64
+	// RetryBase and RetryMax bound the exponential backoff for 5xx and network errors
+	// (defaults 500ms and 30s); MaxAttempts bounds the attempts of one message part
+	// (default 6).
+	RetryBase   time.Duration
+	RetryMax    time.Duration
+	MaxAttempts int
+	// Sleep waits d or until ctx ends (returning ctx's error); nil uses a timer. Tests
+	// replace it to observe retry waits without spending them. Pacing does not use it.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock for updates without a date of their own; nil uses time.Now.
+	Now func() time.Time
+}
+
+// Channel is the Telegram channel. Create it with New.
+type Channel struct {
+	cfg      Config
+	rec      channels.Recorder
+	sink     channels.Sink
+	log      *slog.Logger
+	met      *metrics
+	client   *http.Client
+	bot      *bot.Bot
+	pace     *pacer
+	locks    *chatLocks
+	sleep    func(context.Context, time.Duration) error
+	now      func() time.Time
+	base     time.Duration
+	maxWait  time.Duration
+	attempts int
+
+	allowed map[int64]bool
+	me      atomic.Pointer[identity]
+	running atomic.Bool
+	ready   chan struct{}
+	addr    atomic.Pointer[net.Addr]
+
+	recMu sync.Mutex // serialises record-and-advance in webhook mode
+}
+
+// New builds a channel. rec and sink are required. It makes no network calls.
+func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*Channel, error) {
+	if rec == nil || sink == nil {
+		return nil, errors.New("telegram: recorder and sink are required")
+	}
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	c := &Channel{
+		cfg:      cfg,
+		rec:      rec,
+		sink:     sink,
+		log:      opts.Logger,
+		met:      newMetrics(opts.Registerer),
+		sleep:    opts.Sleep,
+		now:      opts.Now,
+		base:     opts.RetryBase,
+		maxWait:  opts.RetryMax,
+		attempts: opts.MaxAttempts,
+		allowed:  make(map[int64]bool, len(cfg.AllowedUsers)),
+		ready:    make(chan struct{}),
+		locks:    newChatLocks(),
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	c.log = c.log.With("component", "telegram")
+	if c.sleep == nil {
+		c.sleep = sleepCtx
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.base <= 0 {
+		c.base = 500 * time.Millisecond
+	}
+	if c.maxWait <= 0 {
+		c.maxWait = 30 * time.Second
+	}
+	if c.attempts <= 0 {
+		c.attempts = 6
+	}
+	perChat, rate := opts.PerChatInterval, opts.GlobalRate
+	if perChat <= 0 {
+		perChat = time.Second
+	}
+	if rate <= 0 {
+		rate = 30
+	}
+	c.pace = newPacer(perChat, time.Duration(float64(time.Second)/rate))
+	for _, u := range cfg.AllowedUsers {
+		c.allowed[u] = true
+	}
+
+	base := http.DefaultTransport
+	if opts.HTTPClient != nil && opts.HTTPClient.Transport != nil {
+		base = opts.HTTPClient.Transport
+	}
+	c.client = &http.Client{Transport: &transport{base: base, met: c.met}}
+	if opts.HTTPClient != nil {
+		c.client.CheckRedirect = opts.HTTPClient.CheckRedirect
+		c.client.Jar = opts.HTTPClient.Jar
+		c.client.Timeout = opts.HTTPClient.Timeout
+	}
+	b, err := bot.New(cfg.Token,
+		bot.WithServerURL(cfg.APIURL),
+		bot.WithHTTPClient(cfg.PollTimeout, c.client),
+		bot.WithSkipGetMe(),
+		bot.WithErrorsHandler(func(err error) { c.log.Debug("telegram client error", "err", err) }),
+		bot.WithDebugHandler(func(string, ...any) {}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: create client: %w", err)
+	}
+	c.bot = b
+	return c, nil
+}
+
+// normalize applies defaults and validates cfg, naming the bad key.
+func (cfg *Config) normalize() error {
+	if strings.TrimSpace(cfg.Token) == "" {
+		return errors.New("telegram: token is required")
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = DefaultAPIURL
+	}
+	cfg.APIURL = strings.TrimRight(cfg.APIURL, "/")
+	if cfg.Mode == "" {
+		cfg.Mode = ModePolling
+	}
+	if cfg.PollTimeout <= 0 {
+		cfg.PollTimeout = 25 * time.Second
+	}
+	switch cfg.Mode {
+	case ModePolling:
+	case ModeWebhook:
+		if cfg.Webhook.Listen == "" {
+			return errors.New("telegram: webhook.listen is required in webhook mode")
+		}
+		if cfg.Webhook.Path == "" {
+			cfg.Webhook.Path = DefaultWebhookPath
+		}
+		if !strings.HasPrefix(cfg.Webhook.Path, "/") {
+			return fmt.Errorf("telegram: webhook.path %q must start with /", cfg.Webhook.Path)
+		}
+		if !validSecret(cfg.Webhook.SecretToken) {
+			return errors.New("telegram: webhook.secret_token is required: 1-256 characters of A-Z, a-z, 0-9, _ and -")
+		}
+		if u := cfg.Webhook.PublicURL; u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
+			return fmt.Errorf("telegram: webhook.public_url %q must be an http(s) URL", u)
+		}
+	default:
+		return fmt.Errorf("telegram: mode %q is not one of polling, webhook", cfg.Mode)
+	}
+	return nil
+}
+
+func validSecret(s string) bool {
+	if len(s) == 0 || len(s) > 256 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Run learns the bot's identity (getMe), then receives updates until ctx ends. It
+// returns nil when ctx ends, or an error when receiving cannot start (the stored offset
+// cannot be read, the webhook address cannot be bound). Run may be called once.
+func (c *Channel) Run(ctx context.Context) error {
+	if !c.running.CompareAndSwap(false, true) {
+		return errors.New("telegram: Run called twice")
+	}
+	if c.learnIdentity(ctx) != nil {
+		return nil // ctx ended before getMe succeeded
+	}
+	if c.cfg.Mode == ModeWebhook {
+		return c.runWebhook(ctx)
+	}
+	return c.runPolling(ctx)
+}
+
+// Ready is closed once Run is receiving: polling has started or the webhook server is
+// listening.
+func (c *Channel) Ready() <-chan struct{} { return c.ready }
+
+// Addr is the webhook server's bound address once Ready is closed (nil in polling mode).
+func (c *Channel) Addr() net.Addr {
+	if a := c.addr.Load(); a != nil {
+		return *a
+	}
+	return nil
+}
+
+// ReadyCheck calls getMe, for /readyz: it fails when Telegram is unreachable or the token
+// is wrong.
+func (c *Channel) ReadyCheck(ctx context.Context) error {
+	if _, err := c.bot.GetMe(ctx); err != nil {
+		return fmt.Errorf("telegram getMe: %w", err)
+	}
+	return nil
+}
+
+// learnIdentity calls getMe until it succeeds (retrying with backoff) or ctx ends.
+func (c *Channel) learnIdentity(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		me, err := c.bot.GetMe(ctx)
+		if err == nil {
+			c.me.Store(&identity{id: me.ID, username: me.Username})
+			c.log.Info("telegram bot identity", "bot_id", me.ID, "bot_username", me.Username)
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		d := c.backoff(attempt)
+		c.log.Warn("telegram getMe failed, retrying", "err", err, "retry_in", d)
+		if err := c.sleep(ctx, d); err != nil {
+			return err
+		}
+	}
+}
+
+func (c *Channel) classifier() classifier {
+	cl := classifier{allowed: c.allowed, public: c.cfg.Public}
+	if me := c.me.Load(); me != nil {
+		cl.me = *me
+	}
+	return cl
+}
+
+// backoff is the wait before retry number attempt+1: RetryBase doubling up to RetryMax,
+// with ±20% jitter.
+func (c *Channel) backoff(attempt int) time.Duration {
+	d := c.base
+	for range min(attempt, 30) {
+		d *= 2
+		if d >= c.maxWait {
+			d = c.maxWait
+			break
+		}
+	}
+	jitter := 0.8 + 0.4*rand.Float64()
+	return time.Duration(float64(d) * jitter)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

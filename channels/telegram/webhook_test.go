@@ -1,0 +1,124 @@
+package telegram
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+)
+
+const secret = "s3cret-Token_1"
+
+func webhookHarness(t *testing.T, offset int64) (*harness, string) {
+	t.Helper()
+	h := newHarness(t, offset, func(c *Config, _ *Options) {
+		c.Mode = ModeWebhook
+		c.Webhook = WebhookConfig{Listen: "127.0.0.1:0", Path: "/tg/hook", PublicURL: "https://anima.example.org/base/", SecretToken: secret}
+	})
+	h.start(t)
+	return h, "http://" + h.ch.Addr().String() + "/tg/hook"
+}
+
+func textUpdate(id int64, user int64, text string) models.Update {
+	m := telegramtest.TextMessage(user, user, models.ChatTypePrivate, text)
+	m.ID, m.Date = int(id)+500, 1700000000
+	return models.Update{ID: id, Message: &m}
+}
+
+func TestWebhookSecret(t *testing.T) {
+	h, url := webhookHarness(t, 0)
+	ctx := testCtx(t)
+	for _, s := range []string{"", "wrong", secret + "x"} {
+		status, err := telegramtest.PostWebhook(ctx, url, s, textUpdate(10, alice, "sneaky"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != http.StatusUnauthorized {
+			t.Errorf("secret %q: status %d, want 401", s, status)
+		}
+	}
+	if sigs, off := h.rec.snapshot(); len(sigs) != 0 || off != 0 || h.rec.calls != 0 {
+		t.Fatalf("unauthenticated delivery recorded: %v offset %d", sigs, off)
+	}
+	// GET with the right secret: 405.
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set(telegramtest.SecretHeader, secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %d, want 405", resp.StatusCode)
+	}
+}
+
+func TestWebhookRecordsThenAnswers(t *testing.T) {
+	h, url := webhookHarness(t, 0)
+	ctx := testCtx(t)
+
+	if err := h.srv.WaitFor(ctx, func() bool { return len(h.srv.Webhooks()) == 1 }); err != nil {
+		t.Fatal("setWebhook not called:", err)
+	}
+	wh := h.srv.Webhooks()[0]
+	if wh.URL != "https://anima.example.org/base/tg/hook" || wh.SecretToken != secret || wh.MaxConnections != 1 {
+		t.Errorf("setWebhook = %+v", wh)
+	}
+
+	status, err := telegramtest.PostWebhook(ctx, url, secret, textUpdate(10, alice, "hi"))
+	if err != nil || status != http.StatusOK {
+		t.Fatalf("deliver: %d %v", status, err)
+	}
+	// 200 came after the record: it is there now, without waiting.
+	sigs, off := h.rec.snapshot()
+	if len(sigs) != 1 || sigs[0].Text != "hi" || off != 11 {
+		t.Fatalf("after 200: signals %+v offset %d", sigs, off)
+	}
+	if sig := h.sink.next(t); sig.Ref != "10" {
+		t.Errorf("submitted %+v", sig)
+	}
+
+	// Redelivery of the same id (Telegram did not see our 200): skipped.
+	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(10, alice, "hi")); status != http.StatusOK {
+		t.Errorf("duplicate: %d", status)
+	}
+	// Malformed JSON: 200 (no redelivery loop), nothing recorded.
+	if status, _ := telegramtest.PostWebhook(ctx, url, secret, []byte(`{"update_id":`)); status != http.StatusOK {
+		t.Errorf("malformed: %d", status)
+	}
+	// An unauthorised user's update is confirmed but yields nothing.
+	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(11, bob, "hello")); status != http.StatusOK {
+		t.Errorf("unauthorised: %d", status)
+	}
+	if sigs, off := h.rec.snapshot(); len(sigs) != 1 || off != 12 {
+		t.Errorf("signals %d offset %d, want 1 and 12", len(sigs), off)
+	}
+
+	// A failed record answers 500 so Telegram retries; the retry then succeeds.
+	h.rec.mu.Lock()
+	h.rec.failN = 1
+	h.rec.mu.Unlock()
+	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(12, alice, "again")); status != http.StatusInternalServerError {
+		t.Errorf("failed record: %d, want 500", status)
+	}
+	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(12, alice, "again")); status != http.StatusOK {
+		t.Errorf("retry: %d", status)
+	}
+	if sigs, _ := h.rec.snapshot(); len(sigs) != 2 || !strings.Contains(sigs[1].Text, "again") {
+		t.Errorf("signals %+v", sigs)
+	}
+}
+
+func TestWebhookSkipsBelowStoredOffset(t *testing.T) {
+	h, url := webhookHarness(t, 50)
+	ctx := testCtx(t)
+	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(49, alice, "old")); status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	if h.rec.calls != 0 {
+		t.Fatalf("update below stored offset was recorded")
+	}
+}
