@@ -26,6 +26,7 @@ import (
 	"github.com/anima-bot/anima/channels"
 	"github.com/anima-bot/anima/channels/console"
 	"github.com/anima-bot/anima/channels/telegram"
+	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -41,6 +42,8 @@ type Options struct {
 	Out     io.Writer
 	// Started, if set, is called once everything listens, with the bound addresses.
 	Started func(Addrs)
+	// Plugins extend anima with tools and neurons.
+	Plugins []plugins.Plugin
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).
@@ -94,12 +97,16 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 			return fmt.Errorf("register tool: %w", err)
 		}
 	}
+	neurons, err := plugins.Collect(tools, opts.Plugins...)
+	if err != nil {
+		return err
+	}
 	think := cognition.New(cognition.Config{
 		FastModel:           cfg.LLM.FastModel,
 		SmartModel:          cfg.LLM.SmartModel,
 		RequestTimeout:      cfg.LLM.RequestTimeout.Std(),
 		ConfidenceThreshold: cfg.LLM.ConfidenceThreshold,
-		DailyTokenBudget:    cfg.LLM.DailyTokenBudget,
+		DailyTokenBudget:    int(cfg.LLM.DailyTokenBudget),
 		ContextTokens:       cfg.LLM.ContextTokens,
 		MaxOutputTokens:     cfg.LLM.MaxOutputTokens,
 		PersonaName:         cfg.Persona.Name,
@@ -116,8 +123,10 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	agg := aggregation.New(aggregation.Config{
 		Enabled: pol.Enabled, MinSilence: pol.MinSilence, Cooldown: pol.Cooldown, FollowupAfter: pol.FollowupAfter,
 		QuietStart: pol.QuietStart, QuietEnd: pol.QuietEnd, MaxPerDay: pol.MaxPerDay,
-	})
-	auto := autonomic.New(autonomic.Config{MinSilence: pol.MinSilence})
+	}, aggregation.Options{})
+	autoCfg := autonomic.Default()
+	autoCfg.MinSilence = pol.MinSilence
+	auto := autonomic.New(autoCfg, neurons...)
 	st := brain.NewState(zone)
 	if err := restoreState(store, st, agg); err != nil {
 		return err
@@ -216,10 +225,20 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 		if ms != nil {
 			a.Metrics = ms.Addr()
 		}
-		if tg != nil {
-			a.Webhook = tg.WebhookAddr()
-		}
-		opts.Started(a)
+		g.Go(func() error {
+			if tg != nil {
+				select {
+				case <-tg.Ready():
+				case <-gctx.Done():
+					return nil
+				}
+				if addr := tg.Addr(); addr != nil {
+					a.Webhook = addr.String()
+				}
+			}
+			opts.Started(a)
+			return nil
+		})
 	}
 	log.Info("anima started", "version", Version, "mode", modeName(cfg, opts), "allowed_users", len(cfg.Telegram.AllowedUsers))
 	err = g.Wait()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/url"
 	"os"
@@ -206,8 +205,10 @@ func Load(path string) (Config, error) {
 // ${NAME:-default} (the default is used when NAME is unset or empty). A missing
 // variable expands to "", and an unquoted value that expands to nothing counts as
 // absent, so the key keeps its default. "$${" gives a literal "${"; any other "$"
-// is literal. Expansion happens after YAML parsing, so a value may contain any
-// characters; in flow style ({...}) quote the reference: {secret_token: "${X}"}.
+// is literal. A reference must fit on one line. Values are substituted after YAML
+// parsing, so a variable may hold any characters ("#", ": ", quotes) without
+// changing the document's structure, and references work unquoted in flow style
+// too: allowed_users: [${OWNER_ID}]. Keys are never expanded.
 //
 // Unknown keys, duplicate keys and values of the wrong type are errors naming the
 // full key and its line. All problems are returned together (errors.Join); each
@@ -216,8 +217,9 @@ func Parse(data []byte) (Config, error) {
 	return parse(data, os.LookupEnv)
 }
 
-func parse(data []byte, lookup func(string) (string, bool)) (cfg Config, err error) {
-	cfg = Default()
+func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
+	cfg := Default()
+	data, restore := shield(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var doc yaml.Node
@@ -226,6 +228,8 @@ func parse(data []byte, lookup func(string) (string, bool)) (cfg Config, err err
 		return cfg, joinKeyErrors(cfg.validate())
 	case err != nil:
 		return Config{}, fmt.Errorf("parse YAML: %w", err)
+	case len(doc.Content) == 0:
+		return cfg, joinKeyErrors(cfg.validate())
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -235,7 +239,7 @@ func parse(data []byte, lookup func(string) (string, bool)) (cfg Config, err err
 		return Config{}, &KeyError{Line: extra.Line, Msg: "a second YAML document; keep the whole configuration in one"}
 	}
 
-	w := walker{lookup: lookup, lines: map[string]int{}, expanded: map[*yaml.Node]bool{}}
+	w := walker{lookup: lookup, restore: restore, lines: map[string]int{}, expanded: map[*yaml.Node]bool{}}
 	w.section(doc.Content[0], reflect.TypeFor[Config](), "")
 	if len(w.errs) > 0 {
 		return Config{}, joinKeyErrors(w.errs)
@@ -304,7 +308,8 @@ func prefixErrors(path string, err error) error {
 // place and records the line of each key.
 type walker struct {
 	lookup   func(string) (string, bool)
-	lines    map[string]int // full key -> line
+	restore  *strings.Replacer // undoes shield
+	lines    map[string]int    // full key -> line
 	expanded map[*yaml.Node]bool
 	errs     []*KeyError
 }
@@ -327,7 +332,7 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, prefix string) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := resolveAlias(n.Content[i]), n.Content[i+1]
-		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.ShortTag() == "!!merge" {
 			w.merge(v, t, prefix)
 			continue
 		}
@@ -335,7 +340,7 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, prefix string) {
 			w.fail(k, prefix, "keys must be plain names; allowed keys: %s", strings.Join(names, ", "))
 			continue
 		}
-		key := join(prefix, k.Value)
+		key := join(prefix, w.restore.Replace(k.Value))
 		if first, dup := seen[k.Value]; dup {
 			w.fail(k, key, "set twice (first at line %d)", first)
 			continue
@@ -343,7 +348,7 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, prefix string) {
 		seen[k.Value] = k.Line
 		f, ok := fieldByYAMLName(t, k.Value)
 		if !ok {
-			w.fail(k, key, "unknown key%s", suggest(k.Value, names, prefix))
+			w.fail(k, key, "unknown key%s", suggest(w.restore.Replace(k.Value), names, prefix))
 			continue
 		}
 		w.lines[key] = k.Line
@@ -391,11 +396,23 @@ func (w *walker) leaf(n *yaml.Node, t reflect.Type, key string) {
 	if len(w.errs) > before {
 		return
 	}
+	w.check(n, t, key)
+}
+
+// check reports whether n decodes into a value of type t, naming key and, for
+// lists, the bad entry.
+func (w *walker) check(n *yaml.Node, t reflect.Type, key string) {
+	r := resolveAlias(n)
+	if t.Kind() == reflect.Slice && r.Kind == yaml.SequenceNode {
+		for _, e := range r.Content {
+			w.check(e, t.Elem(), key)
+		}
+		return
+	}
 	err := n.Decode(reflect.New(t).Interface())
 	if err == nil {
 		return
 	}
-	r := resolveAlias(n)
 	if _, ok := errors.AsType[*yaml.TypeError](err); ok {
 		w.fail(r, key, "want %s, got %s", describeType(t), describeNode(r))
 		return
@@ -413,10 +430,11 @@ func (w *walker) expand(n *yaml.Node, key string) {
 	case yaml.AliasNode:
 		w.expand(n.Alias, key)
 	case yaml.ScalarNode:
-		if !strings.Contains(n.Value, "${") {
+		raw := w.restore.Replace(n.Value)
+		if !strings.Contains(raw, "${") {
 			return
 		}
-		v, err := expandEnv(n.Value, w.lookup)
+		v, err := expandEnv(raw, w.lookup)
 		if err != nil {
 			w.fail(n, key, "%s", err.Error())
 			return
@@ -430,6 +448,41 @@ func (w *walker) expand(n *yaml.Node, key string) {
 			w.expand(c, key)
 		}
 	}
+}
+
+// shield replaces each ${...} reference in data with a placeholder that is a
+// plain YAML scalar in any context, so that references also work unquoted in
+// flow style ([${ID}], {token: ${T}}) and a "#" in a default is not a comment.
+// The returned Replacer turns placeholders back into the references.
+func shield(data []byte) ([]byte, *strings.Replacer) {
+	prefix := "animaenv"
+	for bytes.Contains(data, []byte(prefix)) {
+		prefix += "x"
+	}
+	var out []byte
+	var pairs []string
+	for {
+		i := bytes.Index(data, []byte("${"))
+		if i < 0 {
+			break
+		}
+		end := bytes.IndexAny(data[i:], "}\n")
+		if (i > 0 && data[i-1] == '$') || end < 0 || data[i+end] != '}' {
+			// "$${" escape or no "}" on this line: leave it for expandEnv to judge.
+			out = append(out, data[:i+2]...)
+			data = data[i+2:]
+			continue
+		}
+		token := prefix + strconv.Itoa(len(pairs)/2) + "z"
+		pairs = append(pairs, token, string(data[i:i+end+1]))
+		out = append(out, data[:i]...)
+		out = append(out, token...)
+		data = data[i+end+1:]
+	}
+	if pairs == nil {
+		return append(out, data...), strings.NewReplacer()
+	}
+	return append(out, data...), strings.NewReplacer(pairs...)
 }
 
 // expandEnv expands ${NAME} and ${NAME:-default} in s; "$${" is a literal "${".
@@ -638,9 +691,8 @@ func (c *checker) httpURL(key, v string, httpsOnly bool) {
 }
 
 func (c *checker) listen(key, v, example string) {
-	host, port, err := net.SplitHostPort(v)
-	n, perr := strconv.ParseUint(port, 10, 16)
-	if err != nil || perr != nil || n > math.MaxUint16 || strings.ContainsAny(host, " /") {
+	_, port, err := net.SplitHostPort(v)
+	if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
 		c.add(key, "must be host:port such as %s; got %q", example, v)
 	}
 }
@@ -670,9 +722,14 @@ func (c Config) validate() []*KeyError {
 	if t.Webhook.PublicURL != "" {
 		p.httpURL("telegram.webhook.public_url", t.Webhook.PublicURL, true)
 	}
-	if t.Mode == ModeWebhook && !validSecretToken(string(t.Webhook.SecretToken)) {
-		p.add("telegram.webhook.secret_token", "is required in webhook mode: 1–256 characters of A-Z a-z 0-9 _ - "+
-			"(set ANIMA_WEBHOOK_SECRET); got %d characters", len(t.Webhook.SecretToken))
+	switch secret := t.Webhook.SecretToken; {
+	case t.Mode != ModeWebhook:
+	case secret == "":
+		p.add("telegram.webhook.secret_token", "is required in webhook mode: set ANIMA_WEBHOOK_SECRET "+
+			"to 1–256 characters of A-Z a-z 0-9 _ -")
+	case !validSecretToken(string(secret)):
+		p.add("telegram.webhook.secret_token", "must be 1–256 characters of A-Z a-z 0-9 _ -; "+
+			"the value set (%d bytes) is too long or has other characters", len(secret))
 	}
 	for i, id := range t.AllowedUsers {
 		if id <= 0 {
@@ -861,15 +918,22 @@ func (q QuietHours) parse() (start, end time.Duration, ok bool, err error) {
 	return start, end, true, nil
 }
 
+// digits2 returns the value of a two-digit decimal string, or -1.
+func digits2(s string) int {
+	if len(s) != 2 || s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9' {
+		return -1
+	}
+	return int(s[0]-'0')*10 + int(s[1]-'0')
+}
+
 // clockOffset parses "HH:MM" (00:00–23:59) as an offset from midnight.
 func clockOffset(s string) (time.Duration, error) {
 	hh, mm, found := strings.Cut(s, ":")
-	if !found || len(hh) != 2 || len(mm) != 2 {
+	if !found {
 		return 0, fmt.Errorf("%q is not HH:MM", s)
 	}
-	h, err1 := strconv.Atoi(hh)
-	m, err2 := strconv.Atoi(mm)
-	if err1 != nil || err2 != nil || h < 0 || h > 23 || m < 0 || m > 59 || hh[0] == '+' || mm[0] == '+' || hh[0] == '-' || mm[0] == '-' {
+	h, m := digits2(hh), digits2(mm)
+	if h < 0 || h > 23 || m < 0 || m > 59 {
 		return 0, fmt.Errorf("%q is not a time between 00:00 and 23:59", s)
 	}
 	return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute, nil

@@ -79,6 +79,8 @@ type CommandHandler interface {
 type StateStore interface {
 	SaveRelationships(rels []Relationship) error
 	SaveAcks(acks []Ack) error
+	// DeleteRelationship removes a forgotten chat's relationship.
+	DeleteRelationship(chat int64) error
 }
 
 // LoopConfig tunes the CoreLoop.
@@ -477,6 +479,12 @@ func (l *CoreLoop) finish(r result) {
 		q.running = false
 	}
 	if r.forget {
+		// A flush may have written the relationship back since the handler deleted it.
+		if l.deps.StateStore != nil {
+			if err := l.deps.StateStore.DeleteRelationship(r.chat); err != nil {
+				l.log.Error("delete forgotten relationship", "err", err)
+			}
+		}
 		l.st.Remove(r.chat)
 		l.deps.Aggregator.ClearChat(r.chat)
 		delete(l.dirty, r.chat)

@@ -256,3 +256,8 @@ func (s *Store) Acks() ([]brain.Ack, error) {
 	})
 	return acks, err
 }
+
+// DeleteRelationship removes chat's relationship.
+func (s *Store) DeleteRelationship(chat int64) error {
+	return s.Update(func(tx *Tx) error { return tx.Delete(BucketRelationships, ID64(chat)) })
+}

@@ -31,13 +31,6 @@ type Memory interface {
 	Recall(ctx context.Context, chat, user int64, query string, budgetTokens int) (brain.Recall, error)
 }
 
-// ScheduleLookup finds the schedule item a schedule_due signal refers to (signal Ref), so
-// the prompt can say why it was scheduled and the message gets the item's kind. ok is
-// false when the item is unknown.
-type ScheduleLookup interface {
-	Item(chat int64, id string) (item brain.ScheduleItem, ok bool)
-}
-
 // Config is the cognition part of anima's configuration. Zero values take the defaults
 // noted on each field.
 type Config struct {
@@ -120,9 +113,6 @@ type Options struct {
 	// for BreakerCooldown (default 30 s).
 	BreakerThreshold int
 	BreakerCooldown  time.Duration
-	// Schedules resolves schedule_due signals to their items (nil: the signal's text is the
-	// note and the message kind is reminder).
-	Schedules ScheduleLookup
 }
 
 // Cognition is the brain.Thinker: the fast-then-smart tool-calling loop. It is safe for
@@ -137,7 +127,6 @@ type Cognition struct {
 	sleep   func(ctx context.Context, d time.Duration) error
 	retries int
 	backoff time.Duration
-	sched   ScheduleLookup
 	m       *metrics
 	brk     *breaker
 
@@ -160,7 +149,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 	c := &Cognition{
 		cfg: cfg, client: client, mem: mem, reg: reg,
 		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
-		retries: opts.Retries, backoff: opts.Backoff, sched: opts.Schedules,
+		retries: opts.Retries, backoff: opts.Backoff,
 		m: newMetrics(opts.Registerer),
 	}
 	if c.log == nil {

@@ -118,24 +118,24 @@ func compact(s string) (json.RawMessage, error) {
 // repair rewrites s token by token: strings are re-emitted double-quoted, bare words
 // become keys or JSON literals, trailing commas are dropped and open containers closed.
 func repair(s string) string {
-	var out strings.Builder
-	out.Grow(len(s) + 8)
+	out := make([]byte, 0, len(s)+8)
 	var stack []byte // expected closers
-	i := 0
-	// dropTrailingComma removes a comma just written before a closer.
+	// dropTrailingComma removes a comma (and the blanks after it) just written.
 	dropTrailingComma := func() {
-		str := strings.TrimRight(out.String(), " \t\r\n")
-		if strings.HasSuffix(str, ",") {
-			str = str[:len(str)-1]
-			out.Reset()
-			out.WriteString(str)
+		j := len(out)
+		for j > 0 && (out[j-1] == ' ' || out[j-1] == '\t' || out[j-1] == '\r' || out[j-1] == '\n') {
+			j--
+		}
+		if j > 0 && out[j-1] == ',' {
+			out = out[:j-1]
 		}
 	}
+	i := 0
 	for i < len(s) {
 		c := s[i]
 		switch {
 		case c == '{' || c == '[':
-			out.WriteByte(c)
+			out = append(out, c)
 			if c == '{' {
 				stack = append(stack, '}')
 			} else {
@@ -147,11 +147,11 @@ func repair(s string) string {
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
-			out.WriteByte(c)
+			out = append(out, c)
 			i++
 		case c == '"' || c == '\'':
 			str, n := readString(s[i:], c)
-			out.WriteString(str)
+			out = append(out, str...)
 			i += n
 		case isWordByte(c):
 			j := i
@@ -161,30 +161,30 @@ func repair(s string) string {
 			word := s[i:j]
 			switch word {
 			case "True", "true":
-				out.WriteString("true")
+				out = append(out, "true"...)
 			case "False", "false":
-				out.WriteString("false")
+				out = append(out, "false"...)
 			case "None", "null", "nil", "undefined":
-				out.WriteString("null")
+				out = append(out, "null"...)
 			default:
 				if isNumber(word) {
-					out.WriteString(word)
+					out = append(out, word...)
 				} else {
 					b, _ := json.Marshal(word) // a bare key or word
-					out.Write(b)
+					out = append(out, b...)
 				}
 			}
 			i = j
 		default:
-			out.WriteByte(c)
+			out = append(out, c)
 			i++
 		}
 	}
 	dropTrailingComma()
 	for k := len(stack) - 1; k >= 0; k-- {
-		out.WriteByte(stack[k])
+		out = append(out, stack[k])
 	}
-	return out.String()
+	return string(out)
 }
 
 // readString reads a string literal starting at s[0] (quoted by q) and returns it as a

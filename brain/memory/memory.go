@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,7 +52,7 @@ const (
 	// summarised is folded in several Maintain calls, oldest first).
 	maxFold      = 400
 	recallHits   = 3
-	hitTextRunes = 400
+	hitTextBytes = 400
 )
 
 // ErrTooManyFacts is returned by Remember when a user already has the maximum number of
@@ -208,33 +209,33 @@ func fit(budget int, facts []brain.Fact, sum string, turns []brain.Turn, hits []
 
 	share = min(budget*15/100, left)
 	for _, h := range hits {
-		h.Text = truncate(h.Text, hitTextRunes)
-		if c := len(h.Text) + hitOverhead; c <= share {
-			r.Memories = append(r.Memories, h.Hit)
-			r.Memories[len(r.Memories)-1].Text = h.Text
+		mem := h.Hit
+		mem.Text = truncate(mem.Text, hitTextBytes)
+		if c := len(mem.Text) + hitOverhead; c <= share {
+			r.Memories = append(r.Memories, mem)
 			share -= c
 			left -= c
 		}
 	}
 
-	// Turns, newest first; the newest one is truncated rather than dropped.
-	start := len(turns)
+	// Turns, newest first, whole while they fit; the first that does not fit is cut to
+	// fill what is left (so a trimmed Recall uses its budget exactly).
+	var kept []brain.Turn
 	for i := len(turns) - 1; i >= 0; i-- {
-		c := turnChars(turns[i])
-		if c > left {
-			if i == len(turns)-1 && left > turnOverhead {
-				t := turns[i]
-				t.Text = truncate(t.Text, left-turnOverhead)
-				r.Turns = []brain.Turn{t}
-			}
-			break
+		t := turns[i]
+		if c := turnChars(t); c <= left {
+			kept = append(kept, t)
+			left -= c
+			continue
 		}
-		left -= c
-		start = i
+		if left-turnOverhead >= minPartialTurn {
+			t.Text = truncate(t.Text, left-turnOverhead)
+			kept = append(kept, t)
+		}
+		break
 	}
-	if r.Turns == nil && start < len(turns) {
-		r.Turns = turns[start:]
-	}
+	slices.Reverse(kept)
+	r.Turns = kept
 	return r
 }
 
@@ -243,6 +244,8 @@ const (
 	factOverhead = 4
 	turnOverhead = 24
 	hitOverhead  = 24
+	// minPartialTurn is the least text worth keeping of a turn cut to fit the budget.
+	minPartialTurn = 16
 )
 
 func factChars(f brain.Fact) int { return len(f.Attribute) + len(f.Value) + factOverhead }

@@ -122,7 +122,7 @@ func FormatHits(hits []brain.Hit, loc *time.Location) string {
 		if !h.At.IsZero() {
 			date = h.At.In(loc).Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(&b, "- %s (%s) %s", date, h.Source, strings.Join(strings.Fields(truncate(h.Text, hitTextRunes)), " "))
+		fmt.Fprintf(&b, "- %s (%s) %s", date, h.Source, strings.Join(strings.Fields(truncate(h.Text, hitTextBytes)), " "))
 	}
 	return b.String()
 }

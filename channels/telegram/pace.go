@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// pacer spaces sends: at most one per perChat per chat and one per global overall. Each
-// call reserves the earliest slot allowed by both (next-allowed-time style) and waits for
-// it; reservations are first come, first served.
+// pacer spaces sends: at most one per perChat per chat (counted from the end of the
+// previous send to the chat) and one per global overall. Each call reserves the earliest
+// slot allowed by both (next-allowed-time style) and waits for it; reservations are first
+// come, first served.
 type pacer struct {
 	perChat time.Duration
 	global  time.Duration
@@ -47,6 +48,17 @@ func (p *pacer) reserve(chat int64, now time.Time) time.Time {
 		p.pruneAt = max(256, 2*len(p.chatNext))
 	}
 	return at
+}
+
+// done notes that a send to chat finished at t: the next may start only perChat later.
+// Telegram sees a message somewhere between the request's start and its answer, so
+// spacing from the answer is what guarantees Telegram sees the sends perChat apart.
+func (p *pacer) done(chat int64, t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := t.Add(p.perChat); n.After(p.chatNext[chat]) {
+		p.chatNext[chat] = n
+	}
 }
 
 // wait blocks until a send to chat is allowed or ctx ends.

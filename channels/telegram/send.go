@@ -103,6 +103,7 @@ func (c *Channel) sendPart(ctx context.Context, m brain.SendMessage, text string
 		rctx, cancel := context.WithTimeout(withStatus(ctx, &st), sendTimeout)
 		_, err := c.bot.SendMessage(rctx, params)
 		cancel()
+		c.pace.done(m.Chat, time.Now())
 		if err == nil {
 			return nil
 		}

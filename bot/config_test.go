@@ -1,0 +1,659 @@
+package bot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	_ "time/tzdata" // user.timezone tests must not depend on the host's zoneinfo
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// noEnv is a lookup for parse with no environment variables set.
+func noEnv(string) (string, bool) { return "", false }
+
+func envMap(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+// keyErrors returns the *KeyError values joined in err.
+func keyErrors(t *testing.T, err error) []*KeyError {
+	t.Helper()
+	var out []*KeyError
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else if err != nil {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		ke, ok := errors.AsType[*KeyError](e)
+		if !ok {
+			t.Fatalf("error %q is not a *KeyError", e)
+		}
+		out = append(out, ke)
+	}
+	return out
+}
+
+func TestConfigDefaultValid(t *testing.T) {
+	if err := Default().Validate(); err != nil {
+		t.Fatalf("Default().Validate() = %v", err)
+	}
+}
+
+func TestConfigExampleFile(t *testing.T) {
+	data, err := os.ReadFile("../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parse(data, noEnv)
+	if err != nil {
+		t.Fatalf("config.yaml does not parse: %v", err)
+	}
+	// The example documents the defaults; only the allow-list differs.
+	want := Default()
+	want.Telegram.AllowedUsers = []int64{123456789}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("config.yaml differs from Default() (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigLoadExampleWithEnv(t *testing.T) {
+	t.Setenv("ANIMA_TELEGRAM_TOKEN", "123:tok")
+	t.Setenv("ANIMA_LLM_API_KEY", "sk-key")
+	t.Setenv("ANIMA_WEBHOOK_SECRET", "s3cret_-")
+	cfg, err := Load("../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.ValidateRun(); err != nil {
+		t.Errorf("ValidateRun() = %v", err)
+	}
+	got := []string{cfg.Telegram.Token.Reveal(), cfg.LLM.APIKey.Reveal(), cfg.Telegram.Webhook.SecretToken.Reveal()}
+	if diff := cmp.Diff([]string{"123:tok", "sk-key", "s3cret_-"}, got); diff != "" {
+		t.Errorf("secrets (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(path, []byte("llm:\n  fast_model: a\n  fast_modle: b\nlog:\n  level: loud\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	want := path + `: line 3: llm.fast_modle: unknown key; did you mean "fast_model"?`
+	if err == nil || err.Error() != want {
+		t.Errorf("Load() error = %v, want %s", err, want)
+	}
+	if _, ok := errors.AsType[*KeyError](err); !ok {
+		t.Errorf("Load() error %v does not unwrap to *KeyError", err)
+	}
+
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Load(missing) = %v, want os.ErrNotExist", err)
+	}
+}
+
+func TestConfigEnvExpansion(t *testing.T) {
+	env := envMap(map[string]string{
+		"TOKEN":  "123:abc # not a comment: really",
+		"EMPTY":  "",
+		"CTX":    "7000",
+		"OWNER":  "42",
+		"MODE":   "webhook",
+		"SECRET": "abc_DEF-1",
+	})
+	tests := []struct {
+		name  string
+		yaml  string
+		check func(Config) any // returns the value under test
+		want  any
+	}{
+		{"plain", "telegram: {token: \"${TOKEN}\"}", func(c Config) any { return c.Telegram.Token.Reveal() }, "123:abc # not a comment: really"},
+		{"block plain", "telegram:\n  token: ${TOKEN}", func(c Config) any { return c.Telegram.Token.Reveal() }, "123:abc # not a comment: really"},
+		{"inside text", "llm: {fast_model: \"m-${CTX}-x\"}", func(c Config) any { return c.LLM.FastModel }, "m-7000-x"},
+		{"default when unset", "llm: {fast_model: \"${NOPE:-llama3}\"}", func(c Config) any { return c.LLM.FastModel }, "llama3"},
+		{"default when empty", "llm: {fast_model: \"${EMPTY:-llama3}\"}", func(c Config) any { return c.LLM.FastModel }, "llama3"},
+		{"default unused when set", "telegram:\n  mode: ${MODE:-polling}\n  webhook: {secret_token: abc}", func(c Config) any { return c.Telegram.Mode }, "webhook"},
+		{"missing plain keeps default", "llm:\n  base_url: ${NOPE}", func(c Config) any { return c.LLM.BaseURL }, "https://api.openai.com/v1"},
+		{"missing quoted is empty", "persona:\n  description: \"${NOPE}\"", func(c Config) any { return c.Persona.Description }, ""},
+		{"integer", "llm:\n  context_tokens: ${CTX}", func(c Config) any { return c.LLM.ContextTokens }, 7000},
+		{"list entry", "telegram:\n  allowed_users: [${OWNER}, 7]", func(c Config) any { return c.Telegram.AllowedUsers }, []int64{42, 7}},
+		{"escaped", "persona:\n  name: \"$${TOKEN} costs $5\"", func(c Config) any { return c.Persona.Name }, "${TOKEN} costs $5"},
+		{"alias expanded once", "persona:\n  name: &n \"${CTX}-$${X}\"\n  apology: *n", func(c Config) any { return c.Persona.Apology }, "7000-${X}"},
+		{"flow mapping unquoted", "telegram: {mode: webhook, webhook: {secret_token: ${SECRET:-abc}}}", func(c Config) any { return c.Telegram.Webhook.SecretToken.Reveal() }, "abc_DEF-1"},
+		{"hash in default", "llm:\n  fast_model: ${NOPE:-a#b} # comment", func(c Config) any { return c.LLM.FastModel }, "a#b"},
+		{"placeholder text kept", "persona:\n  name: animaenv0z ${CTX}", func(c Config) any { return c.Persona.Name }, "animaenv0z 7000"},
+		{"comments untouched", "# ${1BAD\nlog: {level: debug}", func(c Config) any { return c.Log.Level }, "debug"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parse([]byte(tc.yaml), env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, tc.check(cfg)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigEnvExpansionErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want string
+	}{
+		{"unterminated", "telegram:\n  token: ${TOKEN", `line 2: telegram.token: unterminated "${TOKEN": want ${NAME} or ${NAME:-default}`},
+		{"bad name", "llm:\n  api_key: \"${1KEY}\"", `line 2: llm.api_key: bad variable reference "${1KEY}"`},
+		{"empty name", "llm:\n  api_key: \"${}\"", `line 2: llm.api_key: bad variable reference "${}"`},
+		{"expanded int is not an int", "llm:\n  context_tokens: ${X:-lots}", `line 2: llm.context_tokens: want an integer, got "lots"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse([]byte(tc.yaml), noEnv)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error = %v, want prefix %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigLoadExpandsFromEnvironment(t *testing.T) {
+	t.Setenv("ANIMA_TEST_MODEL", "qwen2.5")
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte("llm:\n  smart_model: ${ANIMA_TEST_MODEL}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.LLM.SmartModel != "qwen2.5" {
+		t.Errorf("llm.smart_model = %q, want qwen2.5", cfg.LLM.SmartModel)
+	}
+}
+
+func TestConfigDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string // each error's text, in order
+	}{
+		{"unknown key with suggestion", "llm:\n  fast_model: a\n  fast_modle: b",
+			[]string{`line 3: llm.fast_modle: unknown key; did you mean "fast_model"?`}},
+		{"unknown key lists known ones", "storage:\n  driver: bolt",
+			[]string{`line 2: storage.driver: unknown key; storage accepts path`}},
+		{"unknown section", "telgram:\n  token: x",
+			[]string{`line 1: telgram: unknown key; did you mean "telegram"?`}},
+		{"unknown nested key", "telegram:\n  webhook:\n    secret: x",
+			[]string{`line 3: telegram.webhook.secret: unknown key; telegram.webhook accepts listen, path, public_url, secret_token`}},
+		{"several at once", "llm:\n  fast_modle: b\nlogs: {}\nlog: {levle: info}",
+			[]string{
+				`line 2: llm.fast_modle: unknown key; did you mean "fast_model"?`,
+				`line 3: logs: unknown key; did you mean "log"?`,
+				`line 4: log.levle: unknown key; did you mean "level"?`,
+			}},
+		{"duplicate key", "log:\n  level: info\n  level: debug",
+			[]string{`line 3: log.level: set twice (first at line 2)`}},
+		{"section not a mapping", "llm: 5",
+			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, context_tokens, max_output_tokens`}},
+		{"document not a mapping", "- telegram",
+			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, log`}},
+		{"wrong type int", "llm:\n  context_tokens: lots",
+			[]string{`line 2: llm.context_tokens: want an integer, got "lots"`}},
+		{"wrong type bool", "proactive:\n  enabled: sometimes",
+			[]string{`line 2: proactive.enabled: want true or false, got "sometimes"`}},
+		{"wrong type string", "log:\n  level: [info]",
+			[]string{`line 2: log.level: want a string, got a list`}},
+		{"bad list entry", "telegram:\n  allowed_users:\n    - 1\n    - bob",
+			[]string{`line 4: telegram.allowed_users: want an integer, got "bob"`}},
+		{"validation error gets its line", "\nllm:\n  context_tokens: 100",
+			[]string{`line 3: llm.context_tokens: must be at least 500; got 100`}},
+		{"second document", "log: {level: info}\n---\nlog: {level: debug}",
+			[]string{`line 2: a second YAML document; keep the whole configuration in one`}},
+		{"merge key with unknown key", "x: &base {level: info, colour: true}\nlog:\n  <<: *base",
+			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, log`,
+				`line 1: log.colour: unknown key; log accepts level, format, message_text`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse([]byte(tc.yaml), noEnv)
+			var got []string
+			for _, e := range keyErrors(t, err) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigParseEdgeCases(t *testing.T) {
+	t.Run("syntax error", func(t *testing.T) {
+		_, err := parse([]byte("llm: [unclosed"), noEnv)
+		if err == nil || !strings.Contains(err.Error(), "parse YAML") {
+			t.Errorf("error = %v, want a parse YAML error", err)
+		}
+	})
+	for _, empty := range []string{"", "# only a comment\n", "---\n", "~\n"} {
+		t.Run(fmt.Sprintf("empty %q", empty), func(t *testing.T) {
+			cfg, err := parse([]byte(empty), noEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(Default(), cfg); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("merge key", func(t *testing.T) {
+		in := "persona:\n  <<: {name: Base, apology: sorry}\n  name: Nova\n"
+		cfg, err := parse([]byte(in), noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]string{cfg.Persona.Name, cfg.Persona.Apology}; got != [2]string{"Nova", "sorry"} {
+			t.Errorf("persona = %q, want [Nova sorry]", got)
+		}
+	})
+	t.Run("null section keeps defaults", func(t *testing.T) {
+		cfg, err := parse([]byte("llm:\nlog: {level: warn}"), noEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.LLM.FastModel != "gpt-4o-mini" || cfg.Log.Level != "warn" {
+			t.Errorf("llm.fast_model = %q, log.level = %q", cfg.LLM.FastModel, cfg.Log.Level)
+		}
+	})
+}
+
+func TestConfigValidateNamesKey(t *testing.T) {
+	tests := []struct {
+		key    string
+		mutate func(*Config)
+		want   string // part of the message saying what is allowed
+	}{
+		{"telegram.api_url", func(c *Config) { c.Telegram.APIURL = "ftp://example.com" }, "http:// or https:// URL"},
+		{"telegram.api_url", func(c *Config) { c.Telegram.APIURL = "api.telegram.org" }, "http:// or https:// URL"},
+		{"telegram.mode", func(c *Config) { c.Telegram.Mode = "push" }, `one of polling, webhook; got "push"`},
+		{"telegram.webhook.listen", func(c *Config) { c.Telegram.Webhook.Listen = "8443" }, "host:port"},
+		{"telegram.webhook.listen", func(c *Config) { c.Telegram.Webhook.Listen = "localhost:https" }, "host:port"},
+		{"telegram.webhook.path", func(c *Config) { c.Telegram.Webhook.Path = "telegram" }, `start with "/"`},
+		{"telegram.webhook.public_url", func(c *Config) { c.Telegram.Webhook.PublicURL = "http://bot.example.com" }, "https:// URL"},
+		{"telegram.webhook.secret_token", func(c *Config) { c.Telegram.Mode = ModeWebhook }, "set ANIMA_WEBHOOK_SECRET"},
+		{"telegram.webhook.secret_token", func(c *Config) {
+			c.Telegram.Mode = ModeWebhook
+			c.Telegram.Webhook.SecretToken = "has space"
+		}, "1–256 characters of A-Z a-z 0-9 _ -"},
+		{"telegram.webhook.secret_token", func(c *Config) {
+			c.Telegram.Mode = ModeWebhook
+			c.Telegram.Webhook.SecretToken = Secret(strings.Repeat("a", 257))
+		}, "1–256 characters"},
+		{"telegram.allowed_users", func(c *Config) { c.Telegram.AllowedUsers = []int64{1, -100} }, "positive"},
+		{"llm.base_url", func(c *Config) { c.LLM.BaseURL = "localhost:11434" }, "http:// or https:// URL"},
+		{"llm.fast_model", func(c *Config) { c.LLM.FastModel = "" }, "must not be empty"},
+		{"llm.smart_model", func(c *Config) { c.LLM.SmartModel = " " }, "must not be empty"},
+		{"llm.request_timeout", func(c *Config) { c.LLM.RequestTimeout = 0 }, "greater than 0"},
+		{"llm.confidence_threshold", func(c *Config) { c.LLM.ConfidenceThreshold = 1.5 }, "between 0 and 1"},
+		{"llm.confidence_threshold", func(c *Config) { c.LLM.ConfidenceThreshold = math.NaN() }, "between 0 and 1"},
+		{"llm.daily_token_budget", func(c *Config) { c.LLM.DailyTokenBudget = -1 }, "0 (unlimited) or more"},
+		{"llm.context_tokens", func(c *Config) { c.LLM.ContextTokens = 499 }, "at least 500"},
+		{"llm.max_output_tokens", func(c *Config) { c.LLM.MaxOutputTokens = 0 }, "greater than 0"},
+		{"storage.path", func(c *Config) { c.Storage.Path = "" }, "must not be empty"},
+		{"metrics.listen", func(c *Config) { c.Metrics.Listen = "localhost" }, `host:port such as 127.0.0.1:9464 (or "" to disable)`},
+		{"proactive.min_silence", func(c *Config) { c.Proactive.MinSilence = 0 }, "greater than 0"},
+		{"proactive.cooldown", func(c *Config) { c.Proactive.Cooldown = 0 }, "greater than 0"},
+		{"proactive.followup_after", func(c *Config) { c.Proactive.FollowupAfter = 0 }, "greater than 0"},
+		{"proactive.quiet_hours", func(c *Config) { c.Proactive.QuietHours = "22:30" }, `"HH:MM-HH:MM"`},
+		{"proactive.max_per_day", func(c *Config) { c.Proactive.MaxPerDay = -1 }, "0 or more"},
+		{"user.timezone", func(c *Config) { c.User.Timezone = "Mars/Olympus_Mons" }, "IANA name such as Europe/Berlin"},
+		{"persona.name", func(c *Config) { c.Persona.Name = "" }, "must not be empty"},
+		{"persona.apology", func(c *Config) { c.Persona.Apology = "" }, "must not be empty"},
+		{"brain.tick", func(c *Config) { c.Brain.Tick = Duration(5 * time.Millisecond) }, "between 10ms and 1m"},
+		{"brain.tick", func(c *Config) { c.Brain.Tick = Duration(2 * time.Minute) }, "between 10ms and 1m"},
+		{"log.level", func(c *Config) { c.Log.Level = "verbose" }, "one of debug, info, warn, error"},
+		{"log.format", func(c *Config) { c.Log.Format = "xml" }, "one of text, json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.key, func(t *testing.T) {
+			cfg := Default()
+			tc.mutate(&cfg)
+			errs := keyErrors(t, cfg.Validate())
+			if len(errs) != 1 {
+				t.Fatalf("Validate() = %v, want one error for %s", errs, tc.key)
+			}
+			msg := errs[0].Error()
+			if errs[0].Key != tc.key || !strings.HasPrefix(msg, tc.key+": ") || !strings.Contains(msg, tc.want) {
+				t.Errorf("Validate() = %q, want %s: …%s…", msg, tc.key, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigValidateJoinsAllProblems(t *testing.T) {
+	cfg := Default()
+	cfg.Telegram.Mode = "push"
+	cfg.LLM.ContextTokens = 1
+	cfg.Log.Format = "xml"
+	var keys []string
+	for _, e := range keyErrors(t, cfg.Validate()) {
+		keys = append(keys, e.Key)
+	}
+	if diff := cmp.Diff([]string{"telegram.mode", "llm.context_tokens", "log.format"}, keys); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigValidAlternatives(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+	}{
+		{"webhook mode", func(c *Config) {
+			c.Telegram.Mode = ModeWebhook
+			c.Telegram.Webhook.SecretToken = Secret(strings.Repeat("aZ9_-", 51) + "x")
+			c.Telegram.Webhook.PublicURL = "https://bot.example.com/telegram"
+		}},
+		{"local endpoints", func(c *Config) {
+			c.Telegram.APIURL = "http://127.0.0.1:8081"
+			c.LLM.BaseURL = "http://localhost:11434/v1"
+		}},
+		{"metrics disabled", func(c *Config) { c.Metrics.Listen = "" }},
+		{"listen on all interfaces", func(c *Config) { c.Metrics.Listen = ":9464"; c.Telegram.Webhook.Listen = "[::]:0" }},
+		{"no quiet hours", func(c *Config) { c.Proactive.QuietHours = "" }},
+		{"edges", func(c *Config) {
+			c.LLM.ConfidenceThreshold = 0
+			c.LLM.ContextTokens = 500
+			c.Proactive.MaxPerDay = 0
+			c.Brain.Tick = Duration(10 * time.Millisecond)
+		}},
+		{"tick 1m", func(c *Config) { c.Brain.Tick = Duration(time.Minute); c.LLM.ConfidenceThreshold = 1 }},
+		{"timezone", func(c *Config) { c.User.Timezone = "America/Argentina/Buenos_Aires" }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Default()
+			tc.mutate(&cfg)
+			if err := cfg.Validate(); err != nil {
+				t.Errorf("Validate() = %v", err)
+			}
+		})
+	}
+}
+
+func TestConfigTimezone(t *testing.T) {
+	tests := []struct {
+		tz    string
+		valid bool
+	}{
+		{"UTC", true},
+		{"Europe/Berlin", true},
+		{"Asia/Kolkata", true},
+		{"Europe/Berlinn", false},
+		{"", false},
+		{"Local", false},
+		{"../../etc/passwd", false},
+		{"+03:00", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tz, func(t *testing.T) {
+			cfg := Default()
+			cfg.User.Timezone = tc.tz
+			err := cfg.Validate()
+			if tc.valid != (err == nil) {
+				t.Fatalf("Validate() = %v, want valid=%v", err, tc.valid)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "user.timezone: ") {
+				t.Errorf("Validate() = %v, want it to name user.timezone", err)
+			}
+			if tc.valid {
+				loc, err := cfg.User.Location()
+				if err != nil || loc.String() != tc.tz {
+					t.Errorf("Location() = %v, %v", loc, err)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigDurations(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Duration
+		wantErr string
+	}{
+		{"1s", time.Second, ""},
+		{"250ms", 250 * time.Millisecond, ""},
+		{"1m", time.Minute, ""},
+		{`"45s"`, 45 * time.Second, ""},
+		{"-1s", 0, `line 2: brain.tick: invalid duration "-1s": must not be negative`},
+		{"60", 0, `line 2: brain.tick: invalid duration "60": want a Go duration such as "90s", "20m" or "6h"`},
+		{"1 day", 0, `line 2: brain.tick: invalid duration "1 day"`},
+		{"1d", 0, `line 2: brain.tick: invalid duration "1d"`},
+		{`""`, 0, `line 2: brain.tick: invalid duration ""`},
+		{"[1s]", 0, `line 2: brain.tick: want a duration such as "90s", "20m" or "6h"`},
+		{"0s", 0, `line 2: brain.tick: must be between 10ms and 1m; got 0s`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			cfg, err := parse([]byte("brain:\n  tick: "+tc.in+"\n"), noEnv)
+			if tc.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
+					t.Errorf("error = %v, want prefix %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Brain.Tick.Std() != tc.want {
+				t.Errorf("brain.tick = %v, want %v", cfg.Brain.Tick, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigQuietHours(t *testing.T) {
+	at := func(hhmm string) time.Time {
+		tm, err := time.Parse("15:04", hhmm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	h := func(s string) time.Duration { d, _ := time.ParseDuration(s); return d }
+	tests := []struct {
+		in         QuietHours
+		start, end time.Duration
+		ok         bool
+		inside     []string
+		outside    []string
+	}{
+		{"22:30-08:30", h("22h30m"), h("8h30m"), true, []string{"22:30", "23:59", "00:00", "08:29"}, []string{"08:30", "12:00", "22:29"}},
+		{"09:00-17:00", h("9h"), h("17h"), true, []string{"09:00", "16:59"}, []string{"08:59", "17:00", "23:00"}},
+		{"22:00-00:00", h("22h"), 0, true, []string{"22:00", "23:59"}, []string{"00:00", "21:59"}},
+		{"00:00-06:00", 0, h("6h"), true, []string{"00:00", "05:59"}, []string{"06:00", "23:59"}},
+		{"", 0, 0, false, nil, []string{"00:00", "23:00"}},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.in), func(t *testing.T) {
+			start, end, ok := tc.in.Offsets()
+			if start != tc.start || end != tc.end || ok != tc.ok {
+				t.Errorf("Offsets() = %v, %v, %v; want %v, %v, %v", start, end, ok, tc.start, tc.end, tc.ok)
+			}
+			for _, s := range tc.inside {
+				if !tc.in.Contains(at(s)) {
+					t.Errorf("Contains(%s) = false, want true", s)
+				}
+			}
+			for _, s := range tc.outside {
+				if tc.in.Contains(at(s)) {
+					t.Errorf("Contains(%s) = true, want false", s)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigQuietHoursInvalid(t *testing.T) {
+	for _, in := range []QuietHours{
+		"22:30", "2230-0830", "24:00-01:00", "22:60-01:00", "7:00-9:00", "07:00-09:0",
+		"aa:bb-cc:dd", "22:30-08:30-09:00", "22:30 - 08:30", "+1:00-02:00", "08:00-08:00", "-",
+	} {
+		t.Run(string(in), func(t *testing.T) {
+			if _, _, ok := in.Offsets(); ok {
+				t.Errorf("Offsets() ok for %q", in)
+			}
+			if in.Contains(time.Date(2025, 1, 1, 8, 0, 0, 0, time.UTC)) {
+				t.Errorf("Contains() true for malformed %q", in)
+			}
+			cfg := Default()
+			cfg.Proactive.QuietHours = in
+			err := cfg.Validate()
+			if err == nil || !strings.HasPrefix(err.Error(), "proactive.quiet_hours: ") {
+				t.Errorf("Validate() = %v, want a proactive.quiet_hours error", err)
+			}
+		})
+	}
+}
+
+func TestConfigValidateRun(t *testing.T) {
+	const (
+		tokenMsg = "telegram.token: is empty: set ANIMA_TELEGRAM_TOKEN or telegram.token"
+		usersMsg = "telegram.allowed_users: is empty: list the Telegram user ids allowed to talk to anima, or set telegram.public: true"
+	)
+	tests := []struct {
+		name   string
+		token  Secret
+		users  []int64
+		public bool
+		want   []string
+	}{
+		{"nothing set", "", nil, false, []string{tokenMsg, usersMsg}},
+		{"no token", "", []int64{1}, false, []string{tokenMsg}},
+		{"no users", "123:abc", nil, false, []string{usersMsg}},
+		{"public", "123:abc", nil, true, nil},
+		{"ready", "123:abc", []int64{1}, false, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Default()
+			cfg.Telegram.Token, cfg.Telegram.AllowedUsers, cfg.Telegram.Public = tc.token, tc.users, tc.public
+			var got []string
+			for _, e := range keyErrors(t, cfg.ValidateRun()) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ValidateRun (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("includes Validate", func(t *testing.T) {
+		cfg := Default()
+		cfg.Telegram.Token, cfg.Telegram.Public = "x", true
+		cfg.Log.Level = "loud"
+		if err := cfg.ValidateRun(); err == nil || !strings.HasPrefix(err.Error(), "log.level: ") {
+			t.Errorf("ValidateRun() = %v, want the log.level error", err)
+		}
+	})
+}
+
+func TestConfigSecretsNeverPrinted(t *testing.T) {
+	cfg := Default()
+	cfg.Telegram.Token = "123456:TOKEN-SECRET"
+	cfg.LLM.APIKey = "sk-APIKEY-SECRET"
+	cfg.Telegram.Webhook.SecretToken = "WEBHOOK-SECRET"
+
+	var js, txt bytes.Buffer
+	slog.New(slog.NewJSONHandler(&js, nil)).Info("config", "config", cfg, "token", cfg.Telegram.Token)
+	slog.New(slog.NewTextHandler(&txt, nil)).Info("config", "config", cfg, "telegram", cfg.Telegram)
+	marshalled, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string]string{
+		"Redacted":  cfg.Redacted(),
+		"%v":        fmt.Sprintf("%v", cfg),
+		"%+v":       fmt.Sprintf("%+v", cfg),
+		"%#v":       fmt.Sprintf("%#v", cfg),
+		"%s":        fmt.Sprintf("%s", cfg.LLM.APIKey),
+		"%v llm":    fmt.Sprintf("%v", cfg.LLM),
+		"%q":        fmt.Sprintf("%q", cfg.LLM.APIKey),
+		"%x":        fmt.Sprintf("%x", cfg.LLM.APIKey),
+		"%d":        fmt.Sprintf("%d", cfg.Telegram.Token),
+		"slog json": js.String(),
+		"slog text": txt.String(),
+		"json":      string(marshalled),
+	}
+	for name, out := range outputs {
+		for _, secret := range []string{"TOKEN-SECRET", "APIKEY-SECRET", "WEBHOOK-SECRET"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s output contains %s:\n%s", name, secret, out)
+			}
+		}
+	}
+
+	red := cfg.Redacted()
+	for _, want := range []string{"token: '[redacted]'", "api_key: '[redacted]'", "secret_token: '[redacted]'", "fast_model: gpt-4o-mini", "tick: 1s", "min_silence: 6h0m0s"} {
+		if !strings.Contains(red, want) {
+			t.Errorf("Redacted() lacks %q:\n%s", want, red)
+		}
+	}
+	if got := Default().Redacted(); !strings.Contains(got, `token: ""`) {
+		t.Errorf("Redacted() of an unset token should show it empty:\n%s", got)
+	}
+}
+
+func TestConfigLogLevel(t *testing.T) {
+	for in, want := range map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError, "bogus": slog.LevelInfo} {
+		if got := (LogConfig{Level: in}).SlogLevel(); got != want {
+			t.Errorf("SlogLevel(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestConfigExpandEnv(t *testing.T) {
+	env := envMap(map[string]string{"A": "x", "E": ""})
+	tests := []struct{ in, want, wantErr string }{
+		{"${A}", "x", ""},
+		{"${A}${A}", "xx", ""},
+		{"pre ${A} post", "pre x post", ""},
+		{"${B}", "", ""},
+		{"${E:-d}", "d", ""},
+		{"${B:-d e f}", "d e f", ""},
+		{"${A:-d}", "x", ""},
+		{"${B:-}", "", ""},
+		{"$A $ $$ $${A}", "$A $ $$ ${A}", ""},
+		{"$$${A}", "$${A}", ""},
+		{"${A", "", "unterminated"},
+		{"${A-b}", "", "bad variable reference"},
+		{"${ A}", "", "bad variable reference"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := expandEnv(tc.in, env)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("expandEnv(%q) = %q, %v; want error %q", tc.in, got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("expandEnv(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,424 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+	"github.com/anima-bot/anima/storage"
+	"github.com/go-telegram/bot/models"
+	"github.com/sashabaranov/go-openai"
+)
+
+const user = 4242
+
+// harness runs bot.Run in-process against the fake Telegram and OpenAI servers.
+type harness struct {
+	t   *testing.T
+	tg  *telegramtest.Server
+	ai  *openaitest.Server
+	cfg bot.Config
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	h := &harness{t: t, tg: telegramtest.New(t), ai: openaitest.New(t)}
+	cfg := bot.Default()
+	cfg.Telegram.Token = bot.Secret(telegramtest.DefaultToken)
+	cfg.Telegram.APIURL = h.tg.URL
+	cfg.Telegram.AllowedUsers = []int64{user}
+	cfg.LLM.BaseURL = h.ai.URL()
+	cfg.LLM.APIKey = "test-key"
+	cfg.LLM.RequestTimeout = bot.Duration(10 * time.Second)
+	cfg.Storage.Path = filepath.Join(t.TempDir(), "anima.db")
+	cfg.Metrics.Listen = "127.0.0.1:0"
+	cfg.Proactive.Enabled = false
+	cfg.Brain.Tick = bot.Duration(50 * time.Millisecond)
+	h.cfg = cfg
+	t.Cleanup(func() {
+		if v := h.ai.Violations(); len(v) > 0 {
+			t.Errorf("the fake OpenAI server saw invalid requests: %v", v)
+		}
+	})
+	return h
+}
+
+// start runs anima and returns its addresses and a stop function that waits for Run to
+// return (and fails the test if it returned an error).
+func (h *harness) start() (bot.Addrs, func()) {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan bot.Addrs, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- bot.Run(ctx, h.cfg, bot.Options{Started: func(a bot.Addrs) { started <- a }})
+	}()
+	var addrs bot.Addrs
+	select {
+	case addrs = <-started:
+	case err := <-errc:
+		cancel()
+		h.t.Fatalf("Run returned before starting: %v", err)
+	case <-time.After(10 * time.Second):
+		cancel()
+		h.t.Fatal("anima did not start within 10s")
+	}
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-errc:
+			if err != nil {
+				h.t.Errorf("Run: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			h.t.Error("Run did not return within 15s of stop")
+		}
+	}
+	h.t.Cleanup(stop)
+	return addrs, stop
+}
+
+func waitCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestReplyAndRestartKeepsHistory(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	h.tg.PushText(user, user, "hello, I'm Ada and I love sailing")
+	sent, err := h.tg.WaitSent(waitCtx(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "echo: hello, I'm Ada and I love sailing"; sent[0].Visible != want {
+		t.Fatalf("reply = %q, want %q", sent[0].Visible, want)
+	}
+	if sent[0].ParseMode != "HTML" {
+		t.Errorf("parse mode = %q, want HTML", sent[0].ParseMode)
+	}
+	if len(h.tg.Actions()) == 0 {
+		t.Error("no typing action while the model worked")
+	}
+	stop()
+
+	// A second run on the same store: the model sees the earlier exchange.
+	_, stop = h.start()
+	defer stop()
+	h.tg.PushText(user, user, "what do I love?")
+	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.ai.Requests()
+	last := reqs[len(reqs)-1].Raw
+	if !strings.Contains(string(last), "I love sailing") {
+		t.Errorf("the prompt after a restart lacks the earlier turn:\n%s", last)
+	}
+	if n := len(h.tg.Sent()); n != 2 {
+		t.Errorf("%d messages sent, want 2 (nothing repeated across the restart)", n)
+	}
+}
+
+func TestUnauthorizedUserCostsNothing(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	defer stop()
+	id := h.tg.PushText(999, 999, "let me in")
+	if err := h.tg.WaitPollOffset(waitCtx(t), id+1); err != nil {
+		t.Fatal(err)
+	}
+	h.tg.PushText(user, user, "hi")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.ai.Requests()); n != 1 {
+		t.Errorf("%d model requests, want 1 (only the allowed user's)", n)
+	}
+	if m := h.tg.SentTo(999); len(m) != 0 {
+		t.Errorf("the unauthorized user got %d messages", len(m))
+	}
+}
+
+func TestRateLimitedSendIsRetriedOnce(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	defer stop()
+	h.tg.FailNext("sendMessage", 1, 429, 1)
+	h.tg.PushText(user, user, "are you there?")
+	sent, err := h.tg.WaitSent(waitCtx(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // a duplicate would arrive right after
+	if n := len(h.tg.Sent()); n != 1 {
+		t.Fatalf("%d messages delivered after a 429, want exactly 1", n)
+	}
+	var rejected, accepted time.Time
+	for _, c := range h.tg.CallsTo("sendMessage") {
+		if c.Status == http.StatusTooManyRequests {
+			rejected = c.At
+		} else if c.Status == http.StatusOK {
+			accepted = c.At
+		}
+	}
+	if gap := accepted.Sub(rejected); gap < 900*time.Millisecond {
+		t.Errorf("resent %v after the 429; retry_after was 1s", gap)
+	}
+	_ = sent
+}
+
+func TestLongReplyIsSplitInOrder(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	defer stop()
+	var paras []string
+	for i := range 30 {
+		paras = append(paras, fmt.Sprintf("Paragraph %02d. %s", i, strings.Repeat("All work and no play makes a dull bot. ", 8)))
+	}
+	long := strings.Join(paras, "\n\n")
+	h.ai.Enqueue(openaitest.Answer(long, "active", 0.95))
+	h.tg.PushText(user, user, "tell me a long story")
+	sent, err := h.tg.WaitSent(waitCtx(t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	sent = h.tg.Sent()
+	var got []string
+	for _, m := range sent {
+		if n := telegramtest.UTF16Len(m.Visible); n > telegramtest.MaxMessageLength {
+			t.Errorf("a part has %d UTF-16 units", n)
+		}
+		got = append(got, m.Visible)
+	}
+	joined := strings.Join(got, "\n\n")
+	if norm(joined) != norm(long) {
+		t.Errorf("the parts do not add up to the reply in order")
+	}
+	for i := 1; i < len(sent); i++ {
+		if gap := sent[i].At.Sub(sent[i-1].At); gap < 900*time.Millisecond {
+			t.Errorf("parts %d and %d to one chat %v apart; pacing is 1 msg/s per chat", i-1, i, gap)
+		}
+	}
+}
+
+func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func TestUnparseableHTMLFallsBackToPlainText(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	defer stop()
+	h.tg.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag"})
+	h.ai.Enqueue(openaitest.Answer("**bold** move", "active", 0.9))
+	h.tg.PushText(user, user, "format something")
+	sent, err := h.tg.WaitSent(waitCtx(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent[0].ParseMode != "" || sent[0].Text != "bold move" {
+		t.Errorf("fallback = %+v, want plain text %q", sent[0], "bold move")
+	}
+}
+
+func TestBadUpdatesDoNotStopAnything(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	defer stop()
+	h.tg.PushRaw([]byte(`{"message": {"message_id": "not a number", "chat": 5}}`))
+	h.tg.PushRaw([]byte(`{"message":{"message_id":5,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"sticker":{"file_id":"x","file_unique_id":"y","type":"regular","width":1,"height":1,"is_animated":false,"is_video":false}}}`))
+	h.tg.PushRaw([]byte(`{"edited_message":{"message_id":6,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"text":"edited"}}`))
+	h.tg.PushRaw([]byte(`{"message":{"message_id":7,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"photo":[{"file_id":"p","file_unique_id":"q","width":1,"height":1}],"caption":"look at my boat"}}`))
+	sent, err := h.tg.WaitSent(waitCtx(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent[0].Visible != "echo: look at my boat" {
+		t.Errorf("reply = %q, want the caption answered", sent[0].Visible)
+	}
+	h.tg.PushText(user, user, "still alive?")
+	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestModelFailureGetsOneApology(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	defer stop()
+	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(500) })
+	h.tg.PushText(user, user, "hello?")
+	sent, err := h.tg.WaitSent(waitCtx(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent[0].Visible != h.cfg.Persona.Apology {
+		t.Errorf("reply = %q, want the apology", sent[0].Visible)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := len(h.tg.Sent()); n != 1 {
+		t.Errorf("%d messages, want one apology", n)
+	}
+}
+
+func TestWebhookSecret(t *testing.T) {
+	h := newHarness(t)
+	h.cfg.Telegram.Mode = bot.ModeWebhook
+	h.cfg.Telegram.Webhook.Listen = "127.0.0.1:0"
+	h.cfg.Telegram.Webhook.Path = "/telegram"
+	h.cfg.Telegram.Webhook.PublicURL = "https://bot.example.com"
+	h.cfg.Telegram.Webhook.SecretToken = "s3cret_token"
+	addrs, stop := h.start()
+	defer stop()
+	if _, err := h.tg.WaitCalls(waitCtx(t), "setWebhook", 1); err != nil {
+		t.Fatal(err)
+	}
+	if wh := h.tg.Webhooks(); len(wh) != 1 || wh[0].SecretToken != "s3cret_token" || wh[0].URL != "https://bot.example.com/telegram" {
+		t.Fatalf("setWebhook calls = %+v", wh)
+	}
+	url := "http://" + addrs.Webhook + "/telegram"
+	msg := telegramtest.TextMessage(user, user, models.ChatTypePrivate, "via webhook")
+	update := models.Update{ID: 77, Message: &msg}
+	for _, secret := range []string{"", "wrong"} {
+		code, err := telegramtest.PostWebhook(waitCtx(t), url, secret, update)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != http.StatusUnauthorized {
+			t.Errorf("secret %q: status %d, want 401", secret, code)
+		}
+	}
+	code, err := telegramtest.PostWebhook(waitCtx(t), url, "s3cret_token", update)
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("right secret: status %d, %v", code, err)
+	}
+	// Telegram retrying the same update must not produce a second answer.
+	if code, _ := telegramtest.PostWebhook(waitCtx(t), url, "s3cret_token", update); code != http.StatusOK {
+		t.Errorf("duplicate delivery: status %d, want 200", code)
+	}
+	sent, err := h.tg.WaitSent(waitCtx(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent[0].Visible != "echo: via webhook" {
+		t.Errorf("reply = %q", sent[0].Visible)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := len(h.tg.Sent()); n != 1 {
+		t.Errorf("%d replies, want 1", n)
+	}
+}
+
+func TestMetricsAndHealth(t *testing.T) {
+	h := newHarness(t)
+	addrs, stop := h.start()
+	defer stop()
+	h.tg.PushText(user, user, "count me")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addrs.Metrics + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("/healthz = %d", code)
+	}
+	if code, body := get("/readyz"); code != 200 {
+		t.Errorf("/readyz = %d %s", code, body)
+	}
+	time.Sleep(200 * time.Millisecond)
+	_, body := get("/metrics")
+	for _, want := range []string{
+		"anima_ticks_total", `anima_signals_total{type="user_message"} 1`, `anima_cognition_wakes_total{reason="user_message"} 1`,
+		`anima_llm_requests_total{model="gpt-4o-mini",outcome="ok"} 1`, `anima_llm_tokens_total{kind="prompt",model="gpt-4o-mini"}`,
+		"anima_llm_request_duration_seconds_bucket", `anima_telegram_requests_total{method="sendMessage",outcome="ok"} 1`,
+		`anima_messages_sent_total{kind="reply"} 1`, "anima_outbox_pending 0", "go_goroutines", "process_resident_memory_bytes",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, fmt.Sprint(user)) {
+		t.Error("/metrics mentions the chat id")
+	}
+}
+
+func TestForgetDeletesEverything(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	h.tg.PushText(user, user, "my secret is blue")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	h.tg.PushText(user, user, "/forget")
+	sent, err := h.tg.WaitSent(waitCtx(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sent[1].ReplyMarkup), "/forget yes") {
+		t.Fatalf("/forget did not ask for confirmation: %+v", sent[1])
+	}
+	h.tg.PushCallback(user, user, "/forget yes")
+	if _, err := h.tg.WaitSent(waitCtx(t), 3); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if turns, _ := st.History(user, 0); len(turns) != 0 {
+		t.Errorf("history survived /forget: %+v", turns)
+	}
+	if rels, _ := st.Relationships(); len(rels) != 0 {
+		t.Errorf("relationship survived /forget: %+v", rels)
+	}
+}
+
+func TestHotBackupRestores(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	defer stop()
+	h.tg.PushText(user, user, "remember the lighthouse")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "backup.db")
+	n, err := bot.Backup(context.Background(), h.cfg.Storage.Path, out)
+	if err != nil {
+		t.Fatalf("hot backup while running: %v", err)
+	}
+	if n == 0 {
+		t.Fatal("empty backup")
+	}
+	st, err := storage.Open(out, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	turns, err := st.History(user, 0)
+	if err != nil || len(turns) != 2 || turns[0].Text != "remember the lighthouse" {
+		t.Fatalf("restored history = %+v, %v", turns, err)
+	}
+}

@@ -1,0 +1,213 @@
+package autonomic
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestPressure(t *testing.T) {
+	const ms = 6 * time.Hour
+	for _, tc := range []struct {
+		silence time.Duration
+		want    float64
+	}{{0, 0}, {-time.Hour, 0}, {ms, 0.5}, {2 * ms, 0.75}, {3 * ms, 0.875}, {ms / 2, 1 - math.Sqrt(0.5)}} {
+		if got := Pressure(tc.silence, ms); !near(got, tc.want) {
+			t.Errorf("Pressure(%s) = %v, want %v", tc.silence, got, tc.want)
+		}
+	}
+}
+
+func TestSocialPressureNeuron(t *testing.T) {
+	const ms = 6 * time.Hour
+	st := brain.NewState(time.UTC)
+	last := t0
+	a := st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: last})
+	g := st.Upsert(brain.Relationship{Chat: -100, User: 2, LastUserMsg: last, Group: true})
+	n := NewSocialPressure(ms, DefaultDetectorConfig())
+	var crossings []time.Duration
+	var emits int
+	var out []brain.Signal
+	for m := 0; m <= 7*60; m++ {
+		now := last.Add(time.Duration(m) * time.Minute)
+		out = n.Sense(now, st, out[:0])
+		for _, s := range out {
+			if s.Chat != 1 || s.Type != brain.SignalSocialPressure || s.Source != "social_pressure" {
+				t.Fatalf("unexpected signal %+v", s)
+			}
+			emits++
+			if s.Value >= 0.5 && a.SocialPressure >= 0.5 && len(crossings) == 0 {
+				crossings = append(crossings, now.Sub(last))
+			}
+		}
+		if now.Sub(last) == ms && a.SocialPressure != 0.5 {
+			t.Fatalf("pressure at min_silence = %v, want 0.5", a.SocialPressure)
+		}
+	}
+	if len(crossings) != 1 || crossings[0] != ms {
+		t.Errorf("0.5 crossed at %v, want exactly at min_silence %s", crossings, ms)
+	}
+	if g.SocialPressure != 0 {
+		t.Errorf("group pressure = %v, want 0", g.SocialPressure)
+	}
+	t.Logf("7 h of silence: %d social_pressure signals (one a noticeable change or the 0.5 crossing)", emits)
+	if emits < 3 || emits > 30 {
+		t.Errorf("%d emissions over 7 h: want a handful", emits)
+	}
+}
+
+func TestSocialPressureCheckDrainsAll(t *testing.T) {
+	st := brain.NewState(time.UTC)
+	for c := int64(1); c <= 3; c++ {
+		st.Upsert(brain.Relationship{Chat: c, User: c, LastUserMsg: t0})
+	}
+	var n brain.Neuron = NewSocialPressure(time.Hour, DefaultDetectorConfig())
+	if _, ok := n.Check(t0, st); ok {
+		t.Fatal("first check emitted")
+	}
+	var chats []int64
+	for {
+		s, ok := n.Check(t0.Add(time.Hour), st) // every chat crosses 0.5
+		if !ok {
+			break
+		}
+		chats = append(chats, s.Chat)
+	}
+	if len(chats) != 3 || chats[0] != 1 || chats[2] != 3 {
+		t.Errorf("Check handed out chats %v, want [1 2 3]", chats)
+	}
+}
+
+func TestSocialPressureRelationshipsChange(t *testing.T) {
+	st := brain.NewState(time.UTC)
+	st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
+	n := NewSocialPressure(time.Hour, DefaultDetectorConfig())
+	n.Sense(t0.Add(10*time.Minute), st, nil)
+	st.Upsert(brain.Relationship{Chat: 2, LastUserMsg: t0})
+	st.Upsert(brain.Relationship{Chat: 9, LastUserMsg: t0})
+	out := n.Sense(t0.Add(20*time.Minute), st, nil)
+	// Chat 5 keeps its reference (pressure at 10 min) and notices the rise; 2 and 9 start.
+	if len(out) != 1 || out[0].Chat != 5 {
+		t.Errorf("after adding chats: %+v, want one signal for chat 5", out)
+	}
+	st.Remove(5)
+	out = n.Sense(t0.Add(60*time.Minute), st, nil)
+	if len(out) != 2 || out[0].Chat != 2 || out[1].Chat != 9 {
+		t.Errorf("after removing chat 5: %+v, want signals for 2 and 9", out)
+	}
+}
+
+func TestTimeOfDay(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skipf("no zone data: %v", err)
+	}
+	st := brain.NewState(berlin)
+	n := NewTimeOfDay()
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, berlin)
+	var got []string
+	for m := 0; m < 24*60; m += 5 {
+		now := start.Add(time.Duration(m) * time.Minute).UTC()
+		if s, ok := n.Check(now, st); ok {
+			got = append(got, now.In(berlin).Format("15:04")+" "+s.Ref)
+		}
+	}
+	want := []string{"07:00 morning", "12:00 afternoon", "17:00 evening", "22:00 night"}
+	if len(got) != len(want) {
+		t.Fatalf("periods %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("periods %v, want %v", got, want)
+		}
+	}
+}
+
+func TestEnergy(t *testing.T) {
+	st := brain.NewState(time.UTC)
+	n := NewEnergy(EnergyConfig{DrainPerRun: 0.02, NightHalfLife: time.Hour}, DefaultDetectorConfig())
+	noon := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	n.Check(noon, st)
+	st.LLMWork = 5
+	s, ok := n.Check(noon.Add(time.Minute), st)
+	if !near(st.Energy, 0.9) || st.LLMWork != 0 {
+		t.Fatalf("after 5 runs: energy %v, LLMWork %d; want 0.9, 0", st.Energy, st.LLMWork)
+	}
+	if ok { // −10% of 1.0 equals k at full alertness? alertness here is 0.5 → needs 12.5%
+		t.Errorf("emitted %+v for a 10%% drop at alertness 0.5", s)
+	}
+	st.LLMWork = 30 // 0.9 − 0.6 = 0.3: a noticeable drop; refractory for 5 min
+	if _, ok := n.Check(noon.Add(2*time.Minute), st); !ok {
+		t.Error("no signal for a drop from 0.9 to 0.3")
+	}
+	st.LLMWork = 6 // 0.3 − 0.12 = 0.18: inside the refractory period, but crosses 0.2
+	if s, ok := n.Check(noon.Add(3*time.Minute), st); !ok || !near(s.Value, 0.18) {
+		t.Errorf("crossing 0.2: %+v, %v; want a signal with 0.18", s, ok)
+	}
+	// Day: no recovery.
+	n.Check(noon.Add(5*time.Hour), st)
+	if !near(st.Energy, 0.18) {
+		t.Errorf("energy recovered during the day: %v", st.Energy)
+	}
+	// Night: half the missing energy per hour.
+	night := time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC)
+	n.Check(night, st)
+	st.Energy = 0.5
+	n.Check(night.Add(time.Hour), st)
+	if !near(st.Energy, 0.75) {
+		t.Errorf("after 1 h of night from 0.5: %v, want 0.75", st.Energy)
+	}
+}
+
+func TestAlertness(t *testing.T) {
+	st := brain.NewState(time.UTC)
+	n := NewAlertness(AlertnessConfig{ActivityHalfLife: 30 * time.Minute}, DefaultDetectorConfig())
+	morning := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		now      time.Time
+		energy   float64
+		activity time.Time
+		want     float64
+	}{
+		{"morning, idle", morning, 1, time.Time{}, 0.63},
+		{"morning, just active", morning, 1, morning, 0.93},
+		{"morning, active 30 min ago", morning, 1, morning.Add(-30 * time.Minute), 0.78},
+		{"night, idle", morning.Add(15 * time.Hour), 1, time.Time{}, 0.14},
+		{"morning, half energy", morning, 0.5, time.Time{}, 0.315},
+	} {
+		st.Energy, st.LastActivity = tc.energy, tc.activity
+		n.Check(tc.now, st)
+		if !near(st.Alertness, tc.want) {
+			t.Errorf("%s: alertness %v, want %v", tc.name, st.Alertness, tc.want)
+		}
+	}
+}
+
+func TestThoughtPressure(t *testing.T) {
+	st := brain.NewState(time.UTC)
+	n := NewThoughtPressure(ThoughtConfig{AgeUnit: time.Hour}, DefaultDetectorConfig())
+	n.Check(t0, st) // baseline 0
+	st.Thoughts = append(st.Thoughts, brain.Thought{Chat: 1, At: t0})
+	s, ok := n.Check(t0, st)
+	if !ok || !near(s.Value, 1-math.Sqrt(0.5)) {
+		t.Fatalf("one fresh thought: %+v, %v; want 0.29", s, ok)
+	}
+	// 59 min later the thought weighs 0.99 (v 0.4966); at 60 min it crosses 0.5 upward and
+	// emits although the change since the last emission is below k.
+	if _, ok := n.Check(t0.Add(59*time.Minute), st); !ok {
+		t.Error("no emission for a rise from 0.29 to 0.50")
+	}
+	s, ok = n.Check(t0.Add(60*time.Minute), st)
+	if !ok || !near(s.Value, 0.5) {
+		t.Errorf("crossing 0.5: %+v, %v", s, ok)
+	}
+	st.Thoughts[0].Handled = true
+	if s, ok := n.Check(t0.Add(2*time.Hour), st); !ok || s.Value != 0 {
+		t.Errorf("handled thought: %+v, %v; want a drop to 0", s, ok)
+	}
+}

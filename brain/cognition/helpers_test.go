@@ -1,0 +1,252 @@
+package cognition_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	_ "time/tzdata"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+)
+
+const (
+	fast  = "fast-model"
+	smart = "smart-model"
+)
+
+var t0 = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC) // a Friday
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+type fakeMemory struct {
+	rc      brain.Recall
+	mu      sync.Mutex
+	queries []string
+}
+
+func (m *fakeMemory) Recall(_ context.Context, _, _ int64, query string, _ int) (brain.Recall, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.queries = append(m.queries, query)
+	return m.rc, nil
+}
+
+// sleeper records the waits the loop asks for and returns at once.
+type sleeper struct {
+	mu sync.Mutex
+	ds []time.Duration
+}
+
+func (s *sleeper) sleep(_ context.Context, d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ds = append(s.ds, d)
+	return nil
+}
+
+func (s *sleeper) waits() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Duration(nil), s.ds...)
+}
+
+// memoTool is a test tool with a strict schema {"note": string}; it records its calls.
+type memoTool struct {
+	name     string
+	effects  bool
+	silent   bool // a side effect without intents (the tool acts directly)
+	profiles []brain.Profile
+	mu       sync.Mutex
+	calls    []string
+}
+
+func (m *memoTool) Spec() brain.ToolSpec {
+	return brain.ToolSpec{
+		Name: m.name, Description: "test tool " + m.name,
+		Parameters: json.RawMessage(`{"type":"object","additionalProperties":false,` +
+			`"properties":{"note":{"type":"string"},"tag":{"type":["string","null"]}},"required":["note","tag"]}`),
+		SideEffects: m.effects, Profiles: m.profiles,
+	}
+}
+
+func (m *memoTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, string(call.Args))
+	res := brain.ToolResult{Content: "noted " + string(call.Args)}
+	if m.effects && !m.silent {
+		res.Intents = []brain.Intent{brain.Remember{User: call.User, Attribute: "note", Value: string(call.Args)}}
+	}
+	return res, nil
+}
+
+func (m *memoTool) Calls() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.calls...)
+}
+
+type env struct {
+	c     *cognition.Cognition
+	srv   *openaitest.Server
+	reg   *prometheus.Registry
+	sleep *sleeper
+	clock *fakeClock
+	tools *cognition.Registry
+}
+
+type setup struct {
+	cfg   func(*cognition.Config)
+	opts  func(*cognition.Options)
+	mem   cognition.Memory
+	tools []brain.Tool
+}
+
+func newEnv(t *testing.T, s setup) *env {
+	t.Helper()
+	srv := openaitest.New(t)
+	t.Cleanup(func() {
+		if v := srv.Violations(); len(v) != 0 {
+			t.Errorf("fake server saw invalid requests:\n%s", strings.Join(v, "\n"))
+		}
+	})
+	cfg := cognition.Config{
+		FastModel: fast, SmartModel: smart, RequestTimeout: 5 * time.Second,
+		PersonaName: "Mira", PersonaDescription: "A warm, curious companion.",
+		DefaultZone: time.UTC,
+	}
+	if s.cfg != nil {
+		s.cfg(&cfg)
+	}
+	e := &env{srv: srv, reg: prometheus.NewRegistry(), sleep: &sleeper{}, clock: &fakeClock{t: t0}, tools: cognition.NewRegistry()}
+	opts := cognition.Options{
+		Registerer: e.reg, Clock: e.clock, Sleep: e.sleep.sleep, Backoff: 100 * time.Millisecond,
+		BreakerThreshold: 100,
+	}
+	if s.opts != nil {
+		s.opts(&opts)
+	}
+	for _, tl := range s.tools {
+		if err := e.tools.Register(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.c = cognition.New(cfg, cognition.NewClient(srv.URL(), "test-key", cfg.RequestTimeout), s.mem, e.tools, opts)
+	return e
+}
+
+func userWake(texts ...string) brain.Wake {
+	w := brain.Wake{
+		Chat: 42, User: 7, Profile: brain.ProfileChat,
+		Reason: brain.Reason{Code: brain.ReasonUserMessage, Text: "Sam wrote a message"},
+		Rel: brain.Relationship{Chat: 42, User: 7, Name: "Sam", Timezone: "Europe/Berlin",
+			Status: brain.StatusActive, LastUserMsg: t0.Add(-time.Minute)},
+		At: t0,
+	}
+	for i, tx := range texts {
+		w.Signals = append(w.Signals, brain.Signal{Type: brain.SignalUserMessage, Source: "telegram",
+			Chat: 42, User: 7, Text: tx, At: t0, MessageID: 100 + i})
+	}
+	return w
+}
+
+func proactiveWake() brain.Wake {
+	w := userWake()
+	w.Profile = brain.ProfileProactive
+	w.Reason = brain.Reason{Code: brain.ReasonProactive, Text: "it has been quiet for a while"}
+	w.Rel.LastUserMsg = t0.Add(-20 * time.Hour)
+	return w
+}
+
+func sends(out brain.Outcome) []brain.SendMessage {
+	var s []brain.SendMessage
+	for _, in := range out.Intents {
+		if m, ok := in.(brain.SendMessage); ok {
+			s = append(s, m)
+		}
+	}
+	return s
+}
+
+func toolNames(req openai.ChatCompletionRequest) []string {
+	var out []string
+	for _, tl := range req.Tools {
+		out = append(out, tl.Function.Name)
+	}
+	return out
+}
+
+func think(t *testing.T, e *env, w brain.Wake) brain.Outcome {
+	t.Helper()
+	out, err := e.c.Think(context.Background(), w)
+	if err != nil {
+		t.Fatalf("Think: %v", err)
+	}
+	return out
+}
+
+// lastToolResults returns the tool messages of a request, in order.
+func toolMessages(req openai.ChatCompletionRequest) []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for _, m := range req.Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// metric returns the value of the series of name with the given label pairs (0 if absent).
+func metric(t *testing.T, e *env, name string, labels ...string) float64 {
+	t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for i := 0; i+1 < len(labels); i += 2 {
+		want[labels[i]] = labels[i+1]
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			got := map[string]string{}
+			for _, lp := range m.GetLabel() {
+				got[lp.GetName()] = lp.GetValue()
+			}
+			for k, v := range want {
+				if got[k] != v {
+					continue series
+				}
+			}
+			switch {
+			case m.GetCounter() != nil:
+				return m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,112 @@
+package cognition
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+func TestRepairJSON(t *testing.T) {
+	tests := []struct {
+		in, want string
+		wantErr  bool
+	}{
+		{in: `{"a":1}`, want: `{"a":1}`},
+		{in: "  {\n \"a\" : 1 }  ", want: `{"a":1}`},
+		{in: `{"a":1,}`, want: `{"a":1}`},
+		{in: `{"a":[1,2,],}`, want: `{"a":[1,2]}`},
+		{in: `{'a': 'it\'s "x"'}`, want: `{"a":"it's \"x\""}`},
+		{in: "```json\n{\"a\": true}\n```", want: `{"a":true}`},
+		{in: "```\n{\"a\": 1}\n```", want: `{"a":1}`},
+		{in: `{"a": {"b": 2}`, want: `{"a":{"b":2}}`},
+		{in: `{"a": "unterminated`, want: `{"a":"unterminated"}`},
+		{in: `{hours: 2, reason: 'busy'}`, want: `{"hours":2,"reason":"busy"}`},
+		{in: `{"x": True, "y": None, "z": False}`, want: `{"x":true,"y":null,"z":false}`},
+		{in: `{"n": -1.5e3}`, want: `{"n":-1.5e3}`},
+		{in: `{"s": "héllo wörld"}`, want: `{"s":"héllo wörld"}`},
+		{in: ``, want: `{}`},
+		{in: `[1,2]`, wantErr: true},
+		{in: `note = milk`, wantErr: true},
+		{in: `"just a string"`, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := RepairJSON(tc.in)
+			if tc.wantErr {
+				if err == nil {
+					t.Errorf("RepairJSON(%q) = %s, want an error", tc.in, got)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Errorf("RepairJSON(%q) = %s, %v; want %s", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzRepairJSON(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{'a':'b',}`, "```json\n{\"a\":[1,\n```", `{a: True`, `{"\\`, `{"a":"\u00e9"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := RepairJSON(s)
+		if err != nil {
+			return
+		}
+		var obj map[string]any
+		if json.Unmarshal(got, &obj) != nil {
+			t.Fatalf("RepairJSON(%q) = %q: not a JSON object", s, got)
+		}
+	})
+}
+
+func TestParseAnswer(t *testing.T) {
+	tests := []struct {
+		in   string
+		want answer
+	}{
+		{`{"response":"hi","status":"closed","confidence":0.4}`, answer{Response: "hi", Status: brain.StatusClosed, Confidence: 0.4, statusSet: true}},
+		{`plain words`, answer{Response: "plain words", Status: brain.StatusActive, Confidence: 1}},
+		{`  `, answer{Status: brain.StatusActive, Confidence: 1}},
+		{`{"response":"x","status":"bogus","confidence":7}`, answer{Response: "x", Status: brain.StatusActive, Confidence: 1}},
+		{`{"response":"x","confidence":-2}`, answer{Response: "x", Status: brain.StatusActive, Confidence: 0}},
+		{`{"mood":"happy"}`, answer{Response: `{"mood":"happy"}`, Status: brain.StatusActive, Confidence: 1}},
+		{"I think {braces} are fine", answer{Response: "I think {braces} are fine", Status: brain.StatusActive, Confidence: 1}},
+		{"```json\n{\"response\":\"\",\"status\":\"AWAITING_ANSWER\"}\n```", answer{Status: brain.StatusAwaitingAnswer, Confidence: 1, statusSet: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, parseAnswer(tc.in), cmp.AllowUnexported(answer{})); diff != "" {
+				t.Errorf("parseAnswer(%q) (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}
+
+func TestRetryAfterParsing(t *testing.T) {
+	now := time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC)
+	tests := []struct {
+		header string
+		want   time.Duration
+		ok     bool
+	}{
+		{"7", 7 * time.Second, true},
+		{"0.5", 500 * time.Millisecond, true},
+		{now.Add(90 * time.Second).Format("Mon, 02 Jan 2006 15:04:05 GMT"), 90 * time.Second, true},
+		{"", 0, false},
+		{"soon", 0, false},
+	}
+	for _, tc := range tests {
+		s := &retryAfterSlot{}
+		s.set(tc.header)
+		got, ok := s.wait(now)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("Retry-After %q = %v, %v; want %v, %v", tc.header, got, ok, tc.want, tc.ok)
+		}
+	}
+}

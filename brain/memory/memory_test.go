@@ -1,0 +1,577 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/storage"
+)
+
+var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+
+func openStore(tb testing.TB, path string) *storage.Store {
+	tb.Helper()
+	st, err := storage.Open(path, storage.Options{})
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// commit appends turns to chat's history and indexes them in the same transaction, as the
+// core loop does.
+func commit(tb testing.TB, st *storage.Store, m *memory.Memory, chat int64, turns ...brain.Turn) {
+	tb.Helper()
+	_, err := st.CommitTurn(storage.Commit{
+		Chat:  chat,
+		Turns: turns,
+		Also:  func(tx *storage.Tx) error { return m.IndexTx(tx, chat, turns) },
+	}, turns[0].At)
+	if err != nil {
+		tb.Fatalf("commit: %v", err)
+	}
+}
+
+// filler is the i-th turn of a long, ordinary conversation.
+func filler(i int) brain.Turn {
+	role := "user"
+	if i%2 == 1 {
+		role = "assistant"
+	}
+	topics := []string{"weather", "coffee", "work", "music", "dinner", "sleep", "football", "movies"}
+	return brain.Turn{
+		Role: role,
+		Text: fmt.Sprintf("message %d: we chatted about %s and %s again, nothing special today",
+			i, topics[i%len(topics)], topics[(i/3)%len(topics)]),
+		At: t0.Add(time.Duration(i) * time.Minute),
+	}
+}
+
+// fakeSummarizer counts calls and records what it was given.
+type fakeSummarizer struct {
+	mu       sync.Mutex
+	calls    int
+	previous []string
+	folded   [][]brain.Turn
+	text     func(n int) string
+}
+
+func (f *fakeSummarizer) Summarize(_ context.Context, previous string, turns []brain.Turn) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	f.previous = append(f.previous, previous)
+	f.folded = append(f.folded, turns)
+	if f.text != nil {
+		return f.text(f.calls), nil
+	}
+	return fmt.Sprintf("summary %d: the user likes tea", f.calls), nil
+}
+
+func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	st := openStore(t, path)
+	m := memory.New(st, nil, memory.Options{})
+	if err := m.Remember(7, "Favourite Colour", "green", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remember(7, "name", "Ann", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remember(7, "  favourite-colour ", "deep\nblue", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remember(8, "name", "Bob", t0); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+
+	st = openStore(t, path)
+	m = memory.New(st, nil, memory.Options{})
+	facts, err := m.Facts(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []brain.Fact{
+		{Attribute: "favourite_colour", Value: "deep blue", At: t0.Add(time.Hour)},
+		{Attribute: "name", Value: "Ann", At: t0},
+	}
+	if len(facts) != len(want) {
+		t.Fatalf("facts = %+v, want %+v", facts, want)
+	}
+	for i := range want {
+		if facts[i].Attribute != want[i].Attribute || facts[i].Value != want[i].Value || !facts[i].At.Equal(want[i].At) {
+			t.Errorf("fact %d = %+v, want %+v", i, facts[i], want[i])
+		}
+	}
+
+	commit(t, st, m, 7, brain.Turn{Role: "user", Text: "hello", At: t0})
+	r, err := m.Recall(context.Background(), 7, 7, "what colour do I like", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Facts) != 2 || r.Facts[0].Value != "deep blue" {
+		t.Errorf("recall facts = %+v", r.Facts)
+	}
+	if len(r.Turns) != 1 || r.Turns[0].Text != "hello" {
+		t.Errorf("recall turns = %+v", r.Turns)
+	}
+
+	// Forget removes the facts with the rest of the user's data.
+	if err := st.Forget(7, 7); err != nil {
+		t.Fatal(err)
+	}
+	if facts, _ := m.Facts(7); len(facts) != 0 {
+		t.Errorf("facts after forget = %+v", facts)
+	}
+	if facts, _ := m.Facts(8); len(facts) != 1 {
+		t.Errorf("facts of another user = %+v", facts)
+	}
+}
+
+func TestRememberRejects(t *testing.T) {
+	m := memory.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), nil, memory.Options{})
+	for _, tc := range []struct{ name, attr, value string }{
+		{"empty attribute", "  !!! ", "x"},
+		{"empty value", "name", " \n "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := m.Remember(1, tc.attr, tc.value, t0); err == nil {
+				t.Fatal("no error")
+			}
+		})
+	}
+	for i := range 200 {
+		if err := m.Remember(1, fmt.Sprintf("attr %d", i), "v", t0); err != nil {
+			t.Fatalf("fact %d: %v", i, err)
+		}
+	}
+	if err := m.Remember(1, "one more", "v", t0); err == nil {
+		t.Error("fact 201 accepted")
+	}
+	if err := m.Remember(1, "attr_5", "replaced", t0); err != nil {
+		t.Errorf("replacing at the cap: %v", err)
+	}
+}
+
+func TestNormalizeAttribute(t *testing.T) {
+	for in, want := range map[string]string{
+		"Favourite Color":        "favourite_color",
+		"  sister's-name ":       "sister_s_name",
+		"ДЕНЬ рождения":          "день_рождения",
+		"!!!":                    "",
+		strings.Repeat("ab", 50): strings.Repeat("ab", 32),
+		strings.Repeat("a ", 40): strings.TrimRight(strings.Repeat("a_", 32), "_"),
+	} {
+		if got := memory.NormalizeAttribute(in); got != want {
+			t.Errorf("NormalizeAttribute(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	st := openStore(t, path)
+	m := memory.New(st, nil, memory.Options{})
+	const chat = 42
+	commit(t, st, m, chat,
+		brain.Turn{Role: "user", Text: "My grandmother's blue bicycle was stolen in Lisbon last spring.", At: t0},
+		brain.Turn{Role: "assistant", Text: "Oh no, I'm sorry about the bicycle!", At: t0})
+	for i := 2; i < 330; i += 2 {
+		commit(t, st, m, chat, filler(i), filler(i+1))
+	}
+	// Another chat mentioning the same words must not leak in.
+	commit(t, st, m, 99, brain.Turn{Role: "user", Text: "my blue bicycle in Lisbon", At: t0})
+	_ = st.Close()
+
+	st = openStore(t, path)
+	m = memory.New(st, nil, memory.Options{})
+	hits, err := m.Search(chat, chat, "that stolen bicycle in lisbon?", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || !strings.Contains(hits[0].Text, "blue bicycle was stolen in Lisbon") {
+		t.Fatalf("hits = %+v", hits)
+	}
+	if hits[0].Source != "turn" || !hits[0].At.Equal(t0) || !strings.HasPrefix(hits[0].Text, "user: ") {
+		t.Errorf("top hit = %+v", hits[0])
+	}
+	for _, h := range hits {
+		if strings.Contains(h.Text, "my blue bicycle in Lisbon") {
+			t.Errorf("hit from another chat: %+v", h)
+		}
+	}
+
+	// Recall brings it back as a memory: it is not among the recent turns.
+	r, err := m.Recall(context.Background(), chat, chat, "remember the bicycle in Lisbon?", 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Memories) == 0 || !strings.Contains(r.Memories[0].Text, "Lisbon") {
+		t.Errorf("recall memories = %+v", r.Memories)
+	}
+	if len(r.Memories) > 3 {
+		t.Errorf("recall has %d memories, want ≤ 3", len(r.Memories))
+	}
+
+	if hits, _ := m.Search(chat, chat, "the and of", 3); len(hits) != 0 {
+		t.Errorf("stopword query found %+v", hits)
+	}
+	if hits, _ := m.Search(chat, chat, "zeppelin", 3); len(hits) != 0 {
+		t.Errorf("unknown word found %+v", hits)
+	}
+
+	// Forget drops the chat's index with its history.
+	if err := st.Forget(chat, chat); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := m.Search(chat, chat, "bicycle", 3); len(hits) != 0 {
+		t.Errorf("search after forget = %+v", hits)
+	}
+	if hits, _ := m.Search(99, 99, "bicycle", 3); len(hits) != 1 {
+		t.Errorf("other chat's index lost: %+v", hits)
+	}
+}
+
+func TestRecallExcludesRecentTurnsFromMemories(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	m := memory.New(st, nil, memory.Options{RecentTurns: 4})
+	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "the violin lesson went badly", At: t0})
+	for i := 1; i < 10; i++ {
+		commit(t, st, m, 1, filler(i))
+	}
+	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "another violin lesson tomorrow", At: t0.Add(time.Hour)})
+	r, err := m.Recall(context.Background(), 1, 1, "violin", 2000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Turns) != 4 || r.Turns[3].Text != "another violin lesson tomorrow" {
+		t.Fatalf("turns = %+v", r.Turns)
+	}
+	if len(r.Memories) != 1 || !strings.Contains(r.Memories[0].Text, "went badly") {
+		t.Errorf("memories = %+v, want only the old violin turn", r.Memories)
+	}
+}
+
+func TestSearchFactsAndSummary(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	sum := &fakeSummarizer{text: func(int) string { return "The user is training for the Berlin marathon." }}
+	m := memory.New(st, sum, memory.Options{RecentTurns: 2, SummarizeAfter: 3})
+	for i := range 5 {
+		commit(t, st, m, 1, filler(i))
+	}
+	if err := m.Maintain(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remember(1, "dog_name", "Pixel the beagle", t0); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ query, source, text string }{
+		{"marathon", "summary", "Berlin marathon"},
+		{"beagle", "fact", "dog_name: Pixel the beagle"},
+		{"dog", "fact", "dog_name"},
+	} {
+		hits, err := m.Search(1, 1, tc.query, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Source != tc.source || !strings.Contains(hits[0].Text, tc.text) {
+			t.Errorf("Search(%q) = %+v, want %s containing %q", tc.query, hits, tc.source, tc.text)
+		}
+	}
+}
+
+func TestMaintainSummarizesOncePerThreshold(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	st := openStore(t, path)
+	sum := &fakeSummarizer{}
+	reg := prometheus.NewRegistry()
+	m := memory.New(st, sum, memory.Options{RecentTurns: 4, SummarizeAfter: 10, Registerer: reg})
+	ctx := context.Background()
+
+	callsAfter := map[int]int{}
+	for i := range 30 {
+		commit(t, st, m, 5, filler(i))
+		if err := m.Maintain(ctx, 5); err != nil {
+			t.Fatal(err)
+		}
+		callsAfter[i+1] = sum.calls
+	}
+	// 11 unsummarised turns → fold 7 (keep 4); 4 + 7 more = 11 at turn 18 → fold 7; at 25.
+	for turns, want := range map[int]int{10: 0, 11: 1, 17: 1, 18: 2, 24: 2, 25: 3, 30: 3} {
+		if got := callsAfter[turns]; got != want {
+			t.Errorf("after %d turns: %d Summarize calls, want %d", turns, got, want)
+		}
+	}
+	if len(sum.folded[0]) != 7 || sum.folded[0][0].Text != filler(0).Text || sum.folded[0][6].Text != filler(6).Text {
+		t.Errorf("first fold = %d turns from %q", len(sum.folded[0]), sum.folded[0][0].Text)
+	}
+	if sum.previous[0] != "" || sum.previous[1] != "summary 1: the user likes tea" {
+		t.Errorf("previous summaries given = %q", sum.previous)
+	}
+	if got := testutil.ToFloat64(m.MetricsSummaries("ok")); got != 3 {
+		t.Errorf("summaries metric = %v, want 3", got)
+	}
+	_ = st.Close()
+
+	st = openStore(t, path)
+	m = memory.New(st, sum, memory.Options{RecentTurns: 4, SummarizeAfter: 10})
+	text, through, err := m.Summary(5)
+	if err != nil || text != "summary 3: the user likes tea" || through == 0 {
+		t.Fatalf("summary after reopen = %q through %d, %v", text, through, err)
+	}
+	if err := m.Maintain(ctx, 5); err != nil || sum.calls != 3 {
+		t.Errorf("Maintain after reopen: calls %d, err %v", sum.calls, err)
+	}
+	r, err := m.Recall(ctx, 5, 5, "", 2000)
+	if err != nil || r.Summary != text || len(r.Turns) != 4 {
+		t.Errorf("recall = %+v, %v", r, err)
+	}
+}
+
+type failingSummarizer struct{}
+
+func (failingSummarizer) Summarize(context.Context, string, []brain.Turn) (string, error) {
+	return "", fmt.Errorf("provider down")
+}
+
+func TestMaintainKeepsSummaryOnError(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	m := memory.New(st, failingSummarizer{}, memory.Options{RecentTurns: 1, SummarizeAfter: 2})
+	for i := range 4 {
+		commit(t, st, m, 1, filler(i))
+	}
+	if err := m.Maintain(context.Background(), 1); err == nil {
+		t.Fatal("no error")
+	}
+	if text, through, _ := m.Summary(1); text != "" || through != 0 {
+		t.Errorf("summary = %q through %d", text, through)
+	}
+}
+
+func TestRecallDoesNotGrowWithHistory(t *testing.T) {
+	size := func(t *testing.T, n int) int {
+		st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+		sum := &fakeSummarizer{text: func(int) string { return strings.Repeat("The user talked about coffee and work. ", 30) }}
+		m := memory.New(st, sum, memory.Options{})
+		long := func(i int) brain.Turn {
+			turn := filler(i)
+			turn.Text += strings.Repeat(" and then some more ordinary words", 6)
+			return turn
+		}
+		for i := 0; i < n; i += 10 {
+			turns := make([]brain.Turn, min(10, n-i))
+			for j := range turns {
+				turns[j] = long(i + j)
+			}
+			commit(t, st, m, 1, turns...)
+			if err := m.Maintain(context.Background(), 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 10 {
+			if err := m.Remember(1, fmt.Sprintf("fact %d", i), "something worth knowing about the user", t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := m.Recall(context.Background(), 1, 1, "coffee at work", 600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return memory.Chars(r)
+	}
+	small, large := size(t, 30), size(t, 1000)
+	t.Logf("Recall size: %d chars at 30 turns, %d chars at 1000 turns (budget 600 tokens ≈ 2400 chars)", small, large)
+	if large > small {
+		t.Errorf("recall grew with history: %d > %d", large, small)
+	}
+	if large > 2400 || small > 2400 {
+		t.Errorf("recall over budget: %d, %d", small, large)
+	}
+}
+
+func TestReindex(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	m := memory.New(st, nil, memory.Options{})
+	for i := range 20 {
+		if _, err := st.CommitTurn(storage.Commit{Chat: 3, Turns: []brain.Turn{filler(i)}}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(t, st, m, 3, brain.Turn{Role: "user", Text: "the harpsichord concert", At: t0})
+	if hits, _ := m.Search(3, 3, "football", 5); len(hits) != 0 {
+		t.Fatalf("unindexed turns found: %+v", hits)
+	}
+	// The index's high-water mark is past the unindexed turns: Reindex only goes forward.
+	n, err := m.Reindex(3)
+	if err != nil || n != 0 {
+		t.Fatalf("Reindex = %d, %v", n, err)
+	}
+	for i := 20; i < 25; i++ {
+		if _, err := st.CommitTurn(storage.Commit{Chat: 3, Turns: []brain.Turn{filler(i)}}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := m.Reindex(3); err != nil || n != 5 {
+		t.Fatalf("Reindex = %d, %v, want 5", n, err)
+	}
+	if n, _ := m.Reindex(3); n != 0 {
+		t.Fatalf("second Reindex = %d, want 0", n)
+	}
+	hits, err := m.Search(3, 3, "message 22", 1)
+	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Text, "message 22:") {
+		t.Errorf("hits = %+v, %v", hits, err)
+	}
+	// A chat with no index at all is indexed from the start.
+	for i := range 3 {
+		if _, err := st.CommitTurn(storage.Commit{Chat: 4, Turns: []brain.Turn{filler(i)}}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := m.Reindex(4); err != nil || n != 3 {
+		t.Fatalf("Reindex(4) = %d, %v, want 3", n, err)
+	}
+}
+
+func TestTools(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	m := memory.New(st, nil, memory.Options{})
+	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "I adopted a kitten named Miso", At: t0})
+	tools := map[string]brain.Tool{}
+	for _, tool := range m.Tools() {
+		spec := tool.Spec()
+		var schema struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+			Additional *bool                      `json:"additionalProperties"`
+		}
+		if err := json.Unmarshal(spec.Parameters, &schema); err != nil {
+			t.Fatalf("%s schema: %v", spec.Name, err)
+		}
+		if schema.Type != "object" || schema.Additional == nil || *schema.Additional || len(schema.Required) != len(schema.Properties) {
+			t.Errorf("%s schema is not strict: %s", spec.Name, spec.Parameters)
+		}
+		tools[spec.Name] = tool
+	}
+	remember, search := tools["core_remember"], tools["core_memory_search"]
+	if remember == nil || search == nil {
+		t.Fatalf("tools = %v", tools)
+	}
+	if !remember.Spec().SideEffects || search.Spec().SideEffects {
+		t.Error("side effects flags wrong")
+	}
+
+	for _, tc := range []struct {
+		name    string
+		tool    brain.Tool
+		args    string
+		wantErr bool
+		want    string
+	}{
+		{"remember", remember, `{"attribute":"Pet Name","value":"Miso"}`, false, "remembered pet_name"},
+		{"remember unknown field", remember, `{"attribute":"a","value":"b","x":1}`, true, ""},
+		{"remember missing value", remember, `{"attribute":"a"}`, true, ""},
+		{"remember null value", remember, `{"attribute":"a","value":null}`, true, ""},
+		{"remember empty attribute", remember, `{"attribute":"!!","value":"b"}`, true, ""},
+		{"remember blank value", remember, `{"attribute":"a","value":"  "}`, true, ""},
+		{"remember not json", remember, `attribute=a`, true, ""},
+		{"remember wrong type", remember, `{"attribute":1,"value":"b"}`, true, ""},
+		{"remember trailing", remember, `{"attribute":"a","value":"b"} {}`, true, ""},
+		{"search", search, `{"query":"kitten"}`, false, "- 2026-03-01 11:00 (turn) user: I adopted a kitten named Miso"},
+		{"search nothing", search, `{"query":"dinosaur"}`, false, "nothing found"},
+		{"search empty", search, `{"query":"  "}`, true, ""},
+		{"search null", search, `null`, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := tc.tool.Call(context.Background(), brain.ToolCall{
+				Chat: 1, User: 1, Args: json.RawMessage(tc.args), Now: t0, Zone: time.FixedZone("CET", 3600)})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
+			}
+			if err == nil && res.Content != tc.want {
+				t.Errorf("content = %q, want %q", res.Content, tc.want)
+			}
+		})
+	}
+	res, _ := remember.Call(context.Background(), brain.ToolCall{User: 9, Args: json.RawMessage(`{"attribute":"Pet Name","value":" Miso "}`)})
+	want := brain.Remember{User: 9, Attribute: "pet_name", Value: "Miso"}
+	if len(res.Intents) != 1 || res.Intents[0] != want {
+		t.Errorf("intents = %#v, want %#v", res.Intents, want)
+	}
+	if facts, _ := m.Facts(9); len(facts) != 0 {
+		t.Errorf("core_remember wrote directly: %+v", facts)
+	}
+}
+
+func TestOpenAISummarizer(t *testing.T) {
+	var got openai.ChatCompletionRequest
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		if err := json.NewDecoder(r.Body).Decode(&got); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
+			Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: "assistant", Content: " New summary. "}}},
+		})
+	}))
+	defer srv.Close()
+	cfg := openai.DefaultConfig("test-key")
+	cfg.BaseURL = srv.URL + "/v1"
+	s := memory.OpenAISummarizer{Client: openai.NewClientWithConfig(cfg), Model: "small"}
+	out, err := s.Summarize(context.Background(), "Old summary.", []brain.Turn{{Role: "user", Text: "I start my new job Monday", At: t0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "New summary." {
+		t.Errorf("summary = %q", out)
+	}
+	if got.Model != "small" || len(got.Messages) != 2 || got.MaxCompletionTokens != 400 {
+		t.Fatalf("request = %+v", got)
+	}
+	if u := got.Messages[1].Content; !strings.Contains(u, "Old summary.") || !strings.Contains(u, "user: I start my new job Monday") {
+		t.Errorf("user message = %q", u)
+	}
+	if !strings.Contains(got.Messages[0].Content, "200 words") {
+		t.Errorf("system prompt = %q", got.Messages[0].Content)
+	}
+}
+
+func BenchmarkSearch1000Turns(b *testing.B) {
+	st := openStore(b, filepath.Join(b.TempDir(), "anima.db"))
+	m := memory.New(st, nil, memory.Options{})
+	for i := 0; i < 1000; i += 10 {
+		turns := make([]brain.Turn, 10)
+		for j := range turns {
+			turns[j] = filler(i + j)
+		}
+		commit(b, st, m, 1, turns...)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		hits, err := m.Search(1, 1, "coffee at work, football and movies", 5)
+		if err != nil || len(hits) == 0 {
+			b.Fatalf("hits = %v, %v", hits, err)
+		}
+	}
+}

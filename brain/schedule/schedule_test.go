@@ -1,0 +1,572 @@
+package schedule_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/storage"
+)
+
+func openStore(tb testing.TB, path string) *storage.Store {
+	tb.Helper()
+	st, err := storage.Open(path, storage.Options{})
+	if err != nil {
+		tb.Fatalf("open store: %v", err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func berlin(t testing.TB) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatalf("load zone: %v", err)
+	}
+	return loc
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var now0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+
+func mustPlan(t *testing.T, s *schedule.Scheduler, delay *int64, at, spec *string, now time.Time, loc *time.Location) brain.ScheduleItem {
+	t.Helper()
+	item, err := s.Plan(7, 70, "drink water", "user asked", delay, at, spec, now, loc)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	if err := s.Add(item); err != nil {
+		t.Fatalf("add: %v", err)
+	}
+	return item
+}
+
+func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	reg := prometheus.NewRegistry()
+	s := schedule.New(st, schedule.Options{Registerer: reg})
+	item := mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
+	if !item.Due.Equal(now0.Add(time.Hour)) || item.Kind != brain.KindReminder || len(item.ID) != 6 {
+		t.Fatalf("item = %+v", item)
+	}
+	if got := testutil.ToFloat64(s.MetricsPending()); got != 1 {
+		t.Errorf("pending = %v, want 1", got)
+	}
+
+	if sigs, err := s.FireDue(now0.Add(59 * time.Minute)); err != nil || len(sigs) != 0 {
+		t.Fatalf("early FireDue = %+v, %v", sigs, err)
+	}
+	at := now0.Add(time.Hour)
+	sigs, err := s.FireDue(at)
+	if err != nil || len(sigs) != 1 {
+		t.Fatalf("FireDue = %+v, %v", sigs, err)
+	}
+	want := brain.Signal{ID: sigs[0].ID, Type: brain.SignalScheduleDue, Source: "scheduler", Chat: 7, User: 70,
+		Text: "drink water", Detail: "user asked", Kind: brain.KindReminder, Ref: item.ID, Due: item.Due, At: at}
+	if sigs[0] != want || sigs[0].ID == 0 {
+		t.Errorf("signal = %+v\nwant %+v", sigs[0], want)
+	}
+	if sigs, err := s.FireDue(at); err != nil || len(sigs) != 0 {
+		t.Errorf("second FireDue at the same time = %+v, %v", sigs, err)
+	}
+	if sigs, _ := s.FireDue(at.Add(time.Hour)); len(sigs) != 0 {
+		t.Errorf("later FireDue = %+v", sigs)
+	}
+	pending, err := st.Pending()
+	if err != nil || len(pending) != 1 || pending[0] != want {
+		t.Errorf("inbox = %+v, %v", pending, err)
+	}
+	if items, _ := s.List(7); len(items) != 0 {
+		t.Errorf("one-shot item left: %+v", items)
+	}
+	if got := testutil.ToFloat64(s.MetricsFired("reminder")); got != 1 {
+		t.Errorf("fired_total = %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(s.MetricsPending()); got != 0 {
+		t.Errorf("pending = %v, want 0", got)
+	}
+	// Replaying the Schedule intent of an item that already fired does not re-arm it.
+	if err := s.Add(item); err != nil {
+		t.Fatal(err)
+	}
+	if sigs, _ := s.FireDue(at.Add(2 * time.Hour)); len(sigs) != 0 {
+		t.Errorf("replayed item fired again: %+v", sigs)
+	}
+}
+
+func TestPlanAt(t *testing.T) {
+	s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), schedule.Options{})
+	loc := berlin(t)
+	for _, tc := range []struct {
+		name, at string
+		want     time.Time
+		err      string
+	}{
+		{"local in user zone", "2026-03-02T15:04", time.Date(2026, 3, 2, 15, 4, 0, 0, loc), ""},
+		{"local with space", "2026-03-02 15:04", time.Date(2026, 3, 2, 15, 4, 0, 0, loc), ""},
+		{"rfc3339", "2026-03-02T12:00:00Z", time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC), ""},
+		{"rfc3339 offset", "2026-03-05T09:30:00+05:30", time.Date(2026, 3, 5, 4, 0, 0, 0, time.UTC), ""},
+		{"30s ago means now", "2026-03-02T09:59:30Z", now0, ""},
+		{"past", "2026-03-02T09:58:00Z", time.Time{}, "in the past"},
+		{"too far", "2027-06-01T10:00:00Z", time.Time{}, "more than a year"},
+		{"garbage", "tomorrow at nine", time.Time{}, "not a time"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			item, err := s.Plan(1, 1, "call mum", "", nil, &tc.at, nil, now0, loc)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, schedule.ErrInvalid) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !item.Due.Equal(tc.want) {
+				t.Errorf("due = %v, want %v", item.Due, tc.want)
+			}
+		})
+	}
+
+	// An absolute item fires at its time.
+	st := openStore(t, filepath.Join(t.TempDir(), "b.db"))
+	s = schedule.New(st, schedule.Options{})
+	item := mustPlan(t, s, nil, ptr("2026-03-02T15:04"), nil, now0, loc)
+	if sigs, _ := s.FireDue(item.Due.Add(-time.Second)); len(sigs) != 0 {
+		t.Fatalf("fired a second early: %+v", sigs)
+	}
+	if sigs, _ := s.FireDue(item.Due); len(sigs) != 1 {
+		t.Fatalf("did not fire on time: %+v", sigs)
+	}
+}
+
+func TestPlanRejects(t *testing.T) {
+	s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), schedule.Options{})
+	for _, tc := range []struct {
+		name  string
+		note  string
+		delay *int64
+		at    *string
+		cron  *string
+		err   string
+	}{
+		{"none", "x", nil, nil, nil, "exactly one"},
+		{"two", "x", ptr[int64](60), ptr("2026-03-02T15:04"), nil, "exactly one"},
+		{"empty strings are absent", "x", nil, ptr(""), ptr(" "), "exactly one"},
+		{"no note", "  ", ptr[int64](60), nil, nil, "note"},
+		{"zero delay", "x", ptr[int64](0), nil, nil, "between 1 and"},
+		{"negative delay", "x", ptr[int64](-5), nil, nil, "between 1 and"},
+		{"delay over a year", "x", ptr[int64](366 * 24 * 3600), nil, nil, "between 1 and"},
+		{"cron too often", "x", nil, nil, ptr("* * * * *"), "more often"},
+		{"cron burst", "x", nil, nil, ptr("0,5 9 * * *"), "more often"},
+		{"cron every minute", "x", nil, nil, ptr("@every 1m"), "more often"},
+		{"cron never", "x", nil, nil, ptr("0 0 30 2 *"), "never fires"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.Plan(1, 1, tc.note, "", tc.delay, tc.at, tc.cron, now0, time.UTC)
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, schedule.ErrInvalid) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+		})
+	}
+	t.Run("cron in an unnamed zone", func(t *testing.T) {
+		_, err := s.Plan(1, 1, "x", "", nil, nil, ptr("0 9 * * *"), now0, time.FixedZone("UTC+3", 3*3600))
+		if err == nil || !strings.Contains(err.Error(), "named zone") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("nil zone is the default zone", func(t *testing.T) {
+		s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "z.db")), schedule.Options{DefaultZone: berlin(t)})
+		item, err := s.Plan(1, 1, "x", "", nil, nil, ptr("0 9 * * *"), now0, nil)
+		if err != nil || item.Zone != "Europe/Berlin" || item.Due.In(berlin(t)).Hour() != 9 {
+			t.Fatalf("item = %+v, %v", item, err)
+		}
+	})
+}
+
+func TestParseCron(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		ok   bool
+	}{
+		{"0 9 * * *", true},
+		{"30 18 * * 1-5", true},
+		{"@daily", true},
+		{"@weekly", true},
+		{"TZ=0", false},
+		{"tz=Europe/Berlin 0 9 * * *", false},
+		{"CRON_TZ=x * * * * *", false},
+		{"CRON_TZ=Europe/Berlin 0 9 * * *", false},
+		{"61 * * * *", false},
+		{"", false},
+		{"   ", false},
+		{"0 9 * *", false},
+		{"0 0 9 * * *", false},
+		{"@fortnightly", false},
+		{"@every", false},
+		{"*/0 * * * *", false},
+		{strings.Repeat("1,", 200) + "1 * * * *", false},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			_, err := schedule.ParseCron(tc.spec)
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want ok %v", err, tc.ok)
+			}
+			if err != nil && !errors.Is(err, schedule.ErrInvalid) {
+				t.Errorf("err %v does not wrap ErrInvalid", err)
+			}
+		})
+	}
+}
+
+// TestCronAcrossDST fires "0 9 * * *" in Berlin across both 2026 DST changes (29 March,
+// 25 October): always 09:00 local, whatever the UTC offset.
+func TestCronAcrossDST(t *testing.T) {
+	loc := berlin(t)
+	for _, tc := range []struct {
+		name  string
+		start time.Time
+		utc   []int // UTC hour of each firing
+	}{
+		{"spring", time.Date(2026, 3, 27, 12, 0, 0, 0, loc), []int{8, 7, 7, 7}},
+		{"autumn", time.Date(2026, 10, 23, 12, 0, 0, 0, loc), []int{7, 8, 8, 8}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+			s := schedule.New(st, schedule.Options{})
+			item := mustPlan(t, s, nil, nil, ptr("0 9 * * *"), tc.start, loc)
+			if item.Zone != "Europe/Berlin" || item.Cron != "0 9 * * *" {
+				t.Fatalf("item = %+v", item)
+			}
+			due := item.Due
+			for i, hour := range tc.utc {
+				if sigs, _ := s.FireDue(due.Add(-time.Second)); len(sigs) != 0 {
+					t.Fatalf("firing %d: fired early at %v", i, due.Add(-time.Second))
+				}
+				sigs, err := s.FireDue(due)
+				if err != nil || len(sigs) != 1 {
+					t.Fatalf("firing %d at %v: %+v, %v", i, due, sigs, err)
+				}
+				local := sigs[0].Due.In(loc)
+				if local.Hour() != 9 || local.Minute() != 0 || sigs[0].Due.UTC().Hour() != hour {
+					t.Errorf("firing %d due %v (UTC %v), want 09:00 local, %02d:00 UTC", i, local, sigs[0].Due.UTC(), hour)
+				}
+				items, _ := s.List(7)
+				if len(items) != 1 || !items[0].Due.After(due) {
+					t.Fatalf("after firing %d: items = %+v", i, items)
+				}
+				due = items[0].Due
+			}
+		})
+	}
+}
+
+func TestSurvivesRestartAndFiresOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	st := openStore(t, path)
+	s := schedule.New(st, schedule.Options{})
+	item := mustPlan(t, s, ptr[int64](600), nil, nil, now0, time.UTC)
+	_ = st.Close()
+
+	st = openStore(t, path)
+	s = schedule.New(st, schedule.Options{})
+	items, err := s.List(7)
+	if err != nil || len(items) != 1 || items[0].ID != item.ID {
+		t.Fatalf("after reopen: %+v, %v", items, err)
+	}
+	if sigs, _ := s.FireDue(now0.Add(5 * time.Minute)); len(sigs) != 0 {
+		t.Fatalf("fired early: %+v", sigs)
+	}
+	if sigs, _ := s.FireDue(now0.Add(10 * time.Minute)); len(sigs) != 1 {
+		t.Fatalf("did not fire: %+v", sigs)
+	}
+	_ = st.Close()
+
+	st = openStore(t, path)
+	s = schedule.New(st, schedule.Options{})
+	if sigs, _ := s.FireDue(now0.Add(time.Hour)); len(sigs) != 0 {
+		t.Errorf("fired again after restart: %+v", sigs)
+	}
+	if p, _ := st.Pending(); len(p) != 1 {
+		t.Errorf("inbox = %+v, want the one signal", p)
+	}
+}
+
+func TestMissedWhileDownFiresOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	loc := berlin(t)
+	st := openStore(t, path)
+	s := schedule.New(st, schedule.Options{})
+	once := mustPlan(t, s, ptr[int64](3600), nil, nil, now0, loc)
+	daily := mustPlan(t, s, nil, nil, ptr("0 9 * * *"), now0, loc)
+	_ = st.Close()
+
+	// Down for three days.
+	back := now0.Add(72*time.Hour + 30*time.Minute)
+	st = openStore(t, path)
+	s = schedule.New(st, schedule.Options{})
+	sigs, err := s.FireDue(back)
+	if err != nil || len(sigs) != 2 {
+		t.Fatalf("FireDue after downtime = %+v, %v", sigs, err)
+	}
+	byRef := map[string]brain.Signal{sigs[0].Ref: sigs[0], sigs[1].Ref: sigs[1]}
+	if sig := byRef[once.ID]; !sig.Due.Equal(once.Due) || sig.At.Sub(sig.Due) != 71*time.Hour+30*time.Minute {
+		t.Errorf("one-shot signal due %v at %v: lateness not shown", sig.Due, sig.At)
+	}
+	if sig := byRef[daily.ID]; !sig.Due.Equal(daily.Due) || !sig.At.Equal(back) {
+		t.Errorf("daily signal due %v at %v, want due %v", sig.Due, sig.At, daily.Due)
+	}
+	items, _ := s.List(7)
+	if len(items) != 1 || items[0].ID != daily.ID || !items[0].Due.After(back) || items[0].Due.Sub(back) > 24*time.Hour {
+		t.Fatalf("items = %+v; want the daily one, next after %v", items, back)
+	}
+	if sigs, _ := s.FireDue(back); len(sigs) != 0 {
+		t.Errorf("fired again: %+v", sigs)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	s := schedule.New(st, schedule.Options{})
+	a := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
+	b := mustPlan(t, s, ptr[int64](120), nil, nil, now0, time.UTC)
+	if ok, err := s.Cancel(8, a.ID); err != nil || ok {
+		t.Fatalf("cancel from another chat = %v, %v", ok, err)
+	}
+	if ok, err := s.Cancel(7, a.ID); err != nil || !ok {
+		t.Fatalf("cancel = %v, %v", ok, err)
+	}
+	if ok, _ := s.Cancel(7, a.ID); ok {
+		t.Error("second cancel found it")
+	}
+	if ok, _ := s.Cancel(7, "../../"); ok {
+		t.Error("bad id found")
+	}
+	sigs, _ := s.FireDue(now0.Add(time.Hour))
+	if len(sigs) != 1 || sigs[0].Ref != b.ID {
+		t.Errorf("fired %+v, want only %s", sigs, b.ID)
+	}
+}
+
+func TestForgetDropsSchedules(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	s := schedule.New(st, schedule.Options{})
+	mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
+	if err := st.Forget(7, 70); err != nil {
+		t.Fatal(err)
+	}
+	if items, _ := s.List(7); len(items) != 0 {
+		t.Errorf("items after forget: %+v", items)
+	}
+	if sigs, _ := s.FireDue(now0.Add(time.Hour)); len(sigs) != 0 {
+		t.Errorf("fired after forget: %+v", sigs)
+	}
+}
+
+func TestFireDueIdleDoesNotAllocate(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	s := schedule.New(st, schedule.Options{})
+	mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
+	if _, err := s.FireDue(now0); err != nil { // first call reads the store
+		t.Fatal(err)
+	}
+	_ = st.Close() // an idle FireDue must not touch the store at all
+	allocs := testing.AllocsPerRun(100, func() {
+		if sigs, err := s.FireDue(now0.Add(time.Minute)); err != nil || sigs != nil {
+			t.Fatalf("FireDue = %v, %v", sigs, err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("idle FireDue allocates %v times", allocs)
+	}
+}
+
+func TestRun(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	s := schedule.New(st, schedule.Options{Clock: fixedClock(now0.Add(time.Hour))})
+	item := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
+	ctx, cancel := context.WithCancel(context.Background())
+	var got []brain.Signal
+	err := s.Run(ctx, time.Hour, func(_ context.Context, sigs []brain.Signal) error {
+		got = append(got, sigs...)
+		cancel()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Ref != item.ID {
+		t.Errorf("emitted %+v", got)
+	}
+}
+
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+func TestTools(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	s := schedule.New(st, schedule.Options{})
+	tools := map[string]brain.Tool{}
+	for _, tool := range s.Tools() {
+		spec := tool.Spec()
+		var schema struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+			Additional *bool                      `json:"additionalProperties"`
+		}
+		if err := json.Unmarshal(spec.Parameters, &schema); err != nil {
+			t.Fatalf("%s: %v", spec.Name, err)
+		}
+		if schema.Additional == nil || *schema.Additional || len(schema.Required) != len(schema.Properties) || !spec.SideEffects {
+			t.Errorf("%s spec not strict: %+v", spec.Name, spec)
+		}
+		tools[spec.Name] = tool
+	}
+	sched, cancel := tools["core_schedule"], tools["core_schedule_cancel"]
+	loc := berlin(t)
+	now := time.Date(2026, 11, 3, 13, 4, 0, 0, loc)
+	call := func(tool brain.Tool, args string) (brain.ToolResult, error) {
+		return tool.Call(context.Background(), brain.ToolCall{Chat: 7, User: 70, Args: json.RawMessage(args), Now: now, Zone: loc})
+	}
+
+	res, err := call(sched, `{"note":"stretch","delay_seconds":7200,"at":null,"cron":null,"kind":null,"reason":"back pain"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intent, ok := res.Intents[0].(brain.Schedule)
+	if !ok || len(res.Intents) != 1 {
+		t.Fatalf("intents = %#v", res.Intents)
+	}
+	if want := "scheduled " + intent.Item.ID + " for Tue 3 Nov 15:04 CET (in 2h)"; res.Content != want {
+		t.Errorf("content = %q, want %q", res.Content, want)
+	}
+	if it := intent.Item; it.Chat != 7 || it.User != 70 || it.Reason != "back pain" || it.Kind != brain.KindReminder {
+		t.Errorf("item = %+v", it)
+	}
+	if items, _ := s.List(7); len(items) != 0 {
+		t.Error("core_schedule stored the item itself")
+	}
+
+	res, err = call(sched, `{"note":"ask how the interview went","delay_seconds":null,"at":null,"cron":"0 9 * * 1","kind":"followup","reason":null}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := res.Intents[0].(brain.Schedule).Item
+	if item.Kind != brain.KindFollowup || !strings.Contains(res.Content, "0 9 * * 1 (Europe/Berlin), next Mon 9 Nov 09:00 CET (in 5d 19h)") {
+		t.Errorf("content = %q, item %+v", res.Content, item)
+	}
+
+	for _, tc := range []struct{ name, tool, args, err string }{
+		{"two times", "core_schedule", `{"note":"x","delay_seconds":60,"at":"2026-11-04T10:00","cron":null,"kind":null,"reason":null}`, "exactly one"},
+		{"bad kind", "core_schedule", `{"note":"x","delay_seconds":60,"at":null,"cron":null,"kind":"nag","reason":null}`, "kind must be"},
+		{"unknown field", "core_schedule", `{"note":"x","delay_seconds":60,"when":"now"}`, "unknown field"},
+		{"no note", "core_schedule", `{"delay_seconds":60}`, "note is required"},
+		{"string delay", "core_schedule", `{"note":"x","delay_seconds":"60"}`, "invalid arguments"},
+		{"bad cron", "core_schedule", `{"note":"x","delay_seconds":null,"at":null,"cron":"TZ=0","kind":null,"reason":null}`, "zone"},
+		{"cancel no id", "core_schedule_cancel", `{"id":""}`, "id is required"},
+		{"cancel unknown id, none", "core_schedule_cancel", `{"id":"aaaaaa"}`, "this chat has none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := call(tools[tc.tool], tc.args)
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+		})
+	}
+
+	if err := s.Add(intent.Item); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(cancel, `{"id":"zzzzzz"}`); err == nil || !strings.Contains(err.Error(), intent.Item.ID) {
+		t.Errorf("unknown id error = %v, want it to list %s", err, intent.Item.ID)
+	}
+	res, err = call(cancel, `{"id":"`+strings.ToUpper(intent.Item.ID)+`"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (brain.CancelSchedule{Chat: 7, ID: intent.Item.ID}); len(res.Intents) != 1 || res.Intents[0] != want {
+		t.Errorf("intents = %#v, want %#v", res.Intents, want)
+	}
+}
+
+func TestFormatList(t *testing.T) {
+	loc := berlin(t)
+	now := time.Date(2026, 11, 3, 13, 4, 0, 0, loc)
+	if got := schedule.FormatList(nil, loc, now); got != "You have no reminders." {
+		t.Errorf("empty list = %q", got)
+	}
+	items := []brain.ScheduleItem{
+		{ID: "abcdef", Note: "call\nmum", Due: now.Add(2 * time.Hour)},
+		{ID: "k2k2k2", Note: "stretch", Due: time.Date(2026, 11, 4, 9, 0, 0, 0, loc), Cron: "0 9 * * *", Zone: "Europe/Berlin"},
+		{ID: "zz2345", Note: "ask about the exam", Due: now.Add(26 * time.Hour), Kind: brain.KindFollowup, Cron: "@weekly", Zone: "UTC"},
+	}
+	want := "Your reminders:\n" +
+		"• abcdef — Tue 3 Nov 15:04 CET (in 2h): call mum\n" +
+		"• k2k2k2 — Wed 4 Nov 09:00 CET (in 19h 56m), repeats 0 9 * * *: stretch\n" +
+		"• zz2345 — Wed 4 Nov 15:04 CET (in 1d 2h), repeats @weekly (UTC), my follow-up: ask about the exam"
+	if got := schedule.FormatList(items, loc, now); got != want {
+		t.Errorf("list =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func FuzzPlanCron(f *testing.F) {
+	for _, seed := range []string{"0 9 * * *", "TZ=0", "CRON_TZ=x * * * * *", "61 * * * *", "", "@daily",
+		"@every 1h", "*/15 * * * *", "0 0 29 2 *", "0-59/0 * * * *", "1-0 * * * *", "? ? ? ? ?", "@every -1s"} {
+		f.Add(seed)
+	}
+	st, err := storage.Open(filepath.Join(f.TempDir(), "anima.db"), storage.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer st.Close()
+	s := schedule.New(st, schedule.Options{})
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		item, err := s.Plan(1, 1, "note", "", nil, nil, &spec, now0, loc)
+		if err != nil {
+			if !errors.Is(err, schedule.ErrInvalid) {
+				t.Fatalf("error %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		if !item.Due.After(now0) {
+			t.Fatalf("spec %q: due %v not after now", spec, item.Due)
+		}
+	})
+}
+
+func BenchmarkFireDueIdle(b *testing.B) {
+	st := openStore(b, filepath.Join(b.TempDir(), "anima.db"))
+	s := schedule.New(st, schedule.Options{})
+	item, err := s.Plan(1, 1, "x", "", ptr[int64](3600), nil, nil, now0, time.UTC)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Add(item); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.FireDue(now0); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if sigs, _ := s.FireDue(now0); sigs != nil {
+			b.Fatal("fired")
+		}
+	}
+}

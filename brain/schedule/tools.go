@@ -1,0 +1,177 @@
+package schedule
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// Tool names.
+const (
+	ToolSchedule = "core_schedule"
+	ToolCancel   = "core_schedule_cancel"
+)
+
+// Tools returns the scheduler's tools for cognition: core_schedule and
+// core_schedule_cancel. They return intents; the core loop applies them with Add and
+// Cancel.
+func (s *Scheduler) Tools() []brain.Tool {
+	return []brain.Tool{scheduleTool{s: s}, cancelTool{s: s}}
+}
+
+var (
+	_ brain.Tool = scheduleTool{}
+	_ brain.Tool = cancelTool{}
+)
+
+type scheduleTool struct{ s *Scheduler }
+
+var scheduleSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"note":{"type":"string","description":"What to remind the user of, or what to follow up on, in a few words."},` +
+	`"delay_seconds":{"type":["integer","null"],"description":"Fire once after this many seconds (1 to 31536000)."},` +
+	`"at":{"type":["string","null"],"description":"Fire once at this time: RFC 3339 with offset, or local time as 2006-01-02T15:04 in the user's zone."},` +
+	`"cron":{"type":["string","null"],"description":"Fire repeatedly: a 5-field cron spec (minute hour day-of-month month day-of-week) in the user's zone, e.g. \"0 9 * * 1-5\", or @daily/@weekly. At most every 15 minutes."},` +
+	`"kind":{"type":["string","null"],"enum":["reminder","followup",null],"description":"reminder (default): something the user asked to be reminded of; followup: you checking back on something yourself."},` +
+	`"reason":{"type":["string","null"],"description":"Why this was scheduled: the conversation context you will need when it fires."}},` +
+	`"required":["note","delay_seconds","at","cron","kind","reason"],"additionalProperties":false}`)
+
+func (scheduleTool) Spec() brain.ToolSpec {
+	return brain.ToolSpec{
+		Name: ToolSchedule,
+		Description: "Schedule a reminder or a follow-up in this chat. Give exactly one of delay_seconds, at or cron; " +
+			"the others null. The answer carries the id (for core_schedule_cancel) and the due time in the user's zone.",
+		Parameters:  scheduleSchema,
+		SideEffects: true,
+		Profiles:    []brain.Profile{brain.ProfileChat, brain.ProfileProactive},
+	}
+}
+
+type scheduleArgs struct {
+	Note         *string `json:"note"`
+	DelaySeconds *int64  `json:"delay_seconds"`
+	At           *string `json:"at"`
+	Cron         *string `json:"cron"`
+	Kind         *string `json:"kind"`
+	Reason       *string `json:"reason"`
+}
+
+func (t scheduleTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	var a scheduleArgs
+	if err := decodeArgs(call.Args, &a); err != nil {
+		return brain.ToolResult{}, err
+	}
+	if a.Note == nil {
+		return brain.ToolResult{}, errors.New("note is required")
+	}
+	kind := brain.KindReminder
+	if a.Kind != nil {
+		switch k := brain.MessageKind(strings.TrimSpace(*a.Kind)); k {
+		case brain.KindReminder, brain.KindFollowup:
+			kind = k
+		case "":
+		default:
+			return brain.ToolResult{}, fmt.Errorf("kind must be reminder, followup or null, got %q", *a.Kind)
+		}
+	}
+	loc := call.Zone
+	if loc == nil {
+		loc = t.s.zone
+	}
+	item, err := t.s.Plan(call.Chat, call.User, *a.Note, deref(a.Reason), a.DelaySeconds, a.At, a.Cron, call.Now, loc)
+	if err != nil {
+		return brain.ToolResult{}, err
+	}
+	item.Kind = kind
+	return brain.ToolResult{
+		Content: describe(item, loc, call.Now),
+		Intents: []brain.Intent{brain.Schedule{Item: item}},
+	}, nil
+}
+
+// describe is the tool's answer: "scheduled r7k2q9 for Tue 3 Nov 15:04 CET (in 2h)".
+func describe(it brain.ScheduleItem, loc *time.Location, now time.Time) string {
+	what := "scheduled"
+	if it.Kind == brain.KindFollowup {
+		what = "scheduled follow-up"
+	}
+	if it.Cron != "" {
+		return fmt.Sprintf("%s %s: %s (%s), next %s (%s)", what, it.ID, it.Cron, it.Zone, localTime(it.Due, loc), Until(now, it.Due))
+	}
+	return fmt.Sprintf("%s %s for %s (%s)", what, it.ID, localTime(it.Due, loc), Until(now, it.Due))
+}
+
+type cancelTool struct{ s *Scheduler }
+
+var cancelSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"id":{"type":"string","description":"The id core_schedule answered with, as listed by /reminders."}},` +
+	`"required":["id"],"additionalProperties":false}`)
+
+func (cancelTool) Spec() brain.ToolSpec {
+	return brain.ToolSpec{
+		Name:        ToolCancel,
+		Description: "Cancel a scheduled reminder or follow-up of this chat by its id.",
+		Parameters:  cancelSchema,
+		SideEffects: true,
+		Profiles:    []brain.Profile{brain.ProfileChat, brain.ProfileProactive},
+	}
+}
+
+func (t cancelTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	var a struct {
+		ID *string `json:"id"`
+	}
+	if err := decodeArgs(call.Args, &a); err != nil {
+		return brain.ToolResult{}, err
+	}
+	if a.ID == nil || strings.TrimSpace(*a.ID) == "" {
+		return brain.ToolResult{}, errors.New("id is required")
+	}
+	id := strings.ToLower(strings.TrimSpace(*a.ID))
+	items, err := t.s.List(call.Chat)
+	if err != nil {
+		t.s.log.Error("listing schedules failed", "chat", call.Chat, "err", err)
+		return brain.ToolResult{}, errors.New("schedules are unavailable right now")
+	}
+	for _, it := range items {
+		if it.ID == id {
+			return brain.ToolResult{
+				Content: fmt.Sprintf("cancelled %s (%s)", id, it.Note),
+				Intents: []brain.Intent{brain.CancelSchedule{Chat: call.Chat, ID: id}},
+			}, nil
+		}
+	}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	if len(ids) == 0 {
+		return brain.ToolResult{}, fmt.Errorf("no scheduled item %q: this chat has none", id)
+	}
+	return brain.ToolResult{}, fmt.Errorf("no scheduled item %q; this chat's ids are %s", id, strings.Join(ids, ", "))
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// decodeArgs decodes tool arguments strictly: one JSON object, no unknown fields.
+func decodeArgs(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid arguments: %w", err)
+	}
+	if dec.More() {
+		return errors.New("invalid arguments: trailing data after the JSON object")
+	}
+	return nil
+}
