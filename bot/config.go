@@ -54,8 +54,9 @@ type TelegramConfig struct {
 type WebhookConfig struct {
 	Listen string `yaml:"listen"` // host:port the webhook HTTP server binds
 	Path   string `yaml:"path"`   // HTTP path updates are posted to, starting with "/"
-	// PublicURL is the externally reachable https URL Telegram posts updates to, given
-	// to setWebhook. Empty means the webhook is registered out of band.
+	// PublicURL is the public https base URL (scheme, host, maybe a path prefix)
+	// Telegram reaches the server at; anima registers PublicURL + Path with
+	// setWebhook. Empty means the webhook is registered by other means.
 	PublicURL string `yaml:"public_url"`
 	// SecretToken is sent by Telegram in X-Telegram-Bot-Api-Secret-Token: 1–256
 	// characters of A-Z a-z 0-9 _ -. Required in webhook mode.
