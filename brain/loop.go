@@ -43,6 +43,12 @@ type Journal interface {
 	Recent(chat int64, n int) ([]Turn, error)
 }
 
+// Maintainer is an optional extension of a Journal: Maintain runs after a chat's turn,
+// off the tick, for upkeep such as folding old turns into a summary.
+type Maintainer interface {
+	Maintain(ctx context.Context, chat int64) error
+}
+
 // Sender delivers a message. It returns an error wrapping ErrBlocked when the user blocked
 // the bot; other errors leave the message in the outbox for a later try.
 type Sender interface {
@@ -719,6 +725,11 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake) {
 	}
 	r.intents = rec.Intents
 	l.commitAndDeliver(ctx, r, rec)
+	if m, ok := l.deps.Journal.(Maintainer); ok && len(rec.Turns) > 0 && r.err == nil {
+		if err := m.Maintain(ctx, w.Chat); err != nil && ctx.Err() == nil {
+			l.log.Warn("memory upkeep", "err", err)
+		}
+	}
 }
 
 // repeats reports whether text is too similar to one of the chat's recent messages
