@@ -246,3 +246,141 @@ func TestChatOnConsole(t *testing.T) {
 		t.Errorf("chat output = %q", out)
 	}
 }
+
+// TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → SIGTERM → restart →
+// the reminder arrives once, about 6 s after it was set.
+func TestReminderSurvivesRestart(t *testing.T) {
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	dir := t.TempDir()
+	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	ai.Enqueue(
+		openaitest.Tool("core_schedule", `{"note":"stretch your legs","delay_seconds":6,"at":null,"cron":null,"kind":"reminder","reason":"the user asked to be reminded"}`),
+		openaitest.Answer("Sure — I'll remind you in 6 seconds.", "active", 0.95),
+	)
+	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
+		return openaitest.Answer("Time to stretch your legs!", "active", 0.95)
+	})
+	ctx := waitCtx(t, 40*time.Second)
+
+	p := start(t, "run", "--config", path)
+	tg.PushText(user, user, "remind me in 6 seconds to stretch my legs")
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setAt := sent[0].At
+	p.stop(t)
+
+	p = start(t, "run", "--config", path)
+	sent, err = tg.WaitSent(ctx, 2)
+	if err != nil {
+		t.Fatalf("the reminder never came: %v", err)
+	}
+	delay := sent[1].At.Sub(setAt)
+	t.Logf("reminder delivered %v after it was set (asked for 6s)", delay.Round(10*time.Millisecond))
+	if delay < 5*time.Second || delay > 15*time.Second {
+		t.Errorf("reminder came %v after it was set, want about 6s", delay)
+	}
+	if sent[1].Visible != "Time to stretch your legs!" {
+		t.Errorf("reminder = %q", sent[1].Visible)
+	}
+	// The wake prompt told the model what the reminder was about.
+	reqs := ai.Requests()
+	if last := string(reqs[len(reqs)-1].Raw); !strings.Contains(last, "stretch your legs") {
+		t.Errorf("the reminder's prompt lacks its note:\n%s", last)
+	}
+	time.Sleep(2 * time.Second) // a second firing would come now
+	p.stop(t)
+	if n := len(tg.Sent()); n != 2 {
+		t.Errorf("%d messages, want the answer and exactly one reminder", n)
+	}
+}
+
+// TestProactiveMessages: with short durations, anima writes first after the silence,
+// respects the cooldown and the daily cap, and its wakes carry a reason.
+func TestProactiveMessages(t *testing.T) {
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
+		// A wake without a user message (anima writing first) ends with a system message.
+		if last := req.Messages[len(req.Messages)-1]; last.Role == openai.ChatMessageRoleSystem {
+			return openaitest.Answer(fmt.Sprintf("Thinking of you, how did the %d things go?", len(req.Messages)), "active", 0.9)
+		}
+		return openaitest.Echo(req)
+	})
+	dir := t.TempDir()
+	path := writeConfig(t, dir, tg.URL, ai.URL(), `proactive:
+  enabled: true
+  min_silence: 3s
+  cooldown: 4s
+  followup_after: 2s
+  quiet_hours: ""
+  max_per_day: 2
+`)
+	p := start(t, "run", "--config", path)
+	ctx := waitCtx(t, 60*time.Second)
+	tg.PushText(user, user, "hi there")
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replyAt := sent[0].At
+	sent, err = tg.WaitSent(ctx, 2)
+	if err != nil {
+		t.Fatalf("no proactive message: %v", err)
+	}
+	gap := sent[1].At.Sub(replyAt)
+	t.Logf("first proactive message %v after the reply (min_silence 3s)", gap.Round(10*time.Millisecond))
+	if gap < 3*time.Second || gap > 10*time.Second {
+		t.Errorf("first proactive message %v after the last exchange, want between min_silence and ~2×", gap)
+	}
+	sent, err = tg.WaitSent(ctx, 3)
+	if err != nil {
+		t.Fatalf("no second proactive message: %v", err)
+	}
+	gap2 := sent[2].At.Sub(sent[1].At)
+	t.Logf("second proactive message %v after the first (cooldown 4s, habituation 2×3s)", gap2.Round(10*time.Millisecond))
+	if gap2 < 4*time.Second {
+		t.Errorf("second proactive message %v after the first, inside the cooldown", gap2)
+	}
+	// max_per_day 2: nothing more today.
+	time.Sleep(14 * time.Second)
+	if n := len(tg.Sent()); n != 3 {
+		t.Errorf("%d messages, want the reply and max_per_day=2 proactive ones", n)
+	}
+	p.stop(t)
+}
+
+// TestNoProactiveInQuietHours: with quiet hours covering the whole day around now, anima
+// never writes first.
+func TestNoProactiveInQuietHours(t *testing.T) {
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	dir := t.TempDir()
+	now := time.Now().UTC()
+	from := now.Add(-time.Hour).Format("15:04")
+	to := now.Add(time.Hour).Format("15:04")
+	path := writeConfig(t, dir, tg.URL, ai.URL(), fmt.Sprintf(`proactive:
+  enabled: true
+  min_silence: 1s
+  cooldown: 1s
+  followup_after: 1s
+  quiet_hours: "%s-%s"
+  max_per_day: 5
+`, from, to))
+	p := start(t, "run", "--config", path)
+	ctx := waitCtx(t, 30*time.Second)
+	tg.PushText(user, user, "good night")
+	if _, err := tg.WaitSent(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(6 * time.Second)
+	p.stop(t)
+	if n := len(tg.Sent()); n != 1 {
+		t.Errorf("%d messages, want only the reply (quiet hours %s-%s UTC)", n, from, to)
+	}
+	if n := len(ai.Requests()); n != 1 {
+		t.Errorf("%d model calls, want 1: silence inside quiet hours must cost nothing", n)
+	}
+}

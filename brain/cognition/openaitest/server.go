@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -79,13 +80,28 @@ type Server struct {
 // New starts a server that is closed when the test ends.
 func New(tb testing.TB) *Server {
 	tb.Helper()
+	s, err := NewServer()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// NewServer starts a server on 127.0.0.1 outside a test (a load test, a demo); the caller
+// must Close it.
+func NewServer() (*Server, error) {
 	s := &Server{done: make(chan struct{}), def: Echo, issued: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /chat/completions", s.chat)
-	s.srv = httptest.NewServer(mux)
-	tb.Cleanup(s.Close)
-	return s
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("openaitest: listen: %w", err)
+	}
+	s.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: mux}}
+	s.srv.Start()
+	return s, nil
 }
 
 // Close releases hanging replies and stops the server. It is idempotent.

@@ -17,6 +17,7 @@ import (
 	"io"
 	"maps"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -69,6 +70,9 @@ type Poll struct {
 	Timeout  int     // seconds
 	Returned []int64 // update ids returned
 	At       time.Time
+	// Answered is when the fake handed the updates out (built its answer); zero while the
+	// long poll is still in progress.
+	Answered time.Time
 }
 
 // Webhook is a setWebhook call.
@@ -149,9 +153,20 @@ func WithBot(u models.User) Option { return func(s *Server) { s.Bot = u } }
 // New starts a fake Bot API server on 127.0.0.1 and closes it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	spec, err := loadSpec()
+	s, err := NewServer(opts...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NewServer starts a fake Bot API server on 127.0.0.1 outside a test (a load test, a
+// demo); the caller must Close it.
+func NewServer(opts ...Option) (*Server, error) {
+	spec, err := loadSpec()
+	if err != nil {
+		return nil, err
 	}
 	s := &Server{
 		Token:      DefaultToken,
@@ -166,10 +181,14 @@ func New(t testing.TB, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("telegramtest: listen: %w", err)
+	}
+	s.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(s.serveHTTP)}}
+	s.srv.Start()
 	s.URL = s.srv.URL
-	t.Cleanup(s.Close)
-	return s
+	return s, nil
 }
 
 // Close ends pending long polls and shuts the server down. It is idempotent.
@@ -526,6 +545,7 @@ func (s *Server) getUpdates(ctx context.Context, p map[string]string, at time.Ti
 		out[i], ids[i] = q.raw, q.id
 	}
 	s.polls[idx].Returned = ids
+	s.polls[idx].Answered = time.Now()
 	s.notifyLocked()
 	s.mu.Unlock()
 	return out, nil

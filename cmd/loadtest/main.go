@@ -1,0 +1,157 @@
+// Command loadtest runs the built anima binary against the in-repo fake Telegram Bot API
+// and fake OpenAI server on loopback and prints start-up time, per-message overhead, CPU,
+// memory and a burst's pacing beside their targets. Missed targets are reported as MISS;
+// only errors (no answer, a crash, a bad exit) make it exit non-zero. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// options are the command-line flags.
+type options struct {
+	binary   string
+	messages int  // sequential messages, one user each
+	users    int  // burst users
+	perUser  int  // burst messages per user
+	starts   int  // start-up measurements
+	keep     bool // keep the temporary directory
+}
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	var o options
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	fs.StringVar(&o.binary, "binary", "", "anima binary to test (required), e.g. bin/anima")
+	fs.IntVar(&o.messages, "messages", 200, "sequential messages, each from its own user")
+	fs.IntVar(&o.users, "users", 50, "users in the burst")
+	fs.IntVar(&o.perUser, "per-user", 5, "messages per user in the burst")
+	fs.IntVar(&o.starts, "starts", 5, "start-up measurements (fresh store each)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, stores, anima logs)")
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		return 2
+	}
+	if err := o.validate(); err != nil {
+		fmt.Fprintf(os.Stderr, "loadtest: %v\n", err)
+		return 2
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	dir, err := os.MkdirTemp("", "anima-loadtest-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "loadtest: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if o.keep {
+			fmt.Printf("\nkept %s\n", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	}()
+
+	lt := &loadtest{o: o, dir: dir, out: os.Stdout, tck: clockTicks()}
+	if err := lt.run(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "\nloadtest: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func (o *options) validate() error {
+	if o.binary == "" {
+		return errors.New("--binary is required (e.g. --binary bin/anima after make build)")
+	}
+	abs, err := filepath.Abs(o.binary)
+	if err != nil {
+		return fmt.Errorf("--binary: %w", err)
+	}
+	if st, err := os.Stat(abs); err != nil || st.IsDir() {
+		return fmt.Errorf("--binary %s: not a file (run make build first)", o.binary)
+	}
+	o.binary = abs
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"--messages", o.messages}, {"--users", o.users}, {"--per-user", o.perUser}, {"--starts", o.starts}} {
+		if f.v < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// loadtest holds one run's settings and the figures it gathered.
+type loadtest struct {
+	o   options
+	dir string
+	out io.Writer
+	tck int64 // clock ticks per second for /proc/<pid>/stat
+
+	results []result
+}
+
+// result is one figure with its target.
+type result struct {
+	name, value, target string
+	ok                  bool
+}
+
+func (lt *loadtest) printf(format string, args ...any) { fmt.Fprintf(lt.out, format, args...) }
+
+// judge prints a figure beside its target with PASS or MISS and keeps it for the summary.
+func (lt *loadtest) judge(name, value, target string, ok bool) {
+	r := result{name: name, value: value, target: target, ok: ok}
+	lt.results = append(lt.results, r)
+	lt.printf("   %-26s %-14s target %-34s %s\n", name, value, target, verdict(ok))
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "MISS"
+}
+
+func (lt *loadtest) run(ctx context.Context) error {
+	lt.printf("anima load test: %s\n", lt.o.binary)
+	lt.printf("fakes in-process on 127.0.0.1 (instant echo model); %d CPUs; %s; CLK_TCK %d\n\n",
+		runtime.NumCPU(), runtime.Version(), lt.tck)
+
+	if err := lt.startup(ctx); err != nil {
+		return fmt.Errorf("start-up: %w", err)
+	}
+	if err := lt.traffic(ctx); err != nil {
+		return err
+	}
+
+	lt.printf("\nsummary\n")
+	missed := 0
+	for _, r := range lt.results {
+		lt.printf("   %-26s %-14s target %-34s %s\n", r.name, r.value, r.target, verdict(r.ok))
+		if !r.ok {
+			missed++
+		}
+	}
+	lt.printf("   %d of %d targets met\n", len(lt.results)-missed, len(lt.results))
+	return nil
+}
+
+// ms formats d in milliseconds.
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+// mb formats bytes in (decimal) megabytes.
+func mb(b int64) string { return fmt.Sprintf("%.1f MB", float64(b)/1e6) }
