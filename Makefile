@@ -3,6 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/anima-bot/anima/bot.Version=$(VERSION)
 FUZZTIME ?= 5s
+FUZZFLAGS := -fuzzminimizetime 3s
 
 .PHONY: build test fuzz bench lint run loadtest clean
 
@@ -15,11 +16,12 @@ test:
 
 # Each fuzz target for FUZZTIME (go test -fuzz takes one target at a time).
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME) ./bot
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeUpdate$$' -fuzztime $(FUZZTIME) ./channels/telegram
-	$(GO) test -run '^$$' -fuzz '^FuzzToHTML$$' -fuzztime $(FUZZTIME) ./channels/telegram
-	$(GO) test -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime $(FUZZTIME) ./channels/telegram
-	$(GO) test -run '^$$' -fuzz '^FuzzPlanCron$$' -fuzztime $(FUZZTIME) ./brain/schedule
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./bot
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeUpdate$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./channels/telegram
+	$(GO) test -run '^$$' -fuzz '^FuzzToHTML$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./channels/telegram
+	$(GO) test -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./channels/telegram
+	$(GO) test -run '^$$' -fuzz '^FuzzPlanCron$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./brain/schedule
+	$(GO) test -run '^$$' -fuzz '^FuzzRepairJSON$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./brain/cognition
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

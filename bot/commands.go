@@ -49,6 +49,7 @@ const helpText = `Here is what I understand:
 /help — this list
 /status — what I am keeping track of for you
 /quiet [hours] — I won't write first for a while (default 3 hours, up to 24)
+/timezone [zone] — show or set your time zone, e.g. /timezone Europe/Berlin
 /reminders — your upcoming reminders
 /cancel ID — cancel a reminder
 /forget — delete everything I have stored about you
@@ -119,6 +120,18 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		return r, nil
 	case "/status":
 		return reply(c.status(view)), nil
+	case "/timezone":
+		if arg == "" {
+			return reply(fmt.Sprintf("Your time zone is %s (it's %s there). Send /timezone Area/City to change it, e.g. /timezone Europe/Berlin.",
+				view.Loc, view.Now.In(view.Loc).Format("15:04"))), nil
+		}
+		loc, err := time.LoadLocation(arg)
+		if err != nil || arg == "Local" {
+			return reply(fmt.Sprintf("I don't know the time zone %q. Use an IANA name like Europe/Berlin or America/New_York.", arg)), nil
+		}
+		r := reply(fmt.Sprintf("Got it: your time zone is %s now (it's %s there).", loc, view.Now.In(loc).Format("15:04")))
+		r.Intents = []brain.Intent{brain.SetTimezone{Chat: sig.Chat, Zone: loc.String()}}
+		return r, nil
 	}
 	return reply("I don't know that command. /help lists what I understand."), nil
 }

@@ -102,6 +102,15 @@ type EmitThought struct {
 	Text string
 }
 
+// SetTimezone sets a user's own time zone (an IANA name; "" returns to the default).
+type SetTimezone struct {
+	Chat int64
+	Zone string
+}
+
+// IntentName implements Intent.
+func (SetTimezone) IntentName() string { return "set_timezone" }
+
 // IntentName implements Intent.
 func (SendMessage) IntentName() string { return "send_message" }
 

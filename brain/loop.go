@@ -98,6 +98,8 @@ type LoopConfig struct {
 	StopGrace time.Duration
 	// DuplicateWindow is how many recent sent messages a proactive one is compared with.
 	DuplicateWindow int
+	// LogText logs message texts at debug level (off by default: texts are private).
+	LogText bool
 }
 
 // LoopDeps are the CoreLoop's collaborators. Nil optional ones become no-ops.
@@ -346,6 +348,9 @@ func (l *CoreLoop) step(now time.Time, sigs []Signal, tick bool) {
 func (l *CoreLoop) observe(now time.Time, sigs []Signal) {
 	for _, s := range sigs {
 		l.m.signal(s.Type)
+		if l.cfg.LogText && s.Text != "" {
+			l.log.Debug("signal", "type", s.Type, "text", s.Text)
+		}
 		if s.Chat == 0 {
 			continue
 		}
@@ -557,6 +562,11 @@ func (l *CoreLoop) applyInMemory(chat int64, in Intent) {
 		l.acksDirt = true
 	case EmitThought:
 		l.st.Thoughts = append(l.st.Thoughts, Thought{Chat: v.Chat, Text: v.Text, At: now})
+	case SetTimezone:
+		if rel := l.st.Rel(v.Chat); rel != nil {
+			rel.Timezone = v.Zone
+			l.dirty[v.Chat] = true
+		}
 	case UpdateState:
 		l.st.Energy = clamp01(l.st.Energy + v.EnergyDelta)
 		l.st.Alertness = clamp01(l.st.Alertness + v.AlertnessDelta)

@@ -71,6 +71,8 @@ type State struct {
 	Thoughts []Thought
 	// LLMWork counts cognition runs since the energy neuron last looked (it drains energy).
 	LLMWork int
+
+	zones map[string]*time.Location // loaded per-user zones
 }
 
 // NewState returns a State with full energy and the given default zone.
@@ -120,7 +122,14 @@ func (s *State) Remove(chat int64) {
 // Location returns the zone of r's user: its override, else the state's default zone.
 func (s *State) Location(r *Relationship) *time.Location {
 	if r != nil && r.Timezone != "" {
+		if loc, ok := s.zones[r.Timezone]; ok {
+			return loc
+		}
 		if loc, err := time.LoadLocation(r.Timezone); err == nil {
+			if s.zones == nil {
+				s.zones = map[string]*time.Location{}
+			}
+			s.zones[r.Timezone] = loc
 			return loc
 		}
 	}
