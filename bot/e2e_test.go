@@ -422,3 +422,34 @@ func TestHotBackupRestores(t *testing.T) {
 		t.Fatalf("restored history = %+v, %v", turns, err)
 	}
 }
+
+func TestCommands(t *testing.T) {
+	h := newHarness(t)
+	h.cfg.Proactive.Enabled = true
+	_, stop := h.start()
+	defer stop()
+	steps := []struct{ send, want string }{
+		{"/start", "I'm Anima"},
+		{"/help", "/forget"},
+		{"/quiet 2", "I won't write first until"},
+		{"/status", "You asked me to hold back until"},
+		{"/timezone Mars/Olympus", "I don't know the time zone"},
+		{"/timezone Europe/Berlin", "your time zone is Europe/Berlin"},
+		{"/reminders", "no reminders"},
+		{"/cancel abc123", "I have no reminder"},
+		{"/frobnicate", "I don't know that command"},
+	}
+	for i, s := range steps {
+		h.tg.PushText(user, user, s.send)
+		sent, err := h.tg.WaitSent(waitCtx(t), i+1)
+		if err != nil {
+			t.Fatalf("%s: %v", s.send, err)
+		}
+		if got := sent[i].Visible; !strings.Contains(got, s.want) {
+			t.Errorf("%s → %q, want it to contain %q", s.send, got, s.want)
+		}
+	}
+	if n := len(h.ai.Requests()); n != 0 {
+		t.Errorf("commands cost %d model calls, want 0", n)
+	}
+}
