@@ -27,6 +27,8 @@ Usage:
   anima chat   --config PATH          talk to anima on this console (no Telegram token needed)
   anima check  --config PATH          validate a configuration
   anima backup --config PATH --out F  copy the store (hot, while the service runs)
+  anima sim    --config PATH [--days N] replay N silent days under a simulated clock and
+                                      show when anima would write first (no model calls)
   anima version                       print the version
 `
 
@@ -40,6 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "config.yaml", "configuration file")
 	out := fs.String("out", "", "backup: file to write")
+	days := fs.Int("days", 7, "sim: silent days to simulate")
 	switch cmd {
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
@@ -47,7 +50,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "run", "chat", "check", "backup":
+	case "run", "chat", "check", "backup", "sim":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -71,6 +74,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintf(stdout, "%s: valid\n", *cfgPath)
+		return 0
+	case "sim":
+		cfg, err := bot.Check(*cfgPath, false)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		if *days < 1 || *days > 366 {
+			fmt.Fprintln(stderr, "anima sim: --days must be 1..366")
+			return 2
+		}
+		res, err := bot.Simulate(cfg, *days)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		bot.PrintSim(stdout, res)
 		return 0
 	case "backup":
 		if *out == "" {

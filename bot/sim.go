@@ -1,0 +1,73 @@
+package bot
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/aggregation"
+	"github.com/anima-bot/anima/brain/autonomic"
+)
+
+// SimResult is what Simulate observed.
+type SimResult struct {
+	// PerDay counts proactive wakes (model calls) per simulated local day.
+	PerDay []int
+	// Wakes lists every wake with its local time and reason.
+	Wakes []string
+}
+
+// Simulate replays the configured brain under a simulated clock: one user writes once at
+// 09:00 local time on the first day and then stays silent for the given days, while anima
+// sends a message on every proactive wake. Nothing calls a model or Telegram; it shows
+// what the proactive policy of cfg does, one simulated minute per step.
+func Simulate(cfg Config, days int) (SimResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return SimResult{}, err
+	}
+	zone, err := cfg.User.Location()
+	if err != nil {
+		return SimResult{}, err
+	}
+	qs, qe, _ := cfg.Proactive.QuietHours.Offsets()
+	agg := aggregation.New(aggregation.Config{
+		Enabled: cfg.Proactive.Enabled, MinSilence: cfg.Proactive.MinSilence.Std(), Cooldown: cfg.Proactive.Cooldown.Std(),
+		FollowupAfter: cfg.Proactive.FollowupAfter.Std(), QuietStart: qs, QuietEnd: qe, MaxPerDay: cfg.Proactive.MaxPerDay,
+	}, aggregation.Options{})
+	autoCfg := autonomic.Default()
+	autoCfg.MinSilence = cfg.Proactive.MinSilence.Std()
+	st := brain.NewState(zone)
+	loop := brain.NewCoreLoop(brain.LoopConfig{}, brain.LoopDeps{State: st, Autonomic: autonomic.New(autoCfg), Aggregator: agg})
+
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, zone) // a Monday
+	const chat = 1
+	loop.Step(start, []brain.Signal{{Type: brain.SignalUserMessage, Source: "sim", Chat: chat, User: chat, Text: "hi", At: start}})
+	st.Rel(chat).MarkSent(start.Add(time.Second), brain.KindReply)
+	res := SimResult{PerDay: make([]int, days)}
+	end := start.AddDate(0, 0, days)
+	for now := start.Add(time.Minute); now.Before(end); now = now.Add(time.Minute) {
+		for _, w := range loop.Step(now, nil) {
+			day := int(now.Sub(time.Date(2026, 3, 2, 0, 0, 0, 0, zone)).Hours() / 24)
+			if day < days {
+				res.PerDay[day]++
+			}
+			res.Wakes = append(res.Wakes, fmt.Sprintf("%s  %s: %s", now.In(zone).Format("Mon 02 Jan 15:04"), w.Reason.Code, w.Reason.Text))
+			st.Rel(chat).MarkSent(now, brain.KindProactive)
+		}
+	}
+	return res, nil
+}
+
+// PrintSim writes a simulation's result for people.
+func PrintSim(w io.Writer, res SimResult) {
+	for _, line := range res.Wakes {
+		fmt.Fprintln(w, line)
+	}
+	total := 0
+	for i, n := range res.PerDay {
+		fmt.Fprintf(w, "day %d: %d proactive model call(s)\n", i+1, n)
+		total += n
+	}
+	fmt.Fprintf(w, "total: %d model calls over %d silent days\n", total, len(res.PerDay))
+}
