@@ -101,6 +101,10 @@ func waitCtx(t *testing.T) context.Context {
 func TestReplyAndRestartKeepsHistory(t *testing.T) {
 	h := newHarness(t)
 	_, stop := h.start()
+	// A model that takes a moment: the typing indicator shows meanwhile.
+	slow := openaitest.Answer("echo: hello, I'm Ada and I love sailing", "active", 0.9)
+	slow.Delay = 700 * time.Millisecond
+	h.ai.Enqueue(slow)
 	h.tg.PushText(user, user, "hello, I'm Ada and I love sailing")
 	sent, err := h.tg.WaitSent(waitCtx(t), 1)
 	if err != nil {

@@ -100,6 +100,9 @@ type LoopConfig struct {
 	DuplicateWindow int
 	// LogText logs message texts at debug level (off by default: texts are private).
 	LogText bool
+	// TypingDelay is how long a run may take before the typing indicator shows
+	// (default 250ms; a negative value shows it at once).
+	TypingDelay time.Duration
 }
 
 // LoopDeps are the CoreLoop's collaborators. Nil optional ones become no-ops.
@@ -173,6 +176,7 @@ type CoreLoop struct {
 	acksDirt bool
 	wg       sync.WaitGroup
 	workCtx  context.Context
+	stopping bool // set by stop: no new job starts
 }
 
 // NewCoreLoop builds a loop; call Run to start it.
@@ -188,6 +192,11 @@ func NewCoreLoop(cfg LoopConfig, deps LoopDeps) *CoreLoop {
 	}
 	if cfg.DuplicateWindow <= 0 {
 		cfg.DuplicateWindow = 20
+	}
+	if cfg.TypingDelay == 0 {
+		cfg.TypingDelay = 250 * time.Millisecond
+	} else if cfg.TypingDelay < 0 {
+		cfg.TypingDelay = 0
 	}
 	if cfg.Apology == "" {
 		cfg.Apology = "Sorry — my thoughts got tangled just now. Could you say that again in a minute?"
@@ -276,6 +285,9 @@ func (l *CoreLoop) Run(ctx context.Context) error {
 }
 
 func (l *CoreLoop) stop(cancelWork context.CancelFunc) error {
+	// Jobs still queued stay undone (their signals in the inbox, their entries in the
+	// outbox) for the next start; starting one now would outlive Run and race l.wg.Wait.
+	l.stopping = true
 	waited := make(chan struct{})
 	go func() { l.wg.Wait(); close(waited) }()
 	timer := time.NewTimer(l.cfg.StopGrace)
@@ -364,7 +376,9 @@ func (l *CoreLoop) observe(now time.Time, sigs []Signal) {
 		if s.UserName != "" && !rel.Group {
 			rel.Name = s.UserName
 		}
-		if s.Type == SignalUserMessage || s.Type == SignalCommand || s.Type == SignalReaction {
+		// A message or reaction ends the silence, habituation and the user's acks; a
+		// command does not (/quiet followed by /status must keep the quiet).
+		if s.Type == SignalUserMessage || s.Type == SignalReaction {
 			at := s.At
 			if at.IsZero() || at.After(now) {
 				at = now
@@ -423,22 +437,20 @@ func (l *CoreLoop) queue(chat int64) *chatQueue {
 }
 
 // dispatch queues a job for its chat; wakes for user messages that arrive while a run is
-// queued are folded into that run.
+// queued are folded into that run, if it is the last job queued (folding past a queued
+// command would answer a later message before an earlier command).
 func (l *CoreLoop) dispatch(j job) {
 	chat := j.wake.Chat
 	if j.kind == jobCommand {
 		chat = j.command.Chat
 	}
 	q := l.queue(chat)
-	if j.kind == jobWake {
-		for i := range q.jobs {
-			p := &q.jobs[i]
-			if p.kind == jobWake && foldable(p.wake, j.wake) {
-				p.wake.Signals = append(p.wake.Signals, j.wake.Signals...)
-				p.wake.Rel = j.wake.Rel
-				l.m.folded.Inc()
-				return
-			}
+	if n := len(q.jobs); j.kind == jobWake && n > 0 {
+		if p := &q.jobs[n-1]; p.kind == jobWake && foldable(p.wake, j.wake) {
+			p.wake.Signals = append(p.wake.Signals, j.wake.Signals...)
+			p.wake.Rel = j.wake.Rel
+			l.m.folded.Inc()
+			return
 		}
 	}
 	q.jobs = append(q.jobs, j)
@@ -454,7 +466,7 @@ func foldable(queued, next Wake) bool {
 
 func (l *CoreLoop) startNext(chat int64) {
 	q := l.chats[chat]
-	if q == nil || q.running {
+	if q == nil || q.running || l.stopping {
 		return
 	}
 	if len(q.jobs) == 0 {
@@ -763,30 +775,36 @@ func (l *CoreLoop) repeats(chat int64, text string) bool {
 	return false
 }
 
-func (l *CoreLoop) typing(ctx context.Context, chat int64) func() {
+// typing shows the typing indicator while the model works: first after TypingDelay (an
+// instant answer needs none), then every 4 s. The returned stop never cancels a request
+// in flight (that would cost the connection); the loop's WaitGroup owns the goroutine.
+func (l *CoreLoop) typing(ctx context.Context, chat int64) (stop func()) {
 	t, ok := l.deps.Sender.(Typer)
 	if !ok {
 		return func() {}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
+	done := make(chan struct{})
+	l.wg.Add(1)
 	go func() {
-		defer wg.Done()
-		tk := time.NewTicker(4 * time.Second)
-		defer tk.Stop()
+		defer l.wg.Done()
+		timer := time.NewTimer(l.cfg.TypingDelay)
+		defer timer.Stop()
 		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
 			if err := t.Typing(ctx, chat); err != nil && ctx.Err() == nil {
 				l.log.Debug("typing indicator", "err", err)
 			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tk.C:
-			}
+			timer.Reset(4 * time.Second)
 		}
 	}()
-	return func() { cancel(); wg.Wait() }
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
 }
 
 func (l *CoreLoop) commitAndDeliver(ctx context.Context, r *result, rec TurnRecord) {

@@ -7,9 +7,10 @@ import (
 )
 
 // pacer spaces sends: at most one per perChat per chat (counted from the end of the
-// previous send to the chat) and one per global overall. Each call reserves the earliest
-// slot allowed by both (next-allowed-time style) and waits for it; reservations are first
-// come, first served.
+// previous send to the chat) and one per global overall. A send first waits until its
+// chat may send, and only then reserves the next free global slot (next-allowed-time
+// style, first come, first served): a chat waiting out its own second never holds a
+// global slot that other chats could use.
 type pacer struct {
 	perChat time.Duration
 	global  time.Duration
@@ -61,8 +62,21 @@ func (p *pacer) done(chat int64, t time.Time) {
 	}
 }
 
-// wait blocks until a send to chat is allowed or ctx ends.
+// chatReady is when chat may send next (without booking anything).
+func (p *pacer) chatReady(chat int64) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.chatNext[chat]
+}
+
+// wait blocks until a send to chat is allowed or ctx ends. Sends to one chat are
+// serialised by the caller (chatLocks), so nobody books the chat's slot meanwhile.
 func (p *pacer) wait(ctx context.Context, chat int64) error {
+	if d := time.Until(p.chatReady(chat)); d > 0 {
+		if err := sleepCtx(ctx, d); err != nil {
+			return err
+		}
+	}
 	at := p.reserve(chat, time.Now())
 	d := time.Until(at)
 	if d <= 0 {

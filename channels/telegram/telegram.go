@@ -174,7 +174,9 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 	if rate <= 0 {
 		rate = 30
 	}
-	c.pace = newPacer(perChat, time.Duration(float64(time.Second)/rate))
+	// 3% slack: Telegram counts arrivals, and network jitter can bring sends closer than
+	// they left, so exactly 1/rate apart would sometimes look like rate+1 per second.
+	c.pace = newPacer(perChat, time.Duration(1.03*float64(time.Second)/rate))
 	for _, u := range cfg.AllowedUsers {
 		c.allowed[u] = true
 	}

@@ -88,3 +88,14 @@ func minSpan(times []time.Time, n int) (time.Duration, bool) {
 	}
 	return span, true
 }
+
+// maxGap is the longest interval between consecutive times (0 if fewer than 2).
+func maxGap(times []time.Time) time.Duration {
+	s := slices.Clone(times)
+	slices.SortFunc(s, func(a, b time.Time) int { return a.Compare(b) })
+	var gap time.Duration
+	for i := 1; i < len(s); i++ {
+		gap = max(gap, s[i].Sub(s[i-1]))
+	}
+	return gap
+}
