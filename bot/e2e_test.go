@@ -457,3 +457,35 @@ func TestCommands(t *testing.T) {
 		t.Errorf("commands cost %d model calls, want 0", n)
 	}
 }
+
+func TestRememberedFactSurvivesRestart(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	h.ai.Enqueue(
+		openaitest.Tool("core_remember", `{"attribute":"boat_name","value":"Wind Dancer"}`),
+		openaitest.Answer("What a lovely name for a boat!", "active", 0.95),
+	)
+	h.tg.PushText(user, user, "my boat is called Wind Dancer")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+
+	_, stop = h.start()
+	defer stop()
+	h.tg.PushText(user, user, "what was I telling you?")
+	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.ai.Requests()
+	system := reqs[len(reqs)-1].Body.Messages
+	found := false
+	for _, m := range system {
+		if m.Role == "system" && strings.Contains(m.Content, "boat_name") && strings.Contains(m.Content, "Wind Dancer") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the remembered fact is not in the prompt after a restart:\n%s", reqs[len(reqs)-1].Raw)
+	}
+}

@@ -398,6 +398,18 @@ func (l *CoreLoop) observe(now time.Time, sigs []Signal) {
 // into the wake.
 func (l *CoreLoop) bookkeep(now time.Time, w *Wake) {
 	l.m.wakes.WithLabelValues(w.Reason.Code).Inc()
+	lvl := slog.LevelInfo
+	if w.Reason.Code == ReasonUserMessage {
+		lvl = slog.LevelDebug // one per message: too many for info
+	}
+	if l.log.Enabled(context.Background(), lvl) {
+		// The reason's sentence may quote the user (a reminder's note): only with LogText.
+		attrs := []any{"reason", w.Reason.Code}
+		if l.cfg.LogText {
+			attrs = append(attrs, "why", w.Reason.Text)
+		}
+		l.log.Log(context.Background(), lvl, "cognition wake", attrs...)
+	}
 	rel := l.st.Rel(w.Chat)
 	if rel == nil {
 		return
