@@ -489,3 +489,27 @@ func TestRememberedFactSurvivesRestart(t *testing.T) {
 		t.Errorf("the remembered fact is not in the prompt after a restart:\n%s", reqs[len(reqs)-1].Raw)
 	}
 }
+
+func TestBlockedUserGoesDormant(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	h.tg.InjectFault("sendMessage", telegramtest.Fault{Code: 403, Description: "Forbidden: bot was blocked by the user"})
+	h.tg.PushText(user, user, "bye")
+	if _, err := h.tg.WaitCalls(waitCtx(t), "sendMessage", 1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // let the loop take the result in
+	stop()
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rels, _ := st.Relationships()
+	if len(rels) != 1 || !rels[0].Dormant {
+		t.Fatalf("relationship after a 403 = %+v, want dormant", rels)
+	}
+	if out, _ := st.PendingOutbox(); len(out) != 0 {
+		t.Errorf("a message to a user who blocked the bot stays in the outbox: %+v", out)
+	}
+}
