@@ -150,8 +150,17 @@ type result struct {
 	forget   bool
 	thought  bool
 	thinking bool
+	silent   bool       // a proactive run that chose to say nothing
+	retry    []Outgoing // entries whose delivery failed, to try again later
 	intents  []Intent
 	err      error
+}
+
+// retryState is a chat's undelivered outbox entries waiting for another try.
+type retryState struct {
+	entries []Outgoing
+	at      time.Time
+	attempt int
 }
 
 // CoreLoop runs the brain: it collects signals, runs the autonomic and aggregation layers
@@ -177,6 +186,7 @@ type CoreLoop struct {
 	wg       sync.WaitGroup
 	workCtx  context.Context
 	stopping bool // set by stop: no new job starts
+	retries  map[int64]*retryState
 }
 
 // NewCoreLoop builds a loop; call Run to start it.
@@ -300,7 +310,11 @@ func (l *CoreLoop) stop(cancelWork context.CancelFunc) error {
 		case <-waited:
 		case <-timer.C:
 			cancelWork()
-			<-waited
+			select {
+			case <-waited:
+			case <-time.After(l.cfg.StopGrace):
+				l.log.Error("runs still in flight after the stop grace and cancellation; stopping without them")
+			}
 		}
 		break
 	}
@@ -345,6 +359,7 @@ func (l *CoreLoop) Step(now time.Time, sigs []Signal) []Wake {
 func (l *CoreLoop) step(now time.Time, sigs []Signal, tick bool) {
 	if tick {
 		l.m.ticks.Inc()
+		l.retryDue(now)
 	}
 	for _, w := range l.Step(now, sigs) {
 		l.dispatch(job{kind: jobWake, wake: w})
@@ -453,8 +468,11 @@ func (l *CoreLoop) queue(chat int64) *chatQueue {
 // command would answer a later message before an earlier command).
 func (l *CoreLoop) dispatch(j job) {
 	chat := j.wake.Chat
-	if j.kind == jobCommand {
+	switch j.kind {
+	case jobCommand:
 		chat = j.command.Chat
+	case jobDeliver:
+		chat = j.deliver[0].Msg.Chat
 	}
 	q := l.queue(chat)
 	if n := len(q.jobs); j.kind == jobWake && n > 0 {
@@ -539,6 +557,11 @@ func (l *CoreLoop) finish(r result) {
 		if r.blocked {
 			rel.Dormant = true
 		}
+		if r.silent {
+			// A proactive run that chose silence backs off like an unanswered message:
+			// a user who has gone quiet must not cost max_per_day runs every day.
+			rel.UnansweredProactive++
+		}
 		l.dirty[r.chat] = true
 	}
 	if r.thinking {
@@ -547,6 +570,7 @@ func (l *CoreLoop) finish(r result) {
 	for _, in := range r.intents {
 		l.applyInMemory(r.chat, in)
 	}
+	l.scheduleRetry(r)
 	l.startNext(r.chat)
 	// A slot freed: start other chats waiting for one.
 	for chat, q := range l.chats {
@@ -695,7 +719,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake) {
 		stopTyping = l.typing(ctx, w.Chat)
 	}
 	r.thinking = true
-	out, err := l.deps.Thinker.Think(ctx, w)
+	out, err := l.safeThink(ctx, w)
 	stopTyping()
 	now := l.deps.Clock.Now()
 	rec := TurnRecord{Done: done, Chat: w.Chat, User: w.User, At: now}
@@ -750,6 +774,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake) {
 	}
 	if w.Reason.Code == ReasonProactive || w.Reason.Code == ReasonFollowup {
 		if len(rec.Outbox) == 0 {
+			r.silent = true
 			l.m.proactive.WithLabelValues("silent").Inc()
 		} else {
 			l.m.proactive.WithLabelValues("sent").Inc()
@@ -764,6 +789,20 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake) {
 			l.log.Warn("memory upkeep", "err", err)
 		}
 	}
+}
+
+// safeThink is Thinker.Think with a panic turned into an error: a user who wrote still
+// gets the apology, and the signals are consumed rather than replayed (and panicking
+// again) on every start.
+func (l *CoreLoop) safeThink(ctx context.Context, w Wake) (out Outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			l.log.Error("cognition panicked", "reason", w.Reason.Code, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			l.m.panics.Inc()
+			err = fmt.Errorf("cognition panicked: %v", p)
+		}
+	}()
+	return l.deps.Thinker.Think(ctx, w)
 }
 
 // repeats reports whether text is too similar to one of the chat's recent messages
@@ -837,25 +876,66 @@ func (l *CoreLoop) commitAndDeliver(ctx context.Context, r *result, rec TurnReco
 // other failure leaves them in the outbox for the next start.
 func (l *CoreLoop) deliver(ctx context.Context, r *result, entries []Outgoing) {
 	for i, e := range entries {
-		err := l.deps.Sender.Send(ctx, e.Msg)
+		var err error
+		if !r.blocked {
+			err = l.deps.Sender.Send(ctx, e.Msg)
+		}
 		switch {
-		case err == nil:
+		case err == nil && !r.blocked:
 			r.sent = append(r.sent, e.Msg.Kind)
 			r.sentAt = l.deps.Clock.Now()
+		case r.blocked:
+			// Nobody can receive the rest: drop it below.
 		case errors.Is(err, ErrBlocked):
 			r.blocked = true
-			l.log.Info("recipient blocked the bot; relationship is dormant")
+			l.log.Info("recipient blocked the bot; relationship is dormant; undelivered messages dropped")
 		default:
-			l.log.Error("send failed; kept in outbox", "kind", e.Msg.Kind, "err", err)
+			l.log.Error("send failed; kept in the outbox for another try", "kind", e.Msg.Kind, "err", err)
 			l.m.sendFailures.Inc()
 			r.err = err
-			l.m.outboxPending.Sub(float64(len(entries) - i))
+			r.retry = append([]Outgoing(nil), entries[i:]...)
 			return
 		}
 		if err := l.deps.Journal.MarkSent(e.ID); err != nil {
 			l.log.Error("mark sent", "err", err)
 		}
 		l.m.outboxPending.Dec()
+	}
+}
+
+// scheduleRetry keeps a chat's undelivered entries for another try with backoff
+// (30 s doubling to 10 min); a successful delivery resets the backoff.
+func (l *CoreLoop) scheduleRetry(r result) {
+	if len(r.retry) == 0 {
+		if len(r.sent) > 0 {
+			delete(l.retries, r.chat)
+		}
+		return
+	}
+	if l.retries == nil {
+		l.retries = map[int64]*retryState{}
+	}
+	rs := l.retries[r.chat]
+	if rs == nil {
+		rs = &retryState{}
+		l.retries[r.chat] = rs
+	}
+	rs.entries = append(rs.entries, r.retry...)
+	rs.at = l.deps.Clock.Now().Add(min(30*time.Second<<min(rs.attempt, 5), 10*time.Minute))
+	rs.attempt++
+}
+
+// retryDue queues due retries at the front of their chats' queues, so later replies do not
+// overtake them any further.
+func (l *CoreLoop) retryDue(now time.Time) {
+	for chat, rs := range l.retries {
+		if len(rs.entries) == 0 || now.Before(rs.at) {
+			continue
+		}
+		q := l.queue(chat)
+		q.jobs = append([]job{{kind: jobDeliver, deliver: rs.entries}}, q.jobs...)
+		rs.entries = nil
+		l.startNext(chat)
 	}
 }
 
