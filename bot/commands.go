@@ -146,7 +146,7 @@ func (c *commands) status(v brain.CommandView) string {
 	}
 	fmt.Fprintf(&b, "Your time: %s (%s).\n", v.Now.In(loc).Format("Mon 2 Jan 15:04"), loc)
 	if last := rel.LastExchange(); !last.IsZero() {
-		fmt.Fprintf(&b, "We last talked %s ago.\n", human(v.Now.Sub(last)))
+		fmt.Fprintf(&b, "We last talked %s ago.\n", brain.Duration(v.Now.Sub(last)))
 	}
 	fmt.Fprintf(&b, "Conversation: %s.\n", statusWords(rel.Status))
 	fmt.Fprintf(&b, "How much I miss talking to you: %.0f%%.\n", rel.SocialPressure*100)
@@ -251,16 +251,4 @@ func statusWords(s brain.ConversationStatus) string {
 		return "quiet"
 	}
 	return "ongoing"
-}
-
-func human(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "less than a minute"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh %dmin", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%d days", int(d.Hours()/24))
 }

@@ -140,6 +140,19 @@ type Wake struct {
 	At  time.Time    `json:"at"`
 }
 
+// UserName is the first name of the person the wake is about ("the user" if unknown).
+func (w *Wake) UserName() string {
+	if w.Rel.Name != "" {
+		return w.Rel.Name
+	}
+	for _, s := range w.Signals {
+		if s.UserName != "" {
+			return s.UserName
+		}
+	}
+	return "the user"
+}
+
 // Outcome is what a cognition run decided.
 type Outcome struct {
 	Intents    []Intent

@@ -1,7 +1,10 @@
 package brain
 
 import (
+	"fmt"
+	"math"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -164,6 +167,39 @@ type Aggregator interface {
 	ClearChat(chat int64)
 	// Acks lists the live acks (for persistence and /status).
 	Acks(now time.Time) []Ack
+}
+
+// Pressure is the social pressure after silence for a chat whose proactive min_silence is
+// minSilence: p = 1 − 2^(−silence/minSilence). It is 0 right after an exchange, 0.5 at
+// minSilence, 0.75 at twice that, and tends to 1. The autonomic neuron and the
+// aggregation's wake rule share this one curve.
+func Pressure(silence, minSilence time.Duration) float64 {
+	if silence <= 0 || minSilence <= 0 {
+		return 0
+	}
+	return 1 - math.Exp2(-float64(silence)/float64(minSilence))
+}
+
+// Duration renders d compactly for people: "25m", "4h", "4h30m", "2d3h" ("0m" under a
+// minute).
+func Duration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	days, d := d/(24*time.Hour), d%(24*time.Hour)
+	h, m := d/time.Hour, (d%time.Hour)/time.Minute
+	var b strings.Builder
+	if days > 0 {
+		fmt.Fprintf(&b, "%dd", days)
+	}
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 && days == 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if b.Len() == 0 {
+		return "0m"
+	}
+	return b.String()
 }
 
 // MarkUserMessage records that the user wrote at t: habituation and the follow-up reset,

@@ -270,15 +270,6 @@ func thoughtSignal(t *brain.Thought) brain.Signal {
 	return brain.Signal{Type: brain.SignalThought, Source: "thought", Chat: t.Chat, Text: t.Text, At: t.At}
 }
 
-// Pressure is the social pressure after silence: 1 − 2^(−silence/minSilence), 0.5 at
-// minSilence. It is the same curve the autonomic social-pressure neuron writes.
-func Pressure(silence, minSilence time.Duration) float64 {
-	if silence <= 0 || minSilence <= 0 {
-		return 0
-	}
-	return 1 - math.Exp2(-float64(silence)/float64(minSilence))
-}
-
 // habituate returns base × 2^n, and false when that overflows.
 func habituate(base time.Duration, n int) (time.Duration, bool) {
 	if n <= 0 {
@@ -329,7 +320,7 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 	if !ok || silence < need {
 		return brain.Reason{}, false
 	}
-	p := Pressure(silence, a.cfg.MinSilence)
+	p := brain.Pressure(silence, a.cfg.MinSilence)
 	if !followup && p < 0.5 {
 		return brain.Reason{}, false
 	}

@@ -8,19 +8,6 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// who names the other side of a chat for a reason sentence.
-func who(w *brain.Wake) string {
-	if w.Rel.Name != "" {
-		return w.Rel.Name
-	}
-	for _, s := range w.Signals {
-		if s.UserName != "" {
-			return s.UserName
-		}
-	}
-	return "the user"
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -47,10 +34,10 @@ func signalReason(w *brain.Wake) brain.Reason {
 	}
 	var parts []string
 	if msgs > 0 {
-		parts = append(parts, who(w)+" sent "+plural(msgs, "message", "messages"))
+		parts = append(parts, w.UserName()+" sent "+plural(msgs, "message", "messages"))
 	}
 	if reacts > 0 {
-		parts = append(parts, who(w)+" reacted "+plural(reacts, "time", "times"))
+		parts = append(parts, w.UserName()+" reacted "+plural(reacts, "time", "times"))
 	}
 	if due > 0 {
 		p := plural(due, "scheduled item", "scheduled items") + " came due"
@@ -81,36 +68,15 @@ func thoughtReason(w *brain.Wake) brain.Reason {
 func proactiveReason(rel *brain.Relationship, silence, need time.Duration, p float64, followup bool) brain.Reason {
 	if followup {
 		return brain.Reason{Code: brain.ReasonFollowup,
-			Text: fmt.Sprintf("no answer for %s since my question; time for one follow-up", human(silence))}
+			Text: fmt.Sprintf("no answer for %s since my question; time for one follow-up", brain.Duration(silence))}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s since we last talked; pressure %.2f", human(silence), p)
+	fmt.Fprintf(&b, "%s since we last talked; pressure %.2f", brain.Duration(silence), p)
 	if rel.Status == brain.StatusClosed {
 		b.WriteString("; the conversation had closed")
 	}
 	if n := rel.UnansweredProactive; n > 0 {
-		fmt.Fprintf(&b, "; %s unanswered, so I waited at least %s", plural(n, "message", "messages"), human(need))
+		fmt.Fprintf(&b, "; %s unanswered, so I waited at least %s", plural(n, "message", "messages"), brain.Duration(need))
 	}
 	return brain.Reason{Code: brain.ReasonProactive, Text: b.String()}
-}
-
-// human renders d as "4h", "4h30m", "25m" or "2d3h".
-func human(d time.Duration) string {
-	d = d.Round(time.Minute)
-	days, d := d/(24*time.Hour), d%(24*time.Hour)
-	h, m := d/time.Hour, (d%time.Hour)/time.Minute
-	var b strings.Builder
-	if days > 0 {
-		fmt.Fprintf(&b, "%dd", days)
-	}
-	if h > 0 {
-		fmt.Fprintf(&b, "%dh", h)
-	}
-	if m > 0 && days == 0 {
-		fmt.Fprintf(&b, "%dm", m)
-	}
-	if b.Len() == 0 {
-		return "0m"
-	}
-	return b.String()
 }

@@ -171,16 +171,6 @@ func (n *Alertness) Check(now time.Time, st *brain.State) (brain.Signal, bool) {
 	return brain.Signal{Type: brain.SignalAlertness, Source: n.Name(), Value: a, At: now}, true
 }
 
-// Pressure is the social pressure after silence, for a chat whose proactive min_silence
-// is minSilence: p = 1 − 2^(−silence/minSilence). It is 0 right after an exchange, 0.5 at
-// minSilence, 0.75 at twice that, and tends to 1.
-func Pressure(silence, minSilence time.Duration) float64 {
-	if silence <= 0 || minSilence <= 0 {
-		return 0
-	}
-	return 1 - math.Exp2(-float64(silence)/float64(minSilence))
-}
-
 // ThoughtConfig tunes the thought-pressure neuron.
 type ThoughtConfig struct {
 	// AgeUnit is the age at which a pending thought weighs twice as much as a fresh one (1 h).

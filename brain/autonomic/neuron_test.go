@@ -16,7 +16,7 @@ func TestPressure(t *testing.T) {
 		silence time.Duration
 		want    float64
 	}{{0, 0}, {-time.Hour, 0}, {ms, 0.5}, {2 * ms, 0.75}, {3 * ms, 0.875}, {ms / 2, 1 - math.Sqrt(0.5)}} {
-		if got := Pressure(tc.silence, ms); !near(got, tc.want) {
+		if got := brain.Pressure(tc.silence, ms); !near(got, tc.want) {
 			t.Errorf("Pressure(%s) = %v, want %v", tc.silence, got, tc.want)
 		}
 	}

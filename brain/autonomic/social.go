@@ -13,7 +13,7 @@ type chatDetector struct {
 }
 
 // SocialPressure computes each relationship's social pressure from its silence
-// (Pressure(silence, MinSilence)), writes it to rel.SocialPressure on every check, and
+// (brain.Pressure(silence, MinSilence)), writes it to rel.SocialPressure on every check, and
 // emits a social_pressure signal for the chat on a noticeable change and whenever the
 // pressure crosses 0.5 upward. Group and dormant chats and chats with no exchange yet have
 // pressure 0 and emit nothing.
@@ -70,7 +70,7 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 		}
 		p := 0.0
 		if !rel.Group && !rel.Dormant {
-			p = Pressure(rel.Silence(now), n.minSilence)
+			p = brain.Pressure(rel.Silence(now), n.minSilence)
 		}
 		rel.SocialPressure = p
 		if rel.Group || rel.Dormant || rel.LastExchange().IsZero() {

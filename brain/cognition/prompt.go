@@ -68,7 +68,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 		final = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text}
 	} else {
 		final = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: "No new message from " +
-			userName(w) + ". You were woken because: " + reasonText(w) +
+			w.UserName() + ". You were woken because: " + reasonText(w) +
 			"\nDecide whether writing now would be welcome. If not, answer with an empty response."}
 	}
 	avail := budget - msgTokens(system) - msgTokens(final) - 64 // 64: the data block's frame
@@ -193,7 +193,7 @@ func (c *Cognition) systemPrompt(w brain.Wake, now time.Time) string {
 	if d := strings.TrimSpace(c.cfg.PersonaDescription); d != "" {
 		b.WriteString(" " + d)
 	}
-	fmt.Fprintf(&b, "\nYou are talking with %s in a Telegram chat.", userName(w))
+	fmt.Fprintf(&b, "\nYou are talking with %s in a Telegram chat.", w.UserName())
 	fmt.Fprintf(&b, "\n\nTheir local time: %s, %s (%s, %s).",
 		local.Format("15:04"), local.Format("Monday 2 January 2006"), partOfDay(local.Hour()), loc.String())
 
@@ -249,18 +249,6 @@ func userText(w brain.Wake) string {
 		}
 	}
 	return strings.Join(parts, "\n")
-}
-
-func userName(w brain.Wake) string {
-	if w.Rel.Name != "" {
-		return w.Rel.Name
-	}
-	for _, s := range w.Signals {
-		if s.UserName != "" {
-			return s.UserName
-		}
-	}
-	return "the user"
 }
 
 func reasonText(w brain.Wake) string {
