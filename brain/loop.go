@@ -343,6 +343,11 @@ func (l *CoreLoop) Step(now time.Time, sigs []Signal) []Wake {
 	}
 	for _, s := range l.sigBuf {
 		l.m.signal(s.Type)
+		if s.Type == SignalThought && s.Chat != 0 && s.Text != "" {
+			// A neuron (a plugin's, say) has something to think about: it becomes a
+			// pending thought, which wakes cognition for the chat.
+			l.st.Thoughts = append(l.st.Thoughts, Thought{Chat: s.Chat, Text: s.Text, At: s.At})
+		}
 	}
 	for _, s := range sigs {
 		if s.Type != SignalCommand {
@@ -435,11 +440,8 @@ func (l *CoreLoop) bookkeep(now time.Time, w *Wake) {
 		w.Profile = ProfileProactive
 		l.dirty[w.Chat] = true
 	case ReasonThought:
-		for i := range l.st.Thoughts {
-			if l.st.Thoughts[i].Chat == w.Chat {
-				l.st.Thoughts[i].Handled = true
-			}
-		}
+		// The wake carries the thoughts (as signals); the state need not keep them.
+		l.forgetThoughts(w.Chat)
 	}
 	if w.Profile == "" {
 		w.Profile = ProfileChat
