@@ -123,7 +123,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	agg := aggregation.New(aggregation.Config{
 		Enabled: pol.Enabled, MinSilence: pol.MinSilence, Cooldown: pol.Cooldown, FollowupAfter: pol.FollowupAfter,
 		QuietStart: pol.QuietStart, QuietEnd: pol.QuietEnd, MaxPerDay: pol.MaxPerDay,
-	}, aggregation.Options{})
+	}, aggregation.Options{Registerer: reg})
 	autoCfg := autonomic.Default()
 	autoCfg.MinSilence = pol.MinSilence
 	auto := autonomic.New(autoCfg, neurons...)

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -108,6 +111,8 @@ type Options struct {
 	Window time.Duration
 	// BucketTTL is how long a bucket lives without a signal (30 min).
 	BucketTTL time.Duration
+	// Registerer receives anima_proactive_suppressed_total (nil: not registered).
+	Registerer prometheus.Registerer
 }
 
 // Aggregator is the aggregation layer. It is not safe for concurrent use: the core loop
@@ -118,7 +123,25 @@ type Aggregator struct {
 	buckets   buckets
 	zones     zones
 	lastPrune time.Time
+	// held remembers, per chat, which gate last held back a due proactive contact, so
+	// the suppression counter counts holds, not ticks.
+	held       map[int64]gate
+	suppressed [gateCount]prometheus.Counter
 }
+
+// gate is a proactive gate that can hold back contact that is otherwise due.
+type gate uint8
+
+const (
+	gateNone gate = iota
+	gateCooldown
+	gateQuietHours
+	gateMaxPerDay
+	gateDeferred
+	gateCount
+)
+
+var gateNames = [gateCount]string{"", "cooldown", "quiet_hours", "max_per_day", "deferred"}
 
 var _ brain.Aggregator = (*Aggregator)(nil)
 
@@ -131,19 +154,43 @@ func New(cfg Config, opts Options) *Aggregator {
 	if opts.BucketTTL <= 0 {
 		opts.BucketTTL = 30 * time.Minute
 	}
-	return &Aggregator{
+	a := &Aggregator{
 		cfg:     cfg,
 		acks:    NewAckRegistry(),
 		buckets: newBuckets(opts.Window, opts.BucketTTL),
 		zones:   zones{},
+		held:    map[int64]gate{},
 	}
+	vec := promauto.With(opts.Registerer).NewCounterVec(prometheus.CounterOpts{Name: "anima_proactive_suppressed_total",
+		Help: "Proactive contacts that were due but held back, by the gate that held them (counted once per hold)."},
+		[]string{"reason"})
+	for g := gateCooldown; g < gateCount; g++ {
+		a.suppressed[g] = vec.WithLabelValues(gateNames[g])
+	}
+	return a
+}
+
+// hold records which gate (gateNone: none) holds back chat's due contact.
+func (a *Aggregator) hold(chat int64, g gate) {
+	if a.held[chat] == g {
+		return
+	}
+	if g == gateNone {
+		delete(a.held, chat)
+		return
+	}
+	a.held[chat] = g
+	a.suppressed[g].Inc()
 }
 
 // Ack implements brain.Aggregator (see AckRegistry.Ack).
 func (a *Aggregator) Ack(ack brain.Ack) { a.acks.Ack(ack) }
 
 // ClearChat implements brain.Aggregator.
-func (a *Aggregator) ClearChat(chat int64) { a.acks.ClearChat(chat) }
+func (a *Aggregator) ClearChat(chat int64) {
+	a.acks.ClearChat(chat)
+	delete(a.held, chat)
+}
 
 // Acks implements brain.Aggregator.
 func (a *Aggregator) Acks(now time.Time) []brain.Ack { return a.acks.Acks(now) }
@@ -317,27 +364,26 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 	default:
 		need, ok = habituate(a.cfg.MinSilence, n)
 	}
-	if !ok || silence < need {
-		return brain.Reason{}, false
-	}
 	p := brain.Pressure(silence, a.cfg.MinSilence)
-	if !followup && p < 0.5 {
-		return brain.Reason{}, false
-	}
-	if !rel.LastProactive.IsZero() && now.Sub(rel.LastProactive) < a.cfg.Cooldown {
+	if !ok || silence < need || (!followup && p < 0.5) {
+		a.hold(rel.Chat, gateNone) // not due
 		return brain.Reason{}, false
 	}
 	local := now.In(a.zones.location(st, rel))
-	if a.quiet(local) {
-		return brain.Reason{}, false
+	switch {
+	case !rel.LastProactive.IsZero() && now.Sub(rel.LastProactive) < a.cfg.Cooldown:
+		a.hold(rel.Chat, gateCooldown)
+	case a.quiet(local):
+		a.hold(rel.Chat, gateQuietHours)
+	case rel.ProactiveToday >= a.cfg.MaxPerDay && sameDay(rel.ProactiveDay, local):
+		a.hold(rel.Chat, gateMaxPerDay)
+	case a.acks.Blocked(now, brain.SignalSocialPressure, rel.Chat, last, p):
+		a.hold(rel.Chat, gateDeferred)
+	default:
+		a.hold(rel.Chat, gateNone)
+		return proactiveReason(rel, silence, need, p, followup), true
 	}
-	if rel.ProactiveToday >= a.cfg.MaxPerDay && sameDay(rel.ProactiveDay, local) {
-		return brain.Reason{}, false
-	}
-	if a.acks.Blocked(now, brain.SignalSocialPressure, rel.Chat, last, p) {
-		return brain.Reason{}, false
-	}
-	return proactiveReason(rel, silence, need, p, followup), true
+	return brain.Reason{}, false
 }
 
 // quiet reports whether local (a time in the user's zone) is inside quiet hours.

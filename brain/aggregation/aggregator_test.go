@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -418,4 +421,24 @@ func BenchmarkDecideGated10k(b *testing.B) {
 		b.Fatalf("%d wakes", len(out))
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/relationship")
+}
+
+func TestSuppressionCountedOncePerHold(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	a := New(Default(), Options{Registerer: reg})
+	night := time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC) // inside the default quiet hours
+	st := brain.NewState(time.UTC)
+	st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: night.Add(-10 * time.Hour), Status: brain.StatusIdle})
+	for i := range 60 { // an hour of ticks, all held by quiet hours
+		if out := a.Decide(night.Add(time.Duration(i)*time.Minute), st, nil, nil); len(out) != 0 {
+			t.Fatalf("woke inside quiet hours: %+v", out)
+		}
+	}
+	got := testutil.ToFloat64(a.suppressed[gateQuietHours])
+	if got != 1 {
+		t.Errorf("quiet-hours suppressions = %v after an hour of ticks, want 1 (one hold)", got)
+	}
+	if n, err := testutil.GatherAndCount(reg, "anima_proactive_suppressed_total"); err != nil || n != 4 {
+		t.Errorf("suppression series = %d, %v; want one per gate", n, err)
+	}
 }
