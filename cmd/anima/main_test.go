@@ -384,3 +384,54 @@ func TestNoProactiveInQuietHours(t *testing.T) {
 		t.Errorf("%d model calls, want 1: silence inside quiet hours must cost nothing", n)
 	}
 }
+
+// TestHotBackupCLI copies the store with `anima backup` while `anima run` holds it, and
+// checks that a second `anima run` on the same store is refused at once.
+func TestHotBackupCLI(t *testing.T) {
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	dir := t.TempDir()
+	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	p := start(t, "run", "--config", path)
+	tg.PushText(user, user, "keep this safe")
+	if _, err := tg.WaitSent(waitCtx(t, 20*time.Second), 1); err != nil {
+		t.Fatal(err)
+	}
+
+	second := exec.Command(binary, "run", "--config", path)
+	second.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
+	began := time.Now()
+	out, err := second.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "in use by another process") {
+		t.Errorf("a second instance on the same store: err %v, output:\n%s", err, out)
+	}
+	t.Logf("second instance refused in %v", time.Since(began).Round(time.Millisecond))
+
+	backup := filepath.Join(dir, "backup.db")
+	out, err = exec.Command(binary, "backup", "--config", path, "--out", backup).CombinedOutput()
+	if err != nil {
+		t.Fatalf("anima backup while running: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(backup)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("backup file: %v, mode %v", err, fi.Mode())
+	}
+	p.stop(t)
+
+	// The copy is a working store: run anima on it and it remembers the conversation.
+	restored := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
+	restoredDir := filepath.Dir(restored)
+	if err := os.Rename(backup, filepath.Join(restoredDir, "anima.db")); err != nil {
+		t.Fatal(err)
+	}
+	p = start(t, "run", "--config", restored)
+	tg.PushText(user, user, "what did I ask?")
+	if _, err := tg.WaitSent(waitCtx(t, 20*time.Second), 2); err != nil {
+		t.Fatal(err)
+	}
+	p.stop(t)
+	reqs := ai.Requests()
+	if !strings.Contains(string(reqs[len(reqs)-1].Raw), "keep this safe") {
+		t.Error("the restored store lost the conversation")
+	}
+}
