@@ -36,7 +36,8 @@ type Memory interface {
 type Config struct {
 	FastModel  string // required
 	SmartModel string // default: FastModel
-	// RequestTimeout bounds one LLM request (default 60 s); a whole run gets three times it.
+	// RequestTimeout bounds one LLM request (default 60 s); a whole run gets three times it,
+	// and its final answer is forced once less than one RequestTimeout is left.
 	RequestTimeout time.Duration
 	// ConfidenceThreshold: a fast answer below it is retried on the smart model (default 0.6).
 	ConfidenceThreshold float64

@@ -376,6 +376,29 @@ func TestUnknownTool(t *testing.T) {
 	}
 }
 
+// A tool name the model made up outside ^[a-zA-Z0-9_-]+$ ("core.escalate", "") is an
+// unknown tool like any other; echoing it back verbatim in the assistant message would
+// make the endpoint reject every further request of the run.
+func TestOddToolNameIsAnErrorResult(t *testing.T) {
+	for _, name := range []string{"core.escalate", "", "functions/core_remember x"} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, setup{})
+			e.srv.Enqueue(openaitest.Tool(name, `{}`), openaitest.Answer("ok", "active", 0.9))
+			out := think(t, e, userWake("hi"))
+			if s := sends(out); len(s) != 1 || s[0].Text != "ok" {
+				t.Errorf("sends = %+v", s)
+			}
+			reqs := e.srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("requests = %d, want 2", len(reqs))
+			}
+			if res := toolMessages(reqs[1].Body); len(res) != 1 || !strings.Contains(res[0].Content, "no tool named") {
+				t.Errorf("tool results = %+v", res)
+			}
+		})
+	}
+}
+
 func TestMalformedArguments(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -480,6 +503,36 @@ func TestIterationBudgetForcesAnswer(t *testing.T) {
 	think(t, e, userWake("go"))
 	if n := len(e.srv.Requests()); n != 4 {
 		t.Errorf("requests = %d, want 3 + 1 forced", n)
+	}
+}
+
+// The run's deadline is a budget like the others: when too little of it is left for
+// another full request, the final answer is forced rather than the run failing (which
+// would drop the work and its intents, and leave the user with only an apology).
+func TestDeadlineForcesAnswer(t *testing.T) {
+	memo := &memoTool{name: "test_memo", effects: true}
+	e := newEnv(t, setup{tools: []brain.Tool{memo}, cfg: func(c *cognition.Config) { c.RequestTimeout = 500 * time.Millisecond }})
+	tools := toolsThenAnswer(func(i int) string { return `{"note":"n` + string(rune('0'+i)) + `","tag":null}` })
+	e.srv.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
+		r := tools(req)
+		if len(r.ToolCalls) > 0 {
+			r.Delay = 350 * time.Millisecond // slow but within the request timeout
+		}
+		return r
+	})
+	out, err := e.c.Think(context.Background(), userWake("go"))
+	if err != nil {
+		t.Fatalf("Think: %v, want a forced final answer", err)
+	}
+	if s := sends(out); len(s) != 1 || s[0].Text != "final" {
+		t.Errorf("sends = %+v", s)
+	}
+	if n := len(memo.Calls()); len(out.Intents) != n+1 {
+		t.Errorf("intents = %d, want the %d tool intents and the answer", len(out.Intents), n)
+	}
+	reqs := e.srv.Requests()
+	if final := reqs[len(reqs)-1].Body; len(final.Tools) != 0 || !strings.Contains(final.Messages[len(final.Messages)-1].Content, "time") {
+		t.Errorf("last request is not a forced answer: tools %v", toolNames(final))
 	}
 }
 

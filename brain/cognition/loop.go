@@ -104,6 +104,9 @@ func (c *Cognition) loop(ctx context.Context, r *run) (answer, error) {
 		if force == "" && iter >= c.cfg.MaxIterations {
 			force = "the step budget of this turn is spent"
 		}
+		if dl, ok := ctx.Deadline(); ok && force == "" && time.Until(dl) < c.cfg.RequestTimeout {
+			force = "the time budget of this turn is spent"
+		}
 		req := openai.ChatCompletionRequest{Model: r.model, Messages: r.msgs}
 		if force != "" {
 			req.Messages = append(slices.Clip(r.msgs), openai.ChatCompletionMessage{
@@ -123,20 +126,22 @@ func (c *Cognition) loop(ctx context.Context, r *run) (answer, error) {
 		if len(msg.ToolCalls) == 0 || force != "" {
 			return parseAnswer(msg.Content), nil
 		}
-		calls := make([]openai.ToolCall, len(msg.ToolCalls))
+		calls := make([]openai.ToolCall, len(msg.ToolCalls)) // as echoed back to the endpoint
 		for i, tc := range msg.ToolCalls {
 			if tc.ID == "" {
 				tc.ID = fmt.Sprintf("call_%d_%d", iter, i)
 			}
+			msg.ToolCalls[i].ID = tc.ID
 			tc.Type = openai.ToolTypeFunction
 			tc.Index = nil
+			tc.Function.Name = wireName(tc.Function.Name)
 			calls[i] = tc
 		}
 		r.msgs = append(r.msgs, openai.ChatCompletionMessage{
 			Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: calls,
 		})
 		escalate := false
-		for _, tc := range calls {
+		for _, tc := range msg.ToolCalls { // the names as the model wrote them
 			content, esc, f := c.callTool(ctx, r, tc)
 			escalate = escalate || esc
 			if force == "" {
@@ -212,6 +217,24 @@ func (c *Cognition) callTool(ctx context.Context, r *run, tc openai.ToolCall) (c
 		return "ok", false, ""
 	}
 	return res.Content, false, ""
+}
+
+// wireName makes a tool name the model wrote acceptable to send back to the endpoint
+// (^[a-zA-Z0-9_-]{1,64}$): other bytes become '_'. A name that already matches is kept.
+func wireName(name string) string {
+	b := []byte(name)
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	for i, c := range b {
+		if !(c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "unnamed"
+	}
+	return string(b)
 }
 
 // safeCall runs a tool, turning a panic into an error so a plugin bug cannot crash a run.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 
 	"github.com/anima-bot/anima/brain"
@@ -47,22 +48,49 @@ func parseAnswerJSON(text string) (answer, bool) {
 	if err != nil {
 		return answer{}, false
 	}
-	var v struct {
-		Response   *string  `json:"response"`
-		Status     string   `json:"status"`
-		Confidence *float64 `json:"confidence"`
-	}
-	if json.Unmarshal(raw, &v) != nil || v.Response == nil {
+	// Fields are read one by one, leniently: a null, missing or oddly typed field must not
+	// turn the whole object into text shown to the user.
+	var v map[string]json.RawMessage
+	if json.Unmarshal(raw, &v) != nil {
 		return answer{}, false
 	}
-	a := answer{Response: strings.TrimSpace(*v.Response), Status: brain.StatusActive, Confidence: 1}
-	if s := brain.ConversationStatus(strings.ToLower(strings.TrimSpace(v.Status))); s.Valid() {
-		a.Status, a.statusSet = s, true
+	resp, hasResp := v["response"]
+	_, hasStatus := v["status"]
+	_, hasConf := v["confidence"]
+	if !hasResp && !hasStatus && !hasConf {
+		return answer{}, false // some other JSON: taken as text
 	}
-	if v.Confidence != nil {
-		a.Confidence = min(1, max(0, *v.Confidence))
+	a := answer{Status: brain.StatusActive, Confidence: 1}
+	var str string
+	switch {
+	case json.Unmarshal(resp, &str) == nil:
+		a.Response = strings.TrimSpace(str)
+	case hasResp && string(resp) != "null":
+		a.Response = string(resp) // a number or an object: its JSON is the best there is
+	}
+	var status string
+	if json.Unmarshal(v["status"], &status) == nil {
+		if s := brain.ConversationStatus(strings.ToLower(strings.TrimSpace(status))); s.Valid() {
+			a.Status, a.statusSet = s, true
+		}
+	}
+	if conf, ok := number(v["confidence"]); ok {
+		a.Confidence = min(1, max(0, conf))
 	}
 	return a, true
+}
+
+// number reads a JSON number, or a string holding one ("0.7").
+func number(raw json.RawMessage) (float64, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		raw = json.RawMessage(strings.TrimSpace(s))
+	}
+	var f float64
+	if !json.Valid(raw) || bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &f) != nil || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
 }
 
 // stripFences removes a Markdown code fence (``` or ```json) around s.

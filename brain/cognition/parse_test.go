@@ -78,6 +78,13 @@ func TestParseAnswer(t *testing.T) {
 		{`{"mood":"happy"}`, answer{Response: `{"mood":"happy"}`, Status: brain.StatusActive, Confidence: 1}},
 		{"I think {braces} are fine", answer{Response: "I think {braces} are fine", Status: brain.StatusActive, Confidence: 1}},
 		{"```json\n{\"response\":\"\",\"status\":\"AWAITING_ANSWER\"}\n```", answer{Status: brain.StatusAwaitingAnswer, Confidence: 1, statusSet: true}},
+		// The answer's shape with a null, missing or oddly typed field is still the answer,
+		// never JSON shown to the user.
+		{`{"response":null,"status":"idle","confidence":0.9}`, answer{Status: brain.StatusIdle, Confidence: 0.9, statusSet: true}},
+		{`{"status":"closed","confidence":0.8}`, answer{Status: brain.StatusClosed, Confidence: 0.8, statusSet: true}},
+		{`{"response":"hi","status":"active","confidence":"0.7"}`, answer{Response: "hi", Status: brain.StatusActive, Confidence: 0.7, statusSet: true}},
+		{`{"response":"hi","status":3,"confidence":"high"}`, answer{Response: "hi", Status: brain.StatusActive, Confidence: 1}},
+		{`{"response":"hi","status":null,"confidence":null}`, answer{Response: "hi", Status: brain.StatusActive, Confidence: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

@@ -34,7 +34,8 @@ type Options struct {
 	// RecentTurns is how many of the last turns Recall returns verbatim (default 12).
 	RecentTurns int
 	// SummarizeAfter is how many turns not covered by the summary Maintain tolerates
-	// before it folds them in (default 40).
+	// before it folds them in (default 40). One at or below RecentTurns is counted beyond
+	// the recent turns (RecentTurns + SummarizeAfter), so that a fold has turns to fold.
 	SummarizeAfter int
 	// Registerer receives the package's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
@@ -86,6 +87,9 @@ func New(st *storage.Store, s Summarizer, opts Options) *Memory {
 	}
 	if opts.SummarizeAfter <= 0 {
 		opts.SummarizeAfter = 40
+	}
+	if opts.SummarizeAfter <= opts.RecentTurns {
+		opts.SummarizeAfter += opts.RecentTurns
 	}
 	return &Memory{
 		st:          st,

@@ -575,3 +575,25 @@ func BenchmarkSearch1000Turns(b *testing.B) {
 		}
 	}
 }
+
+// RecentTurns at or above SummarizeAfter leaves nothing to fold at the threshold: Maintain
+// must wait for a batch of foldable turns (SummarizeAfter is then counted beyond the
+// recent turns) instead of panicking on an empty or negative slice, or folding every turn.
+func TestMaintainWithRecentTurnsAboveThreshold(t *testing.T) {
+	for _, tc := range []struct{ recent, after int }{{12, 5}, {6, 5}} {
+		t.Run(fmt.Sprintf("recent=%d,after=%d", tc.recent, tc.after), func(t *testing.T) {
+			st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+			sum := &fakeSummarizer{}
+			m := memory.New(st, sum, memory.Options{RecentTurns: tc.recent, SummarizeAfter: tc.after})
+			for i := range tc.recent + tc.after + 1 {
+				commit(t, st, m, 1, filler(i))
+				if err := m.Maintain(context.Background(), 1); err != nil {
+					t.Fatalf("Maintain after %d turns: %v", i+1, err)
+				}
+			}
+			if sum.calls != 1 || len(sum.folded[0]) != tc.after+1 || sum.folded[0][0].Text != filler(0).Text {
+				t.Errorf("Summarize calls = %d, folded = %+v; want one call folding the %d oldest turns", sum.calls, sum.folded, tc.after+1)
+			}
+		})
+	}
+}

@@ -312,19 +312,17 @@ func pruneFires(tx *storage.Tx, it brain.ScheduleItem, now time.Time) error {
 	return nil
 }
 
-// rescan runs fn (if any) in a write transaction, or else a read transaction, and then
-// recomputes the earliest due time and the pending gauge from the items left. AddTx calls
-// made meanwhile are folded in.
+// rescan runs fn (if any) and then recomputes the earliest due time and the pending gauge
+// from the items left, in one write transaction. AddTx calls made meanwhile are folded in.
+// A write transaction, even without fn, waits for any transaction that already called
+// AddTx to commit, so the scan sees its item; a read transaction would not, and the
+// reset of added would then drop that item's due time from the bound until the next Add.
 func (s *Scheduler) rescan(fn func(tx *storage.Tx) error) error {
 	s.mu.Lock()
 	s.added = math.MaxInt64
 	s.mu.Unlock()
 	earliest, count := int64(math.MaxInt64), 0
-	run := s.st.View
-	if fn != nil {
-		run = s.st.Update
-	}
-	err := run(func(tx *storage.Tx) error {
+	err := s.st.Update(func(tx *storage.Tx) error {
 		if fn != nil {
 			if err := fn(tx); err != nil {
 				return err

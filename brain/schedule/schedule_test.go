@@ -570,3 +570,51 @@ func BenchmarkFireDueIdle(b *testing.B) {
 		}
 	}
 }
+
+// An item added inside a transaction that is still open (AddTx from the core loop's
+// commit) while FireDue rescans must still fire when due: the rescan may not drop its due
+// time from the idle bound just because the scan could not see the uncommitted item yet.
+func TestAddTxDuringRescanStillFires(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	s := schedule.New(st, schedule.Options{})
+	item, err := s.Plan(7, 70, "call mum", "", ptr[int64](60), nil, nil, now0, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, release, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		committed <- st.Update(func(tx *storage.Tx) error {
+			if err := s.AddTx(tx, item); err != nil {
+				return err
+			}
+			close(added)
+			<-release
+			return nil
+		})
+	}()
+	<-added
+	fired := make(chan error, 1)
+	go func() {
+		_, err := s.FireDue(now0) // nothing is due; it rescans while the add is uncommitted
+		fired <- err
+	}()
+	select {
+	case err := <-fired: // it did not wait for the open transaction
+		close(release)
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(200 * time.Millisecond): // it waits for the transaction: let it commit
+		close(release)
+		if err := <-fired; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	sigs, err := s.FireDue(item.Due)
+	if err != nil || len(sigs) != 1 || sigs[0].Ref != item.ID {
+		t.Fatalf("FireDue at due = %+v, %v; want the item added during the rescan", sigs, err)
+	}
+}
