@@ -7,7 +7,9 @@ package brain
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // SignalType names what a signal reports.
@@ -140,17 +142,25 @@ type Wake struct {
 	At  time.Time    `json:"at"`
 }
 
-// UserName is the first name of the person the wake is about ("the user" if unknown).
+// UserName is the first name of the person the wake is about ("the user" if unknown),
+// cleaned for use inside a prompt or a log line: one line, no control characters, at
+// most 64 characters (Telegram's own limit for a first name).
 func (w *Wake) UserName() string {
-	if w.Rel.Name != "" {
-		return w.Rel.Name
-	}
+	name := w.Rel.Name
 	for _, s := range w.Signals {
-		if s.UserName != "" {
-			return s.UserName
+		if name != "" {
+			break
 		}
+		name = s.UserName
 	}
-	return "the user"
+	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if r := []rune(name); len(r) > 64 {
+		name = string(r[:64])
+	}
+	if name == "" {
+		return "the user"
+	}
+	return name
 }
 
 // Outcome is what a cognition run decided.
