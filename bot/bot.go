@@ -114,6 +114,10 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 		DefaultZone:         zone,
 	}, llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
 
+	if err := restoreUsage(store, think); err != nil {
+		return err
+	}
+
 	// The brain's layers and state.
 	qs, qe, _ := cfg.Proactive.QuietHours.Offsets()
 	pol := policy{
@@ -209,6 +213,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 		return sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return loop.Submit(ctx, sigs...) })
 	})
 	g.Go(func() error { return ctl.Run(gctx) })
+	g.Go(func() error { return keepUsage(gctx, store, think) })
 	if ms != nil {
 		g.Go(func() error { return ms.Run(gctx) })
 	}

@@ -513,3 +513,27 @@ func TestBlockedUserGoesDormant(t *testing.T) {
 		t.Errorf("a message to a user who blocked the bot stays in the outbox: %+v", out)
 	}
 }
+
+func TestDailyTokenBudgetSurvivesRestart(t *testing.T) {
+	h := newHarness(t)
+	h.cfg.LLM.DailyTokenBudget = 1 // spent by the first answer
+	_, stop := h.start()
+	h.tg.PushText(user, user, "hello")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u struct {
+		Day    string `json:"day"`
+		Tokens int    `json:"tokens"`
+	}
+	ok, err := st.Get(storage.BucketState, []byte("llm_usage"), &u)
+	_ = st.Close()
+	if err != nil || !ok || u.Tokens <= 0 || u.Day != time.Now().UTC().Format(time.DateOnly) {
+		t.Fatalf("saved usage = %+v (found %v, %v); want today's tokens", u, ok, err)
+	}
+}

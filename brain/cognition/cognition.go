@@ -214,6 +214,25 @@ func (c *Cognition) TokensToday() int {
 
 func (c *Cognition) day(t time.Time) string { return t.In(c.cfg.DefaultZone).Format(time.DateOnly) }
 
+// Usage returns the day (YYYY-MM-DD in DefaultZone) and the tokens spent on it, for
+// persisting the daily budget across restarts.
+func (c *Cognition) Usage() (day string, tokens int) {
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	return c.tokDay, c.tokSum
+}
+
+// RestoreUsage sets the tokens spent on day, as saved by an earlier run; a day other than
+// today is ignored.
+func (c *Cognition) RestoreUsage(day string, tokens int) {
+	if day != c.day(c.clock.Now()) || tokens < 0 {
+		return
+	}
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	c.tokDay, c.tokSum = day, tokens
+}
+
 func (c *Cognition) addTokens(n int) {
 	day := c.day(c.clock.Now())
 	c.tokMu.Lock()

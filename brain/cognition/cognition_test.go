@@ -724,3 +724,18 @@ func (panicTool) Spec() brain.ToolSpec {
 }
 
 func (panicTool) Call(context.Context, brain.ToolCall) (brain.ToolResult, error) { panic("boom") }
+
+func TestRestoredUsageCountsAgainstTheBudget(t *testing.T) {
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) { c.DailyTokenBudget = 100 }})
+	e.c.RestoreUsage(t0.AddDate(0, 0, -1).Format(time.DateOnly), 500) // yesterday's: ignored
+	if got := e.c.TokensToday(); got != 0 {
+		t.Fatalf("TokensToday after restoring yesterday = %d, want 0", got)
+	}
+	e.c.RestoreUsage(t0.Format(time.DateOnly), 150)
+	if day, tokens := e.c.Usage(); day != t0.Format(time.DateOnly) || tokens != 150 {
+		t.Fatalf("Usage = %s %d", day, tokens)
+	}
+	if out := think(t, e, proactiveWake()); len(out.Intents) != 0 || len(e.srv.Requests()) != 0 {
+		t.Errorf("a restored, spent budget still allowed a proactive run: %+v", out.Intents)
+	}
+}

@@ -1,0 +1,61 @@
+package bot
+
+import (
+	"context"
+	"time"
+
+	"github.com/anima-bot/anima/storage"
+)
+
+// usageMeter is the daily token count of cognition.
+type usageMeter interface {
+	Usage() (day string, tokens int)
+	RestoreUsage(day string, tokens int)
+}
+
+type savedUsage struct {
+	Day    string `json:"day"`
+	Tokens int    `json:"tokens"`
+}
+
+var usageKey = []byte("llm_usage")
+
+// restoreUsage loads the day's token count saved by the last run, so a restart does not
+// reset llm.daily_token_budget.
+func restoreUsage(store *storage.Store, m usageMeter) error {
+	var u savedUsage
+	if _, err := store.Get(storage.BucketState, usageKey, &u); err != nil {
+		return err
+	}
+	m.RestoreUsage(u.Day, u.Tokens)
+	return nil
+}
+
+// keepUsage saves the token count every minute while it changes, and once more on stop.
+func keepUsage(ctx context.Context, store *storage.Store, m usageMeter) error {
+	var last savedUsage
+	save := func() error {
+		day, tokens := m.Usage()
+		u := savedUsage{Day: day, Tokens: tokens}
+		if u == last || day == "" {
+			return nil
+		}
+		if err := store.Put(storage.BucketState, usageKey, u); err != nil {
+			return err
+		}
+		last = u
+		return nil
+	}
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return save()
+		case <-t.C:
+			if err := save(); err != nil {
+				return err
+			}
+		}
+	}
+}
