@@ -88,6 +88,9 @@ func TestNewValidates(t *testing.T) {
 		{"webhook without listen", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{SecretToken: "s"}}, "webhook.listen"},
 		{"webhook without secret", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0"}}, "secret_token"},
 		{"webhook bad secret", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0", SecretToken: "a b"}}, "secret_token"},
+		// The path becomes a ServeMux pattern: wildcards or spaces would make Run panic.
+		{"webhook path with wildcard", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0", SecretToken: "s", Path: "/hook/{id"}}, "webhook.path"},
+		{"webhook path with space", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0", SecretToken: "s", Path: "/hook me"}}, "webhook.path"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

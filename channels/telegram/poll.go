@@ -59,7 +59,8 @@ func (c *Channel) runPolling(ctx context.Context) error {
 	close(c.ready)
 	c.log.Info("telegram polling started", "offset", offset)
 
-	failures := 0
+	failures := 0       // consecutive getUpdates failures
+	recordFailures := 0 // consecutive Record failures: a getUpdates in between does not reset them
 	for {
 		raws, err := c.getUpdates(ctx, offset)
 		if ctx.Err() != nil {
@@ -73,25 +74,37 @@ func (c *Channel) runPolling(ctx context.Context) error {
 			}
 			continue
 		}
-		failures = 0
 		if len(raws) == 0 {
+			failures = 0
 			continue
 		}
 		sigs, callbacks, next := c.decodeBatch(raws, offset)
 		if next <= offset {
-			continue // nothing new (all below the stored offset)
+			// Nothing to confirm (no readable id, or all below the stored offset, as
+			// when Telegram re-bases ids after a quiet week): Telegram answers the same
+			// batch at once, so wait instead of spinning.
+			d := c.backoff(failures)
+			failures++
+			c.log.Warn("telegram getUpdates returned nothing to confirm, retrying",
+				"updates", len(raws), "offset", offset, "retry_in", d)
+			if c.sleep(ctx, d) != nil {
+				return nil
+			}
+			continue
 		}
+		failures = 0
 		recorded, err := c.rec.Record(source, sigs, next)
 		if err != nil {
 			// Not confirmed: Telegram sends the batch again after the backoff.
-			d := c.backoff(failures)
-			failures++
+			d := c.backoff(recordFailures)
+			recordFailures++
 			c.log.Error("telegram record updates failed", "err", err, "retry_in", d)
 			if c.sleep(ctx, d) != nil {
 				return nil
 			}
 			continue
 		}
+		recordFailures = 0
 		offset = next
 		c.answerCallbacks(ctx, callbacks)
 		if len(recorded) > 0 {

@@ -203,3 +203,47 @@ func TestPublicAcceptsAnyone(t *testing.T) {
 		t.Fatalf("signal %+v", sig)
 	}
 }
+
+// A Record that keeps failing is retried with a growing backoff, not every RetryBase:
+// the getUpdates that succeeds between two records must not reset it.
+func TestPollingRecordFailuresBackOff(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.rec.failN = 4
+	id := h.srv.PushText(alice, alice, "persist")
+	h.start(t)
+
+	if sig := h.sink.next(t); sig.Text != "persist" {
+		t.Fatalf("signal %+v", sig)
+	}
+	h.rec.waitOffset(t, id+1)
+	waits := h.sleeps.all()
+	if len(waits) != 4 {
+		t.Fatalf("waits %v, want one per failed record", waits)
+	}
+	for i := 1; i < len(waits); i++ {
+		if waits[i] <= waits[i-1] {
+			t.Errorf("record retry waits %v do not grow", waits)
+			break
+		}
+	}
+}
+
+// A batch that confirms nothing (here an update without a readable update_id; with
+// Telegram, ids re-based below the stored offset) is polled again only after a backoff,
+// not in a hot loop, and a later update still gets through.
+func TestPollingBatchWithNothingNewBacksOff(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	h.srv.PushRaw([]byte(`"junk"`))
+	h.start(t)
+	if err := h.srv.WaitFor(testCtx(t), func() bool { return len(h.srv.Polls()) >= 3 }); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.sleeps.all()) == 0 {
+		t.Fatal("polled again without waiting after a batch that confirmed nothing")
+	}
+	id := h.srv.PushText(alice, alice, "still here")
+	if sig := h.sink.next(t); sig.Text != "still here" {
+		t.Fatalf("signal %+v", sig)
+	}
+	h.rec.waitOffset(t, id+1)
+}

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/go-telegram/bot"
 	"github.com/prometheus/client_golang/prometheus"
@@ -231,6 +232,11 @@ func (cfg *Config) normalize() error {
 		}
 		if !strings.HasPrefix(cfg.Webhook.Path, "/") {
 			return fmt.Errorf("telegram: webhook.path %q must start with /", cfg.Webhook.Path)
+		}
+		// The path is registered as a ServeMux pattern, which would read these as a
+		// method separator or a wildcard (and panic on a malformed one).
+		if strings.ContainsFunc(cfg.Webhook.Path, func(r rune) bool { return r == '{' || r == '}' || unicode.IsSpace(r) }) {
+			return fmt.Errorf("telegram: webhook.path %q must not contain spaces or braces", cfg.Webhook.Path)
 		}
 		if !validSecret(cfg.Webhook.SecretToken) {
 			return errors.New("telegram: webhook.secret_token is required: 1-256 characters of A-Z, a-z, 0-9, _ and -")
