@@ -20,6 +20,9 @@ type SendMessage struct {
 	Buttons [][]Button `json:"buttons,omitempty"`
 	// Plain sends Text as it is, without Markdown conversion (command answers).
 	Plain bool `json:"plain,omitempty"`
+	// SkipParts is how many leading parts of a split message were already delivered (a
+	// retry after a PartialSendError).
+	SkipParts int `json:"skip_parts,omitempty"`
 }
 
 // Button is an inline keyboard button; pressing it comes back as a command signal whose

@@ -891,11 +891,18 @@ func (l *CoreLoop) deliver(ctx context.Context, r *result, entries []Outgoing) {
 		case errors.Is(err, ErrBlocked):
 			r.blocked = true
 			l.log.Info("recipient blocked the bot; relationship is dormant; undelivered messages dropped")
+		case errors.Is(err, ErrUndeliverable):
+			l.log.Error("message cannot be delivered; dropped", "kind", e.Msg.Kind, "err", err)
+			l.m.sendFailures.Inc()
 		default:
 			l.log.Error("send failed; kept in the outbox for another try", "kind", e.Msg.Kind, "err", err)
 			l.m.sendFailures.Inc()
 			r.err = err
 			r.retry = append([]Outgoing(nil), entries[i:]...)
+			var partial *PartialSendError
+			if errors.As(err, &partial) {
+				r.retry[0].Msg.SkipParts += partial.Sent
+			}
 			return
 		}
 		if err := l.deps.Journal.MarkSent(e.ID); err != nil {

@@ -808,8 +808,7 @@ func TestLoopRetriesFailedSendAfterBackoff(t *testing.T) {
 		t.Fatal("retried before the backoff")
 	case <-time.After(50 * time.Millisecond):
 	}
-	h.clock.Advance(31 * time.Second)
-	m := recv(t, h.sender.attempts, "the retry after the backoff")
+	m := advanceUntil(t, h, 31*time.Second, "the retry after the backoff")
 	if m.Text == "" {
 		t.Fatal("retry sent an empty message")
 	}
@@ -1093,5 +1092,66 @@ func TestNeuronThoughtWakesCognition(t *testing.T) {
 	}
 	if again := l.Step(t0.Add(time.Second), nil); len(again) != 0 {
 		t.Errorf("the handled thought woke cognition again: %+v", again)
+	}
+}
+
+func TestLoopDropsUndeliverableAndResumesPartialSends(t *testing.T) {
+	t.Run("undeliverable is dropped, not retried", func(t *testing.T) {
+		h := newHarness(t, noProactive())
+		h.cfg.Tick = 5 * time.Millisecond
+		h.sender.fail = func(brain.SendMessage) error { return fmt.Errorf("400 chat not found: %w", brain.ErrUndeliverable) }
+		h.start()
+		h.submit(h.msg(1, 5, "hi"))
+		recv(t, h.sender.attempts, "the send attempt")
+		h.clock.Advance(time.Hour)
+		select {
+		case <-h.sender.attempts:
+			t.Fatal("an undeliverable message was retried")
+		case <-time.After(100 * time.Millisecond):
+		}
+		h.stop()
+		if !slices.Equal(h.journal.Marked(), []uint64{101}) {
+			t.Errorf("marked %v, want the undeliverable entry dropped from the outbox", h.journal.Marked())
+		}
+	})
+	t.Run("a partial send resumes after the delivered parts", func(t *testing.T) {
+		h := newHarness(t, noProactive())
+		h.cfg.Tick = 5 * time.Millisecond
+		var calls atomic.Int32
+		h.sender.fail = func(brain.SendMessage) error {
+			if calls.Add(1) == 1 {
+				return &brain.PartialSendError{Sent: 2, Err: errors.New("network down")}
+			}
+			return nil
+		}
+		h.start()
+		h.submit(h.msg(1, 5, "hi"))
+		if m := recv(t, h.sender.attempts, "the first attempt"); m.SkipParts != 0 {
+			t.Fatalf("first attempt skips %d parts", m.SkipParts)
+		}
+		if m := advanceUntil(t, h, time.Minute, "the retry"); m.SkipParts != 2 {
+			t.Errorf("retry skips %d parts, want the 2 delivered", m.SkipParts)
+		}
+		h.stop()
+	})
+}
+
+// advanceUntil moves the manual clock by step every few milliseconds until the sender
+// sees another attempt (the loop schedules a retry only after it has taken in the failed
+// one, so a single early advance could come before the retry exists).
+func advanceUntil(t *testing.T, h *harness, step time.Duration, what string) brain.SendMessage {
+	t.Helper()
+	deadline := time.After(guard)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case m := <-h.sender.attempts:
+			return m
+		case <-tick.C:
+			h.clock.Advance(step)
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }

@@ -56,9 +56,12 @@ func (c *Channel) Send(ctx context.Context, m brain.SendMessage) error {
 		parts = Split(m.Text, MaxMessageLength, false)
 	}
 	if len(parts) == 0 {
-		return errors.New("telegram send: empty message")
+		return fmt.Errorf("telegram send: %w: nothing visible to send", brain.ErrUndeliverable)
 	}
-	for i := 0; i < len(parts); i++ {
+	if m.SkipParts >= len(parts) {
+		return nil // every part was delivered before
+	}
+	for i := max(m.SkipParts, 0); i < len(parts); i++ {
 		err := c.sendPart(ctx, m, parts[i], htmlMode, i == 0, i == len(parts)-1)
 		if errors.Is(err, errParse) && htmlMode {
 			c.log.Warn("telegram could not parse HTML, resending as plain text", "part", i, "parts", len(parts))
@@ -71,7 +74,11 @@ func (c *Channel) Send(ctx context.Context, m brain.SendMessage) error {
 			err = c.sendPart(ctx, m, stripTags(parts[i]), false, false, i == len(parts)-1)
 		}
 		if err != nil {
-			return fmt.Errorf("telegram send part %d/%d: %w", i+1, len(parts), err)
+			err = fmt.Errorf("telegram send part %d/%d: %w", i+1, len(parts), err)
+			if i > 0 && htmlMode {
+				return &brain.PartialSendError{Sent: i, Err: err}
+			}
+			return err
 		}
 	}
 	return nil
@@ -88,7 +95,7 @@ func (c *Channel) sendPart(ctx context.Context, m brain.SendMessage, text string
 	if htmlMode {
 		params.ParseMode = models.ParseModeHTML
 	}
-	if first && m.ReplyTo != 0 {
+	if first && m.ReplyTo != 0 && m.SkipParts == 0 {
 		params.ReplyParameters = &models.ReplyParameters{MessageID: m.ReplyTo, AllowSendingWithoutReply: true}
 	}
 	if last && len(m.Buttons) > 0 {
@@ -126,6 +133,10 @@ func (c *Channel) sendPart(ctx context.Context, m brain.SendMessage, text string
 			return fmt.Errorf("%w: %w", brain.ErrBlocked, err)
 		case errors.Is(err, bot.ErrorBadRequest) && strings.Contains(err.Error(), "can't parse entities"):
 			return fmt.Errorf("%w: %w", errParse, err)
+		case errors.Is(err, bot.ErrorBadRequest):
+			// The same request would be refused again ("chat not found", "message is
+			// too long", …): retrying cannot help.
+			return fmt.Errorf("%w: %w", brain.ErrUndeliverable, err)
 		case retryable(int(st.Load())):
 			failures++
 			if failures >= c.attempts {

@@ -176,6 +176,9 @@ func TestSendOtherBadRequestNotRetried(t *testing.T) {
 	if err == nil || errors.Is(err, brain.ErrBlocked) || !strings.Contains(err.Error(), "chat not found") {
 		t.Fatalf("err = %v", err)
 	}
+	if !errors.Is(err, brain.ErrUndeliverable) {
+		t.Errorf("err = %v, want ErrUndeliverable (retrying cannot help)", err)
+	}
 	if n := len(h.srv.CallsTo("sendMessage")); n != 1 {
 		t.Errorf("calls %d, want 1", n)
 	}
@@ -260,5 +263,41 @@ func TestSendHonoursContext(t *testing.T) {
 	err := h.ch.Send(ctx, brain.SendMessage{Chat: alice, Text: "hi"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want deadline exceeded", err)
+	}
+}
+
+func TestSendPartialFailureResumesWithoutRepeats(t *testing.T) {
+	h := newHarness(t, 0, func(_ *Config, o *Options) { o.MaxAttempts = 2 })
+	text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
+	h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
+	h.srv.FailNext("sendMessage", 2, 500, 0)
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: text, ReplyTo: 7})
+	var partial *brain.PartialSendError
+	if !errors.As(err, &partial) || partial.Sent != 1 {
+		t.Fatalf("err = %v, want a PartialSendError after 1 part", err)
+	}
+	// The outbox's retry skips what was delivered.
+	if err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: text, ReplyTo: 7, SkipParts: partial.Sent}); err != nil {
+		t.Fatal(err)
+	}
+	sent := h.srv.Sent()
+	if len(sent) != 3 {
+		t.Fatalf("delivered %d parts, want 3 (none twice)", len(sent))
+	}
+	for i, c := range []string{"x", "y", "z"} {
+		if !strings.HasPrefix(sent[i].Visible, c) {
+			t.Errorf("part %d starts %q, want %q", i, sent[i].Visible[:1], c)
+		}
+	}
+	if sent[1].ReplyTo != 0 {
+		t.Errorf("a resumed part replies to %d; only the first part is a reply", sent[1].ReplyTo)
+	}
+}
+
+func TestSendNothingVisibleIsUndeliverable(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "   \n\n  "})
+	if !errors.Is(err, brain.ErrUndeliverable) {
+		t.Fatalf("err = %v, want ErrUndeliverable", err)
 	}
 }

@@ -54,11 +54,13 @@ func (c *Channel) runWebhook(ctx context.Context) error {
 	c.log.Info("telegram webhook listening", "addr", addr.String(), "path", c.cfg.Webhook.Path)
 	close(c.ready)
 
+	regCtx, stopReg := context.WithCancel(ctx)
+	defer stopReg()
 	regDone := make(chan struct{})
 	go func() {
 		defer close(regDone)
 		if c.cfg.Webhook.PublicURL != "" {
-			c.registerWebhook(ctx)
+			c.registerWebhook(regCtx)
 		}
 	}()
 
@@ -68,6 +70,7 @@ func (c *Channel) runWebhook(ctx context.Context) error {
 	case err := <-serveErr:
 		runErr = fmt.Errorf("telegram: webhook server: %w", err)
 	}
+	stopReg() // a registration still retrying must not hold Run open
 	<-regDone
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

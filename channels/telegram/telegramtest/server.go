@@ -106,6 +106,9 @@ type Fault struct {
 	// RawBody, when set, is sent as the whole response body instead of JSON (with
 	// HTTP status Code, or 502 if Code is 0): a proxy's error page.
 	RawBody string
+	// Pass lets the call through as if no fault were queued: it lines faults up behind
+	// successful calls (the second part of a message fails, say).
+	Pass bool
 }
 
 type queued struct {
@@ -264,7 +267,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	latency := s.latency
 	var fault *Fault
 	if fs := s.faults[strings.ToLower(ms.Name)]; len(fs) > 0 {
-		fault = &fs[0]
+		if !fs[0].Pass {
+			fault = &fs[0]
+		}
 		s.faults[strings.ToLower(ms.Name)] = fs[1:]
 	}
 	s.mu.Unlock()
