@@ -41,6 +41,16 @@ func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
 			Help: "Deliveries that failed and stayed in the outbox."}),
 		known: map[SignalType]prometheus.Counter{},
 	}
+	// Known label values start at 0, so rates and dashboards see them before the first event.
+	for _, k := range []MessageKind{KindReply, KindProactive, KindFollowup, KindReminder, KindSystem} {
+		m.sent.WithLabelValues(string(k))
+	}
+	for _, o := range []string{"sent", "silent", "duplicate"} {
+		m.proactive.WithLabelValues(o)
+	}
+	for _, r := range []string{ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonThought, ReasonProactive, ReasonFollowup} {
+		m.wakes.WithLabelValues(r)
+	}
 	for _, t := range []SignalType{SignalUserMessage, SignalCommand, SignalReaction, SignalScheduleDue, SignalThought,
 		SignalTimeOfDay, SignalAlertness, SignalEnergy, SignalSocialPressure, SignalThoughtPressure} {
 		m.known[t] = m.signals.WithLabelValues(string(t))
