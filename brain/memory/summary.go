@@ -42,6 +42,18 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		if prev, err = m.loadSummary(tx, chat); err != nil {
 			return err
 		}
+		// Count first: most turns leave the threshold uncrossed, and then nothing needs
+		// decoding (this runs after every turn).
+		n := 0
+		if err := tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, _ []byte) error {
+			if binary.BigEndian.Uint64(k[len(k)-8:]) <= prev.Through {
+				return storage.ErrStop
+			}
+			n++
+			return nil
+		}); err != nil || n <= m.after {
+			return err
+		}
 		return tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
 			seq := binary.BigEndian.Uint64(k[len(k)-8:])
 			if seq <= prev.Through {
