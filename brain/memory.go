@@ -1,6 +1,7 @@
 package brain
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,20 @@ type ToolCall struct {
 	Args json.RawMessage
 	Now  time.Time
 	Zone *time.Location // the user's zone
+}
+
+// Decode decodes the call's arguments into v strictly: one JSON object, no unknown
+// fields, nothing after it. The error says what is wrong, for the model to read.
+func (c ToolCall) Decode(v any) error {
+	dec := json.NewDecoder(bytes.NewReader(c.Args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid arguments: %w", err)
+	}
+	if dec.More() {
+		return errors.New("invalid arguments: trailing data after the JSON object")
+	}
+	return nil
 }
 
 // ToolResult is what a tool hands back: text for the model, intents for the core loop.

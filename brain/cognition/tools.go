@@ -63,8 +63,8 @@ func (deferTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult,
 		Hours  *float64 `json:"hours"`
 		Reason string   `json:"reason"`
 	}
-	if err := json.Unmarshal(call.Args, &args); err != nil {
-		return brain.ToolResult{}, fmt.Errorf("arguments: %w", err)
+	if err := call.Decode(&args); err != nil {
+		return brain.ToolResult{}, err
 	}
 	if args.Hours == nil || math.IsNaN(*args.Hours) || *args.Hours <= 0 || *args.Hours > maxDefer.Hours() {
 		return brain.ToolResult{}, errors.New("hours must be a number greater than 0 and at most 24")

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,7 +51,7 @@ func (rememberTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 		Attribute *string `json:"attribute"`
 		Value     *string `json:"value"`
 	}
-	if err := decodeArgs(call.Args, &args); err != nil {
+	if err := call.Decode(&args); err != nil {
 		return brain.ToolResult{}, err
 	}
 	if args.Attribute == nil || args.Value == nil {
@@ -90,7 +89,7 @@ func (t searchTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 	var args struct {
 		Query *string `json:"query"`
 	}
-	if err := decodeArgs(call.Args, &args); err != nil {
+	if err := call.Decode(&args); err != nil {
 		return brain.ToolResult{}, err
 	}
 	if args.Query == nil || strings.TrimSpace(*args.Query) == "" {
@@ -127,15 +126,3 @@ func FormatHits(hits []brain.Hit, loc *time.Location) string {
 	return b.String()
 }
 
-// decodeArgs decodes tool arguments strictly: one JSON object, no unknown fields.
-func decodeArgs(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid arguments: %w", err)
-	}
-	if dec.More() {
-		return errors.New("invalid arguments: trailing data after the JSON object")
-	}
-	return nil
-}

@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,7 +62,7 @@ type scheduleArgs struct {
 
 func (t scheduleTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
 	var a scheduleArgs
-	if err := decodeArgs(call.Args, &a); err != nil {
+	if err := call.Decode(&a); err != nil {
 		return brain.ToolResult{}, err
 	}
 	if a.Note == nil {
@@ -126,7 +125,7 @@ func (t cancelTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 	var a struct {
 		ID *string `json:"id"`
 	}
-	if err := decodeArgs(call.Args, &a); err != nil {
+	if err := call.Decode(&a); err != nil {
 		return brain.ToolResult{}, err
 	}
 	if a.ID == nil || strings.TrimSpace(*a.ID) == "" {
@@ -163,15 +162,3 @@ func deref(s *string) string {
 	return *s
 }
 
-// decodeArgs decodes tool arguments strictly: one JSON object, no unknown fields.
-func decodeArgs(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid arguments: %w", err)
-	}
-	if dec.More() {
-		return errors.New("invalid arguments: trailing data after the JSON object")
-	}
-	return nil
-}
