@@ -188,3 +188,15 @@ type RealClock struct{}
 
 // Now returns time.Now().
 func (RealClock) Now() time.Time { return time.Now() }
+
+// Sleep waits d, or until ctx ends (returning ctx's error).
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -161,7 +161,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		c.clock = brain.RealClock{}
 	}
 	if c.sleep == nil {
-		c.sleep = sleepCtx
+		c.sleep = brain.Sleep
 	}
 	switch {
 	case c.retries == 0:
@@ -189,17 +189,6 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		c.log.Info("llm circuit breaker closed")
 	})
 	return c
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // TokensToday is the number of tokens spent so far today (DefaultZone's day).

@@ -125,4 +125,3 @@ func FormatHits(hits []brain.Hit, loc *time.Location) string {
 	}
 	return b.String()
 }
-

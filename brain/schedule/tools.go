@@ -161,4 +161,3 @@ func deref(s *string) string {
 	}
 	return *s
 }
-

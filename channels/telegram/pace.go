@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // pacer spaces sends: at most one per perChat per chat (counted from the end of the
@@ -73,7 +75,7 @@ func (p *pacer) chatReady(chat int64) time.Time {
 // serialised by the caller (chatLocks), so nobody books the chat's slot meanwhile.
 func (p *pacer) wait(ctx context.Context, chat int64) error {
 	if d := time.Until(p.chatReady(chat)); d > 0 {
-		if err := sleepCtx(ctx, d); err != nil {
+		if err := brain.Sleep(ctx, d); err != nil {
 			return err
 		}
 	}
@@ -82,7 +84,7 @@ func (p *pacer) wait(ctx context.Context, chat int64) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	return sleepCtx(ctx, d)
+	return brain.Sleep(ctx, d)
 }
 
 // chatLocks serialises sends per chat so the parts of two messages never interleave.

@@ -23,6 +23,7 @@ import (
 	"github.com/go-telegram/bot"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/channels"
 )
 
@@ -154,7 +155,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 	}
 	c.log = c.log.With("component", "telegram")
 	if c.sleep == nil {
-		c.sleep = sleepCtx
+		c.sleep = brain.Sleep
 	}
 	if c.now == nil {
 		c.now = time.Now
@@ -340,15 +341,4 @@ func (c *Channel) backoff(attempt int) time.Duration {
 	}
 	jitter := 0.8 + 0.4*rand.Float64()
 	return time.Duration(float64(d) * jitter)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
