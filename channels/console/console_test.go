@@ -1,0 +1,98 @@
+package console_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/channels/console"
+)
+
+type memRecorder struct {
+	mu   sync.Mutex
+	next uint64
+	sigs []brain.Signal
+}
+
+func (r *memRecorder) Offset(string) (int64, error) { return 0, nil }
+
+func (r *memRecorder) Record(_ string, sigs []brain.Signal, _ int64) ([]brain.Signal, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := append([]brain.Signal(nil), sigs...)
+	for i := range out {
+		r.next++
+		out[i].ID = r.next
+		r.sigs = append(r.sigs, out[i])
+	}
+	return out, nil
+}
+
+// echoSink answers every submitted signal through the channel, as the core loop would.
+type echoSink struct {
+	ch  *console.Channel
+	got chan brain.Signal
+}
+
+func (s *echoSink) Submit(ctx context.Context, sigs ...brain.Signal) error {
+	for _, sig := range sigs {
+		s.got <- sig
+		m := brain.SendMessage{Chat: sig.Chat, Text: "re: " + sig.Text}
+		if sig.Type == brain.SignalCommand {
+			m.Buttons = [][]brain.Button{{{Text: "Yes", Data: "/forget yes"}}}
+		}
+		go func() { _ = s.ch.Send(ctx, m) }()
+	}
+	return nil
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func TestLinesBecomeSignalsAndRepliesArePrinted(t *testing.T) {
+	rec := &memRecorder{}
+	sink := &echoSink{got: make(chan brain.Signal, 8)}
+	var out syncBuffer
+	ch := console.New(strings.NewReader("hello there\n\n/forget\n"), &out, rec, sink,
+		console.Options{Prompt: "Anima", Settle: 50 * time.Millisecond, Wait: 5 * time.Second})
+	sink.ch = ch
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ch.Run(ctx); !errors.Is(err, io.EOF) {
+		t.Fatalf("Run = %v, want io.EOF once input ended and replies settled", err)
+	}
+	if len(rec.sigs) != 2 {
+		t.Fatalf("recorded %d signals, want 2 (the blank line is skipped)", len(rec.sigs))
+	}
+	if s := rec.sigs[0]; s.Type != brain.SignalUserMessage || s.Text != "hello there" || s.Chat != 1 || s.User != 1 || s.ID == 0 {
+		t.Errorf("first signal = %+v", s)
+	}
+	if s := rec.sigs[1]; s.Type != brain.SignalCommand || s.Text != "/forget" {
+		t.Errorf("second signal = %+v, want the command", s)
+	}
+	for _, want := range []string{"Anima: re: hello there", "Anima: re: /forget", "[Yes] → type /forget yes"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
