@@ -104,7 +104,7 @@ func TestSimSilentWeek(t *testing.T) {
 		{"active, every wake sends", brain.StatusActive, true, 6 * time.Hour},                     // min_silence
 		{"awaiting answer, every wake sends", brain.StatusAwaitingAnswer, true, 20 * time.Minute}, // the follow-up
 		{"closed, every wake sends", brain.StatusClosed, true, 24 * time.Hour},                    // 4 × min_silence
-		{"active, the model never speaks", brain.StatusActive, false, 6 * time.Hour},
+		{"active, the model never speaks", brain.StatusActive, false, 6 * time.Hour},              // silent runs back off too
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,6 +139,10 @@ func TestSimSilentWeek(t *testing.T) {
 							kind = brain.KindFollowup
 						}
 						s.st.Rel(chat).MarkSent(s.now, kind)
+					} else {
+						// What the core loop does with a run that said nothing: it backs
+						// off like an unanswered message.
+						s.st.Rel(chat).UnansweredProactive++
 					}
 				}
 			}
