@@ -16,7 +16,8 @@ type Recorder interface {
 	// Offset returns the stored position of source (0 if none).
 	Offset(source string) (int64, error)
 	// Record stores sigs in the inbox, assigns their IDs and sets source's offset to
-	// offset if it is higher, atomically. The returned signals carry their IDs.
+	// offset (when offset > 0), atomically. The returned signals carry their IDs. The
+	// offset may go down: Telegram re-bases update ids after a week without updates.
 	Record(source string, sigs []brain.Signal, offset int64) ([]brain.Signal, error)
 }
 

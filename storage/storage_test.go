@@ -55,12 +55,22 @@ func TestRecordOffsetAndCommit(t *testing.T) {
 	if sigs[0].ID == 0 || sigs[1].ID <= sigs[0].ID {
 		t.Fatalf("ids not assigned in order: %d %d", sigs[0].ID, sigs[1].ID)
 	}
-	// A lower offset never moves it back.
+	if off, _ := s.Offset("telegram"); off != 101 {
+		t.Fatalf("offset = %d, want 101", off)
+	}
+	// The offset is set as given, also lower (Telegram re-bases ids after a quiet week);
+	// 0 leaves it alone (the console has no offset).
 	if _, err := s.Record("telegram", nil, 50); err != nil {
 		t.Fatal(err)
 	}
-	if off, _ := s.Offset("telegram"); off != 101 {
-		t.Fatalf("offset = %d, want 101", off)
+	if _, err := s.Record("telegram", nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if off, _ := s.Offset("telegram"); off != 50 {
+		t.Fatalf("offset = %d, want 50", off)
+	}
+	if _, err := s.Record("telegram", nil, 101); err != nil {
+		t.Fatal(err)
 	}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	rel := brain.Relationship{Chat: 7, User: 7, LastUserMsg: now}

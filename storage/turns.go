@@ -35,9 +35,10 @@ func (s *Store) Offset(source string) (int64, error) {
 	return off, nil
 }
 
-// Record stores sigs in the inbox with fresh IDs and raises source's offset to offset, in
-// one transaction: once it returns, the signals survive a crash and the source may be
-// told they were received.
+// Record stores sigs in the inbox with fresh IDs and sets source's offset to offset (when
+// offset > 0), in one transaction: once it returns, the signals survive a crash and the
+// source may be told they were received. The offset is set as given, lower or higher:
+// the caller knows its source (Telegram re-bases its update ids after a quiet week).
 func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brain.Signal, error) {
 	out := make([]brain.Signal, len(sigs))
 	copy(out, sigs)
@@ -53,13 +54,6 @@ func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brai
 			}
 		}
 		if offset <= 0 {
-			return nil
-		}
-		cur, err := tx.GetRaw(BucketMeta, offsetKey(source))
-		if err != nil {
-			return err
-		}
-		if len(cur) == 8 && int64(binary.BigEndian.Uint64(cur)) >= offset {
 			return nil
 		}
 		return tx.PutRaw(BucketMeta, offsetKey(source), U64(uint64(offset)))

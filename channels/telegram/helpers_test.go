@@ -58,7 +58,9 @@ func (r *memRecorder) Record(_ string, sigs []brain.Signal, offset int64) ([]bra
 		r.sigs = append(r.sigs, s)
 		out[i] = s
 	}
-	r.offset = max(r.offset, offset)
+	if offset > 0 {
+		r.offset = offset
+	}
 	r.offsets = append(r.offsets, offset)
 	close(r.changed)
 	r.changed = make(chan struct{})

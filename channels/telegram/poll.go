@@ -79,10 +79,9 @@ func (c *Channel) runPolling(ctx context.Context) error {
 			continue
 		}
 		sigs, callbacks, next := c.decodeBatch(raws, offset)
-		if next <= offset {
-			// Nothing to confirm (no readable id, or all below the stored offset, as
-			// when Telegram re-bases ids after a quiet week): Telegram answers the same
-			// batch at once, so wait instead of spinning.
+		if next == offset {
+			// Nothing to confirm (no readable id, or only updates already recorded):
+			// Telegram answers the same batch at once, so wait instead of spinning.
 			d := c.backoff(failures)
 			failures++
 			c.log.Warn("telegram getUpdates returned nothing to confirm, retrying",
@@ -205,13 +204,15 @@ func (e *redactedError) Error() string {
 
 func (e *redactedError) Unwrap() error { return e.err }
 
-// decodeBatch classifies a batch. Updates below offset are skipped (already recorded);
-// an update that does not decode is counted and skipped without losing the others. It
-// returns the signals, the callback queries to answer, and the next offset (the highest
-// update id seen + 1, or offset if none was new).
+// decodeBatch classifies a batch. Updates just below offset are skipped (already
+// recorded); updates far below it mean Telegram re-based its ids after a quiet week, and
+// are new. An update that does not decode is counted and skipped without losing the
+// others. It returns the signals, the callback queries to answer, and the next offset
+// (the highest new update id + 1, which after a re-base is lower than offset; or offset
+// if nothing was new).
 func (c *Channel) decodeBatch(raws []json.RawMessage, offset int64) ([]brain.Signal, []string, int64) {
 	cl := c.classifier()
-	next := offset
+	next, newest := offset, int64(-1)
 	var (
 		sigs      []brain.Signal
 		callbacks []string
@@ -227,11 +228,15 @@ func (c *Channel) decodeBatch(raws []json.RawMessage, offset int64) ([]brain.Sig
 			c.log.Warn("telegram update without a readable update_id skipped", "err", err, "bytes", len(raw))
 			continue
 		}
-		if head.ID < offset {
+		if isDuplicate(head.ID, offset) {
 			c.met.updates.WithLabelValues(kindDuplicate).Inc()
 			continue
 		}
-		next = max(next, head.ID+1)
+		if head.ID < offset {
+			c.log.Warn("telegram update ids were re-based (no updates for a week?); following them",
+				"update_id", head.ID, "offset", offset)
+		}
+		newest = max(newest, head.ID)
 		v, err := c.decode(cl, raw)
 		if err != nil {
 			c.met.updates.WithLabelValues(kindMalformed).Inc()
@@ -245,6 +250,9 @@ func (c *Channel) decodeBatch(raws []json.RawMessage, offset int64) ([]brain.Sig
 		if v.ok {
 			sigs = append(sigs, v.sig)
 		}
+	}
+	if newest >= 0 {
+		next = newest + 1
 	}
 	return sigs, callbacks, next
 }

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"encoding/json"
 	"strconv"
 	"testing"
 
@@ -246,4 +247,26 @@ func TestPollingBatchWithNothingNewBacksOff(t *testing.T) {
 		t.Fatalf("signal %+v", sig)
 	}
 	h.rec.waitOffset(t, id+1)
+}
+
+// TestDecodeBatchFollowsRebasedIDs: updates just below the offset are duplicates; updates
+// far below it are Telegram's re-based ids, and the next offset follows them down.
+func TestDecodeBatchFollowsRebasedIDs(t *testing.T) {
+	h := newHarness(t, 0, nil)
+	var raws []json.RawMessage
+	for _, u := range []models.Update{textUpdate(4_999_999, alice, "dup"), textUpdate(10, alice, "new a"), textUpdate(11, alice, "new b")} {
+		b, err := json.Marshal(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, b)
+	}
+	h.ch.me.Store(&identity{id: 1, username: "anima_bot"})
+	sigs, _, next := h.ch.decodeBatch(raws, 5_000_000)
+	if len(sigs) != 2 || sigs[0].Text != "new a" || sigs[1].Text != "new b" {
+		t.Fatalf("signals %+v, want the two re-based updates", sigs)
+	}
+	if next != 12 {
+		t.Errorf("next offset %d, want 12", next)
+	}
 }

@@ -109,6 +109,14 @@ func (c *Channel) registerWebhook(ctx context.Context) {
 	}
 }
 
+// rebaseGap is how far below the expected update id an update must be to count as
+// Telegram re-basing its ids (after a week without updates the next id is chosen at
+// random) rather than a redelivery: redeliveries are of the last few updates.
+const rebaseGap = 1000
+
+// isDuplicate reports whether update id was already recorded, given the next expected id.
+func isDuplicate(id, next int64) bool { return id < next && next-id <= rebaseGap }
+
 // webhook is the HTTP handler for Telegram's deliveries.
 type webhook struct {
 	c      *Channel
@@ -158,7 +166,7 @@ func (wh *webhook) serve(runCtx context.Context, w http.ResponseWriter, r *http.
 	id := *head.ID
 
 	c.recMu.Lock()
-	if id < wh.offset {
+	if isDuplicate(id, wh.offset) {
 		c.recMu.Unlock()
 		c.met.updates.WithLabelValues(kindDuplicate).Inc()
 		c.log.Debug("telegram webhook duplicate update skipped", "update_id", id)

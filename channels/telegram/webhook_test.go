@@ -122,3 +122,24 @@ func TestWebhookSkipsBelowStoredOffset(t *testing.T) {
 		t.Fatalf("update below stored offset was recorded")
 	}
 }
+
+// TestWebhookFollowsRebasedIDs: after a week without updates Telegram picks the next
+// update id at random, possibly far below the last one; those updates are new, not
+// duplicates, and redeliveries of them are still skipped.
+func TestWebhookFollowsRebasedIDs(t *testing.T) {
+	h, url := webhookHarness(t, 5_000_000)
+	ctx := testCtx(t)
+	for _, u := range []models.Update{textUpdate(17, alice, "back after a quiet week"), textUpdate(18, alice, "hello?"), textUpdate(17, alice, "back after a quiet week")} {
+		if status, err := telegramtest.PostWebhook(ctx, url, secret, u); err != nil || status != http.StatusOK {
+			t.Fatalf("update %d: status %d, %v", u.ID, status, err)
+		}
+	}
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	if len(h.rec.sigs) != 2 || h.rec.sigs[0].Text != "back after a quiet week" || h.rec.sigs[1].Text != "hello?" {
+		t.Fatalf("recorded %+v, want the two re-based updates once each", h.rec.sigs)
+	}
+	if h.rec.offset != 19 {
+		t.Errorf("stored offset %d, want 19 (following the re-based ids)", h.rec.offset)
+	}
+}
