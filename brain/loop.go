@@ -151,7 +151,8 @@ type result struct {
 	thought  bool
 	thinking bool
 	silent   bool       // a proactive run that chose to say nothing
-	retry    []Outgoing // entries whose delivery failed, to try again later
+	retry    []Outgoing // entries whose delivery failed (or was held), to try again later
+	hold     bool       // the chat has undelivered entries waiting: queue new ones behind them
 	intents  []Intent
 	err      error
 }
@@ -519,10 +520,13 @@ func (l *CoreLoop) startNext(chat int64) {
 	} else {
 		view.Loc = l.st.Location(nil)
 	}
+	// While earlier messages of the chat wait for a retry, new ones queue behind them
+	// instead of overtaking them.
+	hold := j.kind != jobDeliver && l.retries[chat] != nil && len(l.retries[chat].entries) > 0
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		r := l.work(l.workCtx, chat, j, view)
+		r := l.work(l.workCtx, chat, j, view, hold)
 		l.done <- r
 	}()
 }
@@ -654,8 +658,8 @@ func (l *CoreLoop) flush() {
 
 // work runs one job off the loop goroutine: it may block on the model, the store and the
 // network. It never panics out.
-func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView) (r result) {
-	r.chat = chat
+func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView, hold bool) (r result) {
+	r.chat, r.hold = chat, hold
 	defer func() {
 		if p := recover(); p != nil {
 			l.log.Error("chat job panicked", "chat_job", j.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -871,6 +875,10 @@ func (l *CoreLoop) commitAndDeliver(ctx context.Context, r *result, rec TurnReco
 		return
 	}
 	l.m.outboxPending.Add(float64(len(entries)))
+	if r.hold {
+		r.retry = entries
+		return
+	}
 	l.deliver(ctx, r, entries)
 }
 
@@ -930,6 +938,9 @@ func (l *CoreLoop) scheduleRetry(r result) {
 		l.retries[r.chat] = rs
 	}
 	rs.entries = append(rs.entries, r.retry...)
+	if r.hold && !rs.at.IsZero() {
+		return // queued behind the waiting entries; their backoff stands
+	}
 	rs.at = l.deps.Clock.Now().Add(min(30*time.Second<<min(rs.attempt, 5), 10*time.Minute))
 	rs.attempt++
 }

@@ -1155,3 +1155,31 @@ func advanceUntil(t *testing.T, h *harness, step time.Duration, what string) bra
 		}
 	}
 }
+
+func TestLoopNewRepliesQueueBehindAFailedOne(t *testing.T) {
+	h := newHarness(t, noProactive())
+	h.cfg.Tick = 5 * time.Millisecond
+	var calls atomic.Int32
+	h.sender.fail = func(brain.SendMessage) error {
+		if calls.Add(1) == 1 {
+			return errors.New("network down")
+		}
+		return nil
+	}
+	h.start()
+	h.submit(h.msg(1, 5, "first"))
+	recv(t, h.sender.attempts, "the failed first send")
+	h.submit(h.msg(2, 5, "second"))
+	select {
+	case m := <-h.sender.attempts:
+		t.Fatalf("%q was sent while an earlier reply waited for its retry", m.Text)
+	case <-time.After(100 * time.Millisecond):
+	}
+	advanceUntil(t, h, 31*time.Second, "the retry")
+	recv(t, h.sender.attempts, "the held reply")
+	h.stop()
+	got := h.sender.SentTo(5)
+	if len(got) != 2 || !strings.Contains(got[0], "first") || !strings.Contains(got[1], "second") {
+		t.Errorf("delivered %q, want the replies to first and second, in that order", got)
+	}
+}
