@@ -148,7 +148,6 @@ type result struct {
 	status   ConversationStatus
 	blocked  bool
 	forget   bool
-	thought  bool
 	thinking bool
 	silent   bool       // a proactive run that chose to say nothing
 	retry    []Outgoing // entries whose delivery failed (or was held), to try again later

@@ -278,8 +278,7 @@ func (t *Tx) ScanReverse(bucket string, prefix []byte, fn func(k, v []byte) erro
 	if end == nil {
 		k, v = c.Last()
 	} else {
-		k, v = c.Seek(end)
-		if k == nil {
+		if k, _ = c.Seek(end); k == nil {
 			k, v = c.Last()
 		} else {
 			k, v = c.Prev()
