@@ -69,7 +69,10 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	} else {
 		final = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: "No new message from " +
 			w.UserName() + ". You were woken because: " + reasonText(w) +
-			"\nDecide whether writing now would be welcome. If not, answer with an empty response."}
+			"\nDecide whether writing now would be welcome. If you write, be brief and specific: pick up " +
+			"something from your memories or your last conversation, or follow up on what you promised; " +
+			"never a bare \"how are you?\", never a repeat of something you said recently. " +
+			"If you have nothing worth saying, answer with an empty response."}
 	}
 	avail := budget - msgTokens(system) - msgTokens(final) - 64 // 64: the data block's frame
 

@@ -15,7 +15,10 @@ import (
 // global slot that other chats could use.
 type pacer struct {
 	perChat time.Duration
-	global  time.Duration
+	// perGroup spaces messages to group chats (negative ids): Telegram allows a bot about
+	// 20 messages a minute in one group.
+	perGroup time.Duration
+	global   time.Duration
 
 	mu         sync.Mutex
 	globalNext time.Time
@@ -24,7 +27,15 @@ type pacer struct {
 }
 
 func newPacer(perChat, global time.Duration) *pacer {
-	return &pacer{perChat: perChat, global: global, chatNext: map[int64]time.Time{}, pruneAt: 256}
+	return &pacer{perChat: perChat, perGroup: 3 * perChat, global: global, chatNext: map[int64]time.Time{}, pruneAt: 256}
+}
+
+// interval is the spacing between two messages to chat.
+func (p *pacer) interval(chat int64) time.Duration {
+	if chat < 0 {
+		return p.perGroup
+	}
+	return p.perChat
 }
 
 // reserve returns the time a send to chat may happen and books it.
@@ -39,7 +50,7 @@ func (p *pacer) reserve(chat int64, now time.Time) time.Time {
 		at = n
 	}
 	p.globalNext = at.Add(p.global)
-	p.chatNext[chat] = at.Add(p.perChat)
+	p.chatNext[chat] = at.Add(p.interval(chat))
 	if len(p.chatNext) >= p.pruneAt {
 		// Entries in the past constrain nothing: drop them so the map stays bounded by the
 		// chats sent to within the last perChat (plus queued reservations).
@@ -59,7 +70,7 @@ func (p *pacer) reserve(chat int64, now time.Time) time.Time {
 func (p *pacer) done(chat int64, t time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if n := t.Add(p.perChat); n.After(p.chatNext[chat]) {
+	if n := t.Add(p.interval(chat)); n.After(p.chatNext[chat]) {
 		p.chatNext[chat] = n
 	}
 }

@@ -301,3 +301,16 @@ func TestSendNothingVisibleIsUndeliverable(t *testing.T) {
 		t.Fatalf("err = %v, want ErrUndeliverable", err)
 	}
 }
+
+func TestPacerGroupsGetThreeTimesTheInterval(t *testing.T) {
+	p := newPacer(time.Second, time.Millisecond)
+	now := time.Now()
+	p.done(-100, now)
+	p.done(7, now)
+	if got := p.chatReady(-100).Sub(now); got != 3*time.Second {
+		t.Errorf("group chat may send again after %v, want 3s (20 messages a minute)", got)
+	}
+	if got := p.chatReady(7).Sub(now); got != time.Second {
+		t.Errorf("private chat may send again after %v, want 1s", got)
+	}
+}
