@@ -435,3 +435,54 @@ func TestHotBackupCLI(t *testing.T) {
 		t.Error("the restored store lost the conversation")
 	}
 }
+
+// TestKillDuringSendDeliversOnce kills anima with SIGKILL while the reply is on its way to
+// Telegram (written to the outbox, request in flight) and checks that after a restart the
+// reply arrives exactly once, from the outbox, without asking the model again.
+func TestKillDuringSendDeliversOnce(t *testing.T) {
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	dir := t.TempDir()
+	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	slow := openaitest.Answer("this reply survives a crash", "active", 0.9)
+	slow.Delay = 300 * time.Millisecond
+	ai.Enqueue(slow)
+
+	p := start(t, "run", "--config", path)
+	tg.PushText(user, user, "say something durable")
+	ctx := waitCtx(t, 30*time.Second)
+	for len(ai.Requests()) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the model was never asked")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tg.SetLatency(time.Minute) // Telegram stops answering: the send hangs
+	time.Sleep(time.Second)    // the answer arrives, is committed to the outbox, and is being sent
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+	p.done <- nil
+	tg.SetLatency(0)
+
+	p = start(t, "run", "--config", path)
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatalf("no reply after restart: %v", err)
+	}
+	if sent[0].Visible != "this reply survives a crash" {
+		t.Errorf("reply = %q", sent[0].Visible)
+	}
+	time.Sleep(time.Second) // a duplicate would come now
+	p.stop(t)
+	if n := len(tg.Sent()); n != 1 {
+		t.Errorf("%d replies, want exactly 1", n)
+	}
+	if n := len(ai.Requests()); n != 1 {
+		t.Errorf("%d model calls, want 1: the reply comes from the outbox, not a new turn", n)
+	}
+	if !strings.Contains(p.stderr.String(), "undelivered=1") {
+		t.Errorf("the restart did not resume from the outbox:\n%s", p.stderr.String())
+	}
+}
