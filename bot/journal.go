@@ -43,8 +43,9 @@ type journal struct {
 }
 
 var (
-	_ brain.Journal    = (*journal)(nil)
-	_ brain.Maintainer = (*journal)(nil)
+	_ brain.Journal       = (*journal)(nil)
+	_ brain.Maintainer    = (*journal)(nil)
+	_ brain.OutboxUpdater = (*journal)(nil)
 )
 
 // Commit writes the turn: consumed inbox entries, history, search index, new schedules
@@ -113,6 +114,11 @@ func (j *journal) apply(rec brain.TurnRecord, in brain.Intent) error {
 }
 
 func (j *journal) MarkSent(id uint64) error { return j.store.MarkSent(id) }
+
+// UpdateOutbox records how far a long message got, for a resume after a restart.
+func (j *journal) UpdateOutbox(id uint64, m brain.SendMessage) error {
+	return j.store.UpdateOutbox(id, m)
+}
 
 // Maintain folds old turns of chat into its summary when enough have gathered.
 func (j *journal) Maintain(ctx context.Context, chat int64) error {

@@ -43,6 +43,13 @@ type Journal interface {
 	Recent(chat int64, n int) ([]Turn, error)
 }
 
+// OutboxUpdater is an optional extension of a Journal: UpdateOutbox rewrites an undelivered
+// outbox entry (a long message whose first parts were delivered), so a restart resumes it
+// where it stopped.
+type OutboxUpdater interface {
+	UpdateOutbox(id uint64, m SendMessage) error
+}
+
 // Maintainer is an optional extension of a Journal: Maintain runs after a chat's turn,
 // off the tick, for upkeep such as folding old turns into a summary.
 type Maintainer interface {
@@ -909,6 +916,11 @@ func (l *CoreLoop) deliver(ctx context.Context, r *result, entries []Outgoing) {
 			var partial *PartialSendError
 			if errors.As(err, &partial) {
 				r.retry[0].Msg.SkipParts += partial.Sent
+				if u, ok := l.deps.Journal.(OutboxUpdater); ok {
+					if err := u.UpdateOutbox(e.ID, r.retry[0].Msg); err != nil {
+						l.log.Error("record delivered parts in the outbox", "err", err)
+					}
+				}
 			}
 			return
 		}

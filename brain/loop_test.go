@@ -144,11 +144,12 @@ func signalIDs(w brain.Wake) []uint64 {
 type fakeJournal struct {
 	commits chan brain.TurnRecord
 
-	mu     sync.Mutex
-	nextID uint64
-	recs   []brain.TurnRecord
-	turns  map[int64][]brain.Turn
-	marked []uint64
+	mu      sync.Mutex
+	nextID  uint64
+	recs    []brain.TurnRecord
+	turns   map[int64][]brain.Turn
+	marked  []uint64
+	updated map[uint64]brain.SendMessage // UpdateOutbox calls
 }
 
 func newFakeJournal() *fakeJournal {
@@ -167,6 +168,16 @@ func (j *fakeJournal) Commit(_ context.Context, rec brain.TurnRecord) ([]brain.O
 	j.mu.Unlock()
 	j.commits <- rec
 	return out, nil
+}
+
+func (j *fakeJournal) UpdateOutbox(id uint64, m brain.SendMessage) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.updated == nil {
+		j.updated = map[uint64]brain.SendMessage{}
+	}
+	j.updated[id] = m
+	return nil
 }
 
 func (j *fakeJournal) MarkSent(id uint64) error {
@@ -1133,6 +1144,11 @@ func TestLoopDropsUndeliverableAndResumesPartialSends(t *testing.T) {
 			t.Errorf("retry skips %d parts, want the 2 delivered", m.SkipParts)
 		}
 		h.stop()
+		h.journal.mu.Lock()
+		defer h.journal.mu.Unlock()
+		if m, ok := h.journal.updated[101]; !ok || m.SkipParts != 2 {
+			t.Errorf("outbox entry not updated with the delivered parts: %+v", h.journal.updated)
+		}
 	})
 }
 

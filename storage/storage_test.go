@@ -99,6 +99,14 @@ func TestRecordOffsetAndCommit(t *testing.T) {
 	if err != nil || len(out) != 1 {
 		t.Fatalf("outbox = %+v, %v", out, err)
 	}
+	resumed := out[0].Msg
+	resumed.SkipParts = 2
+	if err := s.UpdateOutbox(out[0].ID, resumed); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.PendingOutbox(); len(again) != 1 || again[0].Msg.SkipParts != 2 || again[0].ID != out[0].ID {
+		t.Fatalf("after UpdateOutbox: %+v", again)
+	}
 	if err := s.MarkSent(out[0].ID); err != nil {
 		t.Fatal(err)
 	}

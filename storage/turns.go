@@ -151,6 +151,23 @@ func (s *Store) MarkSent(id uint64) error {
 	return nil
 }
 
+// UpdateOutbox rewrites the message of an undelivered outbox entry (a no-op if it is gone).
+func (s *Store) UpdateOutbox(id uint64, m brain.SendMessage) error {
+	err := s.Update(func(tx *Tx) error {
+		var e OutboxEntry
+		found, err := tx.Get(BucketOutbox, U64(id), &e)
+		if err != nil || !found {
+			return err
+		}
+		e.Msg = m
+		return tx.Put(BucketOutbox, U64(id), e)
+	})
+	if err != nil {
+		return fmt.Errorf("update outbox entry %d: %w", id, err)
+	}
+	return nil
+}
+
 // PendingOutbox returns unsent outbox entries in the order they were written.
 func (s *Store) PendingOutbox() ([]OutboxEntry, error) {
 	var out []OutboxEntry
