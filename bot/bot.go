@@ -156,6 +156,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 				PublicURL: cfg.Telegram.Webhook.PublicURL, SecretToken: cfg.Telegram.Webhook.SecretToken.Reveal(),
 			},
 			AllowedUsers: cfg.Telegram.AllowedUsers, Public: cfg.Telegram.Public,
+			Commands: menuCommands(),
 		}, store, loop, telegram.Options{Logger: log, Registerer: reg})
 		if err != nil {
 			return fmt.Errorf("telegram: %w", err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/channels/telegram"
 )
 
 // forgetter deletes everything stored about a chat and its user.
@@ -44,17 +45,42 @@ type commands struct {
 
 var _ brain.CommandHandler = (*commands)(nil)
 
-const helpText = `Here is what I understand:
-/start — hello and what I am
-/help — this list
-/status — what I am keeping track of for you
-/quiet [hours] — I won't write first for a while (default 3 hours, up to 24)
-/timezone [zone] — show or set your time zone, e.g. /timezone Europe/Berlin
-/reminders — your upcoming reminders
-/cancel ID — cancel a reminder
-/forget — delete everything I have stored about you
+// commandList is every command anima understands: /help shows it and Telegram's command
+// menu is set from it.
+var commandList = []struct{ name, args, about string }{
+	{"start", "", "hello and what I am"},
+	{"help", "", "what I understand"},
+	{"status", "", "what I am keeping track of for you"},
+	{"quiet", "[hours]", "I won't write first for a while (default 3 hours, up to 24)"},
+	{"timezone", "[zone]", "show or set your time zone, e.g. /timezone Europe/Berlin"},
+	{"reminders", "", "your upcoming reminders"},
+	{"cancel", "ID", "cancel a reminder"},
+	{"forget", "", "delete everything I have stored about you"},
+}
 
-Anything else you write, I'll simply read and answer.`
+// helpText is the answer to /help.
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("Here is what I understand:\n")
+	for _, c := range commandList {
+		b.WriteString("/" + c.name)
+		if c.args != "" {
+			b.WriteString(" " + c.args)
+		}
+		b.WriteString(" — " + c.about + "\n")
+	}
+	b.WriteString("\nAnything else you write, I'll simply read and answer.")
+	return b.String()
+}
+
+// menuCommands is the command menu Telegram shows.
+func menuCommands() []telegram.Command {
+	out := make([]telegram.Command, len(commandList))
+	for i, c := range commandList {
+		out[i] = telegram.Command{Name: c.name, Description: c.about}
+	}
+	return out
+}
 
 func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.CommandView) (brain.CommandResult, error) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(sig.Text), " ")
@@ -72,7 +98,7 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 			"I can remind you of things, and now and then I may write first when I have a reason to (never at night, never too often; /quiet "+
 			"holds me back). /help lists what I understand.", who, c.persona)), nil
 	case "/help":
-		return reply(helpText), nil
+		return reply(helpText()), nil
 	case "/forget":
 		switch strings.ToLower(arg) {
 		case "yes":
@@ -151,7 +177,7 @@ func (c *commands) status(v brain.CommandView) string {
 	fmt.Fprintf(&b, "Conversation: %s.\n", statusWords(rel.Status))
 	fmt.Fprintf(&b, "How much I miss talking to you: %.0f%%.\n", rel.SocialPressure*100)
 	if rel.UnansweredProactive > 0 {
-		fmt.Fprintf(&b, "I've written first %d time(s) since you last wrote, so I wait longer before writing again.\n", rel.UnansweredProactive)
+		fmt.Fprintf(&b, "Since you last wrote I've been about to write first %d time(s), so I now wait longer before doing it again.\n", rel.UnansweredProactive)
 	}
 	if c.policy.QuietEnd != c.policy.QuietStart {
 		fmt.Fprintf(&b, "Quiet hours: %s–%s your time.\n", clockString(c.policy.QuietStart), clockString(c.policy.QuietEnd))
@@ -162,7 +188,7 @@ func (c *commands) status(v brain.CommandView) string {
 		}
 	}
 	switch {
-	case !c.policy.Enabled || rel.Group:
+	case !c.policy.Enabled || c.policy.MaxPerDay == 0 || rel.Group:
 		b.WriteString("I don't write first in this chat.\n")
 	case rel.Dormant:
 		b.WriteString("I won't write first until you write to me.\n")
@@ -190,7 +216,7 @@ func (c *commands) nextProactive(v brain.CommandView) (time.Time, bool) {
 			next = last.Add(c.policy.FollowupAfter)
 		}
 	case brain.StatusClosed:
-		next = last.Add(4 * c.policy.MinSilence)
+		next = last.Add((4 * c.policy.MinSilence) << min(rel.UnansweredProactive, 16))
 	default:
 		next = last.Add(c.policy.MinSilence << min(rel.UnansweredProactive, 16))
 	}

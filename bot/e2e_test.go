@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -454,6 +455,14 @@ func TestCommands(t *testing.T) {
 	}
 	if n := len(h.ai.Requests()); n != 0 {
 		t.Errorf("commands cost %d model calls, want 0", n)
+	}
+	calls, err := h.tg.WaitCalls(waitCtx(t), "setMyCommands", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var menu []struct{ Command, Description string }
+	if err := json.Unmarshal([]byte(calls[0].Params["commands"]), &menu); err != nil || len(menu) != 8 || menu[7].Command != "forget" {
+		t.Errorf("command menu = %+v (%v), want the 8 commands /help lists", menu, err)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"unicode"
 
 	"github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
@@ -55,6 +56,8 @@ type Config struct {
 	// Public is set.
 	AllowedUsers []int64
 	Public       bool
+	// Commands is the command menu set with setMyCommands at start (none: left as is).
+	Commands []Command
 	// PollTimeout is the long-poll timeout (default 25s, rounded to whole seconds, at
 	// least 1s).
 	PollTimeout time.Duration
@@ -273,10 +276,38 @@ func (c *Channel) Run(ctx context.Context) error {
 	if c.learnIdentity(ctx) != nil {
 		return nil // ctx ended before getMe succeeded
 	}
+	menuDone := make(chan struct{})
+	go func() {
+		defer close(menuDone)
+		c.setCommands(ctx)
+	}()
+	defer func() { <-menuDone }()
 	if c.cfg.Mode == ModeWebhook {
 		return c.runWebhook(ctx)
 	}
 	return c.runPolling(ctx)
+}
+
+// Command is an entry of the command menu Telegram shows users.
+type Command struct {
+	Name        string // without the slash
+	Description string
+}
+
+// setCommands publishes the command menu, best effort: a failure only costs the menu.
+func (c *Channel) setCommands(ctx context.Context) {
+	if len(c.cfg.Commands) == 0 {
+		return
+	}
+	cmds := make([]models.BotCommand, len(c.cfg.Commands))
+	for i, cmd := range c.cfg.Commands {
+		cmds[i] = models.BotCommand{Command: cmd.Name, Description: cmd.Description}
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := c.bot.SetMyCommands(rctx, &bot.SetMyCommandsParams{Commands: cmds}); err != nil && ctx.Err() == nil {
+		c.log.Warn("telegram setMyCommands failed; the command menu stays as it was", "err", err)
+	}
 }
 
 // Ready is closed once Run is receiving: polling has started or the webhook server is
