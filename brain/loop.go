@@ -194,6 +194,9 @@ type CoreLoop struct {
 	workCtx  context.Context
 	stopping bool // set by stop: no new job starts
 	retries  map[int64]*retryState
+	// forgotten are chats whose relationship the persister must delete.
+	forgotten []int64
+	persist   chan persistJob
 }
 
 // NewCoreLoop builds a loop; call Run to start it.
@@ -278,6 +281,16 @@ func (l *CoreLoop) Run(ctx context.Context) error {
 	ticker := time.NewTicker(l.cfg.Tick)
 	defer ticker.Stop()
 	flushEvery := 0
+	l.persist = make(chan persistJob)
+	persisted := make(chan struct{})
+	go func() {
+		defer close(persisted)
+		l.persister(l.persist)
+	}()
+	defer func() {
+		close(l.persist)
+		<-persisted
+	}()
 
 	for chat := range l.chats {
 		l.startNext(chat)
@@ -295,7 +308,7 @@ func (l *CoreLoop) Run(ctx context.Context) error {
 			flushEvery++
 			if flushEvery >= 5 {
 				flushEvery = 0
-				l.flush()
+				l.flush(false)
 			}
 		}
 	}
@@ -335,7 +348,7 @@ func (l *CoreLoop) stop(cancelWork context.CancelFunc) error {
 		}
 		break
 	}
-	l.flush()
+	l.flush(true)
 	return nil
 }
 
@@ -544,12 +557,9 @@ func (l *CoreLoop) finish(r result) {
 		q.running = false
 	}
 	if r.forget {
-		// A flush may have written the relationship back since the handler deleted it.
-		if l.deps.StateStore != nil {
-			if err := l.deps.StateStore.DeleteRelationship(r.chat); err != nil {
-				l.log.Error("delete forgotten relationship", "err", err)
-			}
-		}
+		// A flush may have written the relationship back since the handler deleted it:
+		// the persister deletes it again.
+		l.forgotten = append(l.forgotten, r.chat)
 		l.st.Remove(r.chat)
 		l.deps.Aggregator.ClearChat(r.chat)
 		delete(l.dirty, r.chat)
@@ -635,29 +645,62 @@ func (l *CoreLoop) applyInMemory(chat int64, in Intent) {
 
 func clamp01(v float64) float64 { return min(1, max(0, v)) }
 
-// flush persists dirty relationships and acks.
-func (l *CoreLoop) flush() {
-	if l.deps.StateStore == nil {
+// persistJob is a snapshot of state to write: the loop builds it, the persister writes it,
+// so the tick never waits for the disk.
+type persistJob struct {
+	deletes []int64 // forgotten chats, removed before the saves
+	rels    []Relationship
+	acks    []Ack
+	ackSave bool
+}
+
+// flush hands dirty relationships, acks and forgotten chats to the persister. If the
+// persister is still busy with the last snapshot, the state stays dirty for the next
+// flush; wait (on stop) blocks until it is taken.
+func (l *CoreLoop) flush(wait bool) {
+	if l.deps.StateStore == nil || (len(l.dirty) == 0 && !l.acksDirt && len(l.forgotten) == 0) {
 		return
 	}
-	if len(l.dirty) > 0 {
-		rels := make([]Relationship, 0, len(l.dirty))
-		for chat := range l.dirty {
-			if r := l.st.Rel(chat); r != nil {
-				rels = append(rels, *r)
-			}
-		}
-		if err := l.deps.StateStore.SaveRelationships(rels); err != nil {
-			l.log.Error("save relationships", "err", err)
-		} else {
-			clear(l.dirty)
+	job := persistJob{deletes: l.forgotten, ackSave: l.acksDirt}
+	for chat := range l.dirty {
+		if r := l.st.Rel(chat); r != nil {
+			job.rels = append(job.rels, *r)
 		}
 	}
 	if l.acksDirt {
-		if err := l.deps.StateStore.SaveAcks(l.deps.Aggregator.Acks(l.deps.Clock.Now())); err != nil {
-			l.log.Error("save acks", "err", err)
-		} else {
-			l.acksDirt = false
+		job.acks = l.deps.Aggregator.Acks(l.deps.Clock.Now())
+	}
+	if wait {
+		l.persist <- job
+	} else {
+		select {
+		case l.persist <- job:
+		default:
+			return
+		}
+	}
+	clear(l.dirty)
+	l.acksDirt = false
+	l.forgotten = nil
+}
+
+// persister writes the snapshots flush hands it, until the channel closes.
+func (l *CoreLoop) persister(jobs <-chan persistJob) {
+	for job := range jobs {
+		for _, chat := range job.deletes {
+			if err := l.deps.StateStore.DeleteRelationship(chat); err != nil {
+				l.log.Error("delete forgotten relationship", "err", err)
+			}
+		}
+		if len(job.rels) > 0 {
+			if err := l.deps.StateStore.SaveRelationships(job.rels); err != nil {
+				l.log.Error("save relationships", "err", err)
+			}
+		}
+		if job.ackSave {
+			if err := l.deps.StateStore.SaveAcks(job.acks); err != nil {
+				l.log.Error("save acks", "err", err)
+			}
 		}
 	}
 }
