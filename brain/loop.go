@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -232,12 +233,14 @@ func NewCoreLoop(cfg LoopConfig, deps LoopDeps) *CoreLoop {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &CoreLoop{
-		cfg:   cfg,
-		deps:  deps,
-		log:   log.With("component", "brain"),
-		m:     newLoopMetrics(deps.Registerer),
-		in:    make(chan []Signal, 1024),
-		done:  make(chan result, 64),
+		cfg:  cfg,
+		deps: deps,
+		log:  log.With("component", "brain"),
+		m:    newLoopMetrics(deps.Registerer),
+		in:   make(chan []Signal, 1024),
+		// Room for every run in flight: a run never blocks reporting back, even one that
+		// ends while stop waits only for the WaitGroup, or after Run returned.
+		done:  make(chan result, max(64, cfg.MaxConcurrent)),
 		st:    deps.State,
 		chats: map[int64]*chatQueue{},
 		dirty: map[int64]bool{},
@@ -565,6 +568,7 @@ func (l *CoreLoop) finish(r result) {
 		delete(l.dirty, r.chat)
 		l.acksDirt = true
 		l.forgetThoughts(r.chat)
+		l.dropUndelivered(r.chat)
 	} else if rel := l.st.Rel(r.chat); rel != nil {
 		for _, k := range r.sent {
 			rel.MarkSent(r.sentAt, k)
@@ -593,6 +597,9 @@ func (l *CoreLoop) finish(r result) {
 		l.applyInMemory(r.chat, in)
 	}
 	l.scheduleRetry(r)
+	if rs := l.retries[r.chat]; r.forget && rs != nil {
+		rs.at, rs.attempt = l.deps.Clock.Now(), 0 // only the confirmation waits: no backoff
+	}
 	l.startNext(r.chat)
 	// A slot freed: start other chats waiting for one.
 	for chat, q := range l.chats {
@@ -603,6 +610,26 @@ func (l *CoreLoop) finish(r result) {
 			l.startNext(chat)
 		}
 	}
+}
+
+// dropUndelivered drops a forgotten chat's entries waiting for a (re)try: Forget deleted
+// them from the outbox, so they must not be sent.
+func (l *CoreLoop) dropUndelivered(chat int64) {
+	n := 0
+	if rs := l.retries[chat]; rs != nil {
+		n += len(rs.entries)
+		delete(l.retries, chat)
+	}
+	if q := l.chats[chat]; q != nil {
+		q.jobs = slices.DeleteFunc(q.jobs, func(j job) bool {
+			if j.kind == jobDeliver {
+				n += len(j.deliver)
+				return true
+			}
+			return false
+		})
+	}
+	l.m.outboxPending.Sub(float64(n))
 }
 
 func (l *CoreLoop) forgetThoughts(chat int64) {
@@ -977,23 +1004,33 @@ func (l *CoreLoop) deliver(ctx context.Context, r *result, entries []Outgoing) {
 // scheduleRetry keeps a chat's undelivered entries for another try with backoff
 // (30 s doubling to 10 min); a successful delivery resets the backoff.
 func (l *CoreLoop) scheduleRetry(r result) {
+	rs := l.retries[r.chat]
 	if len(r.retry) == 0 {
-		if len(r.sent) > 0 {
-			delete(l.retries, r.chat)
+		if len(r.sent) > 0 && rs != nil {
+			if len(rs.entries) == 0 {
+				delete(l.retries, r.chat)
+			} else {
+				// Replies held behind the ones just delivered are due now.
+				rs.at, rs.attempt = l.deps.Clock.Now(), 0
+			}
 		}
 		return
 	}
 	if l.retries == nil {
 		l.retries = map[int64]*retryState{}
 	}
-	rs := l.retries[r.chat]
 	if rs == nil {
 		rs = &retryState{}
 		l.retries[r.chat] = rs
 	}
-	rs.entries = append(rs.entries, r.retry...)
-	if r.hold && !rs.at.IsZero() {
-		return // queued behind the waiting entries; their backoff stands
+	if r.hold {
+		rs.entries = append(rs.entries, r.retry...)
+		if !rs.at.IsZero() {
+			return // queued behind the waiting entries; their backoff stands
+		}
+	} else {
+		// Not held: these entries are older than any held while they were tried.
+		rs.entries = append(slices.Clone(r.retry), rs.entries...)
 	}
 	rs.at = l.deps.Clock.Now().Add(min(30*time.Second<<min(rs.attempt, 5), 10*time.Minute))
 	rs.attempt++

@@ -1199,3 +1199,108 @@ func TestLoopNewRepliesQueueBehindAFailedOne(t *testing.T) {
 		t.Errorf("delivered %q, want the replies to first and second, in that order", got)
 	}
 }
+
+// TestLoopRetryKeepsRepliesHeldDuringIt: a reply committed (held) while the retry of an
+// earlier one is already queued must neither be forgotten when that retry succeeds nor
+// overtake it when the retry fails again.
+func TestLoopRetryKeepsRepliesHeldDuringIt(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		failures int32 // failed attempts of the first reply
+	}{
+		{"retry succeeds", 1},
+		{"retry fails again", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newHarness(t, noProactive())
+				h.cfg.Tick = 5 * time.Millisecond
+				var fails atomic.Int32
+				h.sender.fail = func(m brain.SendMessage) error {
+					if strings.Contains(m.Text, "first") && fails.Add(1) <= tc.failures {
+						return errors.New("network down")
+					}
+					return nil
+				}
+				h.think.hold = make(chan struct{}, 1)
+				h.think.hold <- struct{}{} // the first run goes through
+				h.start()
+				h.submit(h.msg(1, 5, "first"))
+				recv(t, h.sender.attempts, "the failed first send")
+				h.submit(h.msg(2, 5, "second")) // its run waits on hold
+				recv(t, h.think.entered, "the first run")
+				recv(t, h.think.entered, "the second run")
+				h.clock.Advance(31 * time.Second)
+				time.Sleep(20 * time.Millisecond) // ticks: the retry is queued behind the run
+				synctest.Wait()
+				h.think.hold <- struct{}{} // the second reply is committed and held
+				synctest.Wait()
+				for range 20 {
+					h.clock.Advance(time.Minute)
+					time.Sleep(20 * time.Millisecond)
+					synctest.Wait()
+				}
+				h.stop()
+				got := h.sender.SentTo(5)
+				if len(got) != 2 || !strings.Contains(got[0], "first") || !strings.Contains(got[1], "second") {
+					t.Errorf("delivered %q, want the replies to first and second, in that order", got)
+				}
+			})
+		})
+	}
+}
+
+// TestLoopForgetDropsPendingRetries: /forget deletes the chat's undelivered outbox entries;
+// the loop must not send the ones it still holds for a retry afterwards.
+func TestLoopForgetDropsPendingRetries(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, noProactive())
+		h.cfg.Tick = 5 * time.Millisecond
+		h.cmds.forget = true
+		var fails atomic.Int32
+		h.sender.fail = func(m brain.SendMessage) error {
+			if fails.Add(1) == 1 {
+				return errors.New("network down")
+			}
+			return nil
+		}
+		h.start()
+		h.submit(h.msg(1, 5, "my secret"))
+		recv(t, h.sender.attempts, "the failed reply")
+		h.submit(brain.Signal{ID: 2, Type: brain.SignalCommand, Source: "test", Chat: 5, User: 5, Text: "/forget yes", At: t0})
+		synctest.Wait()
+		for range 30 {
+			h.clock.Advance(time.Minute)
+			time.Sleep(20 * time.Millisecond)
+			synctest.Wait()
+		}
+		h.stop()
+		if got := h.sender.SentTo(5); !slices.Equal(got, []string{"ok /forget yes"}) {
+			t.Errorf("delivered %q after /forget, want only its confirmation", got)
+		}
+	})
+}
+
+// TestLoopStopWithManyRunsInFlight: with more runs in flight than the result buffer
+// holds, the runs cancelled at the end of the stop grace must still report back.
+func TestLoopStopWithManyRunsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const chats = 100
+		h := newHarness(t, noProactive())
+		h.cfg.MaxConcurrent = chats
+		h.cfg.StopGrace = 3 * time.Second
+		h.think.hold = make(chan struct{}) // never released
+		h.start()
+		for c := range chats {
+			h.submit(h.msg(uint64(c+1), int64(c+1), "hi"))
+		}
+		for range chats {
+			recv(t, h.think.entered, "a run")
+		}
+		start := time.Now()
+		h.stop()
+		if took := time.Since(start); took != h.cfg.StopGrace {
+			t.Errorf("stop took %v, want the grace %v", took, h.cfg.StopGrace)
+		}
+	})
+}
