@@ -187,15 +187,17 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	if tg != nil {
 		ready["telegram"] = tg.ReadyCheck
 	}
-	var ms *metricsServer
-	if cfg.Metrics.Listen != "" {
-		if ms, err = newMetricsServer(cfg.Metrics.Listen, reg, ready, log); err != nil {
-			return err
-		}
-	}
 	ctl, err := newControlServer(store, log)
 	if err != nil {
 		return err
+	}
+	var ms *metricsServer
+	if cfg.Metrics.Listen != "" {
+		if ms, err = newMetricsServer(cfg.Metrics.Listen, reg, ready, log); err != nil {
+			_ = ctl.ln.Close()
+			_ = os.Remove(ctl.path)
+			return err
+		}
 	}
 
 	runCtx, stopAll := context.WithCancel(ctx)

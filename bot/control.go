@@ -10,7 +10,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/anima-bot/anima/storage"
@@ -36,23 +38,64 @@ func newControlServer(store *storage.Store, log *slog.Logger) (*controlServer, e
 		return nil, fmt.Errorf("control socket %s is answered by another process", path)
 	}
 	_ = os.Remove(path)
-	ln, err := net.Listen("unix", path)
+	ln, err := listenPrivate(path)
 	if err != nil {
-		return nil, fmt.Errorf("control socket %s: %w", path, err)
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		_ = ln.Close()
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
 	}
 	return &controlServer{ln: ln, path: path, store: store, log: log.With("component", "control")}, nil
 }
 
+// listenPrivate listens on a unix socket at path that only the owner can use from the
+// moment it exists: the socket is made in a fresh 0700 directory beside path, set to
+// 0600 there, and only then renamed into place.
+func listenPrivate(path string) (net.Listener, error) {
+	dir, err := os.MkdirTemp(filepath.Dir(path), ".anima-sock-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "s")
+	ln, err := net.Listen("unix", tmp)
+	if err != nil {
+		return nil, err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false) // it is unlinked by path at stop
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
+// Run answers requests until ctx ends; it then closes the connections still open (a
+// backup client that stopped reading must not hold the store open) and waits for them.
 func (c *controlServer) Run(ctx context.Context) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns = map[net.Conn]bool{}
+	)
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		<-ctx.Done()
 		_ = c.ln.Close()
+		mu.Lock()
+		for conn := range conns {
+			_ = conn.Close()
+		}
+		mu.Unlock()
 	}()
-	defer os.Remove(c.path)
+	defer func() {
+		_ = c.ln.Close()
+		<-stopped
+		wg.Wait()
+		_ = os.Remove(c.path)
+	}()
 	for {
 		conn, err := c.ln.Accept()
 		if err != nil {
@@ -61,7 +104,22 @@ func (c *controlServer) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("control socket: %w", err)
 		}
-		go c.serve(conn)
+		mu.Lock()
+		if ctx.Err() != nil {
+			mu.Unlock()
+			_ = conn.Close()
+			return nil
+		}
+		conns[conn] = true
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.serve(conn)
+			mu.Lock()
+			delete(conns, conn)
+			mu.Unlock()
+		}()
 	}
 }
 
@@ -75,7 +133,7 @@ func (c *controlServer) serve(conn net.Conn) {
 	_ = conn.SetReadDeadline(time.Time{})
 	switch strings.TrimSpace(line) {
 	case "backup":
-		n, err := c.store.WriteTo(conn)
+		n, err := c.store.WriteSizedTo(conn)
 		if err != nil {
 			c.log.Error("backup over control socket", "err", err)
 			return
@@ -129,12 +187,21 @@ func backupTo(ctx context.Context, storePath string, w io.Writer) (int64, error)
 		if _, err := io.WriteString(conn, "backup\n"); err != nil {
 			return 0, fmt.Errorf("backup: ask the running service: %w", err)
 		}
-		n, err := io.Copy(w, conn)
+		r := bufio.NewReader(conn)
+		header, err := r.ReadString('\n')
+		if err != nil {
+			return 0, errors.New("backup: the running service sent nothing (see its log)")
+		}
+		size, err := strconv.ParseInt(strings.TrimSpace(header), 10, 64)
+		if err != nil || size <= 0 {
+			return 0, fmt.Errorf("backup: the running service answered %q, not a backup", strings.TrimSpace(header))
+		}
+		n, err := io.Copy(w, io.LimitReader(r, size))
 		if err != nil {
 			return n, fmt.Errorf("backup: stream from the running service: %w", err)
 		}
-		if n == 0 {
-			return 0, errors.New("backup: the running service sent nothing (see its log)")
+		if n != size {
+			return n, fmt.Errorf("backup: the copy was cut off after %d of %d bytes (see the service's log)", n, size)
 		}
 		return n, nil
 	}

@@ -408,6 +408,10 @@ func TestHotBackupRestores(t *testing.T) {
 	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
 		t.Fatal(err)
 	}
+	fi, err := os.Stat(bot.ControlSocket(h.cfg.Storage.Path))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode().Type() != os.ModeSocket {
+		t.Fatalf("control socket: %v, mode %v; want a 0600 socket beside the store", err, fi.Mode())
+	}
 	out := filepath.Join(t.TempDir(), "backup.db")
 	n, err := bot.Backup(context.Background(), h.cfg.Storage.Path, out)
 	if err != nil {

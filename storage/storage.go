@@ -156,6 +156,24 @@ func (s *Store) WriteTo(w io.Writer) (int64, error) {
 	return n, nil
 }
 
+// WriteSizedTo writes a consistent copy of the store to w, preceded by its size in bytes
+// as a decimal line, so a reader can tell a complete copy from a cut-off one.
+func (s *Store) WriteSizedTo(w io.Writer) (int64, error) {
+	var n int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if _, err := fmt.Fprintf(w, "%d\n", tx.Size()); err != nil {
+			return err
+		}
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("backup store: %w", err)
+	}
+	return n, nil
+}
+
 // U64 encodes v big-endian, so keys sort numerically.
 func U64(v uint64) []byte {
 	b := make([]byte, 8)
@@ -363,7 +381,8 @@ func (s *Store) Get(bucket string, key []byte, v any) (found bool, err error) {
 }
 
 // Forget deletes everything stored about a chat and its user: history, relationship,
-// summaries, search index, schedules, facts, acks and pending inbox/outbox entries.
+// summaries, search index, schedules, facts, acks and undelivered outbox entries. Inbox
+// entries stay: they are messages that arrived after the user asked, and get answered.
 func (s *Store) Forget(chat, user int64) error {
 	return s.Update(func(tx *Tx) error {
 		for _, b := range chatScoped {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -194,6 +195,19 @@ func TestBackupRestores(t *testing.T) {
 	}
 	if off, _ := c.Offset("telegram"); off != 9 {
 		t.Fatalf("restored offset = %d", off)
+	}
+}
+
+func TestWriteSizedToAnnouncesTheSize(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	var buf bytes.Buffer
+	n, err := s.WriteSizedTo(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, body, ok := bytes.Cut(buf.Bytes(), []byte("\n"))
+	if !ok || string(header) != strconv.FormatInt(n, 10) || int64(len(body)) != n {
+		t.Fatalf("header %q, %d bytes after it, WriteSizedTo said %d", header, len(body), n)
 	}
 }
 
