@@ -804,13 +804,7 @@ func TestLoopSendFailures(t *testing.T) {
 func TestLoopRetriesFailedSendAfterBackoff(t *testing.T) {
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond // real ticks; the backoff runs on the manual clock
-	var calls atomic.Int32
-	h.sender.fail = func(brain.SendMessage) error {
-		if calls.Add(1) == 1 {
-			return errors.New("network down")
-		}
-		return nil
-	}
+	h.sender.fail = failFirst(errors.New("network down"))
 	h.start()
 	h.submit(h.msg(1, 5, "hi"))
 	recv(t, h.sender.attempts, "the first send attempt")
@@ -1128,13 +1122,7 @@ func TestLoopDropsUndeliverableAndResumesPartialSends(t *testing.T) {
 	t.Run("a partial send resumes after the delivered parts", func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.Tick = 5 * time.Millisecond
-		var calls atomic.Int32
-		h.sender.fail = func(brain.SendMessage) error {
-			if calls.Add(1) == 1 {
-				return &brain.PartialSendError{Sent: 2, Err: errors.New("network down")}
-			}
-			return nil
-		}
+		h.sender.fail = failFirst(&brain.PartialSendError{Sent: 2, Err: errors.New("network down")})
 		h.start()
 		h.submit(h.msg(1, 5, "hi"))
 		if m := recv(t, h.sender.attempts, "the first attempt"); m.SkipParts != 0 {
@@ -1175,13 +1163,7 @@ func advanceUntil(t *testing.T, h *harness, step time.Duration, what string) bra
 func TestLoopNewRepliesQueueBehindAFailedOne(t *testing.T) {
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
-	var calls atomic.Int32
-	h.sender.fail = func(brain.SendMessage) error {
-		if calls.Add(1) == 1 {
-			return errors.New("network down")
-		}
-		return nil
-	}
+	h.sender.fail = failFirst(errors.New("network down"))
 	h.start()
 	h.submit(h.msg(1, 5, "first"))
 	recv(t, h.sender.attempts, "the failed first send")
@@ -1303,4 +1285,16 @@ func TestLoopStopWithManyRunsInFlight(t *testing.T) {
 			t.Errorf("stop took %v, want the grace %v", took, h.cfg.StopGrace)
 		}
 	})
+}
+
+// failFirst is a fakeSender.fail that fails the first send with err and lets the rest
+// through.
+func failFirst(err error) func(brain.SendMessage) error {
+	var calls atomic.Int32
+	return func(brain.SendMessage) error {
+		if calls.Add(1) == 1 {
+			return err
+		}
+		return nil
+	}
 }
