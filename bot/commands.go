@@ -207,12 +207,12 @@ func (c *commands) nextProactive(v brain.CommandView) (time.Time, bool) {
 	if last.IsZero() {
 		return time.Time{}, false
 	}
-	need, ok := habituated(c.policy.MinSilence, rel.UnansweredProactive)
+	need, ok := brain.Habituated(c.policy.MinSilence, rel.UnansweredProactive)
 	switch {
 	case rel.Status == brain.StatusAwaitingAnswer && !rel.FollowupDone:
 		need, ok = c.policy.FollowupAfter, true
 	case rel.Status == brain.StatusClosed:
-		need, ok = habituated(4*c.policy.MinSilence, rel.UnansweredProactive)
+		need, ok = brain.Habituated(4*c.policy.MinSilence, rel.UnansweredProactive)
 	}
 	if !ok {
 		return time.Time{}, false // the silence needed is out of reach: never
@@ -233,18 +233,6 @@ func (c *commands) nextProactive(v brain.CommandView) (time.Time, bool) {
 		next = later(next, time.Date(y, m, d+1, 0, 0, 0, 0, loc))
 	}
 	return c.outOfQuiet(next, loc), true
-}
-
-// habituated is base × 2^n, the silence the aggregator needs after n unanswered proactive
-// messages, and false when that overflows (the aggregator then never wakes).
-func habituated(base time.Duration, n int) (time.Duration, bool) {
-	if n <= 0 {
-		return base, true
-	}
-	if n >= 62 || base > math.MaxInt64>>n {
-		return 0, false
-	}
-	return base << n, true
 }
 
 func (c *commands) outOfQuiet(t time.Time, loc *time.Location) time.Time {

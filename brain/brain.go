@@ -154,9 +154,7 @@ func (w *Wake) UserName() string {
 		name = s.UserName
 	}
 	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	if r := []rune(name); len(r) > 64 {
-		name = string(r[:64])
-	}
+	name = TruncateRunes(name, 64)
 	if name == "" {
 		return "the user"
 	}

@@ -180,6 +180,30 @@ func Pressure(silence, minSilence time.Duration) float64 {
 	return 1 - math.Exp2(-float64(silence)/float64(minSilence))
 }
 
+// Habituated is the silence proactive contact needs after n unanswered proactive
+// messages: base × 2^n, and false when that overflows (contact is then out of reach).
+func Habituated(base time.Duration, n int) (time.Duration, bool) {
+	if n <= 0 {
+		return base, true
+	}
+	if n >= 62 || base > math.MaxInt64>>n {
+		return 0, false
+	}
+	return base << n, true
+}
+
+// TruncateRunes cuts s to at most n runes.
+func TruncateRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
 // Duration renders d compactly for people: "25m", "4h", "4h30m", "2d3h" ("0m" under a
 // minute).
 func Duration(d time.Duration) string {

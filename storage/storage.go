@@ -143,26 +143,19 @@ func (s *Store) Ping() error {
 }
 
 // WriteTo writes a consistent copy of the whole store to w (a hot backup).
-func (s *Store) WriteTo(w io.Writer) (int64, error) {
-	var n int64
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var err error
-		n, err = tx.WriteTo(w)
-		return err
-	})
-	if err != nil {
-		return n, fmt.Errorf("backup store: %w", err)
-	}
-	return n, nil
-}
+func (s *Store) WriteTo(w io.Writer) (int64, error) { return s.writeTo(w, false) }
 
 // WriteSizedTo writes a consistent copy of the store to w, preceded by its size in bytes
 // as a decimal line, so a reader can tell a complete copy from a cut-off one.
-func (s *Store) WriteSizedTo(w io.Writer) (int64, error) {
+func (s *Store) WriteSizedTo(w io.Writer) (int64, error) { return s.writeTo(w, true) }
+
+func (s *Store) writeTo(w io.Writer, sized bool) (int64, error) {
 	var n int64
 	err := s.db.View(func(tx *bolt.Tx) error {
-		if _, err := fmt.Fprintf(w, "%d\n", tx.Size()); err != nil {
-			return err
+		if sized {
+			if _, err := fmt.Fprintf(w, "%d\n", tx.Size()); err != nil {
+				return err
+			}
 		}
 		var err error
 		n, err = tx.WriteTo(w)

@@ -7,7 +7,6 @@ package aggregation
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -317,17 +316,6 @@ func thoughtSignal(t *brain.Thought) brain.Signal {
 	return brain.Signal{Type: brain.SignalThought, Source: "thought", Chat: t.Chat, Text: t.Text, At: t.At}
 }
 
-// habituate returns base × 2^n, and false when that overflows.
-func habituate(base time.Duration, n int) (time.Duration, bool) {
-	if n <= 0 {
-		return base, true
-	}
-	if n >= 62 || base > math.MaxInt64>>n {
-		return 0, false
-	}
-	return base << n, true
-}
-
 // proactive applies rule 4 to rel: every gate must pass.
 //
 //   - Group and dormant chats and chats without any exchange yet are skipped.
@@ -360,9 +348,9 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 	case followup:
 		need = a.cfg.FollowupAfter
 	case rel.Status == brain.StatusClosed:
-		need, ok = habituate(4*a.cfg.MinSilence, n)
+		need, ok = brain.Habituated(4*a.cfg.MinSilence, n)
 	default:
-		need, ok = habituate(a.cfg.MinSilence, n)
+		need, ok = brain.Habituated(a.cfg.MinSilence, n)
 	}
 	p := brain.Pressure(silence, a.cfg.MinSilence)
 	if !ok || silence < need || (!followup && p < 0.5) {

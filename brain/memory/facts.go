@@ -24,13 +24,13 @@ func NormalizeAttribute(attr string) string {
 	words := strings.FieldsFunc(strings.ToLower(attr), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
-	return strings.TrimRight(truncateRunes(strings.Join(words, "_"), maxAttributeRunes), "_")
+	return strings.TrimRight(brain.TruncateRunes(strings.Join(words, "_"), maxAttributeRunes), "_")
 }
 
 // normalizeValue trims value, folds its whitespace runs (newlines included) to single
 // spaces and caps it at 500 runes.
 func normalizeValue(value string) string {
-	return truncateRunes(strings.Join(strings.Fields(value), " "), maxValueRunes)
+	return brain.TruncateRunes(strings.Join(strings.Fields(value), " "), maxValueRunes)
 }
 
 func factKey(user int64, attr string) []byte { return storage.Key(user, []byte(attr)) }

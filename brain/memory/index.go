@@ -162,7 +162,7 @@ func indexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
 		}
 		st.NextDoc++
 		id := st.NextDoc
-		d := indexDoc{Seq: t.Seq, Role: t.Role, Text: truncateRunes(t.Text, maxDocRunes), At: t.At}
+		d := indexDoc{Seq: t.Seq, Role: t.Role, Text: brain.TruncateRunes(t.Text, maxDocRunes), At: t.At}
 		if err := tx.Put(storage.BucketIndex, docKey(chat, id), d); err != nil {
 			return err
 		}

@@ -290,15 +290,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
-
-// truncateRunes cuts s to at most n runes.
-func truncateRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
-}

@@ -51,7 +51,7 @@ func (s OpenAISummarizer) Summarize(ctx context.Context, previous string, turns 
 	}
 	b.WriteString("\nNew turns:\n")
 	for _, t := range turns {
-		fmt.Fprintf(&b, "[%s] %s: %s\n", t.At.UTC().Format("2006-01-02 15:04"), t.Role, truncateRunes(t.Text, maxTurnRunes))
+		fmt.Fprintf(&b, "[%s] %s: %s\n", t.At.UTC().Format("2006-01-02 15:04"), t.Role, brain.TruncateRunes(t.Text, maxTurnRunes))
 	}
 	resp, err := s.Client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
 		Model:               s.Model,

@@ -83,7 +83,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		m.metrics.summaries.WithLabelValues("error").Inc()
 		return fmt.Errorf("summarize %d turns of chat %d: %w", len(fold), chat, err)
 	}
-	text = truncateRunes(strings.TrimSpace(text), maxSummaryRunes)
+	text = brain.TruncateRunes(strings.TrimSpace(text), maxSummaryRunes)
 	if text == "" {
 		m.metrics.summaries.WithLabelValues("error").Inc()
 		return fmt.Errorf("summarize %d turns of chat %d: empty summary", len(fold), chat)

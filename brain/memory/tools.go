@@ -95,7 +95,7 @@ func (t searchTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 	if args.Query == nil || strings.TrimSpace(*args.Query) == "" {
 		return brain.ToolResult{}, errors.New("query must not be empty")
 	}
-	hits, err := t.m.Search(call.Chat, call.User, truncateRunes(*args.Query, maxQueryRunes), defaultLimit)
+	hits, err := t.m.Search(call.Chat, call.User, brain.TruncateRunes(*args.Query, maxQueryRunes), defaultLimit)
 	if err != nil {
 		t.m.log.Error("memory search failed", "chat", call.Chat, "err", err)
 		return brain.ToolResult{}, errors.New("memory search is unavailable right now")

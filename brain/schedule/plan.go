@@ -70,8 +70,8 @@ func (s *Scheduler) Plan(chat, user int64, note, reason string, delaySeconds *in
 		ID:      NewID(),
 		Chat:    chat,
 		User:    user,
-		Note:    truncateRunes(note, maxNoteRunes),
-		Reason:  truncateRunes(strings.TrimSpace(reason), maxReasonRunes),
+		Note:    brain.TruncateRunes(note, maxNoteRunes),
+		Reason:  brain.TruncateRunes(strings.TrimSpace(reason), maxReasonRunes),
 		Created: now,
 		Kind:    brain.KindReminder,
 	}
@@ -222,15 +222,4 @@ func validID(id string) bool {
 		}
 	}
 	return true
-}
-
-func truncateRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
 }
