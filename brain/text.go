@@ -1,7 +1,9 @@
 package brain
 
 import (
+	"fmt"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -36,4 +38,38 @@ func Jaccard(a, b map[string]struct{}) float64 {
 		}
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// TruncateRunes cuts s to at most n runes.
+func TruncateRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+// Duration renders d compactly for people: "25m", "4h", "4h30m", "2d3h" ("0m" under a
+// minute).
+func Duration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	days, d := d/(24*time.Hour), d%(24*time.Hour)
+	h, m := d/time.Hour, (d%time.Hour)/time.Minute
+	var b strings.Builder
+	if days > 0 {
+		fmt.Fprintf(&b, "%dd", days)
+	}
+	if h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m > 0 && days == 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if b.Len() == 0 {
+		return "0m"
+	}
+	return b.String()
 }

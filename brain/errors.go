@@ -1,0 +1,30 @@
+package brain
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrBlocked is returned (wrapped) by a Sender when the user has blocked the bot or the chat
+// is gone (Telegram 403); the relationship then goes dormant.
+var ErrBlocked = errors.New("recipient blocked the bot")
+
+// ErrUndeliverable is returned (wrapped) by a Sender for a message that can never be
+// delivered as it is (the platform rejects it, or nothing of it is visible); the outbox
+// drops it instead of retrying.
+var ErrUndeliverable = errors.New("message cannot be delivered")
+
+// PartialSendError is returned by a Sender that delivered the first Sent parts of a long
+// message and then failed: a retry sets SendMessage.SkipParts so the user does not get
+// those parts twice.
+type PartialSendError struct {
+	Sent int
+	Err  error
+}
+
+func (e *PartialSendError) Error() string {
+	return fmt.Sprintf("%d parts delivered, then: %v", e.Sent, e.Err)
+}
+
+// Unwrap returns the error that stopped the delivery.
+func (e *PartialSendError) Unwrap() error { return e.Err }

@@ -1,0 +1,97 @@
+package brain
+
+import "time"
+
+// Relationship is anima's state for one allowed user's chat.
+type Relationship struct {
+	Chat     int64  `json:"chat"`
+	User     int64  `json:"user"`
+	Name     string `json:"name,omitempty"`
+	Timezone string `json:"timezone,omitempty"` // IANA override of user.timezone
+
+	LastUserMsg   time.Time          `json:"last_user_msg,omitzero"`
+	LastAgentMsg  time.Time          `json:"last_agent_msg,omitzero"`
+	LastProactive time.Time          `json:"last_proactive,omitzero"` // last proactive wake, said or not
+	Status        ConversationStatus `json:"status,omitempty"`
+
+	SocialPressure      float64 `json:"social_pressure"`
+	UnansweredProactive int     `json:"unanswered_proactive"` // proactive messages sent since the user last wrote
+	ProactiveToday      int     `json:"proactive_today"`      // proactive wakes on ProactiveDay
+	ProactiveDay        string  `json:"proactive_day,omitempty"`
+	// FollowupDone is set once the single awaiting_answer follow-up was made; a user
+	// message resets it.
+	FollowupDone bool `json:"followup_done,omitempty"`
+	// Dormant is set when the user blocked the bot; a message from the user wakes it.
+	Dormant bool `json:"dormant,omitempty"`
+	// Group is true for group chats: anima only answers there and never writes first.
+	Group bool `json:"group,omitempty"`
+}
+
+// LastExchange is the time of the last message in the chat from either side.
+func (r *Relationship) LastExchange() time.Time {
+	if r.LastAgentMsg.After(r.LastUserMsg) {
+		return r.LastAgentMsg
+	}
+	return r.LastUserMsg
+}
+
+// Silence is the time since the last message in the chat from either side (0 if none yet).
+func (r *Relationship) Silence(now time.Time) time.Duration {
+	last := r.LastExchange()
+	if last.IsZero() {
+		return 0
+	}
+	return now.Sub(last)
+}
+
+// MarkUserMessage records that the user wrote at t: habituation and the follow-up reset,
+// a dormant relationship wakes up.
+func (r *Relationship) MarkUserMessage(t time.Time) {
+	if t.After(r.LastUserMsg) {
+		r.LastUserMsg = t
+	}
+	r.UnansweredProactive = 0
+	r.FollowupDone = false
+	r.Dormant = false
+	r.Status = StatusActive
+}
+
+// MarkProactiveWake records a proactive (or follow-up) wake at now: it counts against the
+// cooldown and the daily cap whether or not a message comes of it.
+func (r *Relationship) MarkProactiveWake(now time.Time, loc *time.Location, followup bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	day := now.In(loc).Format("2006-01-02")
+	if r.ProactiveDay != day {
+		r.ProactiveDay = day
+		r.ProactiveToday = 0
+	}
+	r.ProactiveToday++
+	r.LastProactive = now
+	if followup {
+		r.FollowupDone = true
+	}
+}
+
+// ProactiveCount returns how many proactive wakes happened on now's local day.
+func (r *Relationship) ProactiveCount(now time.Time, loc *time.Location) int {
+	if loc == nil {
+		loc = time.UTC
+	}
+	if r.ProactiveDay != now.In(loc).Format("2006-01-02") {
+		return 0
+	}
+	return r.ProactiveToday
+}
+
+// MarkSent records a message anima sent at t; proactive ones (proactive, followup) count
+// as unanswered until the user writes.
+func (r *Relationship) MarkSent(t time.Time, kind MessageKind) {
+	if t.After(r.LastAgentMsg) {
+		r.LastAgentMsg = t
+	}
+	if kind == KindProactive || kind == KindFollowup {
+		r.UnansweredProactive++
+	}
+}

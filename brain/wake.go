@@ -1,0 +1,74 @@
+package brain
+
+import (
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Profile is a cognition capability profile: which tools a run may use.
+type Profile string
+
+// Capability profiles.
+const (
+	ProfileChat      Profile = "chat"      // all tools
+	ProfileProactive Profile = "proactive" // no state-changing tools beyond scheduling and deferring
+	ProfileDream     Profile = "dream"     // memory tools only
+)
+
+// Reason says why cognition was woken: a short machine code (a metrics label) and a human
+// sentence (logged and shown to the model).
+type Reason struct {
+	Code string `json:"code"`
+	Text string `json:"text"`
+}
+
+// Wake reason codes.
+const (
+	ReasonUserMessage = "user_message"
+	ReasonReaction    = "reaction"
+	ReasonSchedule    = "schedule_due"
+	ReasonThought     = "thought"
+	ReasonProactive   = "proactive"
+	ReasonFollowup    = "followup"
+)
+
+// Wake asks cognition to think about one chat.
+type Wake struct {
+	Chat    int64   `json:"chat"`
+	User    int64   `json:"user"`
+	Reason  Reason  `json:"reason"`
+	Profile Profile `json:"profile"`
+	// Signals are what triggered the wake; several user messages that arrived while an
+	// earlier run for the chat was in flight are folded into one wake.
+	Signals []Signal `json:"signals,omitempty"`
+	// Rel is a snapshot of the relationship when the wake was made.
+	Rel Relationship `json:"rel"`
+	At  time.Time    `json:"at"`
+}
+
+// UserName is the first name of the person the wake is about ("the user" if unknown),
+// cleaned for use inside a prompt or a log line: one line, no control characters, at
+// most 64 characters (Telegram's own limit for a first name).
+func (w *Wake) UserName() string {
+	name := w.Rel.Name
+	for _, s := range w.Signals {
+		if name != "" {
+			break
+		}
+		name = s.UserName
+	}
+	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	name = TruncateRunes(name, 64)
+	if name == "" {
+		return "the user"
+	}
+	return name
+}
+
+// Outcome is what a cognition run decided.
+type Outcome struct {
+	Intents    []Intent
+	Status     ConversationStatus
+	Confidence float64
+}
