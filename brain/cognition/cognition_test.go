@@ -87,7 +87,10 @@ func TestJSONReply(t *testing.T) {
 	}{
 		{"json", `{"response":"Sure!","status":"awaiting_answer","confidence":0.8}`, "Sure!", brain.StatusAwaitingAnswer, 0.8},
 		{"fenced", "```json\n{\"response\": \"Fenced\", \"status\": \"closed\", \"confidence\": 0.95}\n```", "Fenced", brain.StatusClosed, 0.95},
-		{"whitespace and prose", "  Here you go:\n {\"response\":\"Inner\",\"status\":\"active\",\"confidence\":0.7}  ", "Inner", brain.StatusActive, 0.7},
+		{"whitespace", "  \n{\"response\":\"Inner\",\"status\":\"active\",\"confidence\":0.7}  \n", "Inner", brain.StatusActive, 0.7},
+		// JSON inside prose is part of the prose: sent as written, with the default confidence.
+		{"prose around an object", "  Here you go:\n {\"response\":\"Inner\",\"status\":\"active\",\"confidence\":0.7}  ",
+			"Here you go:\n {\"response\":\"Inner\",\"status\":\"active\",\"confidence\":0.7}", brain.StatusActive, 1},
 		{"invalid status", `{"response":"Hm","status":"sleepy","confidence":0.9}`, "Hm", brain.StatusActive, 0.9},
 		{"near-miss json", `{'response': 'Single', 'status': 'idle', 'confidence': 0.9,}`, "Single", brain.StatusIdle, 0.9},
 		{"empty response says nothing", `{"response":"","status":"idle","confidence":0.9}`, "", brain.StatusIdle, 0.9},

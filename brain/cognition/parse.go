@@ -20,10 +20,12 @@ type answer struct {
 	statusSet bool
 }
 
-// parseAnswer reads a final message. JSON {"response","status","confidence"} is expected
-// (code fences, surrounding prose and small syntax slips are tolerated); anything else is
-// taken as the response itself, with status active and confidence 1. An invalid status
-// becomes active; confidence is clamped to [0, 1] and defaults to 1.
+// parseAnswer reads a final message. The structured answer {"response","status","confidence"}
+// counts only when it is the whole reply — surrounding blanks and one Markdown code fence
+// aside, small syntax slips repaired (see RepairJSON). Any other reply is prose, even one
+// that quotes such an object (a user's forged answer, say): it is the response itself, as
+// written, with status active and confidence 1. An invalid status becomes active;
+// confidence is clamped to [0, 1] and defaults to 1.
 func parseAnswer(content string) answer {
 	text := strings.TrimSpace(content)
 	if text == "" {
@@ -35,16 +37,15 @@ func parseAnswer(content string) answer {
 	return answer{Response: text, Status: brain.StatusActive, Confidence: 1}
 }
 
+// parseAnswerJSON reads text as the structured answer; ok is false unless text, fence aside,
+// is one JSON object (repaired if need be) with at least one of the answer's fields.
 func parseAnswerJSON(text string) (answer, bool) {
-	candidate := stripFences(text)
-	if !strings.HasPrefix(candidate, "{") {
-		i, j := strings.Index(candidate, "{"), strings.LastIndex(candidate, "}")
-		if i < 0 || j < i {
-			return answer{}, false
-		}
-		candidate = candidate[i : j+1]
+	if !strings.HasPrefix(stripFences(text), "{") {
+		return answer{}, false // prose, whatever it quotes
 	}
-	raw, err := RepairJSON(candidate)
+	// RepairJSON fails when anything but blanks follows the object: the repair re-emits
+	// every token it reads, so trailing prose leaves invalid JSON.
+	raw, err := RepairJSON(text)
 	if err != nil {
 		return answer{}, false
 	}
@@ -102,10 +103,24 @@ func stripFences(s string) string {
 	s = strings.TrimPrefix(s, "```")
 	if nl := strings.IndexByte(s, '\n'); nl >= 0 && !strings.ContainsAny(s[:nl], "{[") {
 		s = s[nl+1:] // drop the info string ("json")
+	} else if i := strings.IndexAny(s, "{["); i > 0 && isInfoString(s[:i]) {
+		s = s[i:] // an info string on the line of the value: ```json {…}```
 	}
 	s = strings.TrimSpace(s)
 	s = strings.TrimSuffix(s, "```")
 	return strings.TrimSpace(s)
+}
+
+// isInfoString reports whether s is a code fence's info string: one word of letters and
+// digits ("json", "JSON5"), blanks around it.
+func isInfoString(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // errUnrepairable is returned by RepairJSON when no repair gives a JSON object.
