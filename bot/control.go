@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anima-bot/anima/internal/listener"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -22,12 +23,27 @@ import (
 // socket beside the store file, mode 0600, so only the owner can ask for a backup.
 func ControlSocket(storePath string) string { return storePath + ".sock" }
 
+// Limits of the control socket. A client must send its request line within
+// controlReadTimeout, and take each chunk of the answer within controlWriteTimeout: a
+// backup of any size streams as long as the client keeps reading, but one that stops
+// reading does not hold the store's read transaction (and a connection) for ever. Beyond
+// controlMaxConns connections, new ones wait to be accepted.
+const (
+	controlReadTimeout  = 5 * time.Second
+	controlWriteTimeout = 30 * time.Second
+	controlMaxConns     = 8
+)
+
 // controlServer answers requests from `anima backup` on the control socket.
 type controlServer struct {
 	ln    net.Listener
 	path  string
 	store *storage.Store
 	log   *slog.Logger
+
+	// Limits (the control* constants; tests shorten them).
+	readTimeout, writeTimeout time.Duration
+	maxConns                  int
 }
 
 func newControlServer(store *storage.Store, log *slog.Logger) (*controlServer, error) {
@@ -42,7 +58,10 @@ func newControlServer(store *storage.Store, log *slog.Logger) (*controlServer, e
 	if err != nil {
 		return nil, fmt.Errorf("control socket %s: %w", path, err)
 	}
-	return &controlServer{ln: ln, path: path, store: store, log: log.With("component", "control")}, nil
+	return &controlServer{
+		ln: ln, path: path, store: store, log: log.With("component", "control"),
+		readTimeout: controlReadTimeout, writeTimeout: controlWriteTimeout, maxConns: controlMaxConns,
+	}, nil
 }
 
 // listenPrivate listens on a unix socket at path that only the owner can use from the
@@ -74,6 +93,7 @@ func listenPrivate(path string) (net.Listener, error) {
 // Run answers requests until ctx ends; it then closes the connections still open (a
 // backup client that stopped reading must not hold the store open) and waits for them.
 func (c *controlServer) Run(ctx context.Context) error {
+	ln := listener.Limit(c.ln, c.maxConns)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -83,7 +103,7 @@ func (c *controlServer) Run(ctx context.Context) error {
 	go func() {
 		defer close(stopped)
 		<-ctx.Done()
-		_ = c.ln.Close()
+		_ = ln.Close()
 		mu.Lock()
 		for conn := range conns {
 			_ = conn.Close()
@@ -91,13 +111,13 @@ func (c *controlServer) Run(ctx context.Context) error {
 		mu.Unlock()
 	}()
 	defer func() {
-		_ = c.ln.Close()
+		_ = ln.Close()
 		<-stopped
 		wg.Wait()
 		_ = os.Remove(c.path)
 	}()
 	for {
-		conn, err := c.ln.Accept()
+		conn, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -125,23 +145,38 @@ func (c *controlServer) Run(ctx context.Context) error {
 
 func (c *controlServer) serve(conn net.Conn) {
 	defer conn.Close()
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(c.readTimeout))
 	line, err := bufio.NewReader(io.LimitReader(conn, 256)).ReadString('\n')
 	if err != nil {
 		return
 	}
 	_ = conn.SetReadDeadline(time.Time{})
+	w := &deadlineWriter{conn: conn, timeout: c.writeTimeout}
 	switch strings.TrimSpace(line) {
 	case "backup":
-		n, err := c.store.WriteSizedTo(conn)
+		n, err := c.store.WriteSizedTo(w)
 		if err != nil {
 			c.log.Error("backup over control socket", "err", err)
 			return
 		}
 		c.log.Info("backup streamed", "bytes", n)
 	default:
-		_, _ = fmt.Fprintf(conn, "unknown request\n")
+		_, _ = fmt.Fprintf(w, "unknown request\n")
 	}
+}
+
+// deadlineWriter gives each Write on conn its own deadline, so a long stream goes on as
+// long as the reader keeps up, and a reader that stops is cut off after timeout.
+type deadlineWriter struct {
+	conn    net.Conn
+	timeout time.Duration
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	if err := w.conn.SetWriteDeadline(time.Now().Add(w.timeout)); err != nil {
+		return 0, err
+	}
+	return w.conn.Write(p)
 }
 
 // Backup writes a consistent copy of the store at storePath to out. If the service is

@@ -7,15 +7,48 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/anima-bot/anima/internal/listener"
 )
 
 // ReadyFunc reports whether a dependency is ready; nil means ready.
 type ReadyFunc func(ctx context.Context) error
+
+// Limits of the metrics server (documented in docs/metrics.md). A client that holds a
+// connection open without finishing a request, or idles on a keep-alive, is cut off;
+// beyond metricsMaxConns connections, new ones wait to be accepted.
+const (
+	metricsReadHeaderTimeout = 5 * time.Second
+	metricsReadTimeout       = 10 * time.Second
+	metricsWriteTimeout      = 30 * time.Second // a scrape of /metrics, or /readyz's checks (5 s)
+	metricsIdleTimeout       = 60 * time.Second
+	metricsMaxHeaderBytes    = 16 << 10
+	metricsMaxConns          = 64
+)
+
+// readyEvery is how often /readyz asks the dependencies while they are ready; a failing
+// one is asked again on every probe.
+const readyEvery = 5 * time.Second
+
+// serverLimits are an HTTP server's timeouts and connection cap.
+type serverLimits struct {
+	readHeader, read, write, idle time.Duration
+	maxHeaderBytes, maxConns      int
+}
+
+func metricsLimits() serverLimits {
+	return serverLimits{
+		readHeader: metricsReadHeaderTimeout, read: metricsReadTimeout, write: metricsWriteTimeout,
+		idle: metricsIdleTimeout, maxHeaderBytes: metricsMaxHeaderBytes, maxConns: metricsMaxConns,
+	}
+}
 
 // metricsServer serves /metrics, /healthz and /readyz.
 type metricsServer struct {
@@ -23,52 +56,90 @@ type metricsServer struct {
 	ln    net.Listener
 	log   *slog.Logger
 	ready map[string]ReadyFunc
+	names []string // of ready, sorted
 
 	mu      sync.Mutex
 	checked time.Time
-	lastErr error
+	failed  map[string]bool // by check, as of checked
 }
 
 func newMetricsServer(listen string, reg *prometheus.Registry, ready map[string]ReadyFunc, log *slog.Logger) (*metricsServer, error) {
+	return newMetricsServerLimits(listen, reg, ready, log, metricsLimits())
+}
+
+func newMetricsServerLimits(listen string, reg *prometheus.Registry, ready map[string]ReadyFunc, log *slog.Logger, lim serverLimits) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, fmt.Errorf("metrics.listen %s: %w", listen, err)
 	}
-	s := &metricsServer{ln: ln, log: log.With("component", "metrics"), ready: ready}
+	s := &metricsServer{
+		ln:    listener.Limit(ln, lim.maxConns),
+		log:   log.With("component", "metrics"),
+		ready: ready,
+	}
+	for name := range ready {
+		s.names = append(s.names, name)
+	}
+	slices.Sort(s.names)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	s.srv = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: lim.readHeader,
+		ReadTimeout:       lim.read,
+		WriteTimeout:      lim.write,
+		IdleTimeout:       lim.idle,
+		MaxHeaderBytes:    lim.maxHeaderBytes,
+	}
 	return s, nil
 }
 
 // Addr is the address the server listens on.
 func (s *metricsServer) Addr() string { return s.ln.Addr().String() }
 
+// readyz answers 200 "ready" or 503 "not ready", then one line per check: "store: ok",
+// "telegram: unavailable". The body never carries an error's text (it is unauthenticated,
+// and errors may quote what they should not); why a check failed goes to the log.
 func (s *metricsServer) readyz(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Readiness probes come often; dependencies are asked at most every 5 seconds.
-	if time.Since(s.checked) > 5*time.Second || s.lastErr != nil {
-		s.lastErr = nil
+	// Readiness probes come often; dependencies are asked at most every readyEvery while
+	// they are ready.
+	if time.Since(s.checked) > readyEvery || len(s.failed) > 0 {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-		for name, f := range s.ready {
-			if err := f(ctx); err != nil {
-				s.lastErr = fmt.Errorf("%s: %w", name, err)
-				break
+		s.failed = map[string]bool{}
+		for _, name := range s.names {
+			if err := s.ready[name](ctx); err != nil {
+				s.failed[name] = true
+				s.log.Warn("readiness check failed", "check", name, "err", err)
 			}
 		}
 		cancel()
 		s.checked = time.Now()
 	}
-	if s.lastErr != nil {
-		http.Error(w, "not ready: "+s.lastErr.Error(), http.StatusServiceUnavailable)
-		return
+	var b strings.Builder
+	if len(s.failed) > 0 {
+		b.WriteString("not ready\n")
+	} else {
+		b.WriteString("ready\n")
 	}
-	_, _ = w.Write([]byte("ready\n"))
+	for _, name := range s.names {
+		if s.failed[name] {
+			b.WriteString(name + ": unavailable\n")
+		} else {
+			b.WriteString(name + ": ok\n")
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if len(s.failed) > 0 {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_, _ = w.Write([]byte(b.String()))
 }
 
 func (s *metricsServer) Run(ctx context.Context) error {

@@ -40,6 +40,7 @@ func (e *apiError) Error() string {
 func (c *Channel) runPolling(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		_, err := c.bot.DeleteWebhook(ctx, nil)
+		err = c.redact(err)
 		if err == nil {
 			break
 		}
@@ -137,8 +138,15 @@ func (c *Channel) pollBackoff(failures int, err error) time.Duration {
 	return d
 }
 
-// getUpdates makes one long-poll request and returns the raw updates.
+// getUpdates makes one long-poll request and returns the raw updates. Its errors never
+// show the token.
 func (c *Channel) getUpdates(ctx context.Context, offset int64) ([]json.RawMessage, error) {
+	raws, err := c.requestUpdates(ctx, offset)
+	return raws, c.redact(err)
+}
+
+// requestUpdates is getUpdates before redaction.
+func (c *Channel) requestUpdates(ctx context.Context, offset int64) ([]json.RawMessage, error) {
 	timeout := max(int((c.cfg.PollTimeout+time.Second/2)/time.Second), 1)
 	body, err := json.Marshal(struct {
 		Offset         int64    `json:"offset,omitempty"`
@@ -159,7 +167,7 @@ func (c *Channel) getUpdates(ctx context.Context, offset int64) ([]json.RawMessa
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("getUpdates: %w", redact(err, c.cfg.Token))
+		return nil, fmt.Errorf("getUpdates: %w", err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
@@ -187,22 +195,6 @@ func (c *Channel) getUpdates(ctx context.Context, offset int64) ([]json.RawMessa
 	}
 	return env.Result, nil
 }
-
-// redact removes the token from a transport error (its URL contains it).
-func redact(err error, token string) error {
-	return &redactedError{err: err, token: token}
-}
-
-type redactedError struct {
-	err   error
-	token string
-}
-
-func (e *redactedError) Error() string {
-	return string(bytes.ReplaceAll([]byte(e.err.Error()), []byte(e.token), []byte("***")))
-}
-
-func (e *redactedError) Unwrap() error { return e.err }
 
 // decodeBatch classifies a batch. Updates just below offset are skipped (already
 // recorded); updates far below it mean Telegram re-based its ids after a quiet week, and
@@ -278,7 +270,8 @@ func (c *Channel) account(updateID int64, v verdict) {
 func (c *Channel) answerCallbacks(ctx context.Context, ids []string) {
 	for _, id := range ids {
 		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if _, err := c.bot.AnswerCallbackQuery(actx, &bot.AnswerCallbackQueryParams{CallbackQueryID: id}); err != nil {
+		_, err := c.bot.AnswerCallbackQuery(actx, &bot.AnswerCallbackQueryParams{CallbackQueryID: id})
+		if err = c.redact(err); err != nil {
 			c.log.Debug("telegram answerCallbackQuery failed", "err", err)
 		}
 		cancel()

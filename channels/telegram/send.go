@@ -109,6 +109,7 @@ func (c *Channel) sendPart(ctx context.Context, m brain.SendMessage, text string
 		var st atomic.Int32
 		rctx, cancel := context.WithTimeout(withStatus(ctx, &st), sendTimeout)
 		_, err := c.bot.SendMessage(rctx, params)
+		err = c.redact(err)
 		cancel()
 		c.pace.done(m.Chat, time.Now())
 		if err == nil {
@@ -199,6 +200,7 @@ func stripTags(s string) string {
 // brain.ErrBlocked on 403, or the Bot API error.
 func (c *Channel) Typing(ctx context.Context, chat int64) error {
 	_, err := c.bot.SendChatAction(ctx, &bot.SendChatActionParams{ChatID: chat, Action: models.ChatActionTyping})
+	err = c.redact(err)
 	switch {
 	case err == nil:
 		return nil

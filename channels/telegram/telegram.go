@@ -111,6 +111,7 @@ type Channel struct {
 	sink     channels.Sink
 	log      *slog.Logger
 	met      *metrics
+	red      *redactor
 	client   *http.Client
 	bot      *bot.Bot
 	pace     *pacer
@@ -126,6 +127,8 @@ type Channel struct {
 	running atomic.Bool
 	ready   chan struct{}
 	addr    atomic.Pointer[net.Addr]
+	// webhookLimits bound the webhook server (webhookLimits(); tests shorten them).
+	webhookLimits httpLimits
 
 	recMu sync.Mutex // serialises record-and-advance in webhook mode
 }
@@ -144,6 +147,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 		sink:     sink,
 		log:      opts.Logger,
 		met:      newMetrics(opts.Registerer),
+		red:      newRedactor(cfg.Token),
 		sleep:    opts.Sleep,
 		now:      opts.Now,
 		base:     opts.RetryBase,
@@ -152,6 +156,8 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 		allowed:  make(map[int64]bool, len(cfg.AllowedUsers)),
 		ready:    make(chan struct{}),
 		locks:    newChatLocks(),
+
+		webhookLimits: webhookLimits(),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -200,7 +206,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 		bot.WithServerURL(cfg.APIURL),
 		bot.WithHTTPClient(cfg.PollTimeout, c.client),
 		bot.WithSkipGetMe(),
-		bot.WithErrorsHandler(func(err error) { c.log.Debug("telegram client error", "err", err) }),
+		bot.WithErrorsHandler(func(err error) { c.log.Debug("telegram client error", "err", c.redact(err)) }),
 		bot.WithDebugHandler(func(string, ...any) {}),
 	)
 	if err != nil {
@@ -305,7 +311,8 @@ func (c *Channel) setCommands(ctx context.Context) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if _, err := c.bot.SetMyCommands(rctx, &bot.SetMyCommandsParams{Commands: cmds}); err != nil && ctx.Err() == nil {
+	_, err := c.bot.SetMyCommands(rctx, &bot.SetMyCommandsParams{Commands: cmds})
+	if err = c.redact(err); err != nil && ctx.Err() == nil {
 		c.log.Warn("telegram setMyCommands failed; the command menu stays as it was", "err", err)
 	}
 }
@@ -323,10 +330,10 @@ func (c *Channel) Addr() net.Addr {
 }
 
 // ReadyCheck calls getMe, for /readyz: it fails when Telegram is unreachable or the token
-// is wrong.
+// is wrong. The error's text never shows the token.
 func (c *Channel) ReadyCheck(ctx context.Context) error {
 	if _, err := c.bot.GetMe(ctx); err != nil {
-		return fmt.Errorf("telegram getMe: %w", err)
+		return fmt.Errorf("telegram getMe: %w", c.redact(err))
 	}
 	return nil
 }
@@ -335,6 +342,7 @@ func (c *Channel) ReadyCheck(ctx context.Context) error {
 func (c *Channel) learnIdentity(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		me, err := c.bot.GetMe(ctx)
+		err = c.redact(err)
 		if err == nil {
 			c.me.Store(&identity{id: me.ID, username: me.Username})
 			c.log.Info("telegram bot identity", "bot_id", me.ID, "bot_username", me.Username)

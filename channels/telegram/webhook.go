@@ -15,6 +15,7 @@ import (
 	"github.com/go-telegram/bot"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/internal/listener"
 )
 
 // secretHeader carries the webhook secret token.
@@ -22,6 +23,32 @@ const secretHeader = "X-Telegram-Bot-Api-Secret-Token"
 
 // maxWebhookBody bounds an update's size; Telegram's are far smaller.
 const maxWebhookBody = 1 << 20
+
+// Limits of the webhook server (documented in docs/webhook.md). Telegram delivers one
+// small update per request over at most a few connections; anything that holds a
+// connection without finishing a request, or idles on a keep-alive, is cut off, and
+// beyond webhookMaxConns connections new ones wait to be accepted.
+const (
+	webhookReadHeaderTimeout = 5 * time.Second
+	webhookReadTimeout       = 10 * time.Second // headers and a body of up to maxWebhookBody
+	webhookWriteTimeout      = 30 * time.Second // recording the update comes before the answer
+	webhookIdleTimeout       = 60 * time.Second
+	webhookMaxHeaderBytes    = 16 << 10
+	webhookMaxConns          = 100
+)
+
+// httpLimits are an HTTP server's timeouts and connection cap.
+type httpLimits struct {
+	readHeader, read, write, idle time.Duration
+	maxHeaderBytes, maxConns      int
+}
+
+func webhookLimits() httpLimits {
+	return httpLimits{
+		readHeader: webhookReadHeaderTimeout, read: webhookReadTimeout, write: webhookWriteTimeout,
+		idle: webhookIdleTimeout, maxHeaderBytes: webhookMaxHeaderBytes, maxConns: webhookMaxConns,
+	}
+}
 
 // runWebhook serves the webhook until ctx ends, registering it with setWebhook first
 // when PublicURL is set (at PublicURL + Path, with the secret token and max_connections
@@ -38,16 +65,19 @@ func (c *Channel) runWebhook(ctx context.Context) error {
 	}
 	addr := ln.Addr()
 	c.addr.Store(&addr)
+	lim := c.webhookLimits
+	ln = listener.Limit(ln, lim.maxConns)
 
 	wh := &webhook{c: c, offset: offset}
 	mux := http.NewServeMux()
 	mux.HandleFunc(c.cfg.Webhook.Path, func(w http.ResponseWriter, r *http.Request) { wh.serve(ctx, w, r) })
 	srv := &http.Server{
 		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: lim.readHeader,
+		ReadTimeout:       lim.read,
+		WriteTimeout:      lim.write,
+		IdleTimeout:       lim.idle,
+		MaxHeaderBytes:    lim.maxHeaderBytes,
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -94,6 +124,7 @@ func (c *Channel) registerWebhook(ctx context.Context) {
 			AllowedUpdates: allowedUpdates,
 			MaxConnections: 1,
 		})
+		err = c.redact(err)
 		if err == nil {
 			c.log.Info("telegram webhook registered", "url", c.webhookURL())
 			return

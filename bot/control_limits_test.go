@@ -1,0 +1,140 @@
+package bot
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/storage"
+)
+
+func openStore(t *testing.T) *storage.Store {
+	t.Helper()
+	st, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+// serveDone runs c.serve on conn and returns a channel closed when it returns.
+func serveDone(c *controlServer, conn net.Conn) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.serve(conn)
+	}()
+	return done
+}
+
+func waitDone(t *testing.T, done <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: the connection was still served 5 s later", what)
+	}
+}
+
+// TestControlDeadlines: a client that never sends its request, or stops reading a backup,
+// is cut off (net.Pipe has no buffer: every write waits for the reader).
+func TestControlDeadlines(t *testing.T) {
+	var logs lockedBuffer
+	c := &controlServer{
+		store: openStore(t), log: slog.New(slog.NewTextHandler(&logs, nil)),
+		readTimeout: 100 * time.Millisecond, writeTimeout: 100 * time.Millisecond,
+	}
+
+	client, server := net.Pipe()
+	defer client.Close()
+	waitDone(t, serveDone(c, server), "a client that never sends its request")
+
+	client, server = net.Pipe()
+	defer client.Close()
+	done := serveDone(c, server)
+	if _, err := io.WriteString(client, "backup\n"); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, done, "a backup client that stops reading")
+	if !strings.Contains(logs.String(), "backup over control socket") {
+		t.Errorf("the cut-off backup is not logged:\n%s", logs.String())
+	}
+
+	// A client that keeps reading gets the whole copy, however long it takes in all.
+	client, server = net.Pipe()
+	defer client.Close()
+	done = serveDone(c, server)
+	if _, err := io.WriteString(client, "backup\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(client)
+	header, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, r)
+	if err != nil || header == "" || n == 0 {
+		t.Fatalf("backup: header %q, %d bytes, %v", header, n, err)
+	}
+	waitDone(t, done, "a finished backup")
+}
+
+func TestControlCapsConnections(t *testing.T) {
+	c, err := newControlServer(openStore(t), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.maxConns = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+
+	dial := func() net.Conn {
+		conn, err := net.Dial("unix", c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		return conn
+	}
+	first := dial() // sends nothing: holds the only slot until it leaves or times out (5 s)
+	second := dial()
+	if _, err := io.WriteString(second, "status\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(second)
+	_ = second.SetReadDeadline(time.Now().Add(200 * time.Millisecond)) // a bounded check that nothing comes
+	if _, err := r.Peek(1); err == nil {
+		t.Fatal("a second connection was answered with a cap of 1")
+	}
+	_ = first.Close()
+	_ = second.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := r.ReadString('\n')
+	if err != nil || line != "unknown request\n" {
+		t.Fatalf("after the first left: %q, %v", line, err)
+	}
+}
+
+func TestControlDefaultLimits(t *testing.T) {
+	c, err := newControlServer(openStore(t), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.ln.Close()
+	if c.readTimeout != controlReadTimeout || c.writeTimeout != controlWriteTimeout || c.maxConns != controlMaxConns {
+		t.Errorf("control limits: read %v write %v conns %d", c.readTimeout, c.writeTimeout, c.maxConns)
+	}
+}
