@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/anima-bot/anima/internal/listener"
+	"github.com/anima-bot/anima/channels/listener"
 	"github.com/anima-bot/anima/storage"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/anima-bot/anima/internal/listener"
+	"github.com/anima-bot/anima/channels/listener"
 )
 
 // ReadyFunc reports whether a dependency is ready; nil means ready.

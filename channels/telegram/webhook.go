@@ -15,7 +15,7 @@ import (
 	"github.com/go-telegram/bot"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/internal/listener"
+	"github.com/anima-bot/anima/channels/listener"
 )
 
 // secretHeader carries the webhook secret token.
