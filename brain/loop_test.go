@@ -15,6 +15,7 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 // guard bounds every wait of these tests; nothing here waits on real time otherwise.
@@ -30,24 +31,6 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 		t.Fatalf("timed out waiting for %s", what)
 		panic("unreachable")
 	}
-}
-
-// manualClock is a brain.Clock the test moves by hand.
-type manualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 // fakeThinker records wakes and answers each user message with "re: <texts>". It can hold
@@ -334,7 +317,7 @@ func proactiveAnyTime() aggregation.Config {
 type harness struct {
 	t       *testing.T
 	cfg     brain.LoopConfig
-	clock   *manualClock
+	clock   *braintest.Clock
 	st      *brain.State
 	agg     *recAgg
 	think   *fakeThinker
@@ -353,7 +336,7 @@ func newHarness(t *testing.T, agg aggregation.Config) *harness {
 	return &harness{
 		t:       t,
 		cfg:     brain.LoopConfig{Tick: time.Hour, Apology: "sorry, try again"}, // ticks stay out of the way
-		clock:   &manualClock{now: t0},
+		clock:   braintest.NewClock(t0),
 		st:      brain.NewState(time.UTC),
 		agg:     &recAgg{Aggregator: aggregation.New(agg, aggregation.Options{}), acked: make(chan brain.Ack, 64)},
 		think:   newFakeThinker(),
