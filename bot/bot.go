@@ -170,11 +170,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	outs := make([]brain.Outgoing, len(pendingOut))
-	for i, e := range pendingOut {
-		outs[i] = brain.Outgoing{ID: e.ID, Msg: e.Msg}
-	}
-	loop.Deliver(outs)
+	loop.Deliver(pendingOut)
 	pendingIn, err := store.Pending()
 	if err != nil {
 		return err

@@ -80,15 +80,7 @@ func (j *journal) Commit(_ context.Context, rec brain.TurnRecord) ([]brain.Outgo
 		}
 		return nil
 	}
-	entries, err := j.store.CommitTurn(c, rec.At)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]brain.Outgoing, len(entries))
-	for i, e := range entries {
-		out[i] = brain.Outgoing{ID: e.ID, Msg: e.Msg}
-	}
-	return out, nil
+	return j.store.CommitTurn(c, rec.At)
 }
 
 func (j *journal) apply(rec brain.TurnRecord, in brain.Intent) error {

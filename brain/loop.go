@@ -28,10 +28,12 @@ type TurnRecord struct {
 	At  time.Time
 }
 
-// Outgoing is an outbox entry: a message durably queued for sending.
+// Outgoing is an outbox entry: a message durably queued for sending, written by the turn
+// that produced it and removed once delivered. The store keeps it in this form.
 type Outgoing struct {
-	ID  uint64
-	Msg SendMessage
+	ID      uint64      `json:"id"`
+	Msg     SendMessage `json:"msg"`
+	Created time.Time   `json:"created"`
 }
 
 // Journal is the durable side of the loop (implemented over storage by package bot).
