@@ -136,18 +136,15 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 		return err
 	}
 
-	loop := brain.NewCoreLoop(brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
-		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: think,
-		Journal:    &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatList, policy: pol},
-		StateStore: store, Logger: log, Registerer: reg,
-	})
+	// The channel submits what it records to the inbox; the loop reads the inbox and sends
+	// through the channel.
+	inbox := brain.NewInbox()
 
 	// The channel.
 	var ch channels.Channel
 	var tg *telegram.Channel
 	if opts.Console {
-		ch = console.New(opts.In, opts.Out, store, loop, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
+		ch = console.New(opts.In, opts.Out, store, inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
 	} else {
 		tg, err = telegram.New(telegram.Config{
 			Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
@@ -157,24 +154,25 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 			},
 			AllowedUsers: cfg.Telegram.AllowedUsers, Public: cfg.Telegram.Public,
 			Commands: menuCommands(),
-		}, store, loop, telegram.Options{Logger: log, Registerer: reg})
+		}, store, inbox, telegram.Options{Logger: log, Registerer: reg})
 		if err != nil {
 			return fmt.Errorf("telegram: %w", err)
 		}
 		ch = tg
 	}
-	loop.SetSender(ch)
+	loop := brain.NewCoreLoop(inbox, ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
+		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: think,
+		Journal:    &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log.With("component", "journal")},
+		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatList, policy: pol},
+		StateStore: store, Logger: log, Registerer: reg,
+	})
 
 	// Work left from the last run: undelivered messages first, then unprocessed signals.
 	pendingOut, err := store.PendingOutbox()
 	if err != nil {
 		return err
 	}
-	outs := make([]brain.Outgoing, len(pendingOut))
-	for i, e := range pendingOut {
-		outs[i] = brain.Outgoing{ID: e.ID, Msg: e.Msg}
-	}
-	loop.Deliver(outs)
+	loop.Deliver(pendingOut)
 	pendingIn, err := store.Pending()
 	if err != nil {
 		return err
@@ -213,7 +211,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 		return err
 	})
 	g.Go(func() error {
-		return sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return loop.Submit(ctx, sigs...) })
+		return sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return inbox.Submit(ctx, sigs...) })
 	})
 	g.Go(func() error { return ctl.Run(gctx) })
 	g.Go(func() error { return keepUsage(gctx, store, think) })
@@ -222,7 +220,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	}
 	if len(pendingIn) > 0 {
 		g.Go(func() error {
-			if err := loop.Submit(gctx, pendingIn...); err != nil && gctx.Err() == nil {
+			if err := inbox.Submit(gctx, pendingIn...); err != nil && gctx.Err() == nil {
 				return err
 			}
 			return nil

@@ -2,11 +2,13 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -17,13 +19,13 @@ type indexer interface {
 
 // factBook stores facts about users.
 type factBook interface {
-	Remember(user int64, attribute, value string, at time.Time) error
+	RememberTx(tx *storage.Tx, user int64, attribute, value string, at time.Time) error
 }
 
 // scheduleBook stores follow-ups and reminders.
 type scheduleBook interface {
 	AddTx(tx *storage.Tx, item brain.ScheduleItem) error
-	Cancel(chat int64, id string) (bool, error)
+	CancelTx(tx *storage.Tx, chat int64, id string) (bool, error)
 }
 
 // upkeeper folds a chat's old turns into its summary.
@@ -32,7 +34,7 @@ type upkeeper interface {
 }
 
 // journal is the core loop's durable side over the store: a turn's consumed inbox
-// entries, history, search index and outbox land in one transaction.
+// entries, history, search index, outbox and InTurn intents land in one transaction.
 type journal struct {
 	store  *storage.Store
 	index  indexer      // may be nil
@@ -48,22 +50,10 @@ var (
 	_ brain.OutboxUpdater = (*journal)(nil)
 )
 
-// Commit writes the turn: consumed inbox entries, history, search index, new schedules
-// and outbox in one transaction. Facts and cancellations are applied just before it: if
-// the process dies between the two, the turn runs again (its inbox entries are still
-// there) rather than losing what the user was told.
+// Commit writes the turn in one transaction: consumed inbox entries, history, search
+// index, outbox and the intents whose home is InTurn (brain.HomeOf). If any of it fails,
+// none of it is written and the turn runs again (its inbox entries are still there).
 func (j *journal) Commit(_ context.Context, rec brain.TurnRecord) ([]brain.Outgoing, error) {
-	var schedules []brain.ScheduleItem
-	for _, in := range rec.Intents {
-		if s, ok := in.(brain.Schedule); ok {
-			schedules = append(schedules, s.Item)
-			continue
-		}
-		if err := j.apply(rec, in); err != nil {
-			// The model was told it worked; keep the turn and say so in the log.
-			j.log.Error("apply intent", "intent", in.IntentName(), "err", err)
-		}
-	}
 	c := storage.Commit{Done: rec.Done, Chat: rec.Chat, Turns: rec.Turns, Outbox: rec.Outbox, Rel: rec.Rel}
 	c.Also = func(tx *storage.Tx) error {
 		if j.index != nil && len(rec.Turns) > 0 {
@@ -71,28 +61,33 @@ func (j *journal) Commit(_ context.Context, rec brain.TurnRecord) ([]brain.Outgo
 				return err
 			}
 		}
-		if j.sched != nil {
-			for _, item := range schedules {
-				if err := j.sched.AddTx(tx, item); err != nil {
-					return err
-				}
+		for _, in := range rec.Intents {
+			if brain.HomeOf(in)&brain.InTurn == 0 {
+				continue
+			}
+			if err := j.applyTx(tx, rec, in); err != nil {
+				return fmt.Errorf("apply %s: %w", in.IntentName(), err)
 			}
 		}
 		return nil
 	}
-	entries, err := j.store.CommitTurn(c, rec.At)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]brain.Outgoing, len(entries))
-	for i, e := range entries {
-		out[i] = brain.Outgoing{ID: e.ID, Msg: e.Msg}
-	}
-	return out, nil
+	return j.store.CommitTurn(c, rec.At)
 }
 
-func (j *journal) apply(rec brain.TurnRecord, in brain.Intent) error {
+// applyTx applies an InTurn intent inside the turn's transaction.
+func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent) error {
 	switch v := in.(type) {
+	case brain.Schedule:
+		if j.sched == nil {
+			return nil
+		}
+		return j.sched.AddTx(tx, v.Item)
+	case brain.CancelSchedule:
+		if j.sched == nil {
+			return nil
+		}
+		_, err := j.sched.CancelTx(tx, v.Chat, v.ID)
+		return err
 	case brain.Remember:
 		if j.facts == nil {
 			return nil
@@ -101,15 +96,18 @@ func (j *journal) apply(rec brain.TurnRecord, in brain.Intent) error {
 		if user == 0 {
 			user = rec.User
 		}
-		return j.facts.Remember(user, v.Attribute, v.Value, rec.At)
-	case brain.CancelSchedule:
-		if j.sched == nil {
+		err := j.facts.RememberTx(tx, user, v.Attribute, v.Value, rec.At)
+		if errors.Is(err, memory.ErrEmptyFact) || errors.Is(err, memory.ErrTooManyFacts) {
+			// Refused before anything was written. The model was told it worked; keep
+			// the turn and say so in the log.
+			j.log.Error("fact not remembered", "err", err)
 			return nil
 		}
-		if _, err := j.sched.Cancel(v.Chat, v.ID); err != nil {
-			return fmt.Errorf("cancel %s: %w", v.ID, err)
-		}
+		return err
 	}
+	// brain.HomeOf says InTurn, but nothing here applies it (SendMessage never gets here:
+	// the loop moves messages to rec.Outbox).
+	j.log.Error("intent of a kind the journal does not apply; dropped", "intent", in.IntentName())
 	return nil
 }
 

@@ -38,16 +38,21 @@ func Simulate(cfg Config, days int) (SimResult, error) {
 	autoCfg := autonomic.Default()
 	autoCfg.MinSilence = cfg.Proactive.MinSilence.Std()
 	st := brain.NewState(zone)
-	loop := brain.NewCoreLoop(brain.LoopConfig{}, brain.LoopDeps{State: st, Autonomic: autonomic.New(autoCfg), Aggregator: agg})
+	// The simulation runs only the brain's per-tick part, a Stepper: the autonomic and
+	// aggregation layers over the state, and the wake bookkeeping. It leaves out the rest
+	// of the CoreLoop: no inbox or channel (signals are passed in), no cognition (a wake
+	// is counted and answered below as if a message went out), no commands, no delivery or
+	// retries, no persistence (nothing is stored), no clock (each step is given its time).
+	stepper := brain.NewStepper(brain.StepperDeps{State: st, Autonomic: autonomic.New(autoCfg), Aggregator: agg})
 
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, zone) // a Monday
 	const chat = 1
-	loop.Step(start, []brain.Signal{{Type: brain.SignalUserMessage, Source: "sim", Chat: chat, User: chat, Text: "hi", At: start}})
+	stepper.Step(start, []brain.Signal{{Type: brain.SignalUserMessage, Source: "sim", Chat: chat, User: chat, Text: "hi", At: start}})
 	st.Rel(chat).MarkSent(start.Add(time.Second), brain.KindReply)
 	res := SimResult{PerDay: make([]int, days)}
 	end := start.AddDate(0, 0, days)
 	for now := start.Add(time.Minute); now.Before(end); now = now.Add(time.Minute) {
-		for _, w := range loop.Step(now, nil) {
+		for _, w := range stepper.Step(now, nil) {
 			day := int(now.Sub(time.Date(2026, 3, 2, 0, 0, 0, 0, zone)).Hours() / 24)
 			if day < days {
 				res.PerDay[day]++

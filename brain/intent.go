@@ -2,10 +2,53 @@ package brain
 
 import "time"
 
-// Intent is something a layer or a tool wants done. Only the core loop applies intents.
+// Intent is something a layer or a tool wants done. Only the core loop applies intents,
+// each where HomeOf says.
 type Intent interface {
 	// IntentName is a short name for logs and metrics.
 	IntentName() string
+}
+
+// Home says where an intent is applied once its turn is done.
+type Home uint8
+
+const (
+	// InLoop intents are applied by the core loop to its in-memory state (acks, thoughts,
+	// relationships, energy) after the turn's commit; the loop's periodic flush persists
+	// them.
+	InLoop Home = 1 << iota
+	// InTurn intents are applied by the Journal inside the turn's transaction, with its
+	// history and outbox: all of the turn is written, or none of it.
+	InTurn
+)
+
+// HomeOf is the one table of where every intent kind is applied (InLoop, InTurn or
+// both). A kind missing here is unhandled: the loop logs it, counts it in
+// anima_intents_unhandled_total and drops it, and the rest of the turn goes on. A new
+// kind gets a row here and a case where it is applied (CoreLoop.applyInLoop for InLoop,
+// the Journal's Commit for InTurn).
+func HomeOf(in Intent) Home {
+	switch in.(type) {
+	case SendMessage: // written as the turn's outbox entry, delivered after the commit
+		return InTurn
+	case Schedule: // stored in the schedule book
+		return InTurn
+	case CancelSchedule: // removed from the schedule book
+		return InTurn
+	case Remember: // stored in the user's facts
+		return InTurn
+	case Defer: // a firm deferral of proactive contact in the aggregator's acks
+		return InLoop
+	case Ack: // the aggregator's acks
+		return InLoop
+	case EmitThought: // a pending thought of the chat
+		return InLoop
+	case SetTimezone: // the chat's relationship
+		return InLoop
+	case UpdateState: // agent-wide energy and alertness
+		return InLoop
+	}
+	return 0
 }
 
 // SendMessage posts a message to a chat through the persistent outbox.

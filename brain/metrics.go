@@ -5,17 +5,52 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
+// stepMetrics are the Stepper's: what it sees and what it wakes.
+type stepMetrics struct {
+	signals *prometheus.CounterVec
+	wakes   *prometheus.CounterVec
+	known   map[SignalType]prometheus.Counter
+}
+
+func newStepMetrics(reg prometheus.Registerer) *stepMetrics {
+	f := promauto.With(reg)
+	m := &stepMetrics{
+		signals: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_signals_total",
+			Help: "Signals seen by the core loop, by type."}, []string{"type"}),
+		wakes: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_cognition_wakes_total",
+			Help: "Cognition wakes, by reason."}, []string{"reason"}),
+		known: map[SignalType]prometheus.Counter{},
+	}
+	// Known label values start at 0, so rates and dashboards see them before the first event.
+	for _, r := range []string{ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonThought, ReasonProactive, ReasonFollowup} {
+		m.wakes.WithLabelValues(r)
+	}
+	for _, t := range []SignalType{SignalUserMessage, SignalCommand, SignalReaction, SignalScheduleDue, SignalThought,
+		SignalTimeOfDay, SignalAlertness, SignalEnergy, SignalSocialPressure, SignalThoughtPressure} {
+		m.known[t] = m.signals.WithLabelValues(string(t))
+	}
+	return m
+}
+
+// signal counts a signal without allocating for the known types.
+func (m *stepMetrics) signal(t SignalType) {
+	if c, ok := m.known[t]; ok {
+		c.Inc()
+		return
+	}
+	m.signals.WithLabelValues(string(t)).Inc()
+}
+
+// loopMetrics are the CoreLoop's: ticks, runs, deliveries and intents.
 type loopMetrics struct {
-	ticks         prometheus.Counter
-	signals       *prometheus.CounterVec
-	wakes         *prometheus.CounterVec
-	sent          *prometheus.CounterVec
-	proactive     *prometheus.CounterVec
-	outboxPending prometheus.Gauge
-	folded        prometheus.Counter
-	panics        prometheus.Counter
-	sendFailures  prometheus.Counter
-	known         map[SignalType]prometheus.Counter
+	ticks            prometheus.Counter
+	sent             *prometheus.CounterVec
+	proactive        *prometheus.CounterVec
+	outboxPending    prometheus.Gauge
+	folded           prometheus.Counter
+	panics           prometheus.Counter
+	sendFailures     prometheus.Counter
+	intentsUnhandled *prometheus.CounterVec
 }
 
 func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
@@ -23,10 +58,6 @@ func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
 	m := &loopMetrics{
 		ticks: f.NewCounter(prometheus.CounterOpts{Name: "anima_ticks_total",
 			Help: "Core loop ticks."}),
-		signals: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_signals_total",
-			Help: "Signals seen by the core loop, by type."}, []string{"type"}),
-		wakes: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_cognition_wakes_total",
-			Help: "Cognition wakes, by reason."}, []string{"reason"}),
 		sent: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_messages_sent_total",
 			Help: "Messages delivered, by kind."}, []string{"kind"}),
 		proactive: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_proactive_total",
@@ -39,7 +70,8 @@ func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
 			Help: "Chat jobs that panicked (recovered)."}),
 		sendFailures: f.NewCounter(prometheus.CounterOpts{Name: "anima_send_failures_total",
 			Help: "Deliveries that failed and stayed in the outbox."}),
-		known: map[SignalType]prometheus.Counter{},
+		intentsUnhandled: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_intents_unhandled_total",
+			Help: "Intents of a kind nobody applies (dropped), by intent name."}, []string{"intent"}),
 	}
 	// Known label values start at 0, so rates and dashboards see them before the first event.
 	for _, k := range []MessageKind{KindReply, KindProactive, KindFollowup, KindReminder, KindSystem} {
@@ -48,21 +80,5 @@ func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
 	for _, o := range []string{"sent", "silent", "duplicate"} {
 		m.proactive.WithLabelValues(o)
 	}
-	for _, r := range []string{ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonThought, ReasonProactive, ReasonFollowup} {
-		m.wakes.WithLabelValues(r)
-	}
-	for _, t := range []SignalType{SignalUserMessage, SignalCommand, SignalReaction, SignalScheduleDue, SignalThought,
-		SignalTimeOfDay, SignalAlertness, SignalEnergy, SignalSocialPressure, SignalThoughtPressure} {
-		m.known[t] = m.signals.WithLabelValues(string(t))
-	}
 	return m
-}
-
-// signal counts a signal without allocating for the known types.
-func (m *loopMetrics) signal(t SignalType) {
-	if c, ok := m.known[t]; ok {
-		c.Inc()
-		return
-	}
-	m.signals.WithLabelValues(string(t)).Inc()
 }

@@ -11,12 +11,13 @@ import (
 	"github.com/anima-bot/anima/brain/autonomic"
 )
 
-// sim drives a CoreLoop through Step (no Run, no cognition) over the real autonomic and
-// aggregation layers under a simulated clock. What a cognition run would have done after a
-// wake — the send bookkeeping of CoreLoop.finish — the simulation does itself.
+// sim drives a Stepper (the CoreLoop's per-tick part: no cognition, delivery or
+// persistence) over the real autonomic and aggregation layers under a simulated clock.
+// What a cognition run would have done after a wake — the send bookkeeping of the loop's
+// finish — the simulation does itself.
 type sim struct {
 	t    testing.TB
-	loop *brain.CoreLoop
+	step *brain.Stepper
 	st   *brain.State
 	now  time.Time
 }
@@ -32,16 +33,16 @@ func newSim(t testing.TB, agg aggregation.Config, loc *time.Location, start time
 		t.Fatal(err)
 	}
 	st := brain.NewState(loc)
-	loop := brain.NewCoreLoop(brain.LoopConfig{}, brain.LoopDeps{
+	step := brain.NewStepper(brain.StepperDeps{
 		State: st, Autonomic: autonomic.New(acfg), Aggregator: aggregation.New(agg, aggregation.Options{}),
 	})
-	return &sim{t: t, loop: loop, st: st, now: start}
+	return &sim{t: t, step: step, st: st, now: start}
 }
 
 // exchange: the user writes in chat, cognition is woken once and replies with status.
 func (s *sim) exchange(chat int64, status brain.ConversationStatus) {
 	s.t.Helper()
-	ws := s.loop.Step(s.now, []brain.Signal{{ID: 1, Type: brain.SignalUserMessage, Source: "sim", Chat: chat,
+	ws := s.step.Step(s.now, []brain.Signal{{ID: 1, Type: brain.SignalUserMessage, Source: "sim", Chat: chat,
 		User: chat, Text: "hello", At: s.now}})
 	if len(ws) != 1 || ws[0].Reason.Code != brain.ReasonUserMessage {
 		s.t.Fatalf("user message woke %+v, want one user_message wake", ws)
@@ -73,7 +74,7 @@ func TestSimProactiveDisabledNeverWakes(t *testing.T) {
 	wakes, steps := 0, 0
 	for s.now.Before(end) {
 		s.now = s.now.Add(time.Second)
-		wakes += len(s.loop.Step(s.now, nil))
+		wakes += len(s.step.Step(s.now, nil))
 		steps++
 	}
 	t.Logf("%d steps (one per simulated second), %d wakes", steps, wakes)
@@ -117,7 +118,7 @@ func TestSimSilentWeek(t *testing.T) {
 			perDay := make([]int, 7)
 			end := time.Date(2026, 3, 30, 0, 0, 0, 0, loc) // seven local days: Mon 23 – Sun 29
 			for s.now = s.now.Add(time.Minute); s.now.Before(end); s.now = s.now.Add(time.Minute) {
-				for _, w := range s.loop.Step(s.now, nil) {
+				for _, w := range s.step.Step(s.now, nil) {
 					local := s.now.In(loc)
 					switch w.Reason.Code {
 					case brain.ReasonProactive, brain.ReasonFollowup:
@@ -232,7 +233,7 @@ func idleSim(tb testing.TB, n int) *sim {
 	// Warm up: the first steps size the neurons' per-chat state and take first readings.
 	for range 3 {
 		s.now = s.now.Add(time.Second)
-		if ws := s.loop.Step(s.now, nil); len(ws) != 0 {
+		if ws := s.step.Step(s.now, nil); len(ws) != 0 {
 			tb.Fatalf("idle relationships woke: %+v", ws[0])
 		}
 	}
@@ -244,7 +245,7 @@ func TestStepIdleAllocatesNothing(t *testing.T) {
 	wakes := 0
 	allocs := testing.AllocsPerRun(200, func() {
 		s.now = s.now.Add(100 * time.Millisecond)
-		wakes += len(s.loop.Step(s.now, nil))
+		wakes += len(s.step.Step(s.now, nil))
 	})
 	if wakes != 0 {
 		t.Fatalf("%d wakes on idle steps", wakes)
@@ -262,7 +263,7 @@ func BenchmarkStepIdle(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.now = s.now.Add(100 * time.Millisecond)
-		wakes += len(s.loop.Step(s.now, nil))
+		wakes += len(s.step.Step(s.now, nil))
 	}
 	if wakes != 0 {
 		b.Fatalf("%d wakes on idle steps", wakes)

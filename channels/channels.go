@@ -21,11 +21,13 @@ type Recorder interface {
 	Record(source string, sigs []brain.Signal, offset int64) ([]brain.Signal, error)
 }
 
-// Sink receives recorded signals: the core loop. Submit blocks only while the loop's
-// queue is full and returns ctx's error if ctx ends first.
+// Sink receives recorded signals: the core loop's inbox. Submit blocks only while the
+// inbox is full and returns ctx's error if ctx ends first.
 type Sink interface {
 	Submit(ctx context.Context, sigs ...brain.Signal) error
 }
+
+var _ Sink = (*brain.Inbox)(nil)
 
 // Channel is a running channel: it receives until ctx ends and sends messages.
 type Channel interface {

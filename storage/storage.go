@@ -19,6 +19,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // SchemaVersion is the version of the bucket layout this code reads and writes.
@@ -393,7 +395,7 @@ func (s *Store) Forget(chat, user int64) error {
 			return err
 		}
 		return deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
-			var e OutboxEntry
+			var e brain.Outgoing
 			return json.Unmarshal(v, &e) == nil && e.Msg.Chat == chat
 		})
 	})

@@ -9,13 +9,6 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// OutboxEntry is a message written before it is sent and removed once sent.
-type OutboxEntry struct {
-	ID      uint64            `json:"id"`
-	Msg     brain.SendMessage `json:"msg"`
-	Created time.Time         `json:"created"`
-}
-
 func offsetKey(source string) []byte { return []byte("offset:" + source) }
 
 // Offset returns the stored position of source (Telegram: the next update id to ask for).
@@ -97,8 +90,8 @@ type Commit struct {
 }
 
 // CommitTurn applies c atomically and returns the outbox entries it created.
-func (s *Store) CommitTurn(c Commit, now time.Time) ([]OutboxEntry, error) {
-	var entries []OutboxEntry
+func (s *Store) CommitTurn(c Commit, now time.Time) ([]brain.Outgoing, error) {
+	var entries []brain.Outgoing
 	err := s.Update(func(tx *Tx) error {
 		entries = entries[:0]
 		for _, id := range c.Done {
@@ -121,7 +114,7 @@ func (s *Store) CommitTurn(c Commit, now time.Time) ([]OutboxEntry, error) {
 			if err != nil {
 				return err
 			}
-			e := OutboxEntry{ID: id, Msg: m, Created: now}
+			e := brain.Outgoing{ID: id, Msg: m, Created: now}
 			if err := tx.Put(BucketOutbox, U64(id), e); err != nil {
 				return err
 			}
@@ -154,7 +147,7 @@ func (s *Store) MarkSent(id uint64) error {
 // UpdateOutbox rewrites the message of an undelivered outbox entry (a no-op if it is gone).
 func (s *Store) UpdateOutbox(id uint64, m brain.SendMessage) error {
 	err := s.Update(func(tx *Tx) error {
-		var e OutboxEntry
+		var e brain.Outgoing
 		found, err := tx.Get(BucketOutbox, U64(id), &e)
 		if err != nil || !found {
 			return err
@@ -169,11 +162,11 @@ func (s *Store) UpdateOutbox(id uint64, m brain.SendMessage) error {
 }
 
 // PendingOutbox returns unsent outbox entries in the order they were written.
-func (s *Store) PendingOutbox() ([]OutboxEntry, error) {
-	var out []OutboxEntry
+func (s *Store) PendingOutbox() ([]brain.Outgoing, error) {
+	var out []brain.Outgoing
 	err := s.View(func(tx *Tx) error {
 		return tx.Scan(BucketOutbox, nil, func(_, v []byte) error {
-			var e OutboxEntry
+			var e brain.Outgoing
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("decode outbox entry: %w", err)
 			}

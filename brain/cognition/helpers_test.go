@@ -13,6 +13,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
@@ -23,18 +24,6 @@ const (
 )
 
 var t0 = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC) // a Friday
-
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 type fakeMemory struct {
 	rc      brain.Recall
@@ -109,7 +98,7 @@ type env struct {
 	srv   *openaitest.Server
 	reg   *prometheus.Registry
 	sleep *sleeper
-	clock *fakeClock
+	clock *braintest.Clock
 	tools *cognition.Registry
 }
 
@@ -136,7 +125,7 @@ func newEnv(t *testing.T, s setup) *env {
 	if s.cfg != nil {
 		s.cfg(&cfg)
 	}
-	e := &env{srv: srv, reg: prometheus.NewRegistry(), sleep: &sleeper{}, clock: &fakeClock{t: t0}, tools: cognition.NewRegistry()}
+	e := &env{srv: srv, reg: prometheus.NewRegistry(), sleep: &sleeper{}, clock: braintest.NewClock(t0), tools: cognition.NewRegistry()}
 	opts := cognition.Options{
 		Registerer: e.reg, Clock: e.clock, Sleep: e.sleep.sleep, Backoff: 100 * time.Millisecond,
 		BreakerThreshold: 100,

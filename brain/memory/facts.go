@@ -39,33 +39,42 @@ func factKey(user int64, attr string) []byte { return storage.Key(user, []byte(a
 // attribute is normalised (see NormalizeAttribute) and the value capped at 500 runes.
 // It returns ErrEmptyFact, ErrTooManyFacts or the store's error.
 func (m *Memory) Remember(user int64, attribute, value string, at time.Time) error {
+	return m.st.Update(func(tx *storage.Tx) error { return m.RememberTx(tx, user, attribute, value, at) })
+}
+
+// RememberTx is Remember inside the caller's transaction (storage.Commit.Also, so the fact
+// lands with the turn that learned it). ErrEmptyFact and ErrTooManyFacts come back before
+// anything is written.
+func (m *Memory) RememberTx(tx *storage.Tx, user int64, attribute, value string, at time.Time) error {
 	attr, val := NormalizeAttribute(attribute), normalizeValue(value)
 	if attr == "" || val == "" {
 		return ErrEmptyFact
 	}
-	err := m.st.Update(func(tx *storage.Tx) error {
-		old, err := tx.GetRaw(storage.BucketFacts, factKey(user, attr))
-		if err != nil {
-			return err
-		}
-		if old == nil {
-			n := 0
-			if err := tx.Scan(storage.BucketFacts, storage.ID64(user), func(_, _ []byte) error {
-				n++
-				return nil
-			}); err != nil {
-				return err
-			}
-			if n >= maxFactsPerUser {
-				return ErrTooManyFacts
-			}
-		}
-		return tx.Put(storage.BucketFacts, factKey(user, attr), brain.Fact{Attribute: attr, Value: val, At: at})
-	})
+	err := rememberTx(tx, user, attr, val, at)
 	if err != nil {
 		return fmt.Errorf("remember %s of user %d: %w", attr, user, err)
 	}
 	return nil
+}
+
+func rememberTx(tx *storage.Tx, user int64, attr, val string, at time.Time) error {
+	old, err := tx.GetRaw(storage.BucketFacts, factKey(user, attr))
+	if err != nil {
+		return err
+	}
+	if old == nil {
+		n := 0
+		if err := tx.Scan(storage.BucketFacts, storage.ID64(user), func(_, _ []byte) error {
+			n++
+			return nil
+		}); err != nil {
+			return err
+		}
+		if n >= maxFactsPerUser {
+			return ErrTooManyFacts
+		}
+	}
+	return tx.Put(storage.BucketFacts, factKey(user, attr), brain.Fact{Attribute: attr, Value: val, At: at})
 }
 
 // Facts returns what is known about user, sorted by attribute.

@@ -140,17 +140,39 @@ func (s *Scheduler) Cancel(chat int64, id string) (bool, error) {
 	defer s.op.Unlock()
 	var found bool
 	err := s.rescan(func(tx *storage.Tx) error {
-		raw, err := tx.GetRaw(storage.BucketSchedules, itemKey(chat, id))
-		if err != nil || raw == nil {
-			return err
-		}
-		found = true
-		return tx.Delete(storage.BucketSchedules, itemKey(chat, id))
+		var err error
+		found, err = cancelTx(tx, chat, id)
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("cancel schedule %s of chat %d: %w", id, chat, err)
 	}
 	return found, nil
+}
+
+// CancelTx is Cancel inside the caller's transaction (storage.Commit.Also, so the item
+// goes with the turn that cancelled it). The earliest due time FireDue keeps stays a lower
+// bound; the next FireDue that scans recomputes it.
+func (s *Scheduler) CancelTx(tx *storage.Tx, chat int64, id string) (bool, error) {
+	if !validID(id) {
+		return false, nil
+	}
+	found, err := cancelTx(tx, chat, id)
+	if err != nil {
+		return false, fmt.Errorf("cancel schedule %s of chat %d: %w", id, chat, err)
+	}
+	if found {
+		s.metrics.pending.Dec()
+	}
+	return found, nil
+}
+
+func cancelTx(tx *storage.Tx, chat int64, id string) (bool, error) {
+	raw, err := tx.GetRaw(storage.BucketSchedules, itemKey(chat, id))
+	if err != nil || raw == nil {
+		return false, err
+	}
+	return true, tx.Delete(storage.BucketSchedules, itemKey(chat, id))
 }
 
 // List returns chat's items, soonest first. Errors are the store's.

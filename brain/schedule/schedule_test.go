@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/storage"
 )
@@ -394,7 +395,7 @@ func TestFireDueIdleDoesNotAllocate(t *testing.T) {
 
 func TestRun(t *testing.T) {
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
-	s := schedule.New(st, schedule.Options{Clock: fixedClock(now0.Add(time.Hour))})
+	s := schedule.New(st, schedule.Options{Clock: braintest.NewClock(now0.Add(time.Hour))})
 	item := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
 	ctx, cancel := context.WithCancel(context.Background())
 	var got []brain.Signal
@@ -410,10 +411,6 @@ func TestRun(t *testing.T) {
 		t.Errorf("emitted %+v", got)
 	}
 }
-
-type fixedClock time.Time
-
-func (c fixedClock) Now() time.Time { return time.Time(c) }
 
 func TestTools(t *testing.T) {
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))

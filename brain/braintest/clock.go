@@ -1,0 +1,43 @@
+// Package braintest holds test helpers shared by the brain's packages: a manual clock that
+// tests move by hand instead of waiting on real time.
+package braintest
+
+import (
+	"sync"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+var _ brain.Clock = (*Clock)(nil)
+
+// Clock is a brain.Clock that moves only when told to. Its methods are safe for concurrent
+// use; the zero value stands at the zero time.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock standing at now.
+func NewClock(now time.Time) *Clock { return &Clock{now: now} }
+
+// Now returns the clock's current time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Set moves the clock to now (backwards too).
+func (c *Clock) Set(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = now
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}

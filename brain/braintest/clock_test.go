@@ -1,0 +1,33 @@
+package braintest_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain/braintest"
+)
+
+func TestClock(t *testing.T) {
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	c := braintest.NewClock(t0)
+	if got := c.Now(); !got.Equal(t0) {
+		t.Fatalf("Now = %v, want %v", got, t0)
+	}
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Go(func() { c.Advance(time.Second) })
+	}
+	wg.Wait()
+	if got, want := c.Now(), t0.Add(100*time.Second); !got.Equal(want) {
+		t.Errorf("after 100 concurrent one-second advances Now = %v, want %v", got, want)
+	}
+	c.Set(t0.Add(-time.Hour))
+	if got, want := c.Now(), t0.Add(-time.Hour); !got.Equal(want) {
+		t.Errorf("after Set Now = %v, want %v", got, want)
+	}
+	var zero braintest.Clock
+	if !zero.Now().IsZero() {
+		t.Errorf("zero Clock stands at %v, want the zero time", zero.Now())
+	}
+}

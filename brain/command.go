@@ -1,0 +1,59 @@
+package brain
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// CommandView is what a command handler may read about the chat.
+type CommandView struct {
+	Rel  Relationship
+	Acks []Ack
+	Now  time.Time
+	Loc  *time.Location
+}
+
+// CommandResult is a command's answer and effects.
+type CommandResult struct {
+	Reply   []SendMessage
+	Intents []Intent
+	// Forget is set when the handler deleted everything stored about the chat.
+	Forget bool
+}
+
+// CommandHandler answers /commands without the model.
+type CommandHandler interface {
+	Command(ctx context.Context, sig Signal, view CommandView) (CommandResult, error)
+}
+
+// command answers a /command through the handler and commits the answer as a turn.
+func (l *CoreLoop) command(ctx context.Context, r *result, sig Signal, view CommandView, holding bool) {
+	rec := TurnRecord{Chat: sig.Chat, User: sig.User, At: l.deps.Clock.Now()}
+	if sig.ID != 0 {
+		rec.Done = []uint64{sig.ID}
+	}
+	if l.deps.Commands == nil {
+		l.commit(ctx, r, rec, holding)
+		return
+	}
+	res, err := l.deps.Commands.Command(ctx, sig, view)
+	if err != nil {
+		l.log.Error("command failed", "command", commandName(sig.Text), "err", err)
+		res.Reply = []SendMessage{{Chat: sig.Chat, Text: "Sorry, that didn't work. Please try again in a moment.", Kind: KindSystem, Plain: true}}
+	}
+	r.forget = res.Forget
+	msgs, intents := l.sortIntents(res.Intents)
+	rec.Outbox = append(res.Reply, msgs...)
+	rec.Intents = intents
+	r.intents = intents
+	l.commit(ctx, r, rec, holding)
+}
+
+func commandName(text string) string {
+	name, _, _ := strings.Cut(text, " ")
+	if len(name) > 32 {
+		name = name[:32]
+	}
+	return name
+}

@@ -1,0 +1,180 @@
+package brain
+
+type jobKind int
+
+const (
+	jobWake jobKind = iota
+	jobCommand
+	jobDeliver
+)
+
+// job is one unit of a chat's work: a cognition run, a command, or outbox entries to
+// (re)deliver.
+type job struct {
+	kind    jobKind
+	wake    Wake
+	command Signal
+	deliver []Outgoing
+}
+
+// chatQueue is a chat's jobs: one runs at a time, in order.
+type chatQueue struct {
+	running bool
+	jobs    []job
+}
+
+// result is what a finished job reports back to the loop goroutine, which applies it.
+type result struct {
+	chat     int64
+	delivery delivery // what became of the job's outbox entries
+	status   ConversationStatus
+	forget   bool
+	thinking bool
+	silent   bool // a proactive run that chose to say nothing
+	intents  []Intent
+	err      error
+}
+
+func (l *CoreLoop) queue(chat int64) *chatQueue {
+	q := l.chats[chat]
+	if q == nil {
+		q = &chatQueue{}
+		l.chats[chat] = q
+	}
+	return q
+}
+
+// dispatch queues a job for its chat; wakes for user messages that arrive while a run is
+// queued are folded into that run, if it is the last job queued (folding past a queued
+// command would answer a later message before an earlier command).
+func (l *CoreLoop) dispatch(j job) {
+	chat := j.wake.Chat
+	switch j.kind {
+	case jobCommand:
+		chat = j.command.Chat
+	case jobDeliver:
+		chat = j.deliver[0].Msg.Chat
+	}
+	q := l.queue(chat)
+	if n := len(q.jobs); j.kind == jobWake && n > 0 {
+		if p := &q.jobs[n-1]; p.kind == jobWake && foldable(p.wake, j.wake) {
+			p.wake.Signals = append(p.wake.Signals, j.wake.Signals...)
+			p.wake.Rel = j.wake.Rel
+			l.m.folded.Inc()
+			return
+		}
+	}
+	q.jobs = append(q.jobs, j)
+	if q.running {
+		return
+	}
+	l.startNext(chat)
+}
+
+func foldable(queued, next Wake) bool {
+	return queued.Reason.Code == next.Reason.Code && (next.Reason.Code == ReasonUserMessage || next.Reason.Code == ReasonProactive || next.Reason.Code == ReasonFollowup)
+}
+
+// startNext starts chat's next job off the loop goroutine, unless the chat is busy, the
+// loop is stopping or every slot is taken.
+func (l *CoreLoop) startNext(chat int64) {
+	q := l.chats[chat]
+	if q == nil || q.running || l.stopping {
+		return
+	}
+	if len(q.jobs) == 0 {
+		delete(l.chats, chat)
+		return
+	}
+	if l.running >= l.cfg.MaxConcurrent {
+		return
+	}
+	j := q.jobs[0]
+	q.jobs = q.jobs[1:]
+	q.running = true
+	l.running++
+	view := CommandView{Now: l.deps.Clock.Now(), Acks: l.deps.Aggregator.Acks(l.deps.Clock.Now())}
+	if rel := l.st.Rel(chat); rel != nil {
+		view.Rel = *rel
+		view.Loc = l.st.Location(rel)
+	} else {
+		view.Loc = l.st.Location(nil)
+	}
+	// While earlier messages of the chat wait for a retry, new ones are held behind them
+	// instead of overtaking them.
+	holding := j.kind != jobDeliver && l.retries.holding(chat)
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		r := l.work(l.workCtx, chat, j, view, holding)
+		l.done <- r
+	}()
+}
+
+// finish applies a finished job's effects to the state and starts the chat's next job.
+func (l *CoreLoop) finish(r result) {
+	l.running--
+	if q := l.chats[r.chat]; q != nil {
+		q.running = false
+	}
+	if r.forget {
+		l.forget(r.chat)
+	} else if rel := l.st.Rel(r.chat); rel != nil {
+		d := r.delivery
+		for _, k := range d.sent {
+			rel.MarkSent(d.sentAt, k)
+			l.m.sent.WithLabelValues(string(k)).Inc()
+		}
+		if len(d.sent) > 0 && d.sentAt.After(l.st.LastActivity) {
+			l.st.LastActivity = d.sentAt
+		}
+		if r.status.Valid() {
+			rel.Status = r.status
+		}
+		if d.blocked {
+			rel.Dormant = true
+		}
+		if r.silent {
+			// A proactive run that chose silence backs off like an unanswered message:
+			// a user who has gone quiet must not cost max_per_day runs every day.
+			rel.UnansweredProactive++
+		}
+		l.changed.rels[r.chat] = true
+	}
+	if r.thinking {
+		l.st.LLMWork++
+	}
+	for _, in := range r.intents {
+		if HomeOf(in)&InLoop != 0 {
+			l.applyInLoop(in)
+		}
+	}
+	now := l.deps.Clock.Now()
+	l.retries.settle(r.chat, r.delivery, now)
+	if r.forget {
+		l.retries.dueNow(r.chat, now) // only the confirmation waits: no backoff
+	}
+	l.startNext(r.chat)
+	// A slot freed: start other chats waiting for one.
+	for chat, q := range l.chats {
+		if l.running >= l.cfg.MaxConcurrent {
+			break
+		}
+		if !q.running {
+			l.startNext(chat)
+		}
+	}
+}
+
+// forget drops everything the loop holds about a chat whose handler deleted it.
+func (l *CoreLoop) forget(chat int64) {
+	// A flush may have written the relationship back since the handler deleted it: the
+	// persister deletes it again.
+	l.changed.forgotten = append(l.changed.forgotten, chat)
+	l.st.Remove(chat)
+	l.deps.Aggregator.ClearChat(chat)
+	delete(l.changed.rels, chat)
+	l.changed.acks = true
+	forgetThoughts(l.st, chat)
+	l.dropUndelivered(chat)
+}

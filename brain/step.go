@@ -1,0 +1,180 @@
+package brain
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Stepper is the part of the brain that runs on every tick and every arrival, without
+// I/O: it takes in signals, runs the autonomic and aggregation layers over the state and
+// books the wakes they decide into their relationships. The CoreLoop runs one and hands
+// the wakes to cognition; `anima sim` and tests drive one alone. It is not safe for
+// concurrent use.
+type Stepper struct {
+	st      *State
+	auto    Autonomic // may be nil
+	agg     Aggregator
+	log     *slog.Logger
+	logText bool
+	m       *stepMetrics
+
+	sigBuf  []Signal
+	wakeBuf []Wake
+	// changed is what the steps changed in the state, for the loop's persister.
+	changed *changes
+}
+
+// StepperDeps are a Stepper's state and layers. Nil optional ones become no-ops.
+type StepperDeps struct {
+	State      *State    // default NewState(nil)
+	Autonomic  Autonomic // optional
+	Aggregator Aggregator
+	// LogText logs signal texts and wake reasons that may quote the user at debug level
+	// (off by default: texts are private).
+	LogText    bool
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+}
+
+// NewStepper returns a Stepper over deps.
+func NewStepper(deps StepperDeps) *Stepper {
+	if deps.State == nil {
+		deps.State = NewState(nil)
+	}
+	log := deps.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Stepper{
+		st:      deps.State,
+		auto:    deps.Autonomic,
+		agg:     deps.Aggregator,
+		log:     log.With("component", "brain"),
+		logText: deps.LogText,
+		m:       newStepMetrics(deps.Registerer),
+		changed: newChanges(),
+	}
+}
+
+// Step runs one step of the layers at now over sigs (recorded signals; commands are
+// observed but left to the caller) and returns the wakes to dispatch. The returned slice
+// is reused by the next Step.
+func (s *Stepper) Step(now time.Time, sigs []Signal) []Wake {
+	s.observe(now, sigs)
+	s.sigBuf = s.sigBuf[:0]
+	if s.auto != nil {
+		s.sigBuf = s.auto.Sense(now, s.st, s.sigBuf)
+	}
+	for _, sig := range s.sigBuf {
+		s.m.signal(sig.Type)
+		if sig.Type == SignalThought && sig.Chat != 0 && sig.Text != "" {
+			// A neuron (a plugin's, say) has something to think about: it becomes a
+			// pending thought, which wakes cognition for the chat.
+			s.st.Thoughts = append(s.st.Thoughts, Thought{Chat: sig.Chat, Text: sig.Text, At: sig.At})
+		}
+	}
+	for _, sig := range sigs {
+		if sig.Type != SignalCommand {
+			s.sigBuf = append(s.sigBuf, sig)
+		}
+	}
+	s.wakeBuf = s.agg.Decide(now, s.st, s.sigBuf, s.wakeBuf[:0])
+	for i := range s.wakeBuf {
+		s.bookkeep(now, &s.wakeBuf[i])
+	}
+	return s.wakeBuf
+}
+
+// observe updates relationships for incoming signals.
+func (s *Stepper) observe(now time.Time, sigs []Signal) {
+	for _, sig := range sigs {
+		s.m.signal(sig.Type)
+		if s.logText && sig.Text != "" {
+			s.log.Debug("signal", "type", sig.Type, "text", sig.Text)
+		}
+		if sig.Chat == 0 {
+			continue
+		}
+		rel := s.st.Rel(sig.Chat)
+		if rel == nil {
+			if sig.Type != SignalUserMessage && sig.Type != SignalCommand {
+				continue
+			}
+			rel = s.st.Upsert(Relationship{Chat: sig.Chat, User: sig.User, Group: sig.User != 0 && sig.User != sig.Chat})
+		}
+		if sig.UserName != "" && !rel.Group {
+			rel.Name = sig.UserName
+		}
+		// A message or reaction ends the silence, habituation and the user's acks; a
+		// command does not (/quiet followed by /status must keep the quiet).
+		if sig.Type == SignalUserMessage || sig.Type == SignalReaction {
+			at := sig.At
+			if at.IsZero() || at.After(now) {
+				at = now
+			}
+			rel.MarkUserMessage(at)
+			s.agg.ClearChat(sig.Chat)
+			s.changed.acks = true
+			if at.After(s.st.LastActivity) {
+				s.st.LastActivity = at
+			}
+		}
+		s.changed.rels[sig.Chat] = true
+	}
+}
+
+// bookkeep records a dispatched wake in its relationship and snapshots the relationship
+// into the wake.
+func (s *Stepper) bookkeep(now time.Time, w *Wake) {
+	s.m.wakes.WithLabelValues(w.Reason.Code).Inc()
+	lvl := slog.LevelInfo
+	if w.Reason.Code == ReasonUserMessage {
+		lvl = slog.LevelDebug // one per message: too many for info
+	}
+	if s.log.Enabled(context.Background(), lvl) {
+		// The reason's sentence may quote the user (a reminder's note): only with LogText.
+		attrs := []any{"reason", w.Reason.Code}
+		if s.logText {
+			attrs = append(attrs, "why", w.Reason.Text)
+		}
+		s.log.Log(context.Background(), lvl, "cognition wake", attrs...)
+	}
+	rel := s.st.Rel(w.Chat)
+	if rel == nil {
+		return
+	}
+	switch w.Reason.Code {
+	case ReasonProactive, ReasonFollowup:
+		rel.MarkProactiveWake(now, s.st.Location(rel), w.Reason.Code == ReasonFollowup)
+		w.Profile = ProfileProactive
+		s.changed.rels[w.Chat] = true
+	case ReasonThought:
+		// The wake carries the thoughts (as signals); the state need not keep them.
+		forgetThoughts(s.st, w.Chat)
+	}
+	if w.Profile == "" {
+		w.Profile = ProfileChat
+	}
+	if w.User == 0 {
+		w.User = rel.User
+	}
+	if w.At.IsZero() {
+		w.At = now
+	}
+	w.Rel = *rel
+	w.Signals = append([]Signal(nil), w.Signals...)
+}
+
+// forgetThoughts drops chat's pending thoughts.
+func forgetThoughts(st *State, chat int64) {
+	kept := st.Thoughts[:0]
+	for _, t := range st.Thoughts {
+		if t.Chat != chat {
+			kept = append(kept, t)
+		}
+	}
+	st.Thoughts = kept
+}

@@ -1,0 +1,161 @@
+package brain
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+)
+
+// work runs one job off the loop goroutine: it may block on the model, the store and the
+// network. It never panics out. holding says the chat's earlier messages wait for a
+// retry: the job's messages are committed but held behind them.
+func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView, holding bool) (r result) {
+	r.chat = chat
+	defer func() {
+		if p := recover(); p != nil {
+			l.log.Error("chat job panicked", "chat_job", j.kind, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			l.m.panics.Inc()
+			r.err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	switch j.kind {
+	case jobDeliver:
+		r.err = l.deliver(ctx, &r.delivery, j.deliver)
+	case jobCommand:
+		l.command(ctx, &r, j.command, view, holding)
+	case jobWake:
+		l.think(ctx, &r, j.wake, holding)
+	}
+	return r
+}
+
+// think runs cognition for a wake and commits what came of it as the chat's turn: the
+// user's messages, the answer, its intents.
+func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
+	var done []uint64
+	asked, replyTo := false, 0
+	for _, s := range w.Signals {
+		if s.ID != 0 {
+			done = append(done, s.ID)
+		}
+		if s.Type == SignalUserMessage {
+			asked, replyTo = true, s.MessageID
+		}
+	}
+	stopTyping := func() {}
+	if asked {
+		stopTyping = l.typing(ctx, w.Chat)
+	}
+	r.thinking = true
+	out, err := l.safeThink(ctx, w)
+	stopTyping()
+	now := l.deps.Clock.Now()
+	rec := TurnRecord{Done: done, Chat: w.Chat, User: w.User, At: now}
+	for _, s := range w.Signals {
+		if s.Type == SignalUserMessage {
+			at := s.At
+			if at.IsZero() {
+				at = now
+			}
+			rec.Turns = append(rec.Turns, Turn{Role: "user", Text: s.Text, At: at})
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			// Stopping: leave the signals in the inbox for the next start.
+			r.err = err
+			return
+		}
+		l.log.Error("cognition failed", "reason", w.Reason.Code, "err", err)
+		if !asked {
+			// Nobody is waiting for an answer; the signals are consumed.
+			rec.Turns = nil
+			l.commit(ctx, r, rec, holding)
+			return
+		}
+		out = Outcome{Intents: []Intent{SendMessage{Chat: w.Chat, Text: l.cfg.Apology, Kind: KindSystem, ReplyTo: replyTo, Plain: true}}}
+	}
+	r.status = out.Status
+	msgs, intents := l.sortIntents(out.Intents)
+	rec.Intents = intents
+	l.answer(&rec, w, msgs)
+	if w.Reason.Code == ReasonProactive || w.Reason.Code == ReasonFollowup {
+		if len(rec.Outbox) == 0 {
+			r.silent = true
+			l.m.proactive.WithLabelValues("silent").Inc()
+		} else {
+			l.m.proactive.WithLabelValues("sent").Inc()
+		}
+		rel := w.Rel
+		rec.Rel = &rel
+	}
+	r.intents = rec.Intents
+	l.commit(ctx, r, rec, holding)
+	if m, ok := l.deps.Journal.(Maintainer); ok && len(rec.Turns) > 0 && r.err == nil {
+		if err := m.Maintain(ctx, w.Chat); err != nil && ctx.Err() == nil {
+			l.log.Warn("memory upkeep", "err", err)
+		}
+	}
+}
+
+// answer adds the messages of an outcome to the turn: to the outbox and, unless they are
+// system messages, to the history. Empty messages are dropped, and so are proactive ones
+// that repeat a recent message.
+func (l *CoreLoop) answer(rec *TurnRecord, w Wake, msgs []SendMessage) {
+	for _, m := range msgs {
+		if m.Chat == 0 {
+			m.Chat = w.Chat
+		}
+		if strings.TrimSpace(m.Text) == "" {
+			continue
+		}
+		if m.Kind == KindProactive || m.Kind == KindFollowup {
+			if l.repeats(w.Chat, m.Text) {
+				l.log.Info("proactive message repeats a recent one; not sent", "reason", w.Reason.Code)
+				l.m.proactive.WithLabelValues("duplicate").Inc()
+				continue
+			}
+		}
+		rec.Outbox = append(rec.Outbox, m)
+		if m.Kind != KindSystem {
+			rec.Turns = append(rec.Turns, Turn{Role: "assistant", Text: m.Text, At: rec.At, Kind: m.Kind})
+		}
+	}
+}
+
+// safeThink is Thinker.Think with a panic turned into an error: a user who wrote still
+// gets the apology, and the signals are consumed rather than replayed (and panicking
+// again) on every start.
+func (l *CoreLoop) safeThink(ctx context.Context, w Wake) (out Outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			l.log.Error("cognition panicked", "reason", w.Reason.Code, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			l.m.panics.Inc()
+			err = fmt.Errorf("cognition panicked: %v", p)
+		}
+	}()
+	return l.deps.Thinker.Think(ctx, w)
+}
+
+// commit writes the turn through the Journal and delivers its outbox entries — or, when
+// the chat is holding, leaves them waiting behind its earlier ones.
+func (l *CoreLoop) commit(ctx context.Context, r *result, rec TurnRecord, holding bool) {
+	if len(rec.Done) == 0 && len(rec.Turns) == 0 && len(rec.Outbox) == 0 && len(rec.Intents) == 0 && rec.Rel == nil {
+		return
+	}
+	entries, err := l.deps.Journal.Commit(ctx, rec)
+	if err != nil {
+		l.log.Error("commit turn", "err", err)
+		r.err = err
+		return
+	}
+	l.m.outboxPending.Add(float64(len(entries)))
+	if holding {
+		r.delivery = delivery{outcome: held, left: entries}
+		return
+	}
+	if err := l.deliver(ctx, &r.delivery, entries); err != nil {
+		r.err = err
+	}
+}

@@ -1,0 +1,44 @@
+package brain
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Typer shows a "typing…" indicator; a Sender may implement it.
+type Typer interface {
+	Typing(ctx context.Context, chat int64) error
+}
+
+// typing shows the typing indicator while the model works: first after TypingDelay (an
+// instant answer needs none), then every 4 s. The returned stop never cancels a request
+// in flight (that would cost the connection); the loop's WaitGroup owns the goroutine.
+func (l *CoreLoop) typing(ctx context.Context, chat int64) (stop func()) {
+	t, ok := l.send.(Typer)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		timer := time.NewTimer(l.cfg.TypingDelay)
+		defer timer.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+			if err := t.Typing(ctx, chat); err != nil && ctx.Err() == nil {
+				l.log.Debug("typing indicator", "err", err)
+			}
+			timer.Reset(4 * time.Second)
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
+}
