@@ -163,7 +163,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	loop := brain.NewCoreLoop(inbox, ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: think,
 		Journal:    &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatList, policy: pol},
+		Commands:   &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: sched, format: schedule.FormatList, policy: pol},
 		StateStore: store, Logger: log, Registerer: reg,
 	})
 

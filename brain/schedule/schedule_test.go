@@ -364,7 +364,7 @@ func TestForgetDropsSchedules(t *testing.T) {
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
-	if err := st.Forget(7, 70); err != nil {
+	if err := st.Forget(7); err != nil {
 		t.Fatal(err)
 	}
 	if items, _ := s.List(7); len(items) != 0 {
