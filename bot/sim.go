@@ -5,9 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/aggregation"
-	"github.com/anima-bot/anima/brain/autonomic"
 )
 
 // SimResult is what Simulate observed.
@@ -22,7 +21,7 @@ type SimResult struct {
 // 09:00 local time on the first day and then stays silent for the given days, while anima
 // sends a message on every proactive wake. Nothing calls a model or Telegram; it shows
 // what the proactive policy of cfg does, one simulated minute per step.
-func Simulate(cfg Config, days int) (SimResult, error) {
+func Simulate(cfg config.Config, days int) (SimResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return SimResult{}, err
 	}
@@ -30,15 +29,9 @@ func Simulate(cfg Config, days int) (SimResult, error) {
 	if err != nil {
 		return SimResult{}, err
 	}
-	qs, qe, _ := cfg.Proactive.QuietHours.Offsets()
-	agg := aggregation.New(aggregation.Config{
-		Enabled: cfg.Proactive.Enabled, MinSilence: cfg.Proactive.MinSilence.Std(), Cooldown: cfg.Proactive.Cooldown.Std(),
-		FollowupAfter: cfg.Proactive.FollowupAfter.Std(), QuietStart: qs, QuietEnd: qe, MaxPerDay: cfg.Proactive.MaxPerDay,
-	}, aggregation.Options{})
-	autoCfg := autonomic.Default()
-	autoCfg.MinSilence = cfg.Proactive.MinSilence.Std()
+	agg, auto := proactiveLayers(cfg.Proactive.Policy(), nil)
 	st := brain.NewState(zone)
-	loop := brain.NewCoreLoop(brain.LoopConfig{}, brain.LoopDeps{State: st, Autonomic: autonomic.New(autoCfg), Aggregator: agg})
+	loop := brain.NewCoreLoop(brain.LoopConfig{}, brain.LoopDeps{State: st, Autonomic: auto, Aggregator: agg})
 
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, zone) // a Monday
 	const chat = 1
