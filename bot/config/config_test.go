@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // user.timezone tests must not depend on the host's zoneinfo
+	"unicode"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/google/go-cmp/cmp"
@@ -298,6 +299,9 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"telegram.webhook.listen", func(c *Config) { c.Telegram.Webhook.Listen = "8443" }, "host:port"},
 		{"telegram.webhook.listen", func(c *Config) { c.Telegram.Webhook.Listen = "localhost:https" }, "host:port"},
 		{"telegram.webhook.path", func(c *Config) { c.Telegram.Webhook.Path = "telegram" }, `start with "/"`},
+		// The path becomes a ServeMux pattern: wildcards or spaces would make the channel panic.
+		{"telegram.webhook.path", func(c *Config) { webhook(c, ":0", "s"); c.Telegram.Webhook.Path = "/hook/{id" }, "spaces or braces"},
+		{"telegram.webhook.path", func(c *Config) { webhook(c, ":0", "s"); c.Telegram.Webhook.Path = "/hook me" }, "spaces or braces"},
 		{"telegram.webhook.listen", func(c *Config) { webhook(c, "", "s") }, "host:port"},
 		{"telegram.webhook.public_url", func(c *Config) { c.Telegram.Webhook.PublicURL = "http://bot.example.com" }, "https:// URL"},
 		{"telegram.webhook.secret_token", func(c *Config) { c.Telegram.Mode = ModeWebhook }, "set ANIMA_WEBHOOK_SECRET"},
@@ -312,6 +316,7 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"telegram.webhook.secret_token", func(c *Config) { webhook(c, ":0", "a b") }, "1–256 characters of A-Z a-z 0-9 _ -"},
 		{"telegram.webhook.secret_token", func(c *Config) { webhook(c, ":0", "") }, "set ANIMA_WEBHOOK_SECRET"},
 		{"telegram.mode", func(c *Config) { c.Telegram.Mode = "carrier-pigeon" }, "one of polling, webhook"},
+		{"telegram.token", func(c *Config) { c.Telegram.Token = "1:x" }, "does not look like a Bot API token"},
 		{"telegram.allowed_users", func(c *Config) { c.Telegram.AllowedUsers = []int64{1, -100} }, "positive"},
 		{"llm.base_url", func(c *Config) { c.LLM.BaseURL = "localhost:11434" }, "http:// or https:// URL"},
 		{"llm.fast_model", func(c *Config) { c.LLM.FastModel = "" }, "must not be empty"},
@@ -556,6 +561,69 @@ func TestConfigProactivePolicy(t *testing.T) {
 	want := brain.ProactivePolicy{MinSilence: time.Hour, Cooldown: 2 * time.Hour, FollowupAfter: 5 * time.Minute, QuietHours: q, MaxPerDay: 5}
 	if diff := cmp.Diff(want, cfg.Proactive.Policy()); diff != "" {
 		t.Errorf("Policy() (-want +got):\n%s", diff)
+	}
+}
+
+// TestConfigToken: telegram.token, when set, has Telegram's shape; whitespace (a trailing
+// newline from a secret file) is its own error; no error ever shows the token.
+func TestConfigToken(t *testing.T) {
+	const key = "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+	tests := []struct {
+		name, token string
+		want        string // "" for valid
+	}{
+		{"valid", "110201543:" + key, ""},
+		{"valid, 30 characters", "7:" + key[:30], ""},
+		{"trailing newline", "110201543:" + key + "\n", "contains whitespace"},
+		{"trailing CRLF", "110201543:" + key + "\r\n", "contains whitespace"},
+		{"leading space", " 110201543:" + key, "contains whitespace"},
+		{"inner tab", "110201543:" + key[:10] + "\t" + key[10:], "contains whitespace"},
+		{"no colon", "110201543" + key, "does not look like a Bot API token"},
+		{"short", "110201543:" + key[:29], "does not look like a Bot API token"},
+		{"letters in the id", "bot110201543:" + key, "does not look like a Bot API token"},
+		{"no id", ":" + key, "does not look like a Bot API token"},
+		{"other characters", "110201543:" + key[:20] + "+/=" + key[20:], "does not look like a Bot API token"},
+		{"two colons", "110201543:" + key + ":x", "does not look like a Bot API token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Default()
+			cfg.Telegram.Token, cfg.Telegram.AllowedUsers = Secret(tc.token), []int64{1}
+			for _, err := range []error{cfg.Validate(), cfg.ValidateRun()} {
+				if tc.want == "" {
+					if err != nil {
+						t.Fatalf("valid token rejected: %v", err)
+					}
+					continue
+				}
+				errs := keyErrors(t, err)
+				if len(errs) != 1 || errs[0].Key != "telegram.token" || !strings.Contains(errs[0].Msg, tc.want) {
+					t.Fatalf("error %v, want one telegram.token error saying %q", err, tc.want)
+				}
+				assertNoToken(t, err.Error(), tc.token)
+			}
+			if tc.want == "" {
+				return
+			}
+			// Through the file and the environment, as a secret file would set it.
+			_, err := parse([]byte("telegram:\n  token: ${T}\n"), envMap(map[string]string{"T": tc.token}))
+			if err == nil || !strings.HasPrefix(err.Error(), "line 2: telegram.token: ") {
+				t.Fatalf("parse = %v, want a telegram.token error on line 2", err)
+			}
+			assertNoToken(t, err.Error(), tc.token)
+		})
+	}
+}
+
+// assertNoToken fails if msg shows any part of token longer than 5 characters.
+func assertNoToken(t *testing.T, msg, token string) {
+	t.Helper()
+	for _, part := range strings.FieldsFunc(token, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }) {
+		for i := 0; i+6 <= len(part); i++ {
+			if strings.Contains(msg, part[i:i+6]) {
+				t.Fatalf("error %q shows part of the token (%q)", msg, part[i:i+6])
+			}
+		}
 	}
 }
 

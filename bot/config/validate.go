@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Validate reports every problem with c, joined with errors.Join; each is a
@@ -79,11 +80,26 @@ func (c Config) validate() []*KeyError {
 	var p checker
 
 	t := c.Telegram
+	switch tok := t.Token.Reveal(); {
+	case tok == "": // ValidateRun requires one
+	case strings.ContainsFunc(tok, unicode.IsSpace):
+		// Never echo the token: not even in an error.
+		p.add("telegram.token", "contains whitespace (a trailing newline from a secret file?): "+
+			"remove it; the value is not shown")
+	case !validBotToken(tok):
+		p.add("telegram.token", "does not look like a Bot API token from @BotFather: want digits, a colon, "+
+			"then 30 or more of A-Z a-z 0-9 _ - (such as 123456789:AAH…); the value is not shown")
+	}
 	p.httpURL("telegram.api_url", t.APIURL, false)
 	p.oneOf("telegram.mode", t.Mode, ModePolling, ModeWebhook)
 	p.listen("telegram.webhook.listen", t.Webhook.Listen, "127.0.0.1:8443")
-	if !strings.HasPrefix(t.Webhook.Path, "/") {
-		p.add("telegram.webhook.path", "must start with \"/\", e.g. /telegram; got %q", t.Webhook.Path)
+	switch path := t.Webhook.Path; {
+	case !strings.HasPrefix(path, "/"):
+		p.add("telegram.webhook.path", "must start with \"/\", e.g. /telegram; got %q", path)
+	case strings.ContainsFunc(path, func(r rune) bool { return r == '{' || r == '}' || unicode.IsSpace(r) }):
+		// The path becomes an http.ServeMux pattern, which reads these as a method
+		// separator or a wildcard (and panics on a malformed one).
+		p.add("telegram.webhook.path", "must not contain spaces or braces; got %q", path)
 	}
 	if t.Webhook.PublicURL != "" {
 		p.httpURL("telegram.webhook.public_url", t.Webhook.PublicURL, true)
@@ -154,6 +170,21 @@ func (c Config) validate() []*KeyError {
 	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	p.oneOf("log.format", c.Log.Format, "text", "json")
 	return p
+}
+
+// validBotToken reports whether s has the shape of a Bot API token: the bot's numeric id,
+// a colon, then at least 30 characters of A-Z a-z 0-9 _ -.
+func validBotToken(s string) bool {
+	id, key, ok := strings.Cut(s, ":")
+	if !ok || id == "" || len(key) < 30 {
+		return false
+	}
+	for _, r := range id {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return urlSafe(key)
 }
 
 // urlSafe reports whether s is made only of A-Z a-z 0-9 _ -.
