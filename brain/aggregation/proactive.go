@@ -36,8 +36,12 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 	}
 	silence := now.Sub(last)
 	need, followup, ok := a.silenceNeeded(rel)
+	if !ok || silence < need {
+		a.hold(rel.Chat, gateNone) // not due
+		return brain.Reason{}, nil, false
+	}
 	p := brain.Pressure(silence, a.cfg.MinSilence)
-	if !ok || silence < need || (!followup && p < 0.5) {
+	if !followup && p < 0.5 {
 		a.hold(rel.Chat, gateNone) // not due
 		return brain.Reason{}, nil, false
 	}
@@ -111,14 +115,14 @@ func (a *Aggregator) NextProactive(now time.Time, rel *brain.Relationship, loc *
 // silenceNeeded is the silence rel needs before rule 4 may wake it, whether that wake is
 // the follow-up, and false when habituation has put contact out of reach.
 func (a *Aggregator) silenceNeeded(rel *brain.Relationship) (need time.Duration, followup, ok bool) {
-	switch {
-	case rel.Status == brain.StatusAwaitingAnswer && !rel.FollowupDone:
+	if rel.Status == brain.StatusAwaitingAnswer && !rel.FollowupDone {
 		return a.cfg.FollowupAfter, true, true
-	case rel.Status == brain.StatusClosed:
-		need, ok = brain.Habituated(4*a.cfg.MinSilence, rel.UnansweredProactive)
-	default:
-		need, ok = brain.Habituated(a.cfg.MinSilence, rel.UnansweredProactive)
 	}
+	base := a.cfg.MinSilence
+	if rel.Status == brain.StatusClosed {
+		base *= 4
+	}
+	need, ok = brain.Habituated(base, rel.UnansweredProactive)
 	return need, false, ok
 }
 
