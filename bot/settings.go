@@ -3,13 +3,14 @@ package bot
 import (
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/channels/telegram"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // This file turns the validated configuration into what each component is built with, so

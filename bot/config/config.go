@@ -10,8 +10,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/anima-bot/anima/brain"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // Config is anima's configuration, read from YAML by Load. The YAML keys (the

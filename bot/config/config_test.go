@@ -15,8 +15,9 @@ import (
 	_ "time/tzdata" // user.timezone tests must not depend on the host's zoneinfo
 	"unicode"
 
-	"github.com/anima-bot/anima/brain"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // fakeToken has the shape of a Bot API token (digits, a colon, 30+ URL-safe characters).

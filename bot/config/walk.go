@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/anima-bot/anima/brain"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // walker checks a YAML node tree against the Config struct: every key known and
