@@ -1,6 +1,7 @@
 package aggregation
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -269,7 +270,7 @@ func TestProactiveDayRollover(t *testing.T) {
 }
 
 func TestTimezoneOverride(t *testing.T) {
-	cfg := Default()
+	cfg := brain.DefaultProactivePolicy()
 	cfg.MinSilence = time.Hour
 	a := New(cfg, Options{})
 	st := brain.NewState(time.UTC)
@@ -325,37 +326,6 @@ func TestBuckets(t *testing.T) {
 
 func near(a, b float64) bool { d := a - b; return d < 1e-9 && d > -1e-9 }
 
-func TestParseQuietHours(t *testing.T) {
-	for _, tc := range []struct {
-		spec       string
-		start, end time.Duration
-		ok         bool
-	}{
-		{"22:30-08:30", 22*time.Hour + 30*time.Minute, 8*time.Hour + 30*time.Minute, true},
-		{" 01:00 - 06:15 ", time.Hour, 6*time.Hour + 15*time.Minute, true},
-		{"", 0, 0, true},
-		{"22:30", 0, 0, false},
-		{"24:00-08:00", 0, 0, false},
-		{"22:3-08:00", 0, 0, false},
-	} {
-		s, e, err := ParseQuietHours(tc.spec)
-		if (err == nil) != tc.ok || s != tc.start || e != tc.end {
-			t.Errorf("ParseQuietHours(%q) = %s, %s, %v", tc.spec, s, e, err)
-		}
-	}
-}
-
-func TestConfigValidate(t *testing.T) {
-	if err := Default().Validate(); err != nil {
-		t.Fatalf("default: %v", err)
-	}
-	c := Default()
-	c.QuietStart = 25 * time.Hour
-	if err := c.Validate(); err == nil {
-		t.Error("quiet start 25h accepted")
-	}
-}
-
 // idleState has n relationships that talked recently enough that nothing is due, but
 // every one of them is checked through the gates.
 func idleState(n int, now time.Time) *brain.State {
@@ -368,7 +338,7 @@ func idleState(n int, now time.Time) *brain.State {
 }
 
 func TestDecideIdleAllocs(t *testing.T) {
-	a := New(Default(), Options{})
+	a := New(brain.DefaultProactivePolicy(), Options{})
 	st := idleState(1000, monday)
 	a.Ack(brain.Ack{Key: ProactiveKey(5), Kind: brain.AckSuppressed, At: monday})
 	now := monday
@@ -385,7 +355,7 @@ func TestDecideIdleAllocs(t *testing.T) {
 // BenchmarkDecideIdle10k is one Decide over 10,000 idle relationships.
 func BenchmarkDecideIdle10k(b *testing.B) {
 	const n = 10_000
-	a := New(Default(), Options{})
+	a := New(brain.DefaultProactivePolicy(), Options{})
 	now := monday
 	st := idleState(n, now)
 	var out []brain.Wake
@@ -404,7 +374,7 @@ func BenchmarkDecideIdle10k(b *testing.B) {
 // enough, each held back by a later gate (cooldown, quiet hours or an ack).
 func BenchmarkDecideGated10k(b *testing.B) {
 	const n = 10_000
-	a := New(Default(), Options{})
+	a := New(brain.DefaultProactivePolicy(), Options{})
 	now := time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC) // inside quiet hours
 	st := idleState(n, now.Add(-10*time.Hour))
 	for _, rel := range st.Rels {
@@ -425,7 +395,7 @@ func BenchmarkDecideGated10k(b *testing.B) {
 
 func TestSuppressionCountedOncePerHold(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	a := New(Default(), Options{Registerer: reg})
+	a := New(brain.DefaultProactivePolicy(), Options{Registerer: reg})
 	night := time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC) // inside the default quiet hours
 	st := brain.NewState(time.UTC)
 	st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: night.Add(-10 * time.Hour), Status: brain.StatusIdle})
@@ -440,5 +410,49 @@ func TestSuppressionCountedOncePerHold(t *testing.T) {
 	}
 	if n, err := testutil.GatherAndCount(reg, "anima_proactive_suppressed_total"); err != nil || n != 4 {
 		t.Errorf("suppression series = %d, %v; want one per gate", n, err)
+	}
+}
+
+// TestRuleOneKeepsGroupMembersApart: in a group only one member's consecutive signals
+// fold; another member's message starts the chat's next wake, in order, each wake about
+// its own sender. A private chat folds as before.
+func TestRuleOneKeepsGroupMembersApart(t *testing.T) {
+	s := newSim(t, noQuiet(), time.UTC, monday)
+	s.st.Upsert(brain.Relationship{Chat: -5, User: 10, Group: true}) // User: its first sender
+	msg := func(chat, user int64, name, text string) brain.Signal {
+		return brain.Signal{Type: brain.SignalUserMessage, Chat: chat, User: user, UserName: name, Text: text, At: monday}
+	}
+	ws := s.tick(
+		msg(-5, 10, "Ann", "one"),
+		msg(-5, 10, "Ann", "two"),
+		msg(-5, 20, "Ben", "three"),
+		msg(-5, 10, "Ann", "four"),
+	)
+	type got struct {
+		user  int64
+		text  string
+		texts string
+	}
+	want := []got{{10, "Ann sent 2 messages", "one two"}, {20, "Ben sent 1 message", "three"}, {10, "Ann sent 1 message", "four"}}
+	if len(ws) != len(want) {
+		t.Fatalf("%d wakes, want %d: %+v", len(ws), len(want), ws)
+	}
+	for i, w := range ws {
+		var texts []string
+		for _, sig := range w.Signals {
+			if sig.User != w.User {
+				t.Errorf("wake %d for user %d carries a signal of user %d", i, w.User, sig.User)
+			}
+			texts = append(texts, sig.Text)
+		}
+		if g := (got{w.User, w.Reason.Text, strings.Join(texts, " ")}); g != want[i] {
+			t.Errorf("wake %d = %+v, want %+v", i, g, want[i])
+		}
+	}
+
+	// A group wake never takes the relationship's first sender as its user.
+	ws = s.tick(brain.Signal{Type: brain.SignalScheduleDue, Chat: -5, Text: "old item", At: monday})
+	if len(ws) != 1 || ws[0].User != 0 {
+		t.Errorf("a group wake without a sender got user %d, want 0", ws[0].User)
 	}
 }
