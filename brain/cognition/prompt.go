@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -273,8 +272,7 @@ func (c *Cognition) systemPrompt(w brain.Wake, now time.Time) string {
 // labelled prefixes a group member's message with the member's name as quoted data:
 // "Ann" wrote:\n… — one line, no control characters, at most 64 runes.
 func labelled(name, text string) string {
-	name = brain.TruncateRunes(strings.Join(strings.FieldsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " "), 64)
-	if name == "" {
+	if name = brain.CleanName(name); name == "" {
 		name = "a member"
 	}
 	return quote(name) + " wrote:\n" + text

@@ -458,7 +458,7 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 			}
 			who := d.Role
 			if d.Name != "" && d.Role == "user" {
-				who = strconv.Quote(brain.TruncateRunes(strings.Join(strings.Fields(d.Name), " "), 64))
+				who = strconv.Quote(brain.CleanName(d.Name))
 			}
 			hits = append(hits, hit{
 				Hit: brain.Hit{Source: sourceTurn, Text: who + ": " + d.Text, At: d.At, Score: r.score},
