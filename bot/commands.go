@@ -210,8 +210,9 @@ func forgotten(rep storage.ForgetReport, group bool) string {
 	}
 	return fmt.Sprintf("Done. I have deleted our private conversation, what I remembered about you and your reminders; "+
 		"and in %s we share: %s, %s and %s. "+
-		"What I kept: other members' messages, and summaries of group conversations written before now "+
-		"(each folds several members' words together, so I cannot take yours out of them).",
+		"What I kept: other members' messages; group messages stored before I recorded who wrote each one; "+
+		"and summaries of group conversations written before now (each folds several members' words together, "+
+		"so I cannot take yours out of them).",
 		plural(len(rep.Chats), "group", "groups"), plural(rep.Turns, "message of yours or my answer to it", "messages of yours and my answers to them"),
 		plural(rep.Reminders, "reminder", "reminders"), plural(rep.Facts, "fact", "facts"))
 }
