@@ -58,7 +58,11 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 }
 
 // PrintSim writes a simulation's result for people.
-func PrintSim(w io.Writer, res SimResult) {
+func PrintSim(w io.Writer, res SimResult) { printPerDay(w, res, "silent days") }
+
+// printPerDay lists the wakes and the per-day table of proactive model calls; days says
+// what kind of days they were.
+func printPerDay(w io.Writer, res SimResult, days string) {
 	for _, line := range res.Wakes {
 		fmt.Fprintln(w, line)
 	}
@@ -67,5 +71,5 @@ func PrintSim(w io.Writer, res SimResult) {
 		fmt.Fprintf(w, "day %d: %d proactive model call(s)\n", i+1, n)
 		total += n
 	}
-	fmt.Fprintf(w, "total: %d model calls over %d silent days\n", total, len(res.PerDay))
+	fmt.Fprintf(w, "total: %d model calls over %d %s\n", total, len(res.PerDay), days)
 }

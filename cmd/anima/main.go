@@ -30,6 +30,10 @@ Usage:
   anima backup --config PATH --out F  copy the store (hot, while the service runs)
   anima sim    --config PATH [--days N] replay N silent days under a simulated clock and
                                       show when anima would write first (no model calls)
+  anima sim    --config PATH --scenario S --out DIR
+                                      replay a scripted user (examples/sim/) through the
+                                      brain, store and cognition with an offline model;
+                                      writes timeline.csv, timeline.png and summary.txt
   anima version                       print the version
 `
 
@@ -42,8 +46,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("anima "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "config.yaml", "configuration file")
-	out := fs.String("out", "", "backup: file to write")
-	days := fs.Int("days", 7, "sim: silent days to simulate")
+	out := fs.String("out", "", "backup: file to write; sim: directory for the timeline")
+	days := fs.Int("days", 7, "sim: days to simulate (with --scenario: overrides its days)")
+	scenario := fs.String("scenario", "", "sim: scripted user scenario (YAML)")
 	switch cmd {
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
@@ -86,6 +91,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "anima sim: --days must be 1..366")
 			return 2
 		}
+		if *scenario != "" || *out != "" {
+			return simScenario(ctx, cfg, fs, *scenario, *out, *days, stdout, stderr)
+		}
 		res, err := bot.Simulate(cfg, *days)
 		if err != nil {
 			fmt.Fprintf(stderr, "anima: %s\n", err)
@@ -127,5 +135,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log.Error("anima failed", "err", err)
 		return 1
 	}
+	return 0
+}
+
+// simScenario runs `anima sim --scenario S --out DIR`.
+func simScenario(ctx context.Context, cfg config.Config, fs *flag.FlagSet, path, dir string, days int, stdout, stderr io.Writer) int {
+	if path == "" || dir == "" {
+		fmt.Fprintln(stderr, "anima sim: --scenario FILE and --out DIR go together")
+		return 2
+	}
+	sc, err := bot.LoadScenario(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "days" {
+			sc.Days = days
+		}
+	})
+	start := time.Now()
+	res, err := bot.SimulateScenario(ctx, cfg, sc, dir, bot.SimOptions{Progress: stderr})
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	total := 0
+	for _, n := range res.PerDay {
+		total += n
+	}
+	fmt.Fprintf(stdout, "simulated %d days of %q in %v: %d proactive wakes; wrote timeline.csv, timeline.png and summary.txt to %s\n",
+		len(res.PerDay), sc.Name, time.Since(start).Round(time.Millisecond), total, dir)
 	return 0
 }
