@@ -13,6 +13,7 @@ FUZZFLAGS := -fuzzminimizetime 3s
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/anima ./cmd/anima
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/anima-sim ./cmd/anima-sim
 
 test:
 	$(GO) vet ./...

@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 	_ "time/tzdata" // user time zones work in a distroless image too
@@ -92,7 +94,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if *scenario != "" || *out != "" {
-			return simScenario(ctx, cfg, fs, *scenario, *out, *days, stdout, stderr)
+			return simScenario(ctx, args, *scenario, *out, stdout, stderr)
 		}
 		res, err := bot.Simulate(cfg, *days)
 		if err != nil {
@@ -138,33 +140,43 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// simScenario runs `anima sim --scenario S --out DIR`.
-func simScenario(ctx context.Context, cfg config.Config, fs *flag.FlagSet, path, dir string, days int, stdout, stderr io.Writer) int {
+// simScenario runs `anima sim --scenario S --out DIR` by handing the arguments to the
+// anima-sim binary beside this one (or on PATH): drawing the timeline with gonum/plot
+// costs every process that links it a few MB at start, which the service must not pay.
+func simScenario(ctx context.Context, args []string, path, dir string, stdout, stderr io.Writer) int {
 	if path == "" || dir == "" {
 		fmt.Fprintln(stderr, "anima sim: --scenario FILE and --out DIR go together")
 		return 2
 	}
-	sc, err := bot.LoadScenario(path)
+	bin, err := simBinary()
 	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
+		fmt.Fprintf(stderr, "anima sim: %s\n", err)
 		return 1
 	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "days" {
-			sc.Days = days
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
 		}
-	})
-	start := time.Now()
-	res, err := bot.SimulateScenario(ctx, cfg, sc, dir, bot.SimOptions{Progress: stderr})
-	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
+		fmt.Fprintf(stderr, "anima sim: run %s: %s\n", bin, err)
 		return 1
 	}
-	total := 0
-	for _, n := range res.PerDay {
-		total += n
-	}
-	fmt.Fprintf(stdout, "simulated %d days of %q in %v: %d proactive wakes; wrote timeline.csv, timeline.png and summary.txt to %s\n",
-		len(res.PerDay), sc.Name, time.Since(start).Round(time.Millisecond), total, dir)
 	return 0
+}
+
+// simBinary finds anima-sim: beside this executable first, then on PATH.
+func simBinary() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "anima-sim")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("anima-sim"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("--scenario needs the anima-sim binary beside anima or on PATH: " +
+		"`make build` builds bin/anima-sim, or run `go run ./cmd/anima-sim` with the same flags")
 }

@@ -1,4 +1,4 @@
-package bot
+package sim
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -89,8 +90,8 @@ func (t *timeline) proactiveWake(at time.Time, r brain.Reason) {
 }
 
 // result is the run as Simulate reports one: proactive wakes per local day, listed.
-func (t *timeline) result() SimResult {
-	return SimResult{PerDay: append([]int(nil), t.perDay...), Wakes: append([]string(nil), t.wakeLines...)}
+func (t *timeline) result() bot.SimResult {
+	return bot.SimResult{PerDay: append([]int(nil), t.perDay...), Wakes: append([]string(nil), t.wakeLines...)}
 }
 
 // totals sums the rows' message columns, wakes, model calls and refused sends.
@@ -191,7 +192,7 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "scenario %s: %d days from %s, seed %d, user zone %s, step %s\n\n",
 		name, t.sc.Days, t.sc.Start, t.sc.Seed, t.loc, t.sc.Step)
-	printPerDay(w, t.result(), "simulated days")
+	bot.PrintPerDay(w, t.result(), "simulated days")
 	msgs, wakes, calls, silent, failed, refused := t.totals()
 	fmt.Fprintf(w, "\nwakes: %d; model requests: %d; proactive runs that said nothing: %d; failed runs: %d\n", wakes, calls, silent, failed)
 	fmt.Fprint(w, "messages:")

@@ -1,4 +1,4 @@
-package bot
+package sim
 
 import (
 	"bytes"
@@ -62,7 +62,7 @@ func TestParseScenarioStrict(t *testing.T) {
 // examples are the shipped scenarios.
 func examples(t *testing.T) map[string]Scenario {
 	t.Helper()
-	paths, err := filepath.Glob("../examples/sim/*.yaml")
+	paths, err := filepath.Glob("../../examples/sim/*.yaml")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no example scenarios: %v", err)
 	}
@@ -98,7 +98,7 @@ func TestExampleScenarios(t *testing.T) {
 			cfg := simConfig()
 			dir := t.TempDir()
 			began := time.Now()
-			res, err := SimulateScenario(context.Background(), cfg, sc, dir, SimOptions{})
+			res, err := Run(context.Background(), cfg, sc, dir, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func TestExampleScenarios(t *testing.T) {
 // runExample replays a shipped scenario and returns its timeline.
 func runExample(t *testing.T, name string) *timeline {
 	t.Helper()
-	tl, err := runScenario(context.Background(), simConfig(), examples(t)[name], SimOptions{})
+	tl, err := runScenario(context.Background(), simConfig(), examples(t)[name], Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestScenarioDeterministic(t *testing.T) {
 	sc := examples(t)["chatty"]
 	read := func() (csvText, summary []byte) {
 		dir := t.TempDir()
-		if _, err := SimulateScenario(context.Background(), simConfig(), sc, dir, SimOptions{}); err != nil {
+		if _, err := Run(context.Background(), simConfig(), sc, dir, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		a, _ := os.ReadFile(filepath.Join(dir, "timeline.csv"))
@@ -253,7 +253,7 @@ func TestScenarioDeterministic(t *testing.T) {
 	}
 	sc.Seed++
 	dir := t.TempDir()
-	if _, err := SimulateScenario(context.Background(), simConfig(), sc, dir, SimOptions{}); err != nil {
+	if _, err := Run(context.Background(), simConfig(), sc, dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	c3, _ := os.ReadFile(filepath.Join(dir, "timeline.csv"))

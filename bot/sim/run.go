@@ -1,4 +1,4 @@
-package bot
+package sim
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
@@ -22,8 +23,8 @@ import (
 // simChat is the scripted user's chat (and user) id.
 const simChat = 1001
 
-// SimOptions are what SimulateScenario takes besides the configuration and the scenario.
-type SimOptions struct {
+// Options are what Run takes besides the configuration and the scenario.
+type Options struct {
 	// Progress, if set, receives a progress bar once the run has taken longer than a
 	// second (stderr for `anima sim`).
 	Progress io.Writer
@@ -48,7 +49,7 @@ type scenarioSim struct {
 	agg     brain.Aggregator
 	stepper *brain.Stepper
 	think   brain.Thinker
-	journal *journal
+	journal bot.TurnJournal
 	model   *simModel
 	user    *simUser
 	tl      *timeline
@@ -56,23 +57,23 @@ type scenarioSim struct {
 	apology string
 }
 
-// SimulateScenario replays sc under a simulated clock and writes timeline.csv,
+// Run replays sc under a simulated clock and writes timeline.csv,
 // timeline.png and summary.txt into dir (created if needed). The store is a temporary
 // file, removed afterwards; nothing leaves the machine (the model is a scripted endpoint
 // on 127.0.0.1). The same configuration, scenario and seed give the same files.
-func SimulateScenario(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts SimOptions) (SimResult, error) {
+func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts Options) (bot.SimResult, error) {
 	tl, err := runScenario(ctx, cfg, sc, opts)
 	if err != nil {
-		return SimResult{}, err
+		return bot.SimResult{}, err
 	}
 	if err := tl.write(dir); err != nil {
-		return SimResult{}, err
+		return bot.SimResult{}, err
 	}
 	return tl.result(), nil
 }
 
 // runScenario replays sc and returns what happened, step by step.
-func runScenario(ctx context.Context, cfg config.Config, sc Scenario, opts SimOptions) (*timeline, error) {
+func runScenario(ctx context.Context, cfg config.Config, sc Scenario, opts Options) (*timeline, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -133,11 +134,11 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 			return nil, fmt.Errorf("register tool: %w", err)
 		}
 	}
-	s.think = cognition.New(cognitionConfig(cfg, zone), client, mem, tools, cognition.Options{Logger: log, Clock: s.clock})
-	s.journal = &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log}
+	s.think = cognition.New(bot.CognitionConfig(cfg, zone), client, mem, tools, cognition.Options{Logger: log, Clock: s.clock})
+	s.journal = bot.NewJournal(store, mem, sched, log)
 
 	pol := cfg.Proactive.Policy()
-	agg, auto := proactiveLayers(pol, nil)
+	agg, auto := bot.ProactiveLayers(pol, nil)
 	s.agg = agg
 	s.st = brain.NewState(zone)
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
