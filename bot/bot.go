@@ -152,7 +152,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think,
 		Journal:    &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg},
+		Commands:   &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg},
 		StateStore: store, Logger: log, Registerer: reg,
 	})
 

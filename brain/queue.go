@@ -28,7 +28,7 @@ type result struct {
 	chat     int64
 	delivery delivery // what became of the job's outbox entries
 	status   ConversationStatus
-	forget   bool
+	forget   int64 // a chat whose stored data a command deleted (0: none)
 	thinking bool
 	silent   bool // a proactive run that chose to say nothing
 	intents  []Intent
@@ -71,7 +71,13 @@ func (l *CoreLoop) dispatch(j job) {
 	l.startNext(chat)
 }
 
+// foldable says whether next may join the queued wake: same reason, one that folds, and
+// in a group the same sender (every run answers exactly one member; private chats fold
+// whoever wrote).
 func foldable(queued, next Wake) bool {
+	if (queued.Rel.Group || next.Rel.Group) && queued.User != next.User {
+		return false
+	}
 	return queued.Reason.Code == next.Reason.Code && (next.Reason.Code == ReasonUserMessage || next.Reason.Code == ReasonProactive || next.Reason.Code == ReasonFollowup)
 }
 
@@ -117,9 +123,10 @@ func (l *CoreLoop) finish(r result) {
 	if q := l.chats[r.chat]; q != nil {
 		q.running = false
 	}
-	if r.forget {
-		l.forget(r.chat)
-	} else if rel := l.st.Rel(r.chat); rel != nil {
+	if r.forget != 0 {
+		l.forget(r.forget)
+	}
+	if rel := l.st.Rel(r.chat); rel != nil && r.forget != r.chat {
 		d := r.delivery
 		for _, k := range d.sent {
 			rel.MarkSent(d.sentAt, k)
@@ -151,7 +158,7 @@ func (l *CoreLoop) finish(r result) {
 	}
 	now := l.deps.Clock.Now()
 	l.retries.settle(r.chat, r.delivery, now)
-	if r.forget {
+	if r.forget == r.chat {
 		l.retries.dueNow(r.chat, now) // only the confirmation waits: no backoff
 	}
 	l.startNext(r.chat)

@@ -144,7 +144,7 @@ func TestForget(t *testing.T) {
 	if err := s.SaveAcks([]brain.Ack{{Key: brain.AckKey(brain.SignalSocialPressure, 7)}, {Key: brain.AckKey(brain.SignalSocialPressure, 8)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Forget(7, 7); err != nil {
+	if err := s.Forget(7); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := s.History(7, 0); len(h) != 0 {

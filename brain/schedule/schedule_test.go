@@ -364,7 +364,7 @@ func TestForgetDropsSchedules(t *testing.T) {
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
-	if err := st.Forget(7, 70); err != nil {
+	if err := st.Forget(7); err != nil {
 		t.Fatal(err)
 	}
 	if items, _ := s.List(7); len(items) != 0 {
@@ -495,6 +495,12 @@ func TestTools(t *testing.T) {
 	}
 	if want := (brain.CancelSchedule{Chat: 7, ID: intent.Item.ID}); len(res.Intents) != 1 || res.Intents[0] != want {
 		t.Errorf("intents = %#v, want %#v", res.Intents, want)
+	}
+	// In a group a run acts for its sender: another member's item is neither listed nor
+	// cancelled.
+	res, err = cancel.Call(context.Background(), brain.ToolCall{Chat: 7, User: 71, Args: json.RawMessage(`{"id":"` + intent.Item.ID + `"}`), Now: now, Zone: loc})
+	if err == nil || len(res.Intents) != 0 || strings.Contains(err.Error(), intent.Item.ID+",") {
+		t.Errorf("another member's cancel = %#v, %v; want refused", res.Intents, err)
 	}
 }
 
