@@ -1,6 +1,7 @@
 // Command anima runs the anima companion bot: `anima run` serves Telegram, `anima chat`
 // talks on the console, `anima check` validates a configuration, `anima backup` copies
-// the store while the service runs, `anima version` prints the version.
+// the store while the service runs, `anima health` asks a running instance whether it is
+// ready (the container health check), `anima version` prints the version.
 package main
 
 import (
@@ -30,6 +31,8 @@ Usage:
   anima chat   --config PATH          talk to anima on this console (no Telegram token needed)
   anima check  --config PATH          validate a configuration
   anima backup --config PATH --out F  copy the store (hot, while the service runs)
+  anima health --config PATH          exit 0 if the running instance's /readyz (at
+                                      metrics.listen) answers 200 within --timeout (3s)
   anima sim    --config PATH [--days N] replay N silent days under a simulated clock and
                                       show when anima would write first (no model calls)
   anima sim    --config PATH --scenario S --out DIR
@@ -51,6 +54,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "backup: file to write; sim: directory for the timeline")
 	days := fs.Int("days", 7, "sim: days to simulate (with --scenario: overrides its days)")
 	scenario := fs.String("scenario", "", "sim: scripted user scenario (YAML)")
+	timeout := fs.Duration("timeout", 3*time.Second, "health: how long to wait for /readyz")
 	switch cmd {
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
@@ -58,7 +62,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "run", "chat", "check", "backup", "sim":
+	case "run", "chat", "check", "backup", "sim", "health":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -103,6 +107,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		bot.PrintSim(stdout, res)
 		return 0
+	case "health":
+		cfg, err := config.Check(*cfgPath, false)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		if err := bot.Health(ctx, cfg.Metrics.Listen, *timeout); err != nil {
+			fmt.Fprintf(stderr, "anima health: %s\n", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, "ready")
+		return 0
 	case "backup":
 		if *out == "" {
 			fmt.Fprintln(stderr, "anima backup: --out FILE is required")
@@ -124,6 +140,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg, err := config.Check(*cfgPath, cmd == "run")
+	if err == nil && cmd == "chat" {
+		err = cfg.ValidateChat()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return 1
