@@ -138,7 +138,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		return nil, err
 	}
 	neurons := plugs.Neurons()
-	s.think = cognition.New(cognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock,
+	s.think = cognition.New(CognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock,
 		Sections: plugs.Sections})
 	if err := restoreUsage(store, s.think); err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 
 	// The brain's layers and state.
 	pol := cfg.Proactive.Policy()
-	agg, auto := proactiveLayers(pol, reg, neurons...)
+	agg, auto := ProactiveLayers(pol, reg, neurons...)
 	st := brain.NewState(zone)
 	if err := restoreState(store, st, agg); err != nil {
 		return nil, err
