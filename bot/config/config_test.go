@@ -763,3 +763,26 @@ func webhook(c *Config, listen, secret string) {
 	c.Telegram.Mode = ModeWebhook
 	c.Telegram.Webhook.Listen, c.Telegram.Webhook.SecretToken = listen, Secret(secret)
 }
+
+// TestPluginSectionIsStrict: a plugin's section is decoded as strictly as the rest; the
+// error names the key, and so the plugin.
+func TestPluginSectionIsStrict(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"plugins:\n  innerlife:\n    dream_att: \"04:00\"\n", "plugins.innerlife.dream_att: unknown key"},
+		{"plugins:\n  innerlife:\n    dream_at: \"4am\"\n", "plugins.innerlife.dream_at"},
+		{"plugins:\n  innerlife:\n    dream_min_quiet: soon\n", "plugins.innerlife.dream_min_quiet"},
+		{"plugins:\n  nosuch: {}\n", "plugins.nosuch: unknown key"},
+	} {
+		_, err := Parse([]byte(tc.yaml))
+		if err == nil {
+			var c Config
+			c, err = Parse([]byte(tc.yaml))
+			if err == nil {
+				err = c.Validate()
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want it to name %s", tc.yaml, err, tc.want)
+		}
+	}
+}
