@@ -469,7 +469,9 @@ func TestGatedThoughtObeysTheGates(t *testing.T) {
 		wake  bool
 	}{
 		{"all gates pass", func(*Aggregator, *brain.Relationship, *brain.ProactivePolicy) {}, true},
-		{"cooldown", func(_ *Aggregator, r *brain.Relationship, _ *brain.ProactivePolicy) { r.LastProactive = now.Add(-time.Minute) }, false},
+		{"cooldown", func(_ *Aggregator, r *brain.Relationship, _ *brain.ProactivePolicy) {
+			r.LastProactive = now.Add(-time.Minute)
+		}, false},
 		{"firm deferral", func(a *Aggregator, _ *brain.Relationship, _ *brain.ProactivePolicy) {
 			a.Ack(brain.Ack{Key: ProactiveKey(1), Kind: brain.AckDeferred, Firm: true, Until: now.Add(time.Hour), At: now})
 		}, false},
