@@ -71,17 +71,19 @@ type Scheduled interface {
 	Jobs() []Job
 }
 
-// Job is a daily job. It runs off the core loop's tick, on the loop's clock (so `anima
-// sim` and tests run it under a simulated clock). A run missed while anima was down runs
-// once at the next start if it is less than 12 h late; otherwise it is skipped.
+// Job is a daily job in the users' own time zones. It runs off the core loop's tick, on
+// the loop's clock (so `anima sim` and tests run it under a simulated clock), once a day
+// in each zone some user is in, for the chats in that zone. A run missed while anima was
+// down runs once at the next start if it is less than 12 h late; otherwise it is skipped.
 type Job struct {
-	// Name is unique within the plugin (it keys the job's last run in the store).
+	// Name is unique within the plugin (it keys the job's last runs in the store).
 	Name string
-	// At is the local time "HH:MM" the job runs every day, in the users' default zone.
+	// At is the local time "HH:MM" the job runs every day, in each user's zone (their
+	// /timezone, else the default user.timezone).
 	At string
-	// Run does the job; due is the scheduled time it runs for. An error or a panic is
-	// logged and counted; the job runs again the next day.
-	Run func(ctx context.Context, h Host, due time.Time) error
+	// Run does the job for chats, the relationships (as last saved) whose zone reached At
+	// at due. An error or a panic is logged and counted; the job runs again the next day.
+	Run func(ctx context.Context, h Host, due time.Time, chats []brain.Relationship) error
 }
 
 // Host is what anima offers a plugin's jobs.

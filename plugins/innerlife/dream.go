@@ -19,15 +19,12 @@ func (p *Plugin) Jobs() []plugins.Job {
 	return []plugins.Job{{Name: "dream", At: p.cfg.DreamAt, Run: p.dream}}
 }
 
-// dream runs one dream for each private chat that had a turn since its last dream and
+// dream runs one dream for each private chat (of those whose dream_at it is, in the
+// user's own zone) that had a turn since its last dream and
 // whose user has been quiet for at least DreamMinQuiet, at most DreamParallel at once.
 // A dream reads the day under the dream profile; its tools may write a digest entry,
 // touch or close concerns and remember facts; anything it would send is dropped.
-func (p *Plugin) dream(ctx context.Context, h plugins.Host, due time.Time) error {
-	rels, err := h.Chats()
-	if err != nil {
-		return fmt.Errorf("list chats: %w", err)
-	}
+func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []brain.Relationship) error {
 	now := p.clock.Now()
 	sem := make(chan struct{}, p.cfg.DreamParallel)
 	var wg sync.WaitGroup
