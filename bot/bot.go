@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -123,16 +124,17 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	mem := memory.New(store, &memory.OpenAISummarizer{Client: llmClient, Model: cfg.LLM.FastModel, MaxTokens: 400},
 		memory.Options{Logger: log, Clock: clock, Registerer: reg})
 	s.sched = schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg})
-	tools := cognition.NewRegistry()
-	for _, t := range append(mem.Tools(), s.sched.Tools()...) {
-		if err := tools.Register(t); err != nil {
-			return nil, fmt.Errorf("register tool: %w", err)
-		}
-	}
-	plugs, err := plugins.Install(tools, plugins.Options{Logger: log, Registerer: reg},
+	var plugTools toolList // registered after the core tools
+	plugs, err := plugins.Install(&plugTools, plugins.Options{Logger: log, Registerer: reg},
 		append(builtinPlugins(cfg.Plugins, clock, log, reg), opts.Plugins...)...)
 	if err != nil {
 		return nil, err
+	}
+	tools := cognition.NewRegistry()
+	for _, t := range slices.Concat(mem.Tools(pluginSearchers(store, plugs)...), s.sched.Tools(), plugTools) {
+		if err := tools.Register(t); err != nil {
+			return nil, fmt.Errorf("register tool: %w", err)
+		}
 	}
 	if err := loadPlugins(store, plugs); err != nil {
 		return nil, err

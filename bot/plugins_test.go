@@ -3,14 +3,18 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/innerlife"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -137,3 +141,69 @@ func pluginErrors(t *testing.T, reg *prometheus.Registry, plugin, part string) f
 	}
 	return 0
 }
+
+// TestMemorySearchFindsDormantConcerns: core_memory_search finds, through the plugins'
+// searcher over the real store, a concern dormant for 100 days (which prompts no longer
+// carry) and a journal entry older than the three that prompts carry.
+func TestMemorySearchFindsDormantConcerns(t *testing.T) {
+	e := newJournalEnv(t)
+	now := e.at
+	clock := fixedClock(now)
+	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: prometheus.NewRegistry(), Clock: clock})
+	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := loadPlugins(e.store, set); err != nil {
+		t.Fatal(err)
+	}
+	e.j.plugs = set
+	call := func(tool brain.Tool, at time.Time, args string) brain.ToolResult {
+		t.Helper()
+		res, err := tool.Call(context.Background(), brain.ToolCall{Chat: 5, User: 7, Args: []byte(args), Now: at})
+		if err != nil {
+			t.Fatalf("%s: %v", tool.Spec().Name, err)
+		}
+		if _, err := e.j.Commit(context.Background(), brain.TurnRecord{Chat: 5, User: 7, At: at, Intents: res.Intents}); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	concern, journal := p.Tools()[0], p.Tools()[1]
+	old := now.Add(-100 * 24 * time.Hour)
+	call(concern, old, `{"action":"open","id":null,"summary":"learning the cello","kind":"interest","check_in_at":null,"note":null}`)
+	call(journal, old, `{"kind":"memory","text":"They played me a cello piece, a little shaky but proud."}`)
+	for i := range 3 {
+		at := now.Add(-time.Duration(3-i) * time.Hour)
+		p.Context(brain.Wake{Chat: 5}, at) // a new run each time
+		call(journal, at, fmt.Sprintf(`{"kind":"observation","text":"Entry number %d about the weather."}`, i))
+	}
+	sec := p.Context(brain.Wake{Chat: 5, User: 7, Profile: brain.ProfileChat}, now)
+	if prompt := strings.Join(sec.Lines, "\n"); strings.Contains(prompt, "cello") {
+		t.Fatalf("the prompt carries the dormant concern or the old entry:\n%s", prompt)
+	}
+	var search brain.Tool
+	for _, tool := range e.mem.Tools(pluginSearchers(e.store, set)...) {
+		if tool.Spec().Name == memory.ToolSearch {
+			search = tool
+		}
+	}
+	res, err := search.Call(context.Background(), brain.ToolCall{Chat: 5, User: 7, Args: []byte(`{"query":"the cello"}`), Now: now, Zone: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(concern) you followed (dormant, interest): learning the cello", "(journal) you wrote (memory): They played me a cello piece"} {
+		if !strings.Contains(res.Content, want) {
+			t.Errorf("core_memory_search lacks %q:\n%s", want, res.Content)
+		}
+	}
+	// Another chat finds nothing of it.
+	res, err = search.Call(context.Background(), brain.ToolCall{Chat: 6, User: 8, Args: []byte(`{"query":"cello"}`), Now: now})
+	if err != nil || res.Content != "nothing found" {
+		t.Errorf("chat 6 searched chat 5's concerns: %q, %v", res.Content, err)
+	}
+}
+
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }

@@ -2,7 +2,8 @@
 // package bot (no init() registration) and switched under plugins.<name> in the
 // configuration. Every plugin has a name, tools and neurons (Plugin); it may also keep
 // state in its own bucket (Stateful), run daily jobs on the loop's clock (Scheduled), add a
-// section to prompts (Contextual) and answer commands (Reporter). Install wires them in:
+// section to prompts (Contextual), be found by core_memory_search (Searchable) and answer
+// commands (Reporter). Install wires them in:
 // tools go through the same registry as the core tools (strict schemas, capability
 // profiles), and every part is guarded, so a failing plugin is logged and counted
 // (anima_plugin_errors_total{plugin,part}), never fatal to the brain.
@@ -98,6 +99,14 @@ type Host interface {
 	Commit(ctx context.Context, chat, user int64, intents []brain.Intent, at time.Time) error
 	// Recent returns up to n of chat's latest turns, oldest first.
 	Recent(chat int64, n int) ([]brain.Turn, error)
+}
+
+// Searchable is a plugin whose own records core_memory_search also finds (the inner
+// life's concerns, dormant ones included, and its older journal entries).
+type Searchable interface {
+	// Search returns up to limit of chat's records matching query, best first, read from
+	// the plugin's bucket b (a read-only transaction). Hit.Source names the kind of record.
+	Search(b Bucket, chat, user int64, query string, limit int) ([]brain.Hit, error)
 }
 
 // Reporter is a plugin that adds to the /status answer and may own commands.

@@ -26,9 +26,41 @@ func apply(t *testing.T, p *innerlife.Plugin, b memBucket, at time.Time, ins ...
 }
 
 func newPlugin(t *testing.T, start time.Time) (*innerlife.Plugin, memBucket) {
+	p, b, _ := newPluginReg(t, start)
+	return p, b
+}
+
+func newPluginReg(t *testing.T, start time.Time) (*innerlife.Plugin, memBucket, *prometheus.Registry) {
 	t.Helper()
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: prometheus.NewRegistry(), Clock: fixedClock{start}})
-	return p, memBucket{}
+	reg := prometheus.NewRegistry()
+	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: reg, Clock: fixedClock{start}})
+	return p, memBucket{}, reg
+}
+
+// metricValue is the value of the series of name with label=value in reg.
+func metricValue(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					if m.GetCounter() != nil {
+						return m.GetCounter().GetValue()
+					}
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no series %s{%s=%q}", name, label, value)
+	return 0
 }
 
 type fixedClock struct{ t time.Time }
@@ -47,7 +79,7 @@ func checkinWake(at time.Time) brain.Wake {
 // that showed it commits, it is never raised again.
 func TestCheckinRaisedAgainAfterAFailedRun(t *testing.T) {
 	due := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
-	p, b := newPlugin(t, due)
+	p, b, reg := newPluginReg(t, due)
 	apply(t, p, b, due.Add(-time.Hour), innerlife.OpenConcernChange(7, "c1", due))
 	n := p.Neurons()[0]
 	held := &brain.State{Thoughts: []brain.Thought{{Chat: 7, Gated: true, Ref: "c1", Reason: brain.ReasonConcernCheckin}}}
@@ -96,6 +128,14 @@ func TestCheckinRaisedAgainAfterAFailedRun(t *testing.T) {
 		if check(due.Add(time.Duration(i)*innerlife.RecheckAfter), empty) {
 			t.Fatalf("a check-in asked (by a silent run) was raised again at +%v", time.Duration(i)*innerlife.RecheckAfter)
 		}
+	}
+	for attempt, want := range map[string]float64{"first": 1, "again": 2} {
+		if got := metricValue(t, reg, "anima_innerlife_checkins_raised_total", "attempt", attempt); got != want {
+			t.Errorf("check-ins raised (%s) = %v, want %v", attempt, got, want)
+		}
+	}
+	if got := metricValue(t, reg, "anima_innerlife_checkins_asked_total", "how", "proactive"); got != 1 {
+		t.Errorf("check-ins asked (proactive) = %v, want 1", got)
 	}
 	later := due.Add(time.Hour * 3)
 	if sec := p.Context(checkinWake(later), later); strings.Contains(strings.Join(sec.Lines, "\n"), "due check-in") || len(sec.Intents) != 0 {

@@ -41,7 +41,7 @@ func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []
 			continue // no turn since the last dream: nothing to dream about, no cost
 		}
 		if now.Sub(rel.LastUserMsg) < p.cfg.DreamMinQuiet {
-			p.m.dreams.WithLabelValues("skipped_quiet").Inc()
+			p.m.dreams.WithLabelValues(dreamSkipped).Inc()
 			continue
 		}
 		sem <- struct{}{}
@@ -64,8 +64,9 @@ func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relati
 		Reason: brain.Reason{Code: ReasonDream, Text: "the night's reflection on the day's conversation, your journal and your concerns"}}
 	out, err := h.Think(ctx, w)
 	p.m.dreamRequests.Add(float64(out.Requests))
+	p.m.dreamRun.Observe(float64(out.Requests))
 	if err != nil {
-		p.m.dreams.WithLabelValues("error").Inc()
+		p.m.dreams.WithLabelValues(dreamError).Inc()
 		return fmt.Errorf("dream chat %d: %w", rel.Chat, err)
 	}
 	intents := make([]brain.Intent, 0, len(out.Intents)+1)
@@ -77,9 +78,9 @@ func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relati
 	}
 	intents = append(intents, change(rel.Chat, dreamt{}))
 	if err := h.Commit(ctx, rel.Chat, rel.User, intents, now); err != nil {
-		p.m.dreams.WithLabelValues("error").Inc()
+		p.m.dreams.WithLabelValues(dreamError).Inc()
 		return fmt.Errorf("dream chat %d: %w", rel.Chat, err)
 	}
-	p.m.dreams.WithLabelValues("ok").Inc()
+	p.m.dreams.WithLabelValues(dreamOK).Inc()
 	return nil
 }

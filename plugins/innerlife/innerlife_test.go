@@ -2,6 +2,7 @@ package innerlife_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,7 +56,9 @@ func (b memBucket) Scan(p []byte, fn func(k, v []byte) error) error {
 }
 
 // host is a plugins.Host: it counts dream runs and applies their intents to the plugin.
+// Dreams run two at once, so it locks.
 type host struct {
+	mu     sync.Mutex
 	p      *innerlife.Plugin
 	b      memBucket
 	rels   []brain.Relationship
@@ -65,6 +68,8 @@ type host struct {
 
 func (h *host) Chats() ([]brain.Relationship, error) { return h.rels, nil }
 func (h *host) Think(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.thinks++
 	h.woke = append(h.woke, w)
 	if w.Profile != brain.ProfileDream {
@@ -73,6 +78,8 @@ func (h *host) Think(_ context.Context, w brain.Wake) (brain.Outcome, error) {
 	return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: "never sent"}}, Requests: 1}, nil
 }
 func (h *host) Commit(_ context.Context, _, _ int64, ins []brain.Intent, at time.Time) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, in := range ins {
 		if _, ok := in.(brain.SendMessage); ok {
 			panic("a dream sent a message")

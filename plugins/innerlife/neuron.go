@@ -59,9 +59,15 @@ func (n checkinNeuron) Check(now time.Time, st *brain.State) (brain.Signal, bool
 		if !ok || c.CheckInDone || !c.CheckInAt.Equal(top.planned) {
 			continue // closed, asked, or moved since it was pushed
 		}
+		again := top.at.After(top.planned)
 		heap.Push(&p.due, checkin{at: now.Add(RecheckAfter), planned: top.planned, id: top.id})
 		if waiting(st, c) || now.Sub(p.shown[c.ID]) < RecheckAfter {
 			continue
+		}
+		if again {
+			p.m.raised[1].Inc()
+		} else {
+			p.m.raised[0].Inc()
 		}
 		return brain.Signal{Type: brain.SignalThoughtPressure, Source: Name, Chat: c.Chat, Text: c.Summary,
 			Value: 1, At: now, Ref: c.ID, Detail: brain.ReasonConcernCheckin}, true
