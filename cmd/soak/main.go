@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,11 +93,13 @@ func (shortSummarizer) Summarize(_ context.Context, previous string, turns []bra
 
 // driver runs messages through the store as the core loop does.
 type driver struct {
-	st   *storage.Store
-	mem  *memory.Memory
-	talk *talker
-	sent int
-	at   time.Time
+	// pages counts page writes by phase: record, commit, sent, upkeep.
+	pages [4]int64
+	st    *storage.Store
+	mem   *memory.Memory
+	talk  *talker
+	sent  int
+	at    time.Time
 }
 
 // chatOf is the chat of the i-th message: chat 1 takes every other one, the other chats
@@ -116,10 +119,12 @@ func (d *driver) message(ctx context.Context, chat int64) error {
 	d.at = d.at.Add(time.Minute)
 	sig := brain.Signal{Type: brain.SignalUserMessage, Source: "telegram", Chat: chat, User: chat, UserName: "Soak",
 		Text: d.talk.say(300), At: d.at, Ref: strconv.Itoa(d.sent), MessageID: d.sent}
+	mark := d.pageWrites()
 	sigs, err := d.st.Record("telegram", []brain.Signal{sig}, int64(d.sent+1))
 	if err != nil {
 		return err
 	}
+	mark = d.phase(0, mark)
 	reply := d.talk.say(110)
 	turns := []brain.Turn{
 		{Role: "user", Text: sig.Text, At: d.at, User: chat, Name: sig.UserName},
@@ -133,12 +138,28 @@ func (d *driver) message(ctx context.Context, chat int64) error {
 	if err != nil {
 		return err
 	}
+	mark = d.phase(1, mark)
 	for _, e := range out {
 		if err := d.st.MarkSent(e.ID); err != nil {
 			return err
 		}
 	}
-	return d.mem.Maintain(ctx, chat)
+	mark = d.phase(2, mark)
+	err = d.mem.Maintain(ctx, chat)
+	d.phase(3, mark)
+	return err
+}
+
+func (d *driver) pageWrites() int64 {
+	sp, _ := d.st.Space()
+	return sp.PageWrites
+}
+
+// phase adds the page writes since mark to phase i and returns the new mark.
+func (d *driver) phase(i int, mark int64) int64 {
+	now := d.pageWrites()
+	d.pages[i] += now - mark
+	return now
 }
 
 func soak(c config, w io.Writer) error {
@@ -165,11 +186,11 @@ func soak(c config, w io.Writer) error {
 
 	fmt.Fprintf(w, "soak: %d messages (~300 chars, ~110-char reply), chat 1 takes every other one, %d other chats share the rest; vocabulary %d, seed %d\n",
 		c.messages, c.chats-1, c.vocab, c.seed)
-	fmt.Fprintf(w, "%9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s %7s\n",
-		"messages", "wchar/m", "disk/m", "pages/m", "cpu/m", "wall/m", "file/m", "live/m",
-		"recall50", "recall99", "search50", "search99", "spread99", "rssMiB")
-	fmt.Fprintf(w, "%9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s %7s\n",
-		"", "KB", "KB", "", "ms", "ms", "KB", "KB", "ms", "ms", "ms", "ms", "ms", "")
+	fmt.Fprintf(w, "%9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n",
+		"messages", "wchar/m", "wbytes/m", "pages/m", "cpu/m", "wall/m", "file/m", "live/m",
+		"recall50", "recall99", "rcpu99", "search50", "search99", "spread99", "rssMiB")
+	fmt.Fprintf(w, "%9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n",
+		"", "KB", "KB", "", "ms", "ms", "KB", "KB", "ms", "ms", "ms", "ms", "ms", "ms", "")
 	i := 0
 	for _, cp := range c.checkpoints {
 		sp0, err := st.Space()
@@ -194,12 +215,12 @@ func soak(c config, w io.Writer) error {
 		}
 		rss, _ := memKiB()
 		per := func(v int64) float64 { return float64(v) / float64(n) }
-		fmt.Fprintf(w, "%9d %9s %9s %9.1f %8s %8s %9s %9s %9s %9s %9s %9s %9s %7.1f\n",
+		fmt.Fprintf(w, "%9d %9s %9s %9.1f %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %7.1f\n",
 			cp, kb(per(s1.io.wchar-s0.io.wchar)), kb(per(s1.io.writeBytes-s0.io.writeBytes)),
 			per(sp1.PageWrites-sp0.PageWrites),
 			ms((s1.cpu-s0.cpu)/time.Duration(n)), ms(s1.at.Sub(s0.at)/time.Duration(n)),
-			kb(float64(sp1.FileBytes)/float64(cp)), kb(float64(sp1.LiveBytes())/float64(cp)),
-			ms(percentile(lat.recall, 50)), ms(percentile(lat.recall, 99)),
+			kb(float64(fileSize(path))/float64(cp)), kb(float64(sp1.LiveBytes())/float64(cp)),
+			ms(percentile(lat.recall, 50)), ms(percentile(lat.recall, 99)), ms(percentile(lat.recallCPU, 99)),
 			ms(percentile(lat.search, 50)), ms(percentile(lat.search, 99)),
 			ms(percentile(lat.spread, 99)), float64(rss)/1024)
 	}
@@ -207,8 +228,11 @@ func soak(c config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "store after %d messages: file %.1f MiB, live %.1f MiB, free %.1f MiB\n",
-		c.messages, mib(sp.FileBytes), mib(sp.LiveBytes()), mib(sp.FreeBytes))
+	pm := func(i int) float64 { return float64(d.pages[i]) / float64(c.messages) }
+	fmt.Fprintf(w, "page writes per message (%d-byte pages): record %.2f, turn commit %.2f, mark sent %.2f, upkeep (fold, summary) %.2f\n",
+		sp.PageSize, pm(0), pm(1), pm(2), pm(3))
+	fmt.Fprintf(w, "store after %d messages: file %.1f MiB (data area %.1f MiB), live %.1f MiB, free %.1f MiB\n",
+		c.messages, mib(fileSize(path)), mib(sp.FileBytes), mib(sp.LiveBytes()), mib(sp.FreeBytes))
 	if c.forget > 0 {
 		if err := forgetAndReadd(ctx, d, c, w); err != nil {
 			return err
@@ -220,20 +244,23 @@ func soak(c config, w io.Writer) error {
 	return startup(path, w)
 }
 
-type latencies struct{ recall, search, spread []time.Duration }
+type latencies struct{ recall, recallCPU, search, spread []time.Duration }
 
 // sampleLatency times Recall (as a turn does it) and core_memory_search in chat 1, and
 // Recall in the other chats.
 func sampleLatency(ctx context.Context, d *driver, qs *talker, c config) (latencies, error) {
 	var l latencies
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	search := d.mem.Tools()[1]
 	for q := range c.queries {
 		query := qs.say(300)
-		t := time.Now()
+		t, cpu0 := time.Now(), threadCPU()
 		if _, err := d.mem.Recall(ctx, 1, 1, query, 0); err != nil {
 			return l, err
 		}
 		l.recall = append(l.recall, time.Since(t))
+		l.recallCPU = append(l.recallCPU, threadCPU()-cpu0)
 		args, _ := json.Marshal(map[string]string{"query": qs.say(40)})
 		t = time.Now()
 		if _, err := search.Call(ctx, brain.ToolCall{Chat: 1, User: 1, Args: args, Now: d.at}); err != nil {
@@ -297,6 +324,15 @@ func forgetAndReadd(ctx context.Context, d *driver, c config, w io.Writer) error
 	return nil
 }
 
+// fileSize is the store file's size on disk (bbolt grows it in steps ahead of the data).
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
 // startup runs the probe in a fresh process, three times, and prints its report.
@@ -337,7 +373,8 @@ func probe(path string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	ready := time.Since(t)
-	if _, err := mem.Recall(context.Background(), 1, 1, newTalker(7, 50_000).say(300), 0); err != nil {
+	query := "kalomi renor sa velis tuan peradon, anis mota gufi elar: the lumtor and the wesyar"
+	if _, err := mem.Recall(context.Background(), 1, 1, query, 0); err != nil {
 		fmt.Fprintf(stderr, "probe: %v\n", err)
 		return 1
 	}
