@@ -149,8 +149,12 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		}
 		s.ch = s.tg
 	}
+	var media brain.MediaFetcher // the channel downloads the files of user messages
+	if s.tg != nil {
+		media = s.tg
+	}
 	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
-		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think,
+		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think, Media: media,
 		Journal:    &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, log: log.With("component", "journal")},
 		Commands:   &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg},
 		StateStore: store, Logger: log, Registerer: reg,

@@ -49,6 +49,9 @@ type Signal struct {
 	Detail string `json:"detail,omitempty"`
 	// Kind is the message kind a schedule_due signal asks for (reminder | followup).
 	Kind MessageKind `json:"kind,omitempty"`
+	// Media is the file a user message carries (a voice note, a photo, a document), nil
+	// for plain text. Text is then the caption, if any, until perception rewrites it.
+	Media *Media `json:"media,omitempty"`
 }
 
 // Key is the AckRegistry key of a signal: "type" or "type:chat".
