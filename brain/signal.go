@@ -52,6 +52,10 @@ type Signal struct {
 	// Media is the file a user message carries (a voice note, a photo, a document), nil
 	// for plain text. Text is then the caption, if any, until perception rewrites it.
 	Media *Media `json:"media,omitempty"`
+	// Received is when anima recorded the signal (its arrival), by the recording side's
+	// clock; the reply latency is measured from it. Zero for signals recorded before the
+	// field existed and for signals that live only in memory.
+	Received time.Time `json:"received,omitzero"`
 }
 
 // Key is the AckRegistry key of a signal: "type" or "type:chat".

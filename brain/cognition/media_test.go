@@ -73,7 +73,7 @@ func TestPerceive(t *testing.T) {
 			text: "[photo] my cat", content: "\xff\xd8jpeg", outcome: "ok"},
 		{name: "vision off", cfg: func(c *cognition.Config) { c.Vision = false }, caption: "my cat",
 			media: brain.Media{Kind: brain.MediaPhoto, FileID: "photo"},
-			text: "[photo, not seen] my cat", notice: "I can't see images yet — could you tell me what's in it?", outcome: "disabled"},
+			text:  "[photo, not seen] my cat", notice: "I can't see images yet — could you tell me what's in it?", outcome: "disabled"},
 		{name: "text file", media: brain.Media{Kind: brain.MediaDocument, FileID: "notes", Name: "list.md", Size: 20},
 			text: "[file list.md]", content: "milk\neggs <b>bread</b>", outcome: "ok"},
 		{name: "text file too big", media: brain.Media{Kind: brain.MediaDocument, FileID: "notes", Name: "big.txt", Mime: "text/plain", Size: 300 << 10},
