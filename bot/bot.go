@@ -165,10 +165,14 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		}
 		s.ch = s.tg
 	}
+	var media brain.MediaFetcher // the channel downloads the files of user messages
+	if s.tg != nil {
+		media = s.tg
+	}
 	jr := &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, plugs: plugs, log: log.With("component", "journal")}
 	s.jobs = plugins.NewJobs(plugs, pluginHost{store: store, thinker: s.think, journal: jr}, jobLog{store: store}, zone)
 	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
-		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think,
+		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think, Media: media,
 		Journal: jr,
 		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs},
 			reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg, plugins: plugs},

@@ -87,6 +87,11 @@ type LLMConfig struct {
 	DailyTokenBudget    int64    `yaml:"daily_token_budget"`   // tokens per day; 0 = unlimited
 	ContextTokens       int      `yaml:"context_tokens"`       // prompt budget, ≥ 500
 	MaxOutputTokens     int      `yaml:"max_output_tokens"`    // completion limit, > 0
+	// TranscriptionModel transcribes voice notes on the same endpoint; "" switches
+	// listening off.
+	TranscriptionModel string   `yaml:"transcription_model"`
+	MaxAudio           Duration `yaml:"max_audio"` // longest recording transcribed, > 0
+	Vision             bool     `yaml:"vision"`    // photos are shown to the model
 }
 
 // StorageConfig is the storage section.
@@ -188,6 +193,9 @@ func Default() Config {
 			ConfidenceThreshold: 0.6,
 			ContextTokens:       6000,
 			MaxOutputTokens:     800,
+			TranscriptionModel:  "whisper-1",
+			MaxAudio:            Duration(10 * time.Minute),
+			Vision:              true,
 		},
 		Storage: StorageConfig{Path: "./data/anima.db"},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},

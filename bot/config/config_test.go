@@ -216,7 +216,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"duplicate key", "log:\n  level: info\n  level: debug",
 			[]string{`line 3: log.level: set twice (first at line 2)`}},
 		{"section not a mapping", "llm: 5",
-			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, context_tokens, max_output_tokens`}},
+			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, context_tokens, max_output_tokens, transcription_model, max_audio, vision`}},
 		{"document not a mapping", "- telegram",
 			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, log, plugins`}},
 		{"wrong type int", "llm:\n  context_tokens: lots",

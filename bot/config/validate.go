@@ -182,6 +182,7 @@ func (c Config) validate() []*KeyError {
 	if l.MaxOutputTokens <= 0 {
 		p.add("llm.max_output_tokens", "must be greater than 0; got %d", l.MaxOutputTokens)
 	}
+	p.positive("llm.max_audio", l.MaxAudio)
 
 	p.notEmpty("storage.path", c.Storage.Path)
 	if c.Metrics.Listen != "" {

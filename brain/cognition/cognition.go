@@ -60,6 +60,14 @@ type Config struct {
 	PersonaDescription string
 	// DefaultZone is the users' zone unless a relationship overrides it (default UTC).
 	DefaultZone *time.Location
+	// TranscriptionModel transcribes voice notes, audio and video notes on the same
+	// endpoint; empty switches listening off (anima says it cannot listen yet).
+	TranscriptionModel string
+	// MaxAudio is the longest recording transcribed (default 10 minutes).
+	MaxAudio time.Duration
+	// Vision shows photos to the model as image parts; false: anima says it cannot see
+	// images yet. (The configuration's default is true.)
+	Vision bool
 }
 
 func (c Config) withDefaults() Config {
@@ -92,6 +100,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DefaultZone == nil {
 		c.DefaultZone = time.UTC
+	}
+	if c.MaxAudio <= 0 {
+		c.MaxAudio = 10 * time.Minute
 	}
 	return c
 }
@@ -132,6 +143,7 @@ type Cognition struct {
 	retries int
 	backoff time.Duration
 	m       *metrics
+	mm      *mediaMetrics
 	brk     *breaker
 	sects   func(w brain.Wake, now time.Time) []brain.Section
 
@@ -153,7 +165,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		cfg: cfg, client: client, mem: mem, reg: reg,
 		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
 		retries: opts.Retries, backoff: opts.Backoff, sects: opts.Sections,
-		m: newMetrics(opts.Registerer),
+		m: newMetrics(opts.Registerer), mm: newMediaMetrics(opts.Registerer),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
