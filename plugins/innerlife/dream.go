@@ -20,7 +20,7 @@ func (p *Plugin) Jobs() []plugins.Job {
 }
 
 // dream runs one dream for each private chat (of those whose dream_at it is, in the
-// user's own zone) that had a turn since its last dream and
+// user's own zone) where the user wrote since its last dream and
 // whose user has been quiet for at least DreamMinQuiet, at most DreamParallel at once.
 // A dream reads the day under the dream profile; its tools may write a digest entry,
 // touch or close concerns and remember facts; anything it would send is dropped.
@@ -37,8 +37,10 @@ func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []
 		p.mu.Lock()
 		last := p.dreamed[rel.Chat]
 		p.mu.Unlock()
-		if !rel.LastExchange().After(last) {
-			continue // no turn since the last dream: nothing to dream about, no cost
+		if !rel.LastUserMsg.After(last) {
+			// The user wrote nothing since the last dream (anima's own unanswered
+			// messages are not news): nothing to dream about, no cost.
+			continue
 		}
 		if now.Sub(rel.LastUserMsg) < p.cfg.DreamMinQuiet {
 			p.m.dreams.WithLabelValues(dreamSkipped).Inc()
