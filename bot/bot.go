@@ -90,7 +90,9 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	llmClient := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
 	mem := memory.New(store, &memory.OpenAISummarizer{Client: llmClient, Model: cfg.LLM.FastModel, MaxTokens: 400},
 		memory.Options{Logger: log, Clock: clock, Registerer: reg})
-	sched := schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg})
+	refusals := brain.NewRefusals(reg)
+	sched := schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg,
+		Refusals: refusals})
 	tools := cognition.NewRegistry()
 	for _, t := range append(mem.Tools(), sched.Tools()...) {
 		if err := tools.Register(t); err != nil {
@@ -160,11 +162,16 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 		}
 		ch = tg
 	}
-	loop := brain.NewCoreLoop(inbox, ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
+	runsPerMinute := 0 // the loop's default
+	if opts.Console {
+		runsPerMinute = -1 // the operator at the keyboard is not rate limited
+	}
+	loop := brain.NewCoreLoop(inbox, ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
+		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: think,
 		Journal:    &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log.With("component", "journal")},
 		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatList, policy: pol},
-		StateStore: store, Logger: log, Registerer: reg,
+		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg,
 	})
 
 	// Work left from the last run: undelivered messages first, then unprocessed signals.

@@ -204,7 +204,8 @@ func (c *Cognition) callTool(ctx context.Context, r *run, tc openai.ToolCall) (c
 		return "error: the tool call budget of this turn is spent; the call was not run.", false, "the tool call budget is spent"
 	}
 	r.toolCalls++
-	res, err := safeCall(ctx, tool, brain.ToolCall{Chat: r.w.Chat, User: r.w.User, Args: args, Now: c.clock.Now(), Zone: r.zone})
+	res, err := safeCall(ctx, tool, brain.ToolCall{Chat: r.w.Chat, User: r.w.User, Args: args, Now: c.clock.Now(), Zone: r.zone,
+		Earlier: slices.Clip(r.intents)})
 	if err != nil {
 		outcome = "error"
 		return "error: " + err.Error(), false, ""
