@@ -21,7 +21,7 @@ test:
 # Each fuzz target for FUZZN inputs (go test -fuzz takes one target at a time; YAML
 # parsing is slower, so the config target gets FUZZN_CONFIG).
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZN_CONFIG)x $(FUZZFLAGS) ./bot
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZN_CONFIG)x $(FUZZFLAGS) ./bot/config
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeUpdate$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./channels/telegram
 	$(GO) test -run '^$$' -fuzz '^FuzzToHTML$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./channels/telegram
 	$(GO) test -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./channels/telegram

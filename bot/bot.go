@@ -1,7 +1,7 @@
 // Package bot assembles anima from its configuration — storage, channels, the brain's
 // layers, plugins and metrics — and supervises them: Run starts everything and stops it
-// gracefully, persisting state, when its context ends. It also holds the configuration
-// loader (config.go).
+// gracefully, persisting state, when its context ends. The configuration it is built from
+// is package bot/config; settings.go turns it into each component's settings.
 package bot
 
 import (
@@ -17,9 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/aggregation"
-	"github.com/anima-bot/anima/brain/autonomic"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
@@ -54,7 +53,7 @@ type Addrs struct {
 
 // Run runs anima until ctx ends (or, in console mode, input ends) and returns nil after a
 // clean stop.
-func Run(ctx context.Context, cfg Config, opts Options) error {
+func Run(ctx context.Context, cfg config.Config, opts Options) error {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -103,36 +102,15 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	think := cognition.New(cognition.Config{
-		FastModel:           cfg.LLM.FastModel,
-		SmartModel:          cfg.LLM.SmartModel,
-		RequestTimeout:      cfg.LLM.RequestTimeout.Std(),
-		ConfidenceThreshold: cfg.LLM.ConfidenceThreshold,
-		DailyTokenBudget:    int(cfg.LLM.DailyTokenBudget),
-		ContextTokens:       cfg.LLM.ContextTokens,
-		MaxOutputTokens:     cfg.LLM.MaxOutputTokens,
-		PersonaName:         cfg.Persona.Name,
-		PersonaDescription:  cfg.Persona.Description,
-		DefaultZone:         zone,
-	}, llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
+	think := cognition.New(cognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
 
 	if err := restoreUsage(store, think); err != nil {
 		return err
 	}
 
 	// The brain's layers and state.
-	qs, qe, _ := cfg.Proactive.QuietHours.Offsets()
-	pol := policy{
-		Enabled: cfg.Proactive.Enabled, MinSilence: cfg.Proactive.MinSilence.Std(), Cooldown: cfg.Proactive.Cooldown.Std(),
-		FollowupAfter: cfg.Proactive.FollowupAfter.Std(), QuietStart: qs, QuietEnd: qe, MaxPerDay: cfg.Proactive.MaxPerDay,
-	}
-	agg := aggregation.New(aggregation.Config{
-		Enabled: pol.Enabled, MinSilence: pol.MinSilence, Cooldown: pol.Cooldown, FollowupAfter: pol.FollowupAfter,
-		QuietStart: pol.QuietStart, QuietEnd: pol.QuietEnd, MaxPerDay: pol.MaxPerDay,
-	}, aggregation.Options{Registerer: reg})
-	autoCfg := autonomic.Default()
-	autoCfg.MinSilence = pol.MinSilence
-	auto := autonomic.New(autoCfg, neurons...)
+	pol := cfg.Proactive.Policy()
+	agg, auto := proactiveLayers(pol, reg, neurons...)
 	st := brain.NewState(zone)
 	if err := restoreState(store, st, agg); err != nil {
 		return err
@@ -148,15 +126,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	if opts.Console {
 		ch = console.New(opts.In, opts.Out, store, inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
 	} else {
-		tg, err = telegram.New(telegram.Config{
-			Token: cfg.Telegram.Token.Reveal(), APIURL: cfg.Telegram.APIURL, Mode: cfg.Telegram.Mode,
-			Webhook: telegram.WebhookConfig{
-				Listen: cfg.Telegram.Webhook.Listen, Path: cfg.Telegram.Webhook.Path,
-				PublicURL: cfg.Telegram.Webhook.PublicURL, SecretToken: cfg.Telegram.Webhook.SecretToken.Reveal(),
-			},
-			AllowedUsers: cfg.Telegram.AllowedUsers, Public: cfg.Telegram.Public,
-			Commands: menuCommands(),
-		}, store, inbox, telegram.Options{Logger: log, Registerer: reg})
+		tg, err = telegram.New(telegramConfig(cfg.Telegram), store, inbox, telegram.Options{Logger: log, Registerer: reg})
 		if err != nil {
 			return fmt.Errorf("telegram: %w", err)
 		}
@@ -170,7 +140,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: think,
 		Journal:    &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatList, policy: pol},
+		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatList, policy: pol, next: agg},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg,
 	})
 
@@ -262,7 +232,7 @@ func Run(ctx context.Context, cfg Config, opts Options) error {
 	return err
 }
 
-func modeName(cfg Config, opts Options) string {
+func modeName(cfg config.Config, opts Options) string {
 	if opts.Console {
 		return "console"
 	}
@@ -288,23 +258,8 @@ func restoreState(store *storage.Store, st *brain.State, agg brain.Aggregator) e
 	return nil
 }
 
-// Check loads and validates the configuration at path; with run set it also checks what
-// `anima run` needs (token, allowed users).
-func Check(path string, run bool) (Config, error) {
-	cfg, err := Load(path)
-	if err != nil {
-		return cfg, err
-	}
-	if run {
-		if err := cfg.ValidateRun(); err != nil {
-			return cfg, err
-		}
-	}
-	return cfg, nil
-}
-
 // NewLogger builds the process logger from the log section.
-func NewLogger(cfg LogConfig, w io.Writer) *slog.Logger {
+func NewLogger(cfg config.LogConfig, w io.Writer) *slog.Logger {
 	if w == nil {
 		w = os.Stderr
 	}

@@ -23,15 +23,11 @@ type reminderBook interface {
 	Cancel(chat int64, id string) (bool, error)
 }
 
-// policy is the proactive configuration /status explains.
-type policy struct {
-	Enabled       bool
-	MinSilence    time.Duration
-	Cooldown      time.Duration
-	FollowupAfter time.Duration
-	QuietStart    time.Duration // offset from local midnight
-	QuietEnd      time.Duration
-	MaxPerDay     int
+// forecaster says when anima may next write first to a chat: the aggregation layer, from
+// the gates it decides with (aggregation.Aggregator.NextProactive). It must be safe to
+// call off the core loop's goroutine; false means never.
+type forecaster interface {
+	NextProactive(now time.Time, rel *brain.Relationship, loc *time.Location, acks []brain.Ack) (time.Time, bool)
 }
 
 // commands answers the /commands anima understands without the model.
@@ -40,7 +36,8 @@ type commands struct {
 	forget    forgetter
 	reminders reminderBook
 	format    func(items []brain.ScheduleItem, loc *time.Location, now time.Time) string
-	policy    policy
+	policy    brain.ProactivePolicy // what /status explains
+	next      forecaster
 }
 
 var _ brain.CommandHandler = (*commands)(nil)
@@ -179,8 +176,8 @@ func (c *commands) status(v brain.CommandView) string {
 	if rel.UnansweredProactive > 0 {
 		fmt.Fprintf(&b, "Since you last wrote I've been about to write first %d time(s), so I now wait longer before doing it again.\n", rel.UnansweredProactive)
 	}
-	if c.policy.QuietEnd != c.policy.QuietStart {
-		fmt.Fprintf(&b, "Quiet hours: %s–%s your time.\n", clockString(c.policy.QuietStart), clockString(c.policy.QuietEnd))
+	if q := c.policy.QuietHours; !q.IsZero() {
+		fmt.Fprintf(&b, "Quiet hours: %s your time.\n", strings.Replace(q.String(), "-", "–", 1))
 	}
 	for _, a := range v.Acks {
 		if a.Key == brain.AckKey(brain.SignalSocialPressure, rel.Chat) && a.Kind == brain.AckDeferred && a.Until.After(v.Now) {
@@ -193,76 +190,11 @@ func (c *commands) status(v brain.CommandView) string {
 	case rel.Dormant:
 		b.WriteString("I won't write first until you write to me.\n")
 	default:
-		if next, ok := c.nextProactive(v); ok {
+		if next, ok := c.next.NextProactive(v.Now, &rel, loc, v.Acks); ok {
 			fmt.Fprintf(&b, "The earliest I might write first: %s.\n", next.In(loc).Format("Mon 2 Jan 15:04"))
 		}
 	}
 	return strings.TrimSpace(b.String())
-}
-
-// nextProactive is the earliest time every proactive gate could pass.
-func (c *commands) nextProactive(v brain.CommandView) (time.Time, bool) {
-	rel := v.Rel
-	last := rel.LastExchange()
-	if last.IsZero() {
-		return time.Time{}, false
-	}
-	need, ok := brain.Habituated(c.policy.MinSilence, rel.UnansweredProactive)
-	switch {
-	case rel.Status == brain.StatusAwaitingAnswer && !rel.FollowupDone:
-		need, ok = c.policy.FollowupAfter, true
-	case rel.Status == brain.StatusClosed:
-		need, ok = brain.Habituated(4*c.policy.MinSilence, rel.UnansweredProactive)
-	}
-	if !ok {
-		return time.Time{}, false // the silence needed is out of reach: never
-	}
-	next := last.Add(need)
-	if !rel.LastProactive.IsZero() {
-		next = later(next, rel.LastProactive.Add(c.policy.Cooldown))
-	}
-	for _, a := range v.Acks {
-		if a.Key == brain.AckKey(brain.SignalSocialPressure, rel.Chat) && a.Kind == brain.AckDeferred {
-			next = later(next, a.Until)
-		}
-	}
-	next = later(next, v.Now)
-	loc := v.Loc
-	if rel.ProactiveCount(v.Now, loc) >= c.policy.MaxPerDay {
-		y, m, d := v.Now.In(loc).Date()
-		next = later(next, time.Date(y, m, d+1, 0, 0, 0, 0, loc))
-	}
-	return c.outOfQuiet(next, loc), true
-}
-
-func (c *commands) outOfQuiet(t time.Time, loc *time.Location) time.Time {
-	if c.policy.QuietStart == c.policy.QuietEnd {
-		return t
-	}
-	local := t.In(loc)
-	midnight := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, loc)
-	off := local.Sub(midnight)
-	s, e := c.policy.QuietStart, c.policy.QuietEnd
-	switch {
-	case s < e && off >= s && off < e:
-		return midnight.Add(e)
-	case s > e && off >= s:
-		return time.Date(local.Year(), local.Month(), local.Day()+1, 0, 0, 0, 0, loc).Add(e)
-	case s > e && off < e:
-		return midnight.Add(e)
-	}
-	return t
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-func clockString(d time.Duration) string {
-	return fmt.Sprintf("%02d:%02d", int(d.Hours()), int(d.Minutes())%60)
 }
 
 func statusWords(s brain.ConversationStatus) string {

@@ -1,35 +1,107 @@
 package bot
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/aggregation"
 )
 
-// TestNextProactiveFollowsHabituation: /status's earliest time uses the aggregator's
-// min_silence × 2^unanswered, with no cap, and says nothing when that is out of reach.
-func TestNextProactiveFollowsHabituation(t *testing.T) {
-	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	c := &commands{policy: policy{Enabled: true, MinSilence: time.Hour, MaxPerDay: 2}}
-	for _, tc := range []struct {
-		name       string
-		status     brain.ConversationStatus
-		unanswered int
-		want       time.Time
-		wantOK     bool
+// fakeForecaster answers NextProactive with a fixed time and records what it was asked.
+type fakeForecaster struct {
+	at    time.Time
+	ok    bool
+	calls int
+	rel   brain.Relationship
+	loc   *time.Location
+	acks  []brain.Ack
+}
+
+func (f *fakeForecaster) NextProactive(now time.Time, rel *brain.Relationship, loc *time.Location, acks []brain.Ack) (time.Time, bool) {
+	f.calls++
+	f.rel, f.loc, f.acks = *rel, loc, acks
+	return f.at, f.ok
+}
+
+// TestStatusFormatsNextProactive: /status shows the aggregator's answer and nothing of its
+// own making: the earliest time when there is one, nothing when it is never, and plain
+// words (without asking) where anima never writes first.
+func TestStatusFormatsNextProactive(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 2, 23, 0, 0, 0, berlin)
+	on := brain.DefaultProactivePolicy()
+	off := on
+	off.Enabled = false
+	noQuiet := on
+	noQuiet.QuietHours = brain.QuietHours{}
+	acks := []brain.Ack{{Key: aggregation.ProactiveKey(1), Kind: brain.AckDeferred, Until: now.Add(time.Hour), Firm: true, At: now}}
+	tests := []struct {
+		name    string
+		policy  brain.ProactivePolicy
+		rel     brain.Relationship
+		fake    fakeForecaster
+		want    []string
+		notWant []string
+		asked   bool
 	}{
-		{"habituated", brain.StatusIdle, 2, now.Add(4 * time.Hour), true},
-		{"past the old cap of 16", brain.StatusIdle, 17, now.Add(time.Hour << 17), true},
-		{"out of reach", brain.StatusClosed, 20, time.Time{}, false},
-	} {
+		{"a time", on, brain.Relationship{Chat: 1, LastUserMsg: now.Add(-time.Hour)},
+			fakeForecaster{at: time.Date(2026, 3, 3, 8, 30, 0, 0, berlin), ok: true},
+			[]string{"The earliest I might write first: Tue 3 Mar 08:30.", "Quiet hours: 22:30–08:30 your time.", "hold back until Tue 00:00"}, nil, true},
+		{"never", on, brain.Relationship{Chat: 1, LastUserMsg: now.Add(-time.Hour)}, fakeForecaster{},
+			nil, []string{"earliest", "don't write first"}, true},
+		{"disabled", off, brain.Relationship{Chat: 1}, fakeForecaster{ok: true},
+			[]string{"I don't write first in this chat."}, []string{"earliest"}, false},
+		{"group", on, brain.Relationship{Chat: 1, Group: true}, fakeForecaster{ok: true},
+			[]string{"I don't write first in this chat."}, []string{"earliest"}, false},
+		{"dormant", on, brain.Relationship{Chat: 1, Dormant: true}, fakeForecaster{ok: true},
+			[]string{"I won't write first until you write to me."}, []string{"earliest"}, false},
+		{"no quiet hours", noQuiet, brain.Relationship{Chat: 1}, fakeForecaster{},
+			nil, []string{"Quiet hours"}, true},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := brain.CommandView{Now: now, Loc: time.UTC, Rel: brain.Relationship{Chat: 1, LastUserMsg: now,
-				Status: tc.status, UnansweredProactive: tc.unanswered}}
-			got, ok := c.nextProactive(v)
-			if ok != tc.wantOK || !got.Equal(tc.want) {
-				t.Errorf("nextProactive = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
+			fake := tc.fake
+			c := &commands{policy: tc.policy, next: &fake}
+			got := c.status(brain.CommandView{Rel: tc.rel, Acks: acks, Now: now, Loc: berlin})
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("status lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("status has %q:\n%s", w, got)
+				}
+			}
+			if asked := fake.calls > 0; asked != tc.asked {
+				t.Fatalf("forecaster asked: %v, want %v", asked, tc.asked)
+			}
+			if tc.asked && (fake.rel != tc.rel || fake.loc != berlin || len(fake.acks) != 1) {
+				t.Errorf("forecaster asked about %+v in %v with %d acks; want the view's", fake.rel, fake.loc, len(fake.acks))
 			}
 		})
+	}
+}
+
+// TestStatusUsesTheAggregator: wired to the real aggregation layer, /status shows
+// exactly the aggregator's NextProactive.
+func TestStatusUsesTheAggregator(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	pol := brain.DefaultProactivePolicy()
+	agg := aggregation.New(pol, aggregation.Options{})
+	c := &commands{policy: pol, next: agg}
+	rel := brain.Relationship{Chat: 1, LastUserMsg: now, UnansweredProactive: 2}
+	next, ok := agg.NextProactive(now, &rel, time.UTC, nil)
+	if !ok {
+		t.Fatal("NextProactive: never")
+	}
+	want := "The earliest I might write first: " + next.Format("Mon 2 Jan 15:04") + "."
+	if got := c.status(brain.CommandView{Rel: rel, Now: now, Loc: time.UTC}); !strings.Contains(got, want) {
+		t.Errorf("status lacks %q:\n%s", want, got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
@@ -32,7 +33,7 @@ func TestLongConversationCost(t *testing.T) {
 		}
 		return openaitest.Echo(req)
 	})
-	cfg := bot.Default()
+	cfg := config.Default()
 	cfg.LLM.BaseURL = ai.URL()
 	cfg.LLM.APIKey = "test-key"
 	cfg.Storage.Path = filepath.Join(t.TempDir(), "anima.db")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 	"github.com/anima-bot/anima/storage"
@@ -28,23 +29,23 @@ type harness struct {
 	t   *testing.T
 	tg  *telegramtest.Server
 	ai  *openaitest.Server
-	cfg bot.Config
+	cfg config.Config
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	h := &harness{t: t, tg: telegramtest.New(t), ai: openaitest.New(t)}
-	cfg := bot.Default()
-	cfg.Telegram.Token = bot.Secret(telegramtest.DefaultToken)
+	cfg := config.Default()
+	cfg.Telegram.Token = config.Secret(telegramtest.DefaultToken)
 	cfg.Telegram.APIURL = h.tg.URL
 	cfg.Telegram.AllowedUsers = []int64{user}
 	cfg.LLM.BaseURL = h.ai.URL()
 	cfg.LLM.APIKey = "test-key"
-	cfg.LLM.RequestTimeout = bot.Duration(10 * time.Second)
+	cfg.LLM.RequestTimeout = config.Duration(10 * time.Second)
 	cfg.Storage.Path = filepath.Join(t.TempDir(), "anima.db")
 	cfg.Metrics.Listen = "127.0.0.1:0"
 	cfg.Proactive.Enabled = false
-	cfg.Brain.Tick = bot.Duration(50 * time.Millisecond)
+	cfg.Brain.Tick = config.Duration(50 * time.Millisecond)
 	h.cfg = cfg
 	t.Cleanup(func() {
 		if v := h.ai.Violations(); len(v) > 0 {
@@ -281,7 +282,7 @@ func TestModelFailureGetsOneApology(t *testing.T) {
 
 func TestWebhookSecret(t *testing.T) {
 	h := newHarness(t)
-	h.cfg.Telegram.Mode = bot.ModeWebhook
+	h.cfg.Telegram.Mode = config.ModeWebhook
 	h.cfg.Telegram.Webhook.Listen = "127.0.0.1:0"
 	h.cfg.Telegram.Webhook.Path = "/telegram"
 	h.cfg.Telegram.Webhook.PublicURL = "https://bot.example.com"

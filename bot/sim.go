@@ -5,9 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/aggregation"
-	"github.com/anima-bot/anima/brain/autonomic"
 )
 
 // SimResult is what Simulate observed.
@@ -22,7 +21,7 @@ type SimResult struct {
 // 09:00 local time on the first day and then stays silent for the given days, while anima
 // sends a message on every proactive wake. Nothing calls a model or Telegram; it shows
 // what the proactive policy of cfg does, one simulated minute per step.
-func Simulate(cfg Config, days int) (SimResult, error) {
+func Simulate(cfg config.Config, days int) (SimResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return SimResult{}, err
 	}
@@ -30,20 +29,14 @@ func Simulate(cfg Config, days int) (SimResult, error) {
 	if err != nil {
 		return SimResult{}, err
 	}
-	qs, qe, _ := cfg.Proactive.QuietHours.Offsets()
-	agg := aggregation.New(aggregation.Config{
-		Enabled: cfg.Proactive.Enabled, MinSilence: cfg.Proactive.MinSilence.Std(), Cooldown: cfg.Proactive.Cooldown.Std(),
-		FollowupAfter: cfg.Proactive.FollowupAfter.Std(), QuietStart: qs, QuietEnd: qe, MaxPerDay: cfg.Proactive.MaxPerDay,
-	}, aggregation.Options{})
-	autoCfg := autonomic.Default()
-	autoCfg.MinSilence = cfg.Proactive.MinSilence.Std()
+	agg, auto := proactiveLayers(cfg.Proactive.Policy(), nil)
 	st := brain.NewState(zone)
 	// The simulation runs only the brain's per-tick part, a Stepper: the autonomic and
 	// aggregation layers over the state, and the wake bookkeeping. It leaves out the rest
 	// of the CoreLoop: no inbox or channel (signals are passed in), no cognition (a wake
 	// is counted and answered below as if a message went out), no commands, no delivery or
 	// retries, no persistence (nothing is stored), no clock (each step is given its time).
-	stepper := brain.NewStepper(brain.StepperDeps{State: st, Autonomic: autonomic.New(autoCfg), Aggregator: agg})
+	stepper := brain.NewStepper(brain.StepperDeps{State: st, Autonomic: auto, Aggregator: agg})
 
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, zone) // a Monday
 	const chat = 1

@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
 )
 
 func TestSimulateSilentWeek(t *testing.T) {
-	cfg := bot.Default()
+	cfg := config.Default()
 	cfg.User.Timezone = "Europe/Berlin"
 	res, err := bot.Simulate(cfg, 7)
 	if err != nil {

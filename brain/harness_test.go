@@ -29,16 +29,16 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 }
 
 // noProactive is the aggregation config of tests that want only user-driven wakes.
-func noProactive() aggregation.Config {
-	c := aggregation.Default()
+func noProactive() brain.ProactivePolicy {
+	c := brain.DefaultProactivePolicy()
 	c.Enabled = false
 	return c
 }
 
 // proactiveAnyTime is proactive contact without quiet hours or a tight daily cap.
-func proactiveAnyTime() aggregation.Config {
-	c := aggregation.Default()
-	c.QuietStart, c.QuietEnd = 0, 0
+func proactiveAnyTime() brain.ProactivePolicy {
+	c := brain.DefaultProactivePolicy()
+	c.QuietHours = brain.QuietHours{}
 	c.MaxPerDay = 10
 	return c
 }
@@ -65,7 +65,7 @@ type harness struct {
 	done   bool
 }
 
-func newHarness(t *testing.T, agg aggregation.Config) *harness {
+func newHarness(t *testing.T, agg brain.ProactivePolicy) *harness {
 	return &harness{
 		t:       t,
 		cfg:     brain.LoopConfig{Tick: time.Hour, Apology: "sorry, try again"}, // ticks stay out of the way

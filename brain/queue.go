@@ -63,7 +63,7 @@ func (l *CoreLoop) dispatch(j job) {
 	if n := len(q.jobs); j.kind == jobWake && n > 0 {
 		if p := &q.jobs[n-1]; p.kind == jobWake && foldable(p.wake, j.wake) {
 			p.wake.Signals = append(p.wake.Signals, j.wake.Signals...)
-			p.wake.Rel = j.wake.Rel
+			p.wake.Rel, p.wake.Loc = j.wake.Rel, j.wake.Loc
 			l.m.folded.Inc()
 			return
 		}

@@ -22,11 +22,8 @@ type sim struct {
 	now  time.Time
 }
 
-func newSim(t testing.TB, agg aggregation.Config, loc *time.Location, start time.Time) *sim {
+func newSim(t testing.TB, agg brain.ProactivePolicy, loc *time.Location, start time.Time) *sim {
 	t.Helper()
-	if err := agg.Validate(); err != nil {
-		t.Fatal(err)
-	}
 	acfg := autonomic.Default()
 	acfg.MinSilence = agg.MinSilence
 	if err := acfg.Validate(); err != nil {
@@ -65,7 +62,7 @@ func berlin(t testing.TB) *time.Location {
 // TestSimProactiveDisabledNeverWakes: with proactive contact off, a day of silence after
 // one exchange costs no LLM call at all, whatever the neurons notice.
 func TestSimProactiveDisabledNeverWakes(t *testing.T) {
-	cfg := aggregation.Default()
+	cfg := brain.DefaultProactivePolicy()
 	cfg.Enabled = false
 	loc := berlin(t)
 	s := newSim(t, cfg, loc, time.Date(2026, 3, 10, 9, 0, 0, 0, loc))
@@ -109,7 +106,7 @@ func TestSimSilentWeek(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := aggregation.Default()
+			cfg := brain.DefaultProactivePolicy()
 			s := newSim(t, cfg, loc, start)
 			const chat = 42
 			s.exchange(chat, tc.status)
@@ -211,20 +208,24 @@ func dayIndex(start, local time.Time) int {
 }
 
 // aggregationQuiet is the quiet-hours rule, restated for the assertions.
-func aggregationQuiet(cfg aggregation.Config, local time.Time) bool {
+func aggregationQuiet(cfg brain.ProactivePolicy, local time.Time) bool {
 	h, m, _ := local.Clock()
 	t := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
-	if cfg.QuietStart > cfg.QuietEnd {
-		return t >= cfg.QuietStart || t < cfg.QuietEnd
+	start, end, ok := cfg.QuietHours.Offsets()
+	if !ok {
+		return false
 	}
-	return cfg.QuietStart <= t && t < cfg.QuietEnd
+	if start > end {
+		return t >= start || t < end
+	}
+	return start <= t && t < end
 }
 
 // idleSim is n relationships whose last exchange was an hour ago: nothing should wake.
 func idleSim(tb testing.TB, n int) *sim {
 	loc := berlin(tb)
 	start := time.Date(2026, 3, 10, 11, 0, 0, 0, loc)
-	s := newSim(tb, aggregation.Default(), loc, start)
+	s := newSim(tb, brain.DefaultProactivePolicy(), loc, start)
 	for i := range n {
 		chat := int64(i + 1)
 		s.st.Upsert(brain.Relationship{Chat: chat, User: chat, LastUserMsg: start.Add(-time.Hour),

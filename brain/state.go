@@ -30,7 +30,7 @@ type State struct {
 	// LLMWork counts cognition runs since the energy neuron last looked (it drains energy).
 	LLMWork int
 
-	zones map[string]*time.Location // loaded per-user zones
+	zones map[string]*time.Location // loaded per-user zones; nil for an unknown name
 }
 
 // NewState returns a State with full energy and the given default zone.
@@ -77,17 +77,21 @@ func (s *State) Remove(chat int64) {
 	}
 }
 
-// Location returns the zone of r's user: its override, else the state's default zone.
+// Location returns the zone of r's user: its override, else the state's default zone (also
+// when the override is not a zone this system knows). It is the one place a user's zone is
+// looked up: each override is loaded once and cached, so that a tick reads it without
+// allocating. The core loop carries the answer with each wake (Wake.Loc).
 func (s *State) Location(r *Relationship) *time.Location {
 	if r != nil && r.Timezone != "" {
-		if loc, ok := s.zones[r.Timezone]; ok {
-			return loc
-		}
-		if loc, err := time.LoadLocation(r.Timezone); err == nil {
+		loc, ok := s.zones[r.Timezone]
+		if !ok {
+			loc, _ = time.LoadLocation(r.Timezone) // nil on error: cached, falls back below
 			if s.zones == nil {
 				s.zones = map[string]*time.Location{}
 			}
 			s.zones[r.Timezone] = loc
+		}
+		if loc != nil {
 			return loc
 		}
 	}

@@ -197,3 +197,20 @@ func TestWakeUserNameIsCleaned(t *testing.T) {
 		}
 	}
 }
+
+// TestStateLocationCached: an override is loaded once, a bad one included, so a tick that
+// asks again allocates nothing.
+func TestStateLocationCached(t *testing.T) {
+	st := brain.NewState(time.UTC)
+	good, bad := &brain.Relationship{Timezone: "Europe/Berlin"}, &brain.Relationship{Timezone: "Not/AZone"}
+	st.Location(good)
+	st.Location(bad)
+	allocs := testing.AllocsPerRun(100, func() {
+		if st.Location(good).String() != "Europe/Berlin" || st.Location(bad) != time.UTC {
+			t.Fatal("wrong zone")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a cached lookup allocates %v times, want 0", allocs)
+	}
+}

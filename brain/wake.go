@@ -44,7 +44,10 @@ type Wake struct {
 	Signals []Signal `json:"signals,omitempty"`
 	// Rel is a snapshot of the relationship when the wake was made.
 	Rel Relationship `json:"rel"`
-	At  time.Time    `json:"at"`
+	// Loc is the user's time zone (State.Location of Rel), looked up once when the wake
+	// was made; nil means the default zone.
+	Loc *time.Location `json:"-"`
+	At  time.Time      `json:"at"`
 }
 
 // UserName is the first name of the person the wake is about ("the user" if unknown),

@@ -115,12 +115,61 @@ func (r *AckRegistry) Blocked(now time.Time, t brain.SignalType, chat int64, at 
 	case brain.AckHandled:
 		return !at.After(a.At)
 	case brain.AckDeferred:
-		if !a.Firm && value-a.Value >= Override-1e-9 && !math.IsNaN(value) {
+		if overridden(a, value) {
 			delete(r.m, k)
 			return false
 		}
 	}
 	return true
+}
+
+// overridden reports whether value has risen far enough over the value of deferral a to
+// end it (never for a firm one).
+func overridden(a brain.Ack, value float64) bool {
+	return !a.Firm && value-a.Value >= Override-1e-9 && !math.IsNaN(value)
+}
+
+// ackEnd is when ack a (of ProactiveKey) stops holding back proactive contact after the
+// exchange at last, by the rules of Blocked with the pressure after the silence since
+// last: zero when it does not hold it back at all, false when only a new exchange or
+// ClearChat ends it (suppressed).
+func ackEnd(a brain.Ack, last time.Time, minSilence time.Duration) (time.Time, bool) {
+	switch a.Kind {
+	case brain.AckSuppressed:
+		return time.Time{}, false
+	case brain.AckHandled:
+		if last.After(a.At) {
+			return time.Time{}, true
+		}
+	case brain.AckDeferred:
+		if s, ok := overrideSilence(a, minSilence); ok && last.Add(s).Before(a.Until) {
+			return last.Add(s), true
+		}
+	}
+	return a.Until, true
+}
+
+// overrideSilence is the least silence whose pressure overrides the deferral a; false
+// when none does (a firm deferral, or a value too close to 1). It searches the same
+// Pressure curve the decision evaluates, so the two agree to the nanosecond.
+func overrideSilence(a brain.Ack, minSilence time.Duration) (time.Duration, bool) {
+	const horizon = time.Duration(1 << 62) // ~146 years
+	if !overridden(a, brain.Pressure(horizon, minSilence)) {
+		return 0, false
+	}
+	if overridden(a, brain.Pressure(0, minSilence)) {
+		return 0, true
+	}
+	lo, hi := time.Duration(0), horizon // overridden at hi, not at lo
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if overridden(a, brain.Pressure(mid, minSilence)) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
 }
 
 // Get returns the live ack of key.

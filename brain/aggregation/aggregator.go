@@ -5,10 +5,6 @@
 package aggregation
 
 import (
-	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,90 +15,6 @@ import (
 
 // LowEnergy is the energy below which nothing past the thought rule wakes cognition.
 const LowEnergy = 0.2
-
-// Config holds the proactive-contact settings (the `proactive:` section of the config).
-type Config struct {
-	// Enabled turns proactive contact (and follow-ups) on.
-	Enabled bool
-	// MinSilence is the silence after which anima may write first (pressure 0.5).
-	MinSilence time.Duration
-	// Cooldown is the least time between two proactive wakes of a chat.
-	Cooldown time.Duration
-	// FollowupAfter is how long an awaiting_answer question waits before its one follow-up.
-	FollowupAfter time.Duration
-	// QuietStart and QuietEnd are offsets from local midnight in the user's zone; the
-	// window may wrap midnight (22:30–08:30); equal offsets mean no quiet hours. Offsets
-	// are wall-clock readings, so a DST change moves them with the clock.
-	QuietStart, QuietEnd time.Duration
-	// MaxPerDay caps proactive wakes per chat per local day (0: none).
-	MaxPerDay int
-}
-
-// Default returns the documented defaults: enabled, min_silence 6 h, cooldown 3 h,
-// followup_after 20 min, quiet hours 22:30–08:30, max_per_day 2.
-func Default() Config {
-	return Config{
-		Enabled:       true,
-		MinSilence:    6 * time.Hour,
-		Cooldown:      3 * time.Hour,
-		FollowupAfter: 20 * time.Minute,
-		QuietStart:    22*time.Hour + 30*time.Minute,
-		QuietEnd:      8*time.Hour + 30*time.Minute,
-		MaxPerDay:     2,
-	}
-}
-
-// Validate names the first bad setting and says what is allowed.
-func (c Config) Validate() error {
-	switch {
-	case c.MinSilence <= 0:
-		return fmt.Errorf("proactive.min_silence = %s: must be > 0", c.MinSilence)
-	case c.Cooldown < 0:
-		return fmt.Errorf("proactive.cooldown = %s: must be ≥ 0", c.Cooldown)
-	case c.FollowupAfter <= 0:
-		return fmt.Errorf("proactive.followup_after = %s: must be > 0", c.FollowupAfter)
-	case c.QuietStart < 0 || c.QuietStart >= 24*time.Hour:
-		return fmt.Errorf("proactive.quiet_hours start = %s: must be within 00:00..23:59", c.QuietStart)
-	case c.QuietEnd < 0 || c.QuietEnd >= 24*time.Hour:
-		return fmt.Errorf("proactive.quiet_hours end = %s: must be within 00:00..23:59", c.QuietEnd)
-	case c.MaxPerDay < 0:
-		return fmt.Errorf("proactive.max_per_day = %d: must be ≥ 0", c.MaxPerDay)
-	}
-	return nil
-}
-
-// ErrQuietHours is returned (wrapped) by ParseQuietHours for a malformed spec.
-var ErrQuietHours = errors.New(`quiet hours must look like "22:30-08:30"`)
-
-// ParseQuietHours parses "HH:MM-HH:MM" into offsets from local midnight. An empty spec
-// means no quiet hours.
-func ParseQuietHours(spec string) (start, end time.Duration, err error) {
-	spec = strings.TrimSpace(spec)
-	if spec == "" {
-		return 0, 0, nil
-	}
-	a, b, ok := strings.Cut(spec, "-")
-	if !ok {
-		return 0, 0, fmt.Errorf("parse quiet hours %q: %w", spec, ErrQuietHours)
-	}
-	if start, err = parseClock(a); err == nil {
-		end, err = parseClock(b)
-	}
-	if err != nil {
-		return 0, 0, fmt.Errorf("parse quiet hours %q: %w", spec, err)
-	}
-	return start, end, nil
-}
-
-func parseClock(s string) (time.Duration, error) {
-	h, m, ok := strings.Cut(strings.TrimSpace(s), ":")
-	hh, err1 := strconv.Atoi(h)
-	mm, err2 := strconv.Atoi(m)
-	if !ok || err1 != nil || err2 != nil || len(m) != 2 || hh < 0 || hh > 23 || mm < 0 || mm > 59 {
-		return 0, ErrQuietHours
-	}
-	return time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute, nil
-}
 
 // Options tunes the buckets.
 type Options struct {
@@ -117,10 +29,9 @@ type Options struct {
 // Aggregator is the aggregation layer. It is not safe for concurrent use: the core loop
 // calls it from its own goroutine.
 type Aggregator struct {
-	cfg       Config
+	cfg       brain.ProactivePolicy
 	acks      *AckRegistry
 	buckets   buckets
-	zones     zones
 	lastPrune time.Time
 	// held remembers, per chat, which gate last held back a due proactive contact, so
 	// the suppression counter counts holds, not ticks.
@@ -144,9 +55,9 @@ var gateNames = [gateCount]string{"", "cooldown", "quiet_hours", "max_per_day", 
 
 var _ brain.Aggregator = (*Aggregator)(nil)
 
-// New returns an aggregator; zero Options fields take their defaults. cfg is expected to
-// have passed Validate.
-func New(cfg Config, opts Options) *Aggregator {
+// New returns an aggregator applying the proactive policy cfg (as the configuration
+// validated it); zero Options fields take their defaults.
+func New(cfg brain.ProactivePolicy, opts Options) *Aggregator {
 	if opts.Window <= 0 {
 		opts.Window = 5 * time.Minute
 	}
@@ -157,7 +68,6 @@ func New(cfg Config, opts Options) *Aggregator {
 		cfg:     cfg,
 		acks:    NewAckRegistry(),
 		buckets: newBuckets(opts.Window, opts.BucketTTL),
-		zones:   zones{},
 		held:    map[int64]gate{},
 	}
 	vec := promauto.With(opts.Registerer).NewCounterVec(prometheus.CounterOpts{Name: "anima_proactive_suppressed_total",
@@ -248,12 +158,14 @@ func (a *Aggregator) Decide(now time.Time, st *brain.State, sigs []brain.Signal,
 		if w == nil {
 			out = append(out, brain.Wake{Chat: s.Chat, User: s.User, Profile: brain.ProfileChat, At: now})
 			w = &out[len(out)-1]
-			if rel := st.Rel(s.Chat); rel != nil {
+			rel := st.Rel(s.Chat)
+			if rel != nil {
 				w.Rel = *rel
 				if w.User == 0 {
 					w.User = rel.User
 				}
 			}
+			w.Loc = st.Location(rel)
 		}
 		w.Signals = append(w.Signals, *s)
 	}
@@ -278,7 +190,7 @@ func (a *Aggregator) Decide(now time.Time, st *brain.State, sigs []brain.Signal,
 			continue
 		}
 		out = append(out, brain.Wake{Chat: t.Chat, User: rel.User, Reason: brain.Reason{Code: brain.ReasonThought},
-			Profile: brain.ProfileProactive, Rel: *rel, At: now, Signals: []brain.Signal{thoughtSignal(t)}})
+			Profile: brain.ProfileProactive, Rel: *rel, Loc: st.Location(rel), At: now, Signals: []brain.Signal{thoughtSignal(t)}})
 	}
 	for i := start; i < len(out); i++ {
 		if w := &out[i]; w.Reason.Code == brain.ReasonThought {
@@ -292,12 +204,12 @@ func (a *Aggregator) Decide(now time.Time, st *brain.State, sigs []brain.Signal,
 	}
 	woken := len(out) > start
 	for _, rel := range st.Rels {
-		r, ok := a.proactive(now, st, rel)
+		r, loc, ok := a.proactive(now, st, rel)
 		if !ok || (woken && find(out[start:], rel.Chat) != nil) {
 			continue
 		}
 		out = append(out, brain.Wake{Chat: rel.Chat, User: rel.User, Reason: r,
-			Profile: brain.ProfileProactive, Rel: *rel, At: now})
+			Profile: brain.ProfileProactive, Rel: *rel, Loc: loc, At: now})
 	}
 	return out
 }
@@ -314,117 +226,4 @@ func find(ws []brain.Wake, chat int64) *brain.Wake {
 
 func thoughtSignal(t *brain.Thought) brain.Signal {
 	return brain.Signal{Type: brain.SignalThought, Source: "thought", Chat: t.Chat, Text: t.Text, At: t.At}
-}
-
-// proactive applies rule 4 to rel: every gate must pass.
-//
-//   - Group and dormant chats and chats without any exchange yet are skipped.
-//   - Silence is rel.Silence(now), from the last message of either side. By status:
-//     awaiting_answer without a follow-up yet → one follow-up once silence ≥
-//     FollowupAfter (reason followup); closed → silence ≥ 4 × MinSilence × 2^unanswered;
-//     otherwise (and awaiting_answer once the follow-up is done) → silence ≥
-//     MinSilence × 2^unanswered and pressure ≥ 0.5 (reason proactive).
-//   - The pressure is computed here from the silence (Pressure), not read from
-//     rel.SocialPressure, so the decision does not depend on whether or when the
-//     autonomic layer ran; it equals what the neuron writes.
-//   - Cooldown since rel.LastProactive; not inside quiet hours in the user's zone; fewer
-//     than MaxPerDay proactive wakes on the local day; and no ack holding back
-//     ProactiveKey(chat): a handled ack made after the last exchange covers the whole
-//     silence, a non-firm deferral yields to a pressure 0.25 above its value.
-func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relationship) (brain.Reason, bool) {
-	if rel.Group || rel.Dormant {
-		return brain.Reason{}, false
-	}
-	last := rel.LastExchange()
-	if last.IsZero() {
-		return brain.Reason{}, false
-	}
-	silence := now.Sub(last)
-	n := rel.UnansweredProactive
-	followup := rel.Status == brain.StatusAwaitingAnswer && !rel.FollowupDone
-	var need time.Duration
-	ok := true
-	switch {
-	case followup:
-		need = a.cfg.FollowupAfter
-	case rel.Status == brain.StatusClosed:
-		need, ok = brain.Habituated(4*a.cfg.MinSilence, n)
-	default:
-		need, ok = brain.Habituated(a.cfg.MinSilence, n)
-	}
-	p := brain.Pressure(silence, a.cfg.MinSilence)
-	if !ok || silence < need || (!followup && p < 0.5) {
-		a.hold(rel.Chat, gateNone) // not due
-		return brain.Reason{}, false
-	}
-	local := now.In(a.zones.location(st, rel))
-	switch {
-	case !rel.LastProactive.IsZero() && now.Sub(rel.LastProactive) < a.cfg.Cooldown:
-		a.hold(rel.Chat, gateCooldown)
-	case a.quiet(local):
-		a.hold(rel.Chat, gateQuietHours)
-	case rel.ProactiveToday >= a.cfg.MaxPerDay && sameDay(rel.ProactiveDay, local):
-		a.hold(rel.Chat, gateMaxPerDay)
-	case a.acks.Blocked(now, brain.SignalSocialPressure, rel.Chat, last, p):
-		a.hold(rel.Chat, gateDeferred)
-	default:
-		a.hold(rel.Chat, gateNone)
-		return proactiveReason(rel, silence, need, p, followup), true
-	}
-	return brain.Reason{}, false
-}
-
-// quiet reports whether local (a time in the user's zone) is inside quiet hours.
-func (a *Aggregator) quiet(local time.Time) bool {
-	s, e := a.cfg.QuietStart, a.cfg.QuietEnd
-	if s == e {
-		return false
-	}
-	h, m, sec := local.Clock()
-	t := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec)*time.Second
-	if s < e {
-		return s <= t && t < e
-	}
-	return t >= s || t < e
-}
-
-// sameDay reports whether day ("2006-01-02") is local's date, without allocating.
-func sameDay(day string, local time.Time) bool {
-	if len(day) != 10 || day[4] != '-' || day[7] != '-' {
-		return false
-	}
-	y, m, d := local.Date()
-	return atoi(day[0:4]) == y && atoi(day[5:7]) == int(m) && atoi(day[8:10]) == d
-}
-
-// atoi parses a short run of ASCII digits; -1 if there is anything else.
-func atoi(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return -1
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
-// zones caches the users' zone overrides so a tick does not load zone files.
-type zones map[string]*time.Location
-
-// location is st.Location(rel), with rel.Timezone loaded once.
-func (z zones) location(st *brain.State, rel *brain.Relationship) *time.Location {
-	if rel.Timezone == "" {
-		return st.Location(nil)
-	}
-	loc, ok := z[rel.Timezone]
-	if !ok {
-		loc, _ = time.LoadLocation(rel.Timezone) // nil on error: fall back below
-		z[rel.Timezone] = loc
-	}
-	if loc == nil {
-		return st.Location(nil)
-	}
-	return loc
 }

@@ -269,7 +269,7 @@ func TestProactiveDayRollover(t *testing.T) {
 }
 
 func TestTimezoneOverride(t *testing.T) {
-	cfg := Default()
+	cfg := brain.DefaultProactivePolicy()
 	cfg.MinSilence = time.Hour
 	a := New(cfg, Options{})
 	st := brain.NewState(time.UTC)
@@ -325,37 +325,6 @@ func TestBuckets(t *testing.T) {
 
 func near(a, b float64) bool { d := a - b; return d < 1e-9 && d > -1e-9 }
 
-func TestParseQuietHours(t *testing.T) {
-	for _, tc := range []struct {
-		spec       string
-		start, end time.Duration
-		ok         bool
-	}{
-		{"22:30-08:30", 22*time.Hour + 30*time.Minute, 8*time.Hour + 30*time.Minute, true},
-		{" 01:00 - 06:15 ", time.Hour, 6*time.Hour + 15*time.Minute, true},
-		{"", 0, 0, true},
-		{"22:30", 0, 0, false},
-		{"24:00-08:00", 0, 0, false},
-		{"22:3-08:00", 0, 0, false},
-	} {
-		s, e, err := ParseQuietHours(tc.spec)
-		if (err == nil) != tc.ok || s != tc.start || e != tc.end {
-			t.Errorf("ParseQuietHours(%q) = %s, %s, %v", tc.spec, s, e, err)
-		}
-	}
-}
-
-func TestConfigValidate(t *testing.T) {
-	if err := Default().Validate(); err != nil {
-		t.Fatalf("default: %v", err)
-	}
-	c := Default()
-	c.QuietStart = 25 * time.Hour
-	if err := c.Validate(); err == nil {
-		t.Error("quiet start 25h accepted")
-	}
-}
-
 // idleState has n relationships that talked recently enough that nothing is due, but
 // every one of them is checked through the gates.
 func idleState(n int, now time.Time) *brain.State {
@@ -368,7 +337,7 @@ func idleState(n int, now time.Time) *brain.State {
 }
 
 func TestDecideIdleAllocs(t *testing.T) {
-	a := New(Default(), Options{})
+	a := New(brain.DefaultProactivePolicy(), Options{})
 	st := idleState(1000, monday)
 	a.Ack(brain.Ack{Key: ProactiveKey(5), Kind: brain.AckSuppressed, At: monday})
 	now := monday
@@ -385,7 +354,7 @@ func TestDecideIdleAllocs(t *testing.T) {
 // BenchmarkDecideIdle10k is one Decide over 10,000 idle relationships.
 func BenchmarkDecideIdle10k(b *testing.B) {
 	const n = 10_000
-	a := New(Default(), Options{})
+	a := New(brain.DefaultProactivePolicy(), Options{})
 	now := monday
 	st := idleState(n, now)
 	var out []brain.Wake
@@ -404,7 +373,7 @@ func BenchmarkDecideIdle10k(b *testing.B) {
 // enough, each held back by a later gate (cooldown, quiet hours or an ack).
 func BenchmarkDecideGated10k(b *testing.B) {
 	const n = 10_000
-	a := New(Default(), Options{})
+	a := New(brain.DefaultProactivePolicy(), Options{})
 	now := time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC) // inside quiet hours
 	st := idleState(n, now.Add(-10*time.Hour))
 	for _, rel := range st.Rels {
@@ -425,7 +394,7 @@ func BenchmarkDecideGated10k(b *testing.B) {
 
 func TestSuppressionCountedOncePerHold(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	a := New(Default(), Options{Registerer: reg})
+	a := New(brain.DefaultProactivePolicy(), Options{Registerer: reg})
 	night := time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC) // inside the default quiet hours
 	st := brain.NewState(time.UTC)
 	st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: night.Add(-10 * time.Hour), Status: brain.StatusIdle})

@@ -17,10 +17,10 @@ func zoneOf(t testing.TB, name string) *time.Location {
 	return loc
 }
 
-// noQuiet is Default without quiet hours.
-func noQuiet() Config {
-	c := Default()
-	c.QuietStart, c.QuietEnd = 0, 0
+// noQuiet is the default policy without quiet hours.
+func noQuiet() brain.ProactivePolicy {
+	c := brain.DefaultProactivePolicy()
+	c.QuietHours = brain.QuietHours{}
 	return c
 }
 
@@ -38,10 +38,7 @@ type sim struct {
 	wakes  []brain.Wake // every wake, At set
 }
 
-func newSim(t testing.TB, cfg Config, loc *time.Location, start time.Time) *sim {
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
+func newSim(t testing.TB, cfg brain.ProactivePolicy, loc *time.Location, start time.Time) *sim {
 	return &sim{t: t, agg: New(cfg, Options{}), st: brain.NewState(loc), now: start, status: brain.StatusIdle}
 }
 
@@ -123,7 +120,7 @@ func TestFirstProactiveWake(t *testing.T) {
 	for _, status := range []brain.ConversationStatus{brain.StatusActive, brain.StatusIdle, ""} {
 		t.Run(string(status), func(t *testing.T) {
 			start := time.Date(2026, 3, 2, 9, 0, 0, 0, berlin)
-			s := newSim(t, Default(), berlin, start)
+			s := newSim(t, brain.DefaultProactivePolicy(), berlin, start)
 			s.talk(1, status)
 			s.run(24*time.Hour, time.Minute)
 			at := s.proactive()
@@ -143,9 +140,13 @@ func TestQuietHoursWrapMidnight(t *testing.T) {
 	for _, zone := range []string{"America/New_York", "Europe/Berlin"} {
 		t.Run(zone, func(t *testing.T) {
 			loc := zoneOf(t, zone)
-			cfg := Default()
+			cfg := brain.DefaultProactivePolicy()
 			cfg.MinSilence, cfg.Cooldown, cfg.MaxPerDay = time.Hour, time.Hour, 100
-			if cfg.QuietStart, cfg.QuietEnd, _ = ParseQuietHours("22:30-08:30"); cfg.QuietStart != 22*time.Hour+30*time.Minute {
+			var err error
+			if cfg.QuietHours, err = brain.ParseQuietHours("22:30-08:30"); err != nil {
+				t.Fatal(err)
+			}
+			if start, _, _ := cfg.QuietHours.Offsets(); start != 22*time.Hour+30*time.Minute {
 				t.Fatal("ParseQuietHours")
 			}
 			start := time.Date(2026, 3, 6, 18, 0, 0, 0, loc) // a Friday; spans the US DST change on Mar 8
@@ -288,7 +289,7 @@ func TestDisabled(t *testing.T) {
 func TestSilentWeekDefaults(t *testing.T) {
 	berlin := zoneOf(t, "Europe/Berlin")
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, berlin)
-	s := newSim(t, Default(), berlin, start)
+	s := newSim(t, brain.DefaultProactivePolicy(), berlin, start)
 	s.send = true
 	s.talk(1, brain.StatusIdle)
 	s.run(7*24*time.Hour, time.Minute)
@@ -305,8 +306,8 @@ func TestSilentWeekDefaults(t *testing.T) {
 	total := 0
 	for day, n := range counts[:7] {
 		total += n
-		if n > Default().MaxPerDay {
-			t.Errorf("day %d: %d wakes, max_per_day %d", day, n, Default().MaxPerDay)
+		if n > brain.DefaultProactivePolicy().MaxPerDay {
+			t.Errorf("day %d: %d wakes, max_per_day %d", day, n, brain.DefaultProactivePolicy().MaxPerDay)
 		}
 	}
 	if counts[0] == 0 || counts[5]+counts[6] >= counts[0]+counts[1] {

@@ -131,8 +131,6 @@ type Cognition struct {
 	m       *metrics
 	brk     *breaker
 
-	zones sync.Map // IANA name → *time.Location
-
 	tokMu  sync.Mutex
 	tokDay string
 	tokSum int
@@ -237,22 +235,13 @@ func (c *Cognition) budgetSpent() bool {
 	return c.cfg.DailyTokenBudget > 0 && c.TokensToday() >= c.cfg.DailyTokenBudget
 }
 
-// zone is the user's zone for w: the relationship's override, else DefaultZone.
+// zone is the user's zone for w: the one the core loop looked up for the wake (Wake.Loc),
+// else DefaultZone.
 func (c *Cognition) zone(w brain.Wake) *time.Location {
-	name := w.Rel.Timezone
-	if name == "" {
-		return c.cfg.DefaultZone
+	if w.Loc != nil {
+		return w.Loc
 	}
-	if loc, ok := c.zones.Load(name); ok {
-		return loc.(*time.Location)
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		c.log.Warn("unknown user timezone, using the default", "zone", name, "chat", w.Chat)
-		loc = c.cfg.DefaultZone
-	}
-	c.zones.Store(name, loc)
-	return loc
+	return c.cfg.DefaultZone
 }
 
 // Think runs cognition for one wake. It returns an error only when no answer could be

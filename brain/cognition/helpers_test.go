@@ -150,6 +150,12 @@ func userWake(texts ...string) brain.Wake {
 			Status: brain.StatusActive, LastUserMsg: t0.Add(-time.Minute)},
 		At: t0,
 	}
+	// The core loop looks the zone up once per wake (State.Location) and carries it.
+	loc, err := time.LoadLocation(w.Rel.Timezone)
+	if err != nil {
+		panic(err)
+	}
+	w.Loc = loc
 	for i, tx := range texts {
 		w.Signals = append(w.Signals, brain.Signal{Type: brain.SignalUserMessage, Source: "telegram",
 			Chat: 42, User: 7, Text: tx, At: t0, MessageID: 100 + i})

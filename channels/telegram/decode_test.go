@@ -76,28 +76,12 @@ func TestClassifyCases(t *testing.T) {
 	}
 }
 
-func TestNewValidates(t *testing.T) {
+// TestNewNeedsAToken: the channel judges no configuration (package bot/config does, and
+// its tests hold the cases that were here: mode, webhook listen, secret token and path);
+// a client without a token still cannot be built.
+func TestNewNeedsAToken(t *testing.T) {
 	rec, sink := newMemRecorder(0), newSink()
-	tests := []struct {
-		name string
-		cfg  Config
-		want string
-	}{
-		{"no token", Config{}, "token"},
-		{"bad mode", Config{Token: "1:x", Mode: "carrier-pigeon"}, "mode"},
-		{"webhook without listen", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{SecretToken: "s"}}, "webhook.listen"},
-		{"webhook without secret", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0"}}, "secret_token"},
-		{"webhook bad secret", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0", SecretToken: "a b"}}, "secret_token"},
-		// The path becomes a ServeMux pattern: wildcards or spaces would make Run panic.
-		{"webhook path with wildcard", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0", SecretToken: "s", Path: "/hook/{id"}}, "webhook.path"},
-		{"webhook path with space", Config{Token: "1:x", Mode: ModeWebhook, Webhook: WebhookConfig{Listen: ":0", SecretToken: "s", Path: "/hook me"}}, "webhook.path"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(tc.cfg, rec, sink, Options{})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want mention of %q", err, tc.want)
-			}
-		})
+	if _, err := New(Config{}, rec, sink, Options{}); err == nil || !strings.Contains(err.Error(), "token") {
+		t.Fatalf("err = %v, want mention of the token", err)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -138,9 +137,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 	if rec == nil || sink == nil {
 		return nil, errors.New("telegram: recorder and sink are required")
 	}
-	if err := cfg.normalize(); err != nil {
-		return nil, err
-	}
+	cfg.normalize()
 	c := &Channel{
 		cfg:      cfg,
 		rec:      rec,
@@ -216,11 +213,9 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 	return c, nil
 }
 
-// normalize applies defaults and validates cfg, naming the bad key.
-func (cfg *Config) normalize() error {
-	if strings.TrimSpace(cfg.Token) == "" {
-		return errors.New("telegram: token is required")
-	}
+// normalize applies defaults to cfg. It does not judge the values: anima's configuration
+// package validates what a user wrote before a channel is built from it.
+func (cfg *Config) normalize() {
 	if cfg.APIURL == "" {
 		cfg.APIURL = DefaultAPIURL
 	}
@@ -231,45 +226,9 @@ func (cfg *Config) normalize() error {
 	if cfg.PollTimeout <= 0 {
 		cfg.PollTimeout = 25 * time.Second
 	}
-	switch cfg.Mode {
-	case ModePolling:
-	case ModeWebhook:
-		if cfg.Webhook.Listen == "" {
-			return errors.New("telegram: webhook.listen is required in webhook mode")
-		}
-		if cfg.Webhook.Path == "" {
-			cfg.Webhook.Path = DefaultWebhookPath
-		}
-		if !strings.HasPrefix(cfg.Webhook.Path, "/") {
-			return fmt.Errorf("telegram: webhook.path %q must start with /", cfg.Webhook.Path)
-		}
-		// The path is registered as a ServeMux pattern, which would read these as a
-		// method separator or a wildcard (and panic on a malformed one).
-		if strings.ContainsFunc(cfg.Webhook.Path, func(r rune) bool { return r == '{' || r == '}' || unicode.IsSpace(r) }) {
-			return fmt.Errorf("telegram: webhook.path %q must not contain spaces or braces", cfg.Webhook.Path)
-		}
-		if !validSecret(cfg.Webhook.SecretToken) {
-			return errors.New("telegram: webhook.secret_token is required: 1-256 characters of A-Z, a-z, 0-9, _ and -")
-		}
-		if u := cfg.Webhook.PublicURL; u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
-			return fmt.Errorf("telegram: webhook.public_url %q must be an http(s) URL", u)
-		}
-	default:
-		return fmt.Errorf("telegram: mode %q is not one of polling, webhook", cfg.Mode)
+	if cfg.Webhook.Path == "" {
+		cfg.Webhook.Path = DefaultWebhookPath
 	}
-	return nil
-}
-
-func validSecret(s string) bool {
-	if len(s) == 0 || len(s) > 256 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // Run learns the bot's identity (getMe), then receives updates until ctx ends. It

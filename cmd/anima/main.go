@@ -16,6 +16,7 @@ import (
 	_ "time/tzdata" // user time zones work in a distroless image too
 
 	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -64,7 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	switch cmd {
 	case "check":
-		cfg, err := bot.Check(*cfgPath, false)
+		cfg, err := config.Check(*cfgPath, false)
 		if err != nil {
 			fmt.Fprintf(stderr, "anima: %s\n", err)
 			return 1
@@ -76,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: valid\n", *cfgPath)
 		return 0
 	case "sim":
-		cfg, err := bot.Check(*cfgPath, false)
+		cfg, err := config.Check(*cfgPath, false)
 		if err != nil {
 			fmt.Fprintf(stderr, "anima: %s\n", err)
 			return 1
@@ -97,7 +98,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "anima backup: --out FILE is required")
 			return 2
 		}
-		cfg, err := bot.Check(*cfgPath, false)
+		cfg, err := config.Check(*cfgPath, false)
 		if err != nil {
 			fmt.Fprintf(stderr, "anima: %s\n", err)
 			return 1
@@ -112,7 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 
-	cfg, err := bot.Check(*cfgPath, cmd == "run")
+	cfg, err := config.Check(*cfgPath, cmd == "run")
 	if err != nil {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return 1

@@ -152,6 +152,31 @@ func TestRunWithoutTokenFailsFast(t *testing.T) {
 	}
 }
 
+// TestTokenWithNewlineRefused: a token read from a secret file with its trailing newline
+// fails `anima check` and `anima run` at once, naming telegram.token, and the token itself
+// appears nowhere in the output.
+func TestTokenWithNewlineRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
+	for _, cmdName := range []string{"check", "run"} {
+		t.Run(cmdName, func(t *testing.T) {
+			cmd := exec.Command(binary, cmdName, "--config", path)
+			cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken+"\n")
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("%s accepted a token with a trailing newline:\n%s", cmdName, out)
+			}
+			if !strings.Contains(string(out), "telegram.token: contains whitespace") {
+				t.Errorf("output does not say the token contains whitespace:\n%s", out)
+			}
+			_, secret, _ := strings.Cut(telegramtest.DefaultToken, ":")
+			if strings.Contains(string(out), secret) || strings.Contains(string(out), secret[:8]) {
+				t.Errorf("output shows the token:\n%s", out)
+			}
+		})
+	}
+}
+
 func TestVersion(t *testing.T) {
 	out, err := exec.Command(binary, "version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "anima ") {

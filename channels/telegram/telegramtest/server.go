@@ -33,7 +33,7 @@ import (
 
 // Defaults of a new Server.
 const (
-	DefaultToken         = "123456:TEST-fake-token"
+	DefaultToken         = "123456:TEST-fake-token-ABCDEFGHIJKLMNOPQRSTUV" // Bot API shape: id, colon, 30+ URL-safe characters
 	DefaultBotID   int64 = 123456
 	DefaultBotName       = "anima_bot"
 )

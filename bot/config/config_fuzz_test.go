@@ -1,4 +1,4 @@
-package bot
+package config
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 // whatever it accepts must be valid and also accepted, with the same result, by
 // yaml's own strict decoder (so the key walk is never laxer than KnownFields).
 func FuzzLoadConfig(f *testing.F) {
-	example, err := os.ReadFile("../config.yaml")
+	example, err := os.ReadFile("../../config.yaml")
 	if err != nil {
 		f.Fatal(err)
 	}

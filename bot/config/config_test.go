@@ -1,4 +1,4 @@
-package bot
+package config
 
 import (
 	"bytes"
@@ -13,9 +13,15 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // user.timezone tests must not depend on the host's zoneinfo
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/anima-bot/anima/brain"
 )
+
+// fakeToken has the shape of a Bot API token (digits, a colon, 30+ URL-safe characters).
+const fakeToken = "123456:TEST-fake-token-ABCDEFGHIJKLMNOPQRSTUV"
 
 // noEnv is a lookup for parse with no environment variables set.
 func noEnv(string) (string, bool) { return "", false }
@@ -51,7 +57,7 @@ func TestConfigDefaultValid(t *testing.T) {
 }
 
 func TestConfigExampleFile(t *testing.T) {
-	data, err := os.ReadFile("../config.yaml")
+	data, err := os.ReadFile("../../config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +74,10 @@ func TestConfigExampleFile(t *testing.T) {
 }
 
 func TestConfigLoadExampleWithEnv(t *testing.T) {
-	t.Setenv("ANIMA_TELEGRAM_TOKEN", "123:tok")
+	t.Setenv("ANIMA_TELEGRAM_TOKEN", fakeToken)
 	t.Setenv("ANIMA_LLM_API_KEY", "sk-key")
 	t.Setenv("ANIMA_WEBHOOK_SECRET", "s3cret_-")
-	cfg, err := Load("../config.yaml")
+	cfg, err := Load("../../config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +85,7 @@ func TestConfigLoadExampleWithEnv(t *testing.T) {
 		t.Errorf("ValidateRun() = %v", err)
 	}
 	got := []string{cfg.Telegram.Token.Reveal(), cfg.LLM.APIKey.Reveal(), cfg.Telegram.Webhook.SecretToken.Reveal()}
-	if diff := cmp.Diff([]string{"123:tok", "sk-key", "s3cret_-"}, got); diff != "" {
+	if diff := cmp.Diff([]string{fakeToken, "sk-key", "s3cret_-"}, got); diff != "" {
 		t.Errorf("secrets (-want +got):\n%s", diff)
 	}
 }
@@ -106,12 +112,13 @@ func TestConfigLoadErrors(t *testing.T) {
 
 func TestConfigEnvExpansion(t *testing.T) {
 	env := envMap(map[string]string{
-		"TOKEN":  "123:abc # not a comment: really",
-		"EMPTY":  "",
-		"CTX":    "7000",
-		"OWNER":  "42",
-		"MODE":   "webhook",
-		"SECRET": "abc_DEF-1",
+		"TOKEN":     "123:abc # not a comment: really",
+		"EMPTY":     "",
+		"CTX":       "7000",
+		"OWNER":     "42",
+		"MODE":      "webhook",
+		"SECRET":    "abc_DEF-1",
+		"BOT_TOKEN": fakeToken,
 	})
 	tests := []struct {
 		name  string
@@ -119,8 +126,9 @@ func TestConfigEnvExpansion(t *testing.T) {
 		check func(Config) any // returns the value under test
 		want  any
 	}{
-		{"plain", "telegram: {token: \"${TOKEN}\"}", func(c Config) any { return c.Telegram.Token.Reveal() }, "123:abc # not a comment: really"},
-		{"block plain", "telegram:\n  token: ${TOKEN}", func(c Config) any { return c.Telegram.Token.Reveal() }, "123:abc # not a comment: really"},
+		{"plain", "llm: {api_key: \"${TOKEN}\"}", func(c Config) any { return c.LLM.APIKey.Reveal() }, "123:abc # not a comment: really"},
+		{"block plain", "llm:\n  api_key: ${TOKEN}", func(c Config) any { return c.LLM.APIKey.Reveal() }, "123:abc # not a comment: really"},
+		{"token", "telegram:\n  token: ${BOT_TOKEN}", func(c Config) any { return c.Telegram.Token.Reveal() }, fakeToken},
 		{"inside text", "llm: {fast_model: \"m-${CTX}-x\"}", func(c Config) any { return c.LLM.FastModel }, "m-7000-x"},
 		{"default when unset", "llm: {fast_model: \"${NOPE:-llama3}\"}", func(c Config) any { return c.LLM.FastModel }, "llama3"},
 		{"default when empty", "llm: {fast_model: \"${EMPTY:-llama3}\"}", func(c Config) any { return c.LLM.FastModel }, "llama3"},
@@ -292,6 +300,10 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"telegram.webhook.listen", func(c *Config) { c.Telegram.Webhook.Listen = "8443" }, "host:port"},
 		{"telegram.webhook.listen", func(c *Config) { c.Telegram.Webhook.Listen = "localhost:https" }, "host:port"},
 		{"telegram.webhook.path", func(c *Config) { c.Telegram.Webhook.Path = "telegram" }, `start with "/"`},
+		// The path becomes a ServeMux pattern: wildcards or spaces would make the channel panic.
+		{"telegram.webhook.path", func(c *Config) { webhook(c, ":0", "s"); c.Telegram.Webhook.Path = "/hook/{id" }, "spaces or braces"},
+		{"telegram.webhook.path", func(c *Config) { webhook(c, ":0", "s"); c.Telegram.Webhook.Path = "/hook me" }, "spaces or braces"},
+		{"telegram.webhook.listen", func(c *Config) { webhook(c, "", "s") }, "host:port"},
 		{"telegram.webhook.public_url", func(c *Config) { c.Telegram.Webhook.PublicURL = "http://bot.example.com" }, "https:// URL"},
 		{"telegram.webhook.secret_token", func(c *Config) { c.Telegram.Mode = ModeWebhook }, "set ANIMA_WEBHOOK_SECRET"},
 		{"telegram.webhook.secret_token", func(c *Config) {
@@ -302,6 +314,10 @@ func TestConfigValidateNamesKey(t *testing.T) {
 			c.Telegram.Mode = ModeWebhook
 			c.Telegram.Webhook.SecretToken = Secret(strings.Repeat("a", 257))
 		}, "1–256 characters"},
+		{"telegram.webhook.secret_token", func(c *Config) { webhook(c, ":0", "a b") }, "1–256 characters of A-Z a-z 0-9 _ -"},
+		{"telegram.webhook.secret_token", func(c *Config) { webhook(c, ":0", "") }, "set ANIMA_WEBHOOK_SECRET"},
+		{"telegram.mode", func(c *Config) { c.Telegram.Mode = "carrier-pigeon" }, "one of polling, webhook"},
+		{"telegram.token", func(c *Config) { c.Telegram.Token = "1:x" }, "does not look like a Bot API token"},
 		{"telegram.allowed_users", func(c *Config) { c.Telegram.AllowedUsers = []int64{1, -100} }, "positive"},
 		{"llm.base_url", func(c *Config) { c.LLM.BaseURL = "localhost:11434" }, "http:// or https:// URL"},
 		{"llm.fast_model", func(c *Config) { c.LLM.FastModel = "" }, "must not be empty"},
@@ -317,7 +333,6 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"proactive.min_silence", func(c *Config) { c.Proactive.MinSilence = 0 }, "greater than 0"},
 		{"proactive.cooldown", func(c *Config) { c.Proactive.Cooldown = 0 }, "greater than 0"},
 		{"proactive.followup_after", func(c *Config) { c.Proactive.FollowupAfter = 0 }, "greater than 0"},
-		{"proactive.quiet_hours", func(c *Config) { c.Proactive.QuietHours = "22:30" }, `"HH:MM-HH:MM"`},
 		{"proactive.max_per_day", func(c *Config) { c.Proactive.MaxPerDay = -1 }, "0 or more"},
 		{"user.timezone", func(c *Config) { c.User.Timezone = "Mars/Olympus_Mons" }, "IANA name such as Europe/Berlin"},
 		{"persona.name", func(c *Config) { c.Persona.Name = "" }, "must not be empty"},
@@ -373,7 +388,8 @@ func TestConfigValidAlternatives(t *testing.T) {
 		}},
 		{"metrics disabled", func(c *Config) { c.Metrics.Listen = "" }},
 		{"listen on all interfaces", func(c *Config) { c.Metrics.Listen = ":9464"; c.Telegram.Webhook.Listen = "[::]:0" }},
-		{"no quiet hours", func(c *Config) { c.Proactive.QuietHours = "" }},
+		{"no quiet hours", func(c *Config) { c.Proactive.QuietHours = brain.QuietHours{} }},
+		{"token", func(c *Config) { c.Telegram.Token = fakeToken }},
 		{"edges", func(c *Config) {
 			c.LLM.ConfidenceThreshold = 0
 			c.LLM.ContextTokens = 500
@@ -466,67 +482,149 @@ func TestConfigDurations(t *testing.T) {
 	}
 }
 
+// TestConfigQuietHours: proactive.quiet_hours decodes into brain.QuietHours (whose own
+// tests cover Contains and NextEnd).
 func TestConfigQuietHours(t *testing.T) {
-	at := func(hhmm string) time.Time {
-		tm, err := time.Parse("15:04", hhmm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tm
-	}
 	h := func(s string) time.Duration { d, _ := time.ParseDuration(s); return d }
 	tests := []struct {
-		in         QuietHours
+		yaml       string
 		start, end time.Duration
 		ok         bool
-		inside     []string
-		outside    []string
 	}{
-		{"22:30-08:30", h("22h30m"), h("8h30m"), true, []string{"22:30", "23:59", "00:00", "08:29"}, []string{"08:30", "12:00", "22:29"}},
-		{"09:00-17:00", h("9h"), h("17h"), true, []string{"09:00", "16:59"}, []string{"08:59", "17:00", "23:00"}},
-		{"22:00-00:00", h("22h"), 0, true, []string{"22:00", "23:59"}, []string{"00:00", "21:59"}},
-		{"00:00-06:00", 0, h("6h"), true, []string{"00:00", "05:59"}, []string{"06:00", "23:59"}},
-		{"", 0, 0, false, nil, []string{"00:00", "23:00"}},
+		{`"22:30-08:30"`, h("22h30m"), h("8h30m"), true},
+		{`09:00-17:00`, h("9h"), h("17h"), true},
+		{`"22:00-00:00"`, h("22h"), 0, true},
+		{`"00:00-06:00"`, 0, h("6h"), true},
+		{`""`, 0, 0, false},
+		{`~`, h("22h30m"), h("8h30m"), true}, // null keeps the default
+		{`"${NOPE}"`, 0, 0, false},           // quoted: an empty value
+		{`${NOPE}`, h("22h30m"), h("8h30m"), true},
 	}
 	for _, tc := range tests {
-		t.Run(string(tc.in), func(t *testing.T) {
-			start, end, ok := tc.in.Offsets()
+		t.Run(tc.yaml, func(t *testing.T) {
+			cfg, err := parse([]byte("proactive:\n  quiet_hours: "+tc.yaml+"\n"), noEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start, end, ok := cfg.Proactive.QuietHours.Offsets()
 			if start != tc.start || end != tc.end || ok != tc.ok {
 				t.Errorf("Offsets() = %v, %v, %v; want %v, %v, %v", start, end, ok, tc.start, tc.end, tc.ok)
 			}
-			for _, s := range tc.inside {
-				if !tc.in.Contains(at(s)) {
-					t.Errorf("Contains(%s) = false, want true", s)
-				}
-			}
-			for _, s := range tc.outside {
-				if tc.in.Contains(at(s)) {
-					t.Errorf("Contains(%s) = true, want false", s)
-				}
+			if got := cfg.Proactive.Policy().QuietHours; !got.Equal(cfg.Proactive.QuietHours) {
+				t.Errorf("Policy().QuietHours = %v", got)
 			}
 		})
 	}
 }
 
+// TestConfigQuietHoursInvalid: a malformed window is an error naming proactive.quiet_hours
+// and its line, saying what is allowed.
 func TestConfigQuietHoursInvalid(t *testing.T) {
-	for _, in := range []QuietHours{
+	for _, in := range []string{
 		"22:30", "2230-0830", "24:00-01:00", "22:60-01:00", "7:00-9:00", "07:00-09:0",
 		"aa:bb-cc:dd", "22:30-08:30-09:00", "22:30 - 08:30", "+1:00-02:00", "08:00-08:00", "-",
 	} {
-		t.Run(string(in), func(t *testing.T) {
-			if _, _, ok := in.Offsets(); ok {
-				t.Errorf("Offsets() ok for %q", in)
+		t.Run(in, func(t *testing.T) {
+			_, err := parse([]byte("proactive:\n  quiet_hours: \""+in+"\"\n"), noEnv)
+			errs := keyErrors(t, err)
+			if len(errs) != 1 || errs[0].Key != "proactive.quiet_hours" || errs[0].Line != 2 {
+				t.Fatalf("parse = %v, want one proactive.quiet_hours error on line 2", err)
 			}
-			if in.Contains(time.Date(2025, 1, 1, 8, 0, 0, 0, time.UTC)) {
-				t.Errorf("Contains() true for malformed %q", in)
-			}
-			cfg := Default()
-			cfg.Proactive.QuietHours = in
-			err := cfg.Validate()
-			if err == nil || !strings.HasPrefix(err.Error(), "proactive.quiet_hours: ") {
-				t.Errorf("Validate() = %v, want a proactive.quiet_hours error", err)
+			msg := errs[0].Error()
+			if !strings.HasPrefix(msg, "line 2: proactive.quiet_hours: ") ||
+				!strings.Contains(msg, `"HH:MM-HH:MM"`) && !strings.Contains(msg, `use "" for no quiet hours`) {
+				t.Errorf("error %q, want it to name the key and say what is allowed", msg)
 			}
 		})
+	}
+	for _, in := range []string{"[22:30-08:30]", "{from: 22:30, to: 08:30}", "{}"} {
+		t.Run(in, func(t *testing.T) {
+			_, err := parse([]byte("proactive:\n  quiet_hours: "+in+"\n"), noEnv)
+			want := `line 2: proactive.quiet_hours: want a time range "HH:MM-HH:MM" or ""`
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("parse = %v, want %s", err, want)
+			}
+		})
+	}
+}
+
+// TestConfigProactivePolicy: the proactive section converts to the brain's policy, and
+// the defaults agree with the brain's documented ones.
+func TestConfigProactivePolicy(t *testing.T) {
+	if diff := cmp.Diff(brain.DefaultProactivePolicy(), Default().Proactive.Policy()); diff != "" {
+		t.Errorf("Default().Proactive.Policy() (-brain +config):\n%s", diff)
+	}
+	cfg, err := parse([]byte("proactive: {enabled: false, min_silence: 1h, cooldown: 2h, followup_after: 5m, quiet_hours: \"23:00-07:15\", max_per_day: 5}"), noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := brain.ParseQuietHours("23:00-07:15")
+	want := brain.ProactivePolicy{MinSilence: time.Hour, Cooldown: 2 * time.Hour, FollowupAfter: 5 * time.Minute, QuietHours: q, MaxPerDay: 5}
+	if diff := cmp.Diff(want, cfg.Proactive.Policy()); diff != "" {
+		t.Errorf("Policy() (-want +got):\n%s", diff)
+	}
+}
+
+// TestConfigToken: telegram.token, when set, has Telegram's shape; whitespace (a trailing
+// newline from a secret file) is its own error; no error ever shows the token.
+func TestConfigToken(t *testing.T) {
+	const key = "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+	tests := []struct {
+		name, token string
+		want        string // "" for valid
+	}{
+		{"valid", "110201543:" + key, ""},
+		{"valid, 30 characters", "7:" + key[:30], ""},
+		{"trailing newline", "110201543:" + key + "\n", "contains whitespace"},
+		{"trailing CRLF", "110201543:" + key + "\r\n", "contains whitespace"},
+		{"leading space", " 110201543:" + key, "contains whitespace"},
+		{"inner tab", "110201543:" + key[:10] + "\t" + key[10:], "contains whitespace"},
+		{"no colon", "110201543" + key, "does not look like a Bot API token"},
+		{"short", "110201543:" + key[:29], "does not look like a Bot API token"},
+		{"letters in the id", "bot110201543:" + key, "does not look like a Bot API token"},
+		{"no id", ":" + key, "does not look like a Bot API token"},
+		{"other characters", "110201543:" + key[:20] + "+/=" + key[20:], "does not look like a Bot API token"},
+		{"two colons", "110201543:" + key + ":x", "does not look like a Bot API token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Default()
+			cfg.Telegram.Token, cfg.Telegram.AllowedUsers = Secret(tc.token), []int64{1}
+			for _, err := range []error{cfg.Validate(), cfg.ValidateRun()} {
+				if tc.want == "" {
+					if err != nil {
+						t.Fatalf("valid token rejected: %v", err)
+					}
+					continue
+				}
+				errs := keyErrors(t, err)
+				if len(errs) != 1 || errs[0].Key != "telegram.token" || !strings.Contains(errs[0].Msg, tc.want) {
+					t.Fatalf("error %v, want one telegram.token error saying %q", err, tc.want)
+				}
+				assertNoToken(t, err.Error(), tc.token)
+			}
+			if tc.want == "" {
+				return
+			}
+			// Through the file and the environment, as a secret file would set it.
+			_, err := parse([]byte("telegram:\n  token: ${T}\n"), envMap(map[string]string{"T": tc.token}))
+			if err == nil || !strings.HasPrefix(err.Error(), "line 2: telegram.token: ") {
+				t.Fatalf("parse = %v, want a telegram.token error on line 2", err)
+			}
+			assertNoToken(t, err.Error(), tc.token)
+		})
+	}
+}
+
+// assertNoToken fails if msg shows any part of token longer than 5 characters.
+func assertNoToken(t *testing.T, msg, token string) {
+	t.Helper()
+	for _, part := range strings.FieldsFunc(token, func(r rune) bool { return r == ':' || unicode.IsSpace(r) }) {
+		for i := 0; i+6 <= len(part); i++ {
+			if strings.Contains(msg, part[i:i+6]) {
+				t.Fatalf("error %q shows part of the token (%q)", msg, part[i:i+6])
+			}
+		}
 	}
 }
 
@@ -544,9 +642,9 @@ func TestConfigValidateRun(t *testing.T) {
 	}{
 		{"nothing set", "", nil, false, []string{tokenMsg, usersMsg}},
 		{"no token", "", []int64{1}, false, []string{tokenMsg}},
-		{"no users", "123:abc", nil, false, []string{usersMsg}},
-		{"public", "123:abc", nil, true, nil},
-		{"ready", "123:abc", []int64{1}, false, nil},
+		{"no users", fakeToken, nil, false, []string{usersMsg}},
+		{"public", fakeToken, nil, true, nil},
+		{"ready", fakeToken, []int64{1}, false, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -563,7 +661,7 @@ func TestConfigValidateRun(t *testing.T) {
 	}
 	t.Run("includes Validate", func(t *testing.T) {
 		cfg := Default()
-		cfg.Telegram.Token, cfg.Telegram.Public = "x", true
+		cfg.Telegram.Token, cfg.Telegram.Public = fakeToken, true
 		cfg.Log.Level = "loud"
 		if err := cfg.ValidateRun(); err == nil || !strings.HasPrefix(err.Error(), "log.level: ") {
 			t.Errorf("ValidateRun() = %v, want the log.level error", err)
@@ -656,4 +754,10 @@ func TestConfigExpandEnv(t *testing.T) {
 			}
 		})
 	}
+}
+
+// webhook sets webhook mode with the given listen address and secret token.
+func webhook(c *Config, listen, secret string) {
+	c.Telegram.Mode = ModeWebhook
+	c.Telegram.Webhook.Listen, c.Telegram.Webhook.SecretToken = listen, Secret(secret)
 }

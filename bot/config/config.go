@@ -1,0 +1,209 @@
+// Package config is anima's configuration: the schema with its defaults (config.go), the
+// strict YAML loading with ${VAR} expansion and did-you-mean suggestions (load.go,
+// walk.go, env.go), the validation that alone judges what a user wrote (validate.go), and
+// the value types the schema is written in (types.go). The YAML keys are a public contract
+// documented in config.yaml at the repository root.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// Config is anima's configuration, read from YAML by Load. The YAML keys (the
+// struct tags) are a public contract documented in config.yaml at the repo root.
+type Config struct {
+	Telegram  TelegramConfig  `yaml:"telegram"`
+	LLM       LLMConfig       `yaml:"llm"`
+	Storage   StorageConfig   `yaml:"storage"`
+	Metrics   MetricsConfig   `yaml:"metrics"`
+	Proactive ProactiveConfig `yaml:"proactive"`
+	User      UserConfig      `yaml:"user"`
+	Persona   PersonaConfig   `yaml:"persona"`
+	Brain     BrainConfig     `yaml:"brain"`
+	Log       LogConfig       `yaml:"log"`
+}
+
+// Telegram update delivery modes, the allowed values of telegram.mode.
+const (
+	ModePolling = "polling"
+	ModeWebhook = "webhook"
+)
+
+// TelegramConfig is the telegram section: how to reach the Bot API and who may talk to anima.
+type TelegramConfig struct {
+	Token   Secret        `yaml:"token"`   // Bot API token from @BotFather
+	APIURL  string        `yaml:"api_url"` // Bot API base URL; a fake or a self-hosted Bot API server
+	Mode    string        `yaml:"mode"`    // ModePolling or ModeWebhook
+	Webhook WebhookConfig `yaml:"webhook"`
+	// AllowedUsers are the Telegram user ids anima answers. ValidateRun refuses an
+	// empty list unless Public is set.
+	AllowedUsers []int64 `yaml:"allowed_users"`
+	Public       bool    `yaml:"public"` // answer everyone
+}
+
+// WebhookConfig is telegram.webhook, used when telegram.mode is webhook.
+type WebhookConfig struct {
+	Listen string `yaml:"listen"` // host:port the webhook HTTP server binds
+	Path   string `yaml:"path"`   // HTTP path updates are posted to, starting with "/"
+	// PublicURL is the public https base URL (scheme, host, maybe a path prefix)
+	// Telegram reaches the server at; anima registers PublicURL + Path with
+	// setWebhook. Empty means the webhook is registered by other means.
+	PublicURL string `yaml:"public_url"`
+	// SecretToken is sent by Telegram in X-Telegram-Bot-Api-Secret-Token: 1–256
+	// characters of A-Z a-z 0-9 _ -. Required in webhook mode.
+	SecretToken Secret `yaml:"secret_token"`
+}
+
+// LLMConfig is the llm section: an OpenAI-compatible endpoint and the budget for it.
+type LLMConfig struct {
+	BaseURL             string   `yaml:"base_url"` // OpenAI-compatible API base, e.g. https://api.openai.com/v1
+	APIKey              Secret   `yaml:"api_key"`
+	FastModel           string   `yaml:"fast_model"`           // cheap model for routine turns
+	SmartModel          string   `yaml:"smart_model"`          // model used when the fast one is unsure
+	RequestTimeout      Duration `yaml:"request_timeout"`      // per request, > 0
+	ConfidenceThreshold float64  `yaml:"confidence_threshold"` // in [0,1]; below it the smart model is used
+	DailyTokenBudget    int64    `yaml:"daily_token_budget"`   // tokens per day; 0 = unlimited
+	ContextTokens       int      `yaml:"context_tokens"`       // prompt budget, ≥ 500
+	MaxOutputTokens     int      `yaml:"max_output_tokens"`    // completion limit, > 0
+}
+
+// StorageConfig is the storage section.
+type StorageConfig struct {
+	Path string `yaml:"path"` // bbolt database file
+}
+
+// MetricsConfig is the metrics section.
+type MetricsConfig struct {
+	// Listen is the host:port serving /metrics, /healthz and /readyz; "" disables it.
+	Listen string `yaml:"listen"`
+}
+
+// ProactiveConfig is the proactive section: when anima may write first.
+type ProactiveConfig struct {
+	Enabled       bool     `yaml:"enabled"`
+	MinSilence    Duration `yaml:"min_silence"`    // silence before anima may reach out
+	Cooldown      Duration `yaml:"cooldown"`       // minimum gap between proactive messages
+	FollowupAfter Duration `yaml:"followup_after"` // delay before following up on an open topic
+	// QuietHours is the daily window "HH:MM-HH:MM" in the user's zone without proactive
+	// messages; "" for none.
+	QuietHours brain.QuietHours `yaml:"quiet_hours"`
+	MaxPerDay  int              `yaml:"max_per_day"` // proactive messages per day, ≥ 0
+}
+
+// Policy is the proactive section as the brain applies it: the one conversion, shared by
+// the aggregation and autonomic layers, /status and `anima sim`.
+func (p ProactiveConfig) Policy() brain.ProactivePolicy {
+	return brain.ProactivePolicy{
+		Enabled:       p.Enabled,
+		MinSilence:    p.MinSilence.Std(),
+		Cooldown:      p.Cooldown.Std(),
+		FollowupAfter: p.FollowupAfter.Std(),
+		QuietHours:    p.QuietHours,
+		MaxPerDay:     p.MaxPerDay,
+	}
+}
+
+// UserConfig is the user section.
+type UserConfig struct {
+	Timezone string `yaml:"timezone"` // IANA name, e.g. Europe/Berlin; quiet hours use it
+}
+
+// Location returns the time zone named by Timezone.
+func (u UserConfig) Location() (*time.Location, error) {
+	loc, err := time.LoadLocation(u.Timezone)
+	if err != nil {
+		return nil, fmt.Errorf("load time zone %q: %w", u.Timezone, err)
+	}
+	return loc, nil
+}
+
+// PersonaConfig is the persona section: who anima is.
+type PersonaConfig struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"` // character notes given to the model
+	Apology     string `yaml:"apology"`     // sent when a reply cannot be produced
+}
+
+// BrainConfig is the brain section.
+type BrainConfig struct {
+	Tick Duration `yaml:"tick"` // how often the core loop wakes, 10ms–1m
+}
+
+// LogConfig is the log section.
+type LogConfig struct {
+	Level       string `yaml:"level"`        // debug, info, warn or error
+	Format      string `yaml:"format"`       // text or json
+	MessageText bool   `yaml:"message_text"` // log message texts; for debugging only
+}
+
+// SlogLevel returns Level as a slog.Level; an invalid level (rejected by Validate) is info.
+func (l LogConfig) SlogLevel() slog.Level {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(l.Level)); err != nil {
+		return slog.LevelInfo
+	}
+	return lvl
+}
+
+// Default returns the built-in configuration. Load decodes the file over it, so a
+// key missing from the file keeps its default. Secrets are empty and
+// telegram.allowed_users is empty.
+func Default() Config {
+	return Config{
+		Telegram: TelegramConfig{
+			APIURL: "https://api.telegram.org",
+			Mode:   ModePolling,
+			Webhook: WebhookConfig{
+				Listen: "127.0.0.1:8443",
+				Path:   "/telegram",
+			},
+		},
+		LLM: LLMConfig{
+			BaseURL:             "https://api.openai.com/v1",
+			FastModel:           "gpt-4o-mini",
+			SmartModel:          "gpt-4o",
+			RequestTimeout:      Duration(60 * time.Second),
+			ConfidenceThreshold: 0.6,
+			ContextTokens:       6000,
+			MaxOutputTokens:     800,
+		},
+		Storage: StorageConfig{Path: "./data/anima.db"},
+		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
+		Proactive: ProactiveConfig{
+			Enabled:       true,
+			MinSilence:    Duration(6 * time.Hour),
+			Cooldown:      Duration(3 * time.Hour),
+			FollowupAfter: Duration(20 * time.Minute),
+			QuietHours:    brain.DefaultProactivePolicy().QuietHours, // "22:30-08:30"
+			MaxPerDay:     2,
+		},
+		User: UserConfig{Timezone: "UTC"},
+		Persona: PersonaConfig{
+			Name: "Anima",
+			Description: "A warm, curious companion. Remembers what the person shares and " +
+				"asks about it later; asks one thoughtful question at a time; celebrates small " +
+				"wins and sits with hard days without rushing to fix them. Speaks plainly and " +
+				"briefly, in the person's own language, with gentle humour. Honest about being " +
+				"an AI, never pretends to have done things it has not, and never lectures.",
+			Apology: "Sorry — my thoughts got tangled just now. Could you say that again in a minute?",
+		},
+		Brain: BrainConfig{Tick: Duration(time.Second)},
+		Log:   LogConfig{Level: "info", Format: "text"},
+	}
+}
+
+// Redacted returns c as YAML with every secret (telegram.token, llm.api_key,
+// telegram.webhook.secret_token) shown as "[redacted]", or "" when unset.
+func (c Config) Redacted() string {
+	out, err := yaml.Marshal(c)
+	if err != nil {
+		return "# config cannot be printed: " + err.Error() + "\n"
+	}
+	return string(out)
+}

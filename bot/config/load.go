@@ -1,0 +1,146 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Load reads the YAML file at path and returns it decoded over Default() and
+// validated; see Parse. Each error is prefixed with path.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("read config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return Config{}, prefixErrors(path, err)
+	}
+	return cfg, nil
+}
+
+// Parse decodes a YAML configuration over Default() and validates it.
+//
+// Scalar values may reference environment variables as ${NAME} or
+// ${NAME:-default} (the default is used when NAME is unset or empty). A missing
+// variable expands to "", and an unquoted value that expands to nothing counts as
+// absent, so the key keeps its default. "$${" gives a literal "${"; any other "$"
+// is literal. A reference must fit on one line. Values are substituted after YAML
+// parsing, so a variable may hold any characters ("#", ": ", quotes) without
+// changing the document's structure, and references work unquoted in flow style
+// too: allowed_users: [${OWNER_ID}]. Keys are never expanded.
+//
+// Unknown keys, duplicate keys and values of the wrong type are errors naming the
+// full key and its line. All problems are returned together (errors.Join); each
+// is a *KeyError unless the YAML itself does not parse.
+func Parse(data []byte) (Config, error) {
+	return parse(data, os.LookupEnv)
+}
+
+func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
+	cfg := Default()
+	data, restore := shield(data)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var doc yaml.Node
+	switch err := dec.Decode(&doc); {
+	case errors.Is(err, io.EOF):
+		return cfg, joinKeyErrors(cfg.validate())
+	case err != nil:
+		return Config{}, fmt.Errorf("parse YAML: %w", err)
+	case len(doc.Content) == 0:
+		return cfg, joinKeyErrors(cfg.validate())
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return Config{}, fmt.Errorf("parse YAML: %w", err)
+		}
+		return Config{}, &KeyError{Line: extra.Line, Msg: "a second YAML document; keep the whole configuration in one"}
+	}
+
+	w := walker{lookup: lookup, restore: restore, lines: map[string]int{}, expanded: map[*yaml.Node]bool{}}
+	w.section(doc.Content[0], reflect.TypeFor[Config](), "")
+	if len(w.errs) > 0 {
+		return Config{}, joinKeyErrors(w.errs)
+	}
+	// The walk above is the strict check (yaml's own KnownFields does not apply to
+	// Node.Decode and cannot name the full key); this fills in the values.
+	if err := doc.Decode(&cfg); err != nil {
+		return Config{}, fmt.Errorf("decode config: %w", err)
+	}
+	problems := cfg.validate()
+	for _, p := range problems {
+		p.Line = w.lines[p.Key]
+	}
+	if len(problems) > 0 {
+		return Config{}, joinKeyErrors(problems)
+	}
+	return cfg, nil
+}
+
+// A KeyError is one problem with one configuration key.
+type KeyError struct {
+	Key  string // full dotted key, e.g. "llm.fast_model"; "" for the document itself
+	Line int    // 1-based line in the YAML, 0 when unknown
+	Msg  string // what is wrong and what is allowed
+}
+
+func (e *KeyError) Error() string {
+	var b strings.Builder
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+func joinKeyErrors(errs []*KeyError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return errors.Join(out...)
+}
+
+// prefixErrors prefixes each error joined in err with path, keeping them unwrappable.
+func prefixErrors(path string, err error) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var out []error
+	for _, e := range joined.Unwrap() {
+		out = append(out, fmt.Errorf("%s: %w", path, e))
+	}
+	return errors.Join(out...)
+}
+
+// Check loads and validates the configuration at path; with run set it also checks what
+// `anima run` needs (token, allowed users).
+func Check(path string, run bool) (Config, error) {
+	cfg, err := Load(path)
+	if err != nil {
+		return cfg, err
+	}
+	if run {
+		if err := cfg.ValidateRun(); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,285 @@
+package config
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// walker checks a YAML node tree against the Config struct: every key known and
+// set once, every value decodable into its field. It expands ${VAR} references in
+// place and records the line of each key.
+type walker struct {
+	lookup   func(string) (string, bool)
+	restore  *strings.Replacer // undoes shield
+	lines    map[string]int    // full key -> line
+	expanded map[*yaml.Node]bool
+	errs     []*KeyError
+}
+
+func (w *walker) fail(n *yaml.Node, key, format string, args ...any) {
+	w.errs = append(w.errs, &KeyError{Key: key, Line: n.Line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// section checks mapping n against struct type t; prefix is the dotted path of n.
+func (w *walker) section(n *yaml.Node, t reflect.Type, prefix string) {
+	n = resolveAlias(n)
+	if isNull(n) {
+		return
+	}
+	names := yamlFields(t)
+	if n.Kind != yaml.MappingNode {
+		w.fail(n, prefix, "want a mapping with the keys %s", strings.Join(names, ", "))
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolveAlias(n.Content[i]), n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.ShortTag() == "!!merge" {
+			w.merge(v, t, prefix)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			w.fail(k, prefix, "keys must be plain names; allowed keys: %s", strings.Join(names, ", "))
+			continue
+		}
+		key := join(prefix, w.restore.Replace(k.Value))
+		if first, dup := seen[k.Value]; dup {
+			w.fail(k, key, "set twice (first at line %d)", first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		f, ok := fieldByYAMLName(t, k.Value)
+		if !ok {
+			w.fail(k, key, "unknown key%s", suggest(w.restore.Replace(k.Value), names, prefix))
+			continue
+		}
+		w.lines[key] = k.Line
+		if f.Type.Kind() == reflect.Struct && !isText(f.Type) {
+			w.section(v, f.Type, key)
+			continue
+		}
+		w.leaf(v, f.Type, key)
+	}
+}
+
+// merge checks the value of a "<<" merge key: a mapping or a sequence of mappings.
+func (w *walker) merge(v *yaml.Node, t reflect.Type, prefix string) {
+	v = resolveAlias(v)
+	if v.Kind == yaml.SequenceNode {
+		for _, m := range v.Content {
+			w.mergeOne(m, t, prefix)
+		}
+		return
+	}
+	w.mergeOne(v, t, prefix)
+}
+
+func (w *walker) mergeOne(m *yaml.Node, t reflect.Type, prefix string) {
+	m = resolveAlias(m)
+	if m.Kind != yaml.MappingNode {
+		w.fail(m, prefix, "a << merge needs a mapping or a list of mappings")
+		return
+	}
+	lines := w.lines
+	w.lines = map[string]int{} // keys set directly take precedence over merged ones
+	w.section(m, t, prefix)
+	for k, l := range w.lines {
+		if _, ok := lines[k]; !ok {
+			lines[k] = l
+		}
+	}
+	w.lines = lines
+}
+
+// leaf expands ${VAR} in n and checks that it decodes into a value of type t.
+func (w *walker) leaf(n *yaml.Node, t reflect.Type, key string) {
+	before := len(w.errs)
+	w.expand(n, key)
+	if len(w.errs) > before {
+		return
+	}
+	w.check(n, t, key)
+}
+
+// check reports whether n decodes into a value of type t, naming key and, for
+// lists, the bad entry.
+func (w *walker) check(n *yaml.Node, t reflect.Type, key string) {
+	r := resolveAlias(n)
+	if t.Kind() == reflect.Slice && r.Kind == yaml.SequenceNode {
+		for _, e := range r.Content {
+			w.check(e, t.Elem(), key)
+		}
+		return
+	}
+	if isText(t) && r.Kind != yaml.ScalarNode {
+		// yaml would decode a mapping into the struct silently, ignoring its keys.
+		w.fail(r, key, "want %s, got %s", describeType(t), describeNode(r))
+		return
+	}
+	err := n.Decode(reflect.New(t).Interface())
+	if err == nil {
+		return
+	}
+	if _, ok := errors.AsType[*yaml.TypeError](err); ok {
+		w.fail(r, key, "want %s, got %s", describeType(t), describeNode(r))
+		return
+	}
+	w.fail(r, key, "%s", err.Error())
+}
+
+// expand replaces ${VAR} references in every scalar under n, once per node.
+func (w *walker) expand(n *yaml.Node, key string) {
+	if n == nil || w.expanded[n] {
+		return
+	}
+	w.expanded[n] = true
+	switch n.Kind {
+	case yaml.AliasNode:
+		w.expand(n.Alias, key)
+	case yaml.ScalarNode:
+		raw := w.restore.Replace(n.Value)
+		if !strings.Contains(raw, "${") {
+			return
+		}
+		v, err := expandEnv(raw, w.lookup)
+		if err != nil {
+			w.fail(n, key, "%s", err.Error())
+			return
+		}
+		n.Value = v
+		if n.Style == 0 {
+			n.Tag = "" // plain scalar: resolve the type of the expanded text, as if written so
+		}
+	default:
+		for _, c := range n.Content {
+			w.expand(c, key)
+		}
+	}
+}
+
+// isText reports whether t is a value written as one YAML string that it parses itself
+// (brain.QuietHours), not a section of keys.
+func isText(t reflect.Type) bool {
+	return reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
+}
+
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}
+
+func yamlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	return name
+}
+
+func yamlFields(t reflect.Type) []string {
+	var names []string
+	for f := range t.Fields() {
+		names = append(names, yamlName(f))
+	}
+	return names
+}
+
+func fieldByYAMLName(t reflect.Type, name string) (reflect.StructField, bool) {
+	for f := range t.Fields() {
+		if yamlName(f) == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// suggest names the closest known key, or lists them all.
+func suggest(key string, names []string, section string) string {
+	best, bestDist := "", 3 // suggest only within an edit distance of 2
+	for _, n := range names {
+		if d := editDistance(key, n); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	if section == "" {
+		return "; the sections are " + strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("; %s accepts %s", section, strings.Join(names, ", "))
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func describeType(t reflect.Type) string {
+	switch t {
+	case reflect.TypeFor[Duration]():
+		return `a duration such as "90s", "20m" or "6h"`
+	case reflect.TypeFor[brain.QuietHours]():
+		return `a time range "HH:MM-HH:MM" or ""`
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(describeType(t.Elem()), "an "), "a ") + "s"
+	}
+	return t.String()
+}
+
+func describeNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	v := n.Value
+	if len(v) > 40 {
+		v = v[:40] + "…"
+	}
+	return strconv.Quote(v)
+}

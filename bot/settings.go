@@ -1,0 +1,57 @@
+package bot
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/aggregation"
+	"github.com/anima-bot/anima/brain/autonomic"
+	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/channels/telegram"
+)
+
+// This file turns the validated configuration into what each component is built with, so
+// that Run only wires. Nothing here judges the values: package config has done that.
+
+// cognitionConfig is the llm and persona sections as cognition takes them; zone is the
+// default user zone.
+func cognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
+	return cognition.Config{
+		FastModel:           cfg.LLM.FastModel,
+		SmartModel:          cfg.LLM.SmartModel,
+		RequestTimeout:      cfg.LLM.RequestTimeout.Std(),
+		ConfidenceThreshold: cfg.LLM.ConfidenceThreshold,
+		DailyTokenBudget:    int(cfg.LLM.DailyTokenBudget),
+		ContextTokens:       cfg.LLM.ContextTokens,
+		MaxOutputTokens:     cfg.LLM.MaxOutputTokens,
+		PersonaName:         cfg.Persona.Name,
+		PersonaDescription:  cfg.Persona.Description,
+		DefaultZone:         zone,
+	}
+}
+
+// telegramConfig is the telegram section as the channel takes it, with anima's command
+// menu.
+func telegramConfig(t config.TelegramConfig) telegram.Config {
+	return telegram.Config{
+		Token: t.Token.Reveal(), APIURL: t.APIURL, Mode: t.Mode,
+		Webhook: telegram.WebhookConfig{
+			Listen: t.Webhook.Listen, Path: t.Webhook.Path,
+			PublicURL: t.Webhook.PublicURL, SecretToken: t.Webhook.SecretToken.Reveal(),
+		},
+		AllowedUsers: t.AllowedUsers, Public: t.Public,
+		Commands: menuCommands(),
+	}
+}
+
+// proactiveLayers builds the two layers the proactive policy drives: the aggregation layer
+// that applies it and the autonomic layer whose social pressure follows its min_silence.
+func proactiveLayers(pol brain.ProactivePolicy, reg prometheus.Registerer, neurons ...brain.Neuron) (*aggregation.Aggregator, *autonomic.Layer) {
+	agg := aggregation.New(pol, aggregation.Options{Registerer: reg})
+	auto := autonomic.Default()
+	auto.MinSilence = pol.MinSilence
+	return agg, autonomic.New(auto, neurons...)
+}

@@ -1,0 +1,171 @@
+package aggregation
+
+import (
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// This file holds rule 4, proactive contact: the gates the decision applies (proactive)
+// and, from the same gates, the earliest time they will let a chat be woken
+// (NextProactive, which /status shows).
+
+// proactive applies rule 4 to rel: every gate must pass. It returns the wake's reason and
+// the user's zone.
+//
+//   - Group and dormant chats and chats without any exchange yet are skipped.
+//   - Silence is rel.Silence(now), from the last message of either side. By status:
+//     awaiting_answer without a follow-up yet → one follow-up once silence ≥
+//     FollowupAfter (reason followup); closed → silence ≥ 4 × MinSilence × 2^unanswered;
+//     otherwise (and awaiting_answer once the follow-up is done) → silence ≥
+//     MinSilence × 2^unanswered and pressure ≥ 0.5 (reason proactive).
+//   - The pressure is computed here from the silence (Pressure), not read from
+//     rel.SocialPressure, so the decision does not depend on whether or when the
+//     autonomic layer ran; it equals what the neuron writes.
+//   - Cooldown since rel.LastProactive; not inside quiet hours in the user's zone; fewer
+//     than MaxPerDay proactive wakes on the local day; and no ack holding back
+//     ProactiveKey(chat): a handled ack made after the last exchange covers the whole
+//     silence, a non-firm deferral yields to a pressure 0.25 above its value.
+func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relationship) (brain.Reason, *time.Location, bool) {
+	if rel.Group || rel.Dormant {
+		return brain.Reason{}, nil, false
+	}
+	last := rel.LastExchange()
+	if last.IsZero() {
+		return brain.Reason{}, nil, false
+	}
+	silence := now.Sub(last)
+	need, followup, ok := a.silenceNeeded(rel)
+	if !ok || silence < need {
+		a.hold(rel.Chat, gateNone) // not due
+		return brain.Reason{}, nil, false
+	}
+	p := brain.Pressure(silence, a.cfg.MinSilence)
+	if !followup && p < 0.5 {
+		a.hold(rel.Chat, gateNone) // not due
+		return brain.Reason{}, nil, false
+	}
+	loc := st.Location(rel)
+	switch {
+	case now.Before(a.cooledAt(rel)):
+		a.hold(rel.Chat, gateCooldown)
+	case a.cfg.QuietHours.Contains(now, loc):
+		a.hold(rel.Chat, gateQuietHours)
+	case a.capped(rel, now.In(loc)):
+		a.hold(rel.Chat, gateMaxPerDay)
+	case a.acks.Blocked(now, brain.SignalSocialPressure, rel.Chat, last, p):
+		a.hold(rel.Chat, gateDeferred)
+	default:
+		a.hold(rel.Chat, gateNone)
+		return proactiveReason(rel, silence, need, p, followup), loc, true
+	}
+	return brain.Reason{}, nil, false
+}
+
+// NextProactive is the earliest time at or after now that rule 4 lets the aggregator wake
+// rel's chat, from the same gates the decision applies: rel's silence, cooldown and daily
+// count, quiet hours in the user's zone loc, and the ack of ProactiveKey(chat) among acks
+// (the live acks, as Acks(now) returns them). It is false when no time will: proactive
+// contact is off, the chat is a group or dormant or has had no exchange yet, habituation
+// has put contact out of reach, or an ack suppresses it. The answer assumes that nothing
+// happens meanwhile (no message, no new ack) and that energy stays above LowEnergy
+// (rule 3).
+//
+// NextProactive reads only the policy and its arguments, so unlike Decide it may be
+// called from any goroutine (/status calls it from a command's run).
+func (a *Aggregator) NextProactive(now time.Time, rel *brain.Relationship, loc *time.Location, acks []brain.Ack) (time.Time, bool) {
+	if !a.cfg.Enabled || a.cfg.MaxPerDay == 0 || rel.Group || rel.Dormant {
+		return time.Time{}, false
+	}
+	last := rel.LastExchange()
+	if last.IsZero() {
+		return time.Time{}, false
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	need, followup, ok := a.silenceNeeded(rel)
+	if !ok {
+		return time.Time{}, false
+	}
+	next := later(now, last.Add(need))
+	if !followup {
+		next = later(next, last.Add(a.cfg.MinSilence)) // pressure 0.5
+	}
+	next = later(next, a.cooledAt(rel))
+	if local := now.In(loc); a.capped(rel, local) {
+		next = later(next, brain.NextDay(now, loc))
+	}
+	key := ackKey{typ: brain.SignalSocialPressure, chat: rel.Chat}
+	for _, ack := range acks {
+		if parseKey(ack.Key) != key {
+			continue
+		}
+		end, ok := ackEnd(ack, last, a.cfg.MinSilence)
+		if !ok {
+			return time.Time{}, false
+		}
+		next = later(next, end)
+	}
+	// Every gate above, once passed, stays passed; quiet hours come back daily, so they
+	// are applied last.
+	return a.cfg.QuietHours.NextEnd(next, loc), true
+}
+
+// silenceNeeded is the silence rel needs before rule 4 may wake it, whether that wake is
+// the follow-up, and false when habituation has put contact out of reach.
+func (a *Aggregator) silenceNeeded(rel *brain.Relationship) (need time.Duration, followup, ok bool) {
+	if rel.Status == brain.StatusAwaitingAnswer && !rel.FollowupDone {
+		return a.cfg.FollowupAfter, true, true
+	}
+	base := a.cfg.MinSilence
+	if rel.Status == brain.StatusClosed {
+		base *= 4
+	}
+	need, ok = brain.Habituated(base, rel.UnansweredProactive)
+	return need, false, ok
+}
+
+// cooledAt is when the cooldown after rel's last proactive wake ends (zero: there was none).
+func (a *Aggregator) cooledAt(rel *brain.Relationship) time.Time {
+	if rel.LastProactive.IsZero() {
+		return time.Time{}
+	}
+	return rel.LastProactive.Add(a.cfg.Cooldown)
+}
+
+// capped reports whether rel has had MaxPerDay proactive wakes on local's day (local is a
+// time in the user's zone).
+func (a *Aggregator) capped(rel *brain.Relationship, local time.Time) bool {
+	return rel.ProactiveToday >= a.cfg.MaxPerDay && sameDay(rel.ProactiveDay, local)
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// sameDay reports whether day ("2006-01-02") is local's date, without allocating.
+func sameDay(day string, local time.Time) bool {
+	if len(day) != 10 || day[4] != '-' || day[7] != '-' {
+		return false
+	}
+	y, m, d := local.Date()
+	return atoi(day[0:4]) == y && atoi(day[5:7]) == int(m) && atoi(day[8:10]) == d
+}
+
+// atoi parses a short run of ASCII digits; -1 if there is anything else.
+func atoi(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
