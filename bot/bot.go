@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 		memory.Options{Logger: log, Clock: clock, Registerer: reg})
 	refusals := brain.NewRefusals(reg)
 	sched := schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg,
-		Refusals: refusals})
+		Refusals: refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
 	tools := cognition.NewRegistry()
 	for _, t := range append(mem.Tools(), sched.Tools()...) {
 		if err := tools.Register(t); err != nil {
@@ -132,15 +132,15 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 		}
 		ch = tg
 	}
-	runsPerMinute := 0 // the loop's default
-	if opts.Console {
-		runsPerMinute = -1 // the operator at the keyboard is not rate limited
+	runsPerMinute := cfg.Limits.UserRunsPerMinute
+	if runsPerMinute == 0 || opts.Console {
+		runsPerMinute = -1 // no limit; the operator at the keyboard is never rate limited
 	}
 	loop := brain.NewCoreLoop(inbox, ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
 		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: think,
 		Journal:    &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatList, policy: pol, next: agg},
+		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatPage, policy: pol, next: agg},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg,
 	})
 

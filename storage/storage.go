@@ -41,13 +41,14 @@ const (
 	BucketFires         = "fires"         // chat | id | due → fire record
 	BucketFacts         = "facts"         // user | attribute → brain.Fact
 	BucketState         = "state"         // agent-wide state
+	BucketSent          = "sent"          // chat | message id → nothing: what anima sent (SentKeep per chat)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires}
+	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketSent}
 	userScoped = []string{BucketFacts}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
-		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState}
+		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent}
 )
 
 // ErrLocked is returned by Open when another process holds the store.
