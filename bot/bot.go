@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	think := cognition.New(cognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
+	think := cognition.New(cognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock, Refusals: refusals})
 
 	if err := restoreUsage(store, think); err != nil {
 		return err
@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 	if opts.Console {
 		ch = console.New(opts.In, opts.Out, store, inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
 	} else {
-		tg, err = telegram.New(telegramConfig(cfg.Telegram), store, inbox, telegram.Options{Logger: log, Registerer: reg})
+		tg, err = telegram.New(telegramConfig(cfg.Telegram), store, inbox, telegram.Options{Logger: log, Registerer: reg, Sent: store})
 		if err != nil {
 			return fmt.Errorf("telegram: %w", err)
 		}

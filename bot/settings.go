@@ -20,16 +20,17 @@ import (
 // default user zone.
 func cognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 	return cognition.Config{
-		FastModel:           cfg.LLM.FastModel,
-		SmartModel:          cfg.LLM.SmartModel,
-		RequestTimeout:      cfg.LLM.RequestTimeout.Std(),
-		ConfidenceThreshold: cfg.LLM.ConfidenceThreshold,
-		DailyTokenBudget:    int(cfg.LLM.DailyTokenBudget),
-		ContextTokens:       cfg.LLM.ContextTokens,
-		MaxOutputTokens:     cfg.LLM.MaxOutputTokens,
-		PersonaName:         cfg.Persona.Name,
-		PersonaDescription:  cfg.Persona.Description,
-		DefaultZone:         zone,
+		FastModel:            cfg.LLM.FastModel,
+		SmartModel:           cfg.LLM.SmartModel,
+		RequestTimeout:       cfg.LLM.RequestTimeout.Std(),
+		ConfidenceThreshold:  cfg.LLM.ConfidenceThreshold,
+		DailyTokenBudget:     int(cfg.LLM.DailyTokenBudget),
+		DailyUserTokenBudget: int(cfg.LLM.DailyUserTokenBudget),
+		ContextTokens:        cfg.LLM.ContextTokens,
+		MaxOutputTokens:      cfg.LLM.MaxOutputTokens,
+		PersonaName:          cfg.Persona.Name,
+		PersonaDescription:   cfg.Persona.Description,
+		DefaultZone:          zone,
 	}
 }
 

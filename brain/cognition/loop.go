@@ -267,6 +267,9 @@ func canonical(raw json.RawMessage) string {
 func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	r.requests++
 	resp, err := c.request(ctx, req)
+	if err == nil {
+		c.addUserTokens(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
+	}
 	if err == nil || errors.Is(err, ErrUnavailable) || ctx.Err() != nil || c.cfg.SmartModel == c.cfg.FastModel {
 		return resp, err
 	}
@@ -288,6 +291,7 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	if err != nil {
 		return resp, fmt.Errorf("model %s: %w; then model %s: %w", r.model, first, other, err)
 	}
+	c.addUserTokens(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 	r.model = other
 	return resp, nil
 }
