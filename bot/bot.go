@@ -66,11 +66,6 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 			return err
 		}
 	}
-	zone, err := cfg.User.Location()
-	if err != nil {
-		return err
-	}
-
 	store, err := storage.Open(cfg.Storage.Path, storage.Options{})
 	if err != nil {
 		return err
@@ -80,32 +75,61 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 			log.Error("close store", "err", err)
 		}
 	}()
+	s, err := assemble(cfg, opts, store, log)
+	if err != nil {
+		return err
+	}
+	return s.run(ctx, cfg, opts)
+}
 
+// service is anima assembled: every long-lived component, ready to run.
+type service struct {
+	log       *slog.Logger
+	store     *storage.Store
+	inbox     *brain.Inbox
+	loop      *brain.CoreLoop
+	ch        channels.Channel
+	tg        *telegram.Channel // nil in console mode
+	sched     *schedule.Scheduler
+	think     *cognition.Cognition
+	ctl       *controlServer
+	ms        *metricsServer // nil without metrics.listen
+	pendingIn []brain.Signal // signals left unprocessed by the last run
+}
+
+// assemble builds anima's components from the validated configuration, in dependency
+// order: memory, schedules and tools; cognition; the proactive layers and state; the
+// channel; the core loop; then the servers.
+func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.Logger) (*service, error) {
+	zone, err := cfg.User.Location()
+	if err != nil {
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	clock := brain.RealClock{}
+	s := &service{log: log, store: store}
 
 	// Memory, schedules and the tool registry.
 	llmClient := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
 	mem := memory.New(store, &memory.OpenAISummarizer{Client: llmClient, Model: cfg.LLM.FastModel, MaxTokens: 400},
 		memory.Options{Logger: log, Clock: clock, Registerer: reg})
 	refusals := brain.NewRefusals(reg)
-	sched := schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg,
+	s.sched = schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg,
 		Refusals: refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
 	tools := cognition.NewRegistry()
-	for _, t := range append(mem.Tools(), sched.Tools()...) {
+	for _, t := range append(mem.Tools(), s.sched.Tools()...) {
 		if err := tools.Register(t); err != nil {
-			return fmt.Errorf("register tool: %w", err)
+			return nil, fmt.Errorf("register tool: %w", err)
 		}
 	}
 	neurons, err := plugins.Collect(tools, opts.Plugins...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	think := cognition.New(cognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock, Refusals: refusals})
-
-	if err := restoreUsage(store, think); err != nil {
-		return err
+	s.think = cognition.New(cognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock, Refusals: refusals})
+	if err := restoreUsage(store, s.think); err != nil {
+		return nil, err
 	}
 
 	// The brain's layers and state.
@@ -113,74 +137,72 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 	agg, auto := proactiveLayers(pol, reg, neurons...)
 	st := brain.NewState(zone)
 	if err := restoreState(store, st, agg); err != nil {
-		return err
+		return nil, err
 	}
 
 	// The channel submits what it records to the inbox; the loop reads the inbox and sends
 	// through the channel.
-	inbox := brain.NewInbox()
-
-	// The channel.
-	var ch channels.Channel
-	var tg *telegram.Channel
+	s.inbox = brain.NewInbox()
 	if opts.Console {
-		ch = console.New(opts.In, opts.Out, store, inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
+		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
 	} else {
-		tg, err = telegram.New(telegramConfig(cfg.Telegram), store, inbox, telegram.Options{Logger: log, Registerer: reg, Sent: store})
-		if err != nil {
-			return fmt.Errorf("telegram: %w", err)
+		if s.tg, err = telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: log, Registerer: reg, Sent: store}); err != nil {
+			return nil, fmt.Errorf("telegram: %w", err)
 		}
-		ch = tg
+		s.ch = s.tg
 	}
 	runsPerMinute := cfg.Limits.UserRunsPerMinute
 	if runsPerMinute == 0 || opts.Console {
 		runsPerMinute = -1 // no limit; the operator at the keyboard is never rate limited
 	}
-	loop := brain.NewCoreLoop(inbox, ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
+	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
 		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
-		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: think,
-		Journal:    &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands:   &commands{persona: cfg.Persona.Name, forget: store, reminders: sched, format: schedule.FormatPage, policy: pol, next: agg},
+		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think,
+		Journal:    &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, log: log.With("component", "journal")},
+		Commands:   &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg,
 	})
 
 	// Work left from the last run: undelivered messages first, then unprocessed signals.
 	pendingOut, err := store.PendingOutbox()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	loop.Deliver(pendingOut)
-	pendingIn, err := store.Pending()
-	if err != nil {
-		return err
+	s.loop.Deliver(pendingOut)
+	if s.pendingIn, err = store.Pending(); err != nil {
+		return nil, err
 	}
-	if len(pendingOut)+len(pendingIn) > 0 {
-		log.Info("resuming work from the last run", "undelivered", len(pendingOut), "unprocessed", len(pendingIn))
+	if len(pendingOut)+len(s.pendingIn) > 0 {
+		log.Info("resuming work from the last run", "undelivered", len(pendingOut), "unprocessed", len(s.pendingIn))
 	}
 
+	// The servers: the owner's control socket, and metrics with health checks.
 	ready := map[string]ReadyFunc{"store": func(context.Context) error { return store.Ping() }}
-	if tg != nil {
-		ready["telegram"] = tg.ReadyCheck
+	if s.tg != nil {
+		ready["telegram"] = s.tg.ReadyCheck
 	}
-	ctl, err := newControlServer(store, log)
-	if err != nil {
-		return err
+	if s.ctl, err = newControlServer(store, log); err != nil {
+		return nil, err
 	}
-	var ms *metricsServer
 	if cfg.Metrics.Listen != "" {
-		if ms, err = newMetricsServer(cfg.Metrics.Listen, reg, ready, log); err != nil {
-			_ = ctl.ln.Close()
-			_ = os.Remove(ctl.path)
-			return err
+		if s.ms, err = newMetricsServer(cfg.Metrics.Listen, reg, ready, log); err != nil {
+			_ = s.ctl.ln.Close()
+			_ = os.Remove(s.ctl.path)
+			return nil, err
 		}
 	}
+	return s, nil
+}
 
+// run supervises the components until ctx ends or one of them fails, then waits for all
+// of them to stop.
+func (s *service) run(ctx context.Context, cfg config.Config, opts Options) error {
 	runCtx, stopAll := context.WithCancel(ctx)
 	defer stopAll()
 	g, gctx := errgroup.WithContext(runCtx)
-	g.Go(func() error { return loop.Run(gctx) })
+	g.Go(func() error { return s.loop.Run(gctx) })
 	g.Go(func() error {
-		err := ch.Run(gctx)
+		err := s.ch.Run(gctx)
 		if errors.Is(err, io.EOF) { // console input ended
 			stopAll()
 			return nil
@@ -188,48 +210,51 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 		return err
 	})
 	g.Go(func() error {
-		return sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return inbox.Submit(ctx, sigs...) })
+		return s.sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return s.inbox.Submit(ctx, sigs...) })
 	})
-	g.Go(func() error { return ctl.Run(gctx) })
-	g.Go(func() error { return keepUsage(gctx, store, think) })
-	if ms != nil {
-		g.Go(func() error { return ms.Run(gctx) })
+	g.Go(func() error { return s.ctl.Run(gctx) })
+	g.Go(func() error { return keepUsage(gctx, s.store, s.think) })
+	if s.ms != nil {
+		g.Go(func() error { return s.ms.Run(gctx) })
 	}
-	if len(pendingIn) > 0 {
+	if len(s.pendingIn) > 0 {
 		g.Go(func() error {
-			if err := inbox.Submit(gctx, pendingIn...); err != nil && gctx.Err() == nil {
+			if err := s.inbox.Submit(gctx, s.pendingIn...); err != nil && gctx.Err() == nil {
 				return err
 			}
 			return nil
 		})
 	}
 	if opts.Started != nil {
-		a := Addrs{}
-		if ms != nil {
-			a.Metrics = ms.Addr()
-		}
-		g.Go(func() error {
-			if tg != nil {
-				select {
-				case <-tg.Ready():
-				case <-gctx.Done():
-					return nil
-				}
-				if addr := tg.Addr(); addr != nil {
-					a.Webhook = addr.String()
-				}
-			}
-			opts.Started(a)
-			return nil
-		})
+		g.Go(func() error { return s.started(gctx, opts.Started) })
 	}
-	log.Info("anima started", "version", Version, "mode", modeName(cfg, opts), "allowed_users", len(cfg.Telegram.AllowedUsers))
-	err = g.Wait()
-	log.Info("anima stopped")
+	s.log.Info("anima started", "version", Version, "mode", modeName(cfg, opts), "allowed_users", len(cfg.Telegram.AllowedUsers))
+	err := g.Wait()
+	s.log.Info("anima stopped")
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
+}
+
+// started calls f with the bound addresses once everything listens.
+func (s *service) started(ctx context.Context, f func(Addrs)) error {
+	var a Addrs
+	if s.ms != nil {
+		a.Metrics = s.ms.Addr()
+	}
+	if s.tg != nil {
+		select {
+		case <-s.tg.Ready():
+		case <-ctx.Done():
+			return nil
+		}
+		if addr := s.tg.Addr(); addr != nil {
+			a.Webhook = addr.String()
+		}
+	}
+	f(a)
+	return nil
 }
 
 func modeName(cfg config.Config, opts Options) string {

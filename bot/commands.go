@@ -4,17 +4,20 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/channels/telegram"
+	"github.com/anima-bot/anima/storage"
 )
 
-// forgetter deletes everything stored about a chat and its user.
+// forgetter deletes everything stored about a user: their private chat, and their own
+// data in every other chat.
 type forgetter interface {
-	Forget(chat, user int64) error
+	ForgetUser(user int64) (storage.ForgetReport, error)
 }
 
 // reminderBook lists and cancels a chat's schedules.
@@ -85,6 +88,8 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 	reply := func(text string, buttons ...[]brain.Button) brain.CommandResult {
 		return brain.CommandResult{Reply: []brain.SendMessage{{Chat: sig.Chat, Text: text, Kind: brain.KindSystem, Plain: true, Buttons: buttons}}}
 	}
+	// In a group, commands act only on the sender's own items.
+	group := sig.User != 0 && sig.User != sig.Chat
 	switch strings.ToLower(name) {
 	case "/start":
 		who := ""
@@ -97,23 +102,36 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 	case "/help":
 		return reply(helpText()), nil
 	case "/forget":
-		switch strings.ToLower(arg) {
+		answer, owner, _ := strings.Cut(strings.ToLower(arg), " ")
+		if owner != "" && owner != strconv.FormatInt(sig.User, 10) {
+			// A button under someone else's /forget: it is theirs to press.
+			return reply(notYours), nil
+		}
+		switch answer {
 		case "yes":
-			if err := c.forget.Forget(sig.Chat, sig.User); err != nil {
+			rep, err := c.forget.ForgetUser(sig.User)
+			if err != nil {
 				return brain.CommandResult{}, fmt.Errorf("forget: %w", err)
 			}
-			r := reply("Done. I have deleted everything I had stored about you: our conversation, what I remembered and your reminders.")
+			r := reply(forgotten(rep, group))
 			r.Forget = true
 			return r, nil
 		case "no":
 			return reply("Okay, I keep everything as it is."), nil
 		}
-		return reply("This deletes everything I have stored about you — our conversation, what I remembered, your reminders — and can't be undone. Are you sure?",
-			[]brain.Button{{Text: "Yes, forget everything", Data: "/forget yes"}, {Text: "No, keep it", Data: "/forget no"}}), nil
+		ask := "This deletes everything I have stored about you — our conversation, what I remembered, your reminders — and can't be undone. Are you sure?"
+		if group {
+			ask = "This deletes everything I have stored about you — our private conversation, and in every group we share your messages, my answers to them, your reminders and what I remembered about you — and can't be undone. Other members' messages stay. Are you sure?"
+		}
+		who := " " + strconv.FormatInt(sig.User, 10)
+		return reply(ask, []brain.Button{{Text: "Yes, forget everything", Data: "/forget yes" + who}, {Text: "No, keep it", Data: "/forget no" + who}}), nil
 	case "/reminders":
 		items, err := c.reminders.List(sig.Chat)
 		if err != nil {
 			return brain.CommandResult{}, fmt.Errorf("list reminders: %w", err)
+		}
+		if group {
+			items = ownItems(items, sig.User)
 		}
 		page, err := strconv.Atoi(arg)
 		if arg == "" {
@@ -125,6 +143,16 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 	case "/cancel":
 		if arg == "" {
 			return reply("Which one? Send /cancel ID — /reminders shows the ids."), nil
+		}
+		if group {
+			// In a group a member cancels only their own reminders.
+			items, err := c.reminders.List(sig.Chat)
+			if err != nil {
+				return brain.CommandResult{}, fmt.Errorf("cancel reminder: %w", err)
+			}
+			if !slices.ContainsFunc(ownItems(items, sig.User), func(it brain.ScheduleItem) bool { return it.ID == arg }) {
+				return reply(fmt.Sprintf("You have no reminder %q. /reminders shows the ids of yours.", arg)), nil
+			}
 		}
 		ok, err := c.reminders.Cancel(sig.Chat, arg)
 		if err != nil {
@@ -163,6 +191,43 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		return r, nil
 	}
 	return reply("I don't know that command. /help lists what I understand."), nil
+}
+
+// notYours answers a member who pressed a confirmation button another member asked for.
+const notYours = "This button isn't yours — only the person who asked can answer it."
+
+// ownItems keeps the items of user.
+func ownItems(items []brain.ScheduleItem, user int64) []brain.ScheduleItem {
+	var own []brain.ScheduleItem
+	for _, it := range items {
+		if it.User == user {
+			own = append(own, it)
+		}
+	}
+	return own
+}
+
+// forgotten is the confirmation of /forget: what was deleted and, where the user shared
+// groups with anima, exactly what was kept.
+func forgotten(rep storage.ForgetReport, group bool) string {
+	const private = "Done. I have deleted everything I had stored about you: our conversation, what I remembered and your reminders."
+	if len(rep.Chats) == 0 && !group {
+		return private
+	}
+	return fmt.Sprintf("Done. I have deleted our private conversation, what I remembered about you and your reminders; "+
+		"and in %s we share: %s, %s and %s. "+
+		"What I kept: other members' messages; group messages stored before I recorded who wrote each one; "+
+		"and summaries of group conversations written before now (each folds several members' words together, "+
+		"so I cannot take yours out of them).",
+		plural(len(rep.Chats), "group", "groups"), plural(rep.Turns, "message of yours or my answer to it", "messages of yours and my answers to them"),
+		plural(rep.Reminders, "reminder", "reminders"), plural(rep.Facts, "fact", "facts"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // status explains in plain words what anima tracks for the chat.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anima-bot/anima/brain/braintest"
+
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -46,7 +48,7 @@ func waitDone(t *testing.T, done <-chan struct{}, what string) {
 // TestControlDeadlines: a client that never sends its request, or stops reading a backup,
 // is cut off (net.Pipe has no buffer: every write waits for the reader).
 func TestControlDeadlines(t *testing.T) {
-	var logs lockedBuffer
+	var logs braintest.Buffer
 	c := &controlServer{
 		store: openStore(t), log: slog.New(slog.NewTextHandler(&logs, nil)),
 		readTimeout: 100 * time.Millisecond, writeTimeout: 100 * time.Millisecond,

@@ -18,9 +18,9 @@ type indexer interface {
 	IndexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error
 }
 
-// factBook stores facts about users.
+// factBook stores facts about users, per chat.
 type factBook interface {
-	RememberTx(tx *storage.Tx, user int64, attribute, value string, at time.Time) error
+	RememberTx(tx *storage.Tx, chat, user int64, attribute, value string, at time.Time) error
 }
 
 // scheduleBook stores follow-ups and reminders.
@@ -100,11 +100,14 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 		if j.facts == nil {
 			return nil
 		}
-		user := v.User
+		chat, user := v.Chat, v.User
+		if chat == 0 {
+			chat = rec.Chat
+		}
 		if user == 0 {
 			user = rec.User
 		}
-		err := j.facts.RememberTx(tx, user, v.Attribute, v.Value, rec.At)
+		err := j.facts.RememberTx(tx, chat, user, v.Attribute, v.Value, rec.At)
 		if errors.Is(err, memory.ErrEmptyFact) || errors.Is(err, memory.ErrTooManyFacts) {
 			// Refused before anything was written. The model was told it worked; keep
 			// the turn and say so in the log.

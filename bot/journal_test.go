@@ -59,7 +59,7 @@ func (e *journalEnv) turn(intents ...brain.Intent) brain.TurnRecord {
 
 func (e *journalEnv) facts(t *testing.T, user int64) []string {
 	t.Helper()
-	fs, err := e.mem.Facts(user)
+	fs, err := e.mem.Facts(5, user)
 	if err != nil {
 		t.Fatal(err)
 	}

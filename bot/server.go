@@ -37,16 +37,10 @@ const (
 // one is asked again on every probe.
 const readyEvery = 5 * time.Second
 
-// serverLimits are an HTTP server's timeouts and connection cap.
-type serverLimits struct {
-	readHeader, read, write, idle time.Duration
-	maxHeaderBytes, maxConns      int
-}
-
-func metricsLimits() serverLimits {
-	return serverLimits{
-		readHeader: metricsReadHeaderTimeout, read: metricsReadTimeout, write: metricsWriteTimeout,
-		idle: metricsIdleTimeout, maxHeaderBytes: metricsMaxHeaderBytes, maxConns: metricsMaxConns,
+func metricsLimits() listener.Limits {
+	return listener.Limits{
+		ReadHeader: metricsReadHeaderTimeout, Read: metricsReadTimeout, Write: metricsWriteTimeout,
+		Idle: metricsIdleTimeout, MaxHeaderBytes: metricsMaxHeaderBytes, MaxConns: metricsMaxConns,
 	}
 }
 
@@ -67,13 +61,12 @@ func newMetricsServer(listen string, reg *prometheus.Registry, ready map[string]
 	return newMetricsServerLimits(listen, reg, ready, log, metricsLimits())
 }
 
-func newMetricsServerLimits(listen string, reg *prometheus.Registry, ready map[string]ReadyFunc, log *slog.Logger, lim serverLimits) (*metricsServer, error) {
+func newMetricsServerLimits(listen string, reg *prometheus.Registry, ready map[string]ReadyFunc, log *slog.Logger, lim listener.Limits) (*metricsServer, error) {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, fmt.Errorf("metrics.listen %s: %w", listen, err)
 	}
 	s := &metricsServer{
-		ln:    listener.Limit(ln, lim.maxConns),
 		log:   log.With("component", "metrics"),
 		ready: ready,
 	}
@@ -87,14 +80,7 @@ func newMetricsServerLimits(listen string, reg *prometheus.Registry, ready map[s
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
-	s.srv = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: lim.readHeader,
-		ReadTimeout:       lim.read,
-		WriteTimeout:      lim.write,
-		IdleTimeout:       lim.idle,
-		MaxHeaderBytes:    lim.maxHeaderBytes,
-	}
+	s.srv, s.ln = listener.Server(ln, mux, lim)
 	return s, nil
 }
 

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,16 +9,18 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/anima-bot/anima/brain/braintest"
+
+	"github.com/anima-bot/anima/channels/listener"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
 // startMetrics runs a metrics server with limits lim until the test ends.
-func startMetrics(t *testing.T, lim serverLimits, ready map[string]ReadyFunc, log *slog.Logger) *metricsServer {
+func startMetrics(t *testing.T, lim listener.Limits, ready map[string]ReadyFunc, log *slog.Logger) *metricsServer {
 	t.Helper()
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -85,8 +86,8 @@ func closedByServer(t *testing.T, conn net.Conn, r io.Reader) bool {
 
 func TestMetricsServerLimits(t *testing.T) {
 	short := metricsLimits()
-	short.idle = 150 * time.Millisecond
-	short.readHeader = 150 * time.Millisecond
+	short.Idle = 150 * time.Millisecond
+	short.ReadHeader = 150 * time.Millisecond
 	s := startMetrics(t, short, nil, nil)
 
 	t.Run("idle keep-alive closed", func(t *testing.T) {
@@ -132,7 +133,7 @@ func TestMetricsServerDefaultLimits(t *testing.T) {
 
 func TestMetricsServerCapsConnections(t *testing.T) {
 	lim := metricsLimits()
-	lim.maxConns = 2
+	lim.MaxConns = 2
 	s := startMetrics(t, lim, nil, nil)
 
 	var held []net.Conn
@@ -164,28 +165,10 @@ func TestMetricsServerCapsConnections(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer a logger writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestReadyzWithoutDetails: the body is a fixed text per check; why a check failed goes
 // to the log only.
 func TestReadyzWithoutDetails(t *testing.T) {
-	var logs lockedBuffer
+	var logs braintest.Buffer
 	var down atomic.Bool
 	down.Store(true)
 	ready := map[string]ReadyFunc{

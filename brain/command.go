@@ -18,7 +18,10 @@ type CommandView struct {
 type CommandResult struct {
 	Reply   []SendMessage
 	Intents []Intent
-	// Forget is set when the handler deleted everything stored about the chat.
+	// Forget is set when the handler deleted everything stored about the sender: their
+	// private chat (whose id is the sender's id) entirely, and their own data in other
+	// chats. The loop then drops what it holds of the private chat; a group the command
+	// came from keeps its state.
 	Forget bool
 }
 
@@ -42,7 +45,9 @@ func (l *CoreLoop) command(ctx context.Context, r *result, sig Signal, view Comm
 		l.log.Error("command failed", "command", commandName(sig.Text), "err", err)
 		res.Reply = []SendMessage{{Chat: sig.Chat, Text: "Sorry, that didn't work. Please try again in a moment.", Kind: KindSystem, Plain: true}}
 	}
-	r.forget = res.Forget
+	if res.Forget {
+		r.forget = sig.User
+	}
 	msgs, intents := l.sortIntents(res.Intents)
 	rec.Outbox = append(res.Reply, msgs...)
 	rec.Intents = intents

@@ -9,9 +9,17 @@ type Turn struct {
 	Text string      `json:"text"`
 	At   time.Time   `json:"at"`
 	Kind MessageKind `json:"kind,omitempty"` // for assistant turns
+	// User is who wrote a user turn, or whom an assistant turn answered; Name is the
+	// writer's first name (user turns). Both are 0/"" in turns stored before anima
+	// recorded them. In a group they tell the members' lines apart and say whose a turn
+	// is for /forget.
+	User int64  `json:"user,omitempty"`
+	Name string `json:"name,omitempty"`
 }
 
-// Fact is something anima knows about a user (from core_remember).
+// Fact is something anima knows about a user (from core_remember). Facts are kept per
+// chat and user: a private chat's facts are the user's private facts, a group's are what
+// that member said in that group.
 type Fact struct {
 	Attribute string    `json:"attribute"`
 	Value     string    `json:"value"`

@@ -35,7 +35,7 @@ func HomeOf(in Intent) Home {
 		return InTurn
 	case CancelSchedule: // removed from the schedule book
 		return InTurn
-	case Remember: // stored in the user's facts
+	case Remember: // stored in the facts of the chat's member
 		return InTurn
 	case Defer: // a firm deferral of proactive contact in the aggregator's acks
 		return InLoop
@@ -98,8 +98,10 @@ type CancelSchedule struct {
 	ID   string
 }
 
-// Remember stores (or replaces) a fact about a user.
+// Remember stores (or replaces) a fact about a user in a chat (0: the turn's chat and
+// user).
 type Remember struct {
+	Chat      int64
 	User      int64
 	Attribute string
 	Value     string

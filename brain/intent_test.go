@@ -1,14 +1,14 @@
 package brain_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/anima-bot/anima/brain/braintest"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -96,7 +96,7 @@ func TestHomeOf(t *testing.T) {
 func TestLoopUnhandledIntent(t *testing.T) {
 	h := newHarness(t, noProactive())
 	reg := prometheus.NewRegistry()
-	var logs lockedBuffer
+	var logs braintest.Buffer
 	h.reg, h.logger = reg, slog.New(slog.NewTextHandler(&logs, nil))
 	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
 		out := answer(w)
@@ -132,22 +132,4 @@ anima_intents_unhandled_total{intent="plugin_thing"} 1
 	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "intent=plugin_thing") {
 		t.Errorf("no error logged for the unhandled intent:\n%s", logs.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the loop's goroutines to log into.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

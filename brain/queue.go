@@ -30,7 +30,7 @@ type result struct {
 	chat     int64
 	delivery delivery // what became of the job's outbox entries
 	status   ConversationStatus
-	forget   bool
+	forget   int64 // a chat whose stored data a command deleted (0: none)
 	thinking bool
 	silent   bool // a proactive run that chose to say nothing
 	intents  []Intent
@@ -75,10 +75,14 @@ func (l *CoreLoop) dispatch(j job) {
 	l.startNext(chat)
 }
 
-// foldable reports whether next may join the queued wake: wakes of the same reason fold
+// foldable says whether next may join the queued wake: wakes of the same reason fold
 // (user messages, reactions, reminders due, proactive contact), and a reaction joins
-// queued user messages (the run answers both).
+// queued user messages (the run answers both); in a group only the same sender's (every
+// run answers exactly one member; private chats fold whoever wrote).
 func foldable(queued, next Wake) bool {
+	if (queued.Rel.Group || next.Rel.Group) && queued.User != next.User {
+		return false
+	}
 	switch next.Reason.Code {
 	case ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonProactive, ReasonFollowup:
 		return queued.Reason.Code == next.Reason.Code ||
@@ -144,9 +148,10 @@ func (l *CoreLoop) finish(r result) {
 	if q := l.chats[r.chat]; q != nil {
 		q.running = false
 	}
-	if r.forget {
-		l.forget(r.chat)
-	} else if rel := l.st.Rel(r.chat); rel != nil {
+	if r.forget != 0 {
+		l.forget(r.forget)
+	}
+	if rel := l.st.Rel(r.chat); rel != nil && r.forget != r.chat {
 		d := r.delivery
 		for _, k := range d.sent {
 			rel.MarkSent(d.sentAt, k)
@@ -178,7 +183,7 @@ func (l *CoreLoop) finish(r result) {
 	}
 	now := l.deps.Clock.Now()
 	l.retries.settle(r.chat, r.delivery, now)
-	if r.forget {
+	if r.forget == r.chat {
 		l.retries.dueNow(r.chat, now) // only the confirmation waits: no backoff
 	}
 	l.startNext(r.chat)

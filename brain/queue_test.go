@@ -158,3 +158,56 @@ func TestLoopFoldingKeepsOrderAroundCommands(t *testing.T) {
 		t.Errorf("A got %q, want %q", got, want)
 	}
 }
+
+// TestLoopGroupRunsAnswerOneSender: messages queued behind a group's running turn fold
+// only while they come from one member; each run answers exactly one sender, its wake
+// carries that sender, and the turn stores who wrote each message.
+func TestLoopGroupRunsAnswerOneSender(t *testing.T) {
+	const g, ann, ben = -7, 1, 2
+	h := newHarness(t, noProactive())
+	hold := make(chan struct{})
+	h.think.holdChat[g] = hold
+	h.start()
+	msg := func(id uint64, user int64, name, text string) brain.Signal {
+		return brain.Signal{ID: id, Type: brain.SignalUserMessage, Source: "test", Chat: g, User: user, UserName: name, Text: text, At: t0}
+	}
+
+	h.submit(msg(1, ben, "Ben", "first")) // Ben is the group's first sender
+	recv(t, h.think.entered, "the first run")
+	h.submit(msg(2, ann, "Ann", "a1"))
+	h.submit(msg(3, ann, "Ann", "a2"))
+	h.submit(msg(4, ben, "Ben", "b1"))
+	h.submit(msg(5, ann, "Ann", "a3"))
+	h.submit(h.msg(6, 9, "barrier")) // processed after all of the group's
+	recv(t, h.sender.attempts, "the barrier's reply")
+	close(hold)
+	for range 4 {
+		recv(t, h.sender.attempts, "the group's answers")
+	}
+	h.stop()
+
+	type run struct {
+		user int64
+		ids  string
+	}
+	var got []run
+	for _, w := range h.think.Wakes() {
+		if w.Chat == g {
+			got = append(got, run{w.User, fmt.Sprint(signalIDs(w))})
+		}
+	}
+	want := []run{{ben, "[1]"}, {ann, "[2 3]"}, {ben, "[4]"}, {ann, "[5]"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("group runs %v, want %v", got, want)
+	}
+	for _, r := range h.journal.Recs() {
+		for _, turn := range r.Turns {
+			if r.Chat == g && turn.User != r.User {
+				t.Errorf("turn %+v of a run for user %d", turn, r.User)
+			}
+			if r.Chat == g && turn.Role == "user" && turn.Name == "" {
+				t.Errorf("user turn without its writer's name: %+v", turn)
+			}
+		}
+	}
+}

@@ -158,7 +158,8 @@ func (s *Stepper) bookkeep(now time.Time, w *Wake) {
 	if w.Profile == "" {
 		w.Profile = ProfileChat
 	}
-	if w.User == 0 {
+	if w.User == 0 && !rel.Group {
+		// A group's relationship is not one person's: its User is only its first sender.
 		w.User = rel.User
 	}
 	if w.At.IsZero() {

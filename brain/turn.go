@@ -60,7 +60,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 			if at.IsZero() {
 				at = now
 			}
-			rec.Turns = append(rec.Turns, Turn{Role: "user", Text: s.Text, At: at})
+			rec.Turns = append(rec.Turns, Turn{Role: "user", Text: s.Text, At: at, User: s.User, Name: s.UserName})
 		}
 	}
 	if err != nil {
@@ -121,7 +121,7 @@ func (l *CoreLoop) answer(rec *TurnRecord, w Wake, msgs []SendMessage) {
 		}
 		rec.Outbox = append(rec.Outbox, m)
 		if m.Kind != KindSystem {
-			rec.Turns = append(rec.Turns, Turn{Role: "assistant", Text: m.Text, At: rec.At, Kind: m.Kind})
+			rec.Turns = append(rec.Turns, Turn{Role: "assistant", Text: m.Text, At: rec.At, Kind: m.Kind, User: w.User})
 		}
 	}
 }

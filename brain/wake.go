@@ -61,12 +61,17 @@ func (w *Wake) UserName() string {
 		}
 		name = s.UserName
 	}
-	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	name = TruncateRunes(name, 64)
-	if name == "" {
+	if name = CleanName(name); name == "" {
 		return "the user"
 	}
 	return name
+}
+
+// CleanName makes a display name fit for a prompt or a log line: one line, no control
+// characters, at most 64 characters (Telegram's own limit for a first name).
+func CleanName(name string) string {
+	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	return TruncateRunes(name, 64)
 }
 
 // Outcome is what a cognition run decided.

@@ -24,10 +24,12 @@ import (
 )
 
 // SchemaVersion is the version of the bucket layout this code reads and writes.
-const SchemaVersion = 1
+// Version 2 keys facts by chat and user (version 1 by user alone: those become the
+// user's private-chat facts when Open migrates the file).
+const SchemaVersion = 2
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
-// first; user-scoped buckets with the user id. Forget relies on that.
+// first. Forget relies on that.
 const (
 	BucketMeta          = "meta"
 	BucketInbox         = "inbox"
@@ -39,14 +41,13 @@ const (
 	BucketIndex         = "index"         // chat | term → postings (memory search)
 	BucketSchedules     = "schedules"     // chat | id → brain.ScheduleItem
 	BucketFires         = "fires"         // chat | id | due → fire record
-	BucketFacts         = "facts"         // user | attribute → brain.Fact
+	BucketFacts         = "facts"         // chat | user | attribute → brain.Fact (see FactKey)
 	BucketState         = "state"         // agent-wide state
 	BucketSent          = "sent"          // chat | message id → nothing: what anima sent (SentKeep per chat)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketSent}
-	userScoped = []string{BucketFacts}
+	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
 		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent}
 )
@@ -120,8 +121,46 @@ func (s *Store) init() error {
 		if err != nil || n > SchemaVersion {
 			return fmt.Errorf("%w: file has %q, this anima reads %d", ErrSchema, v, SchemaVersion)
 		}
-		return nil
+		if n == SchemaVersion {
+			return nil
+		}
+		if n < 2 {
+			if err := migrateFactsV2(tx.Bucket([]byte(BucketFacts))); err != nil {
+				return fmt.Errorf("migrate facts to schema 2: %w", err)
+			}
+		}
+		return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))
 	})
+}
+
+// FactKey is the key of a fact: the chat it was told in, the user it is about, the
+// attribute. A private chat's facts (chat = user) are the user's private facts.
+func FactKey(chat, user int64, attr string) []byte { return Key(chat, ID64(user), []byte(attr)) }
+
+// migrateFactsV2 rekeys schema-1 facts (user | attribute) as the user's private-chat facts
+// (user | user | attribute), in the caller's transaction.
+func migrateFactsV2(b *bolt.Bucket) error {
+	type kv struct{ k, v []byte }
+	var old []kv
+	if err := b.ForEach(func(k, v []byte) error {
+		old = append(old, kv{bytes.Clone(k), bytes.Clone(v)})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, e := range old {
+		if len(e.k) < 8 {
+			continue
+		}
+		if err := b.Delete(e.k); err != nil {
+			return err
+		}
+		nk := append(bytes.Clone(e.k[:8]), e.k...)
+		if err := b.Put(nk, e.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Path returns the file the store lives in.
@@ -376,29 +415,26 @@ func (s *Store) Get(bucket string, key []byte, v any) (found bool, err error) {
 	return found, err
 }
 
-// Forget deletes everything stored about a chat and its user: history, relationship,
-// summaries, search index, schedules, facts, acks and undelivered outbox entries. Inbox
-// entries stay: they are messages that arrived after the user asked, and get answered.
-func (s *Store) Forget(chat, user int64) error {
-	return s.Update(func(tx *Tx) error {
-		for _, b := range chatScoped {
-			if _, err := tx.DeletePrefix(b, ID64(chat)); err != nil {
-				return fmt.Errorf("forget %s: %w", b, err)
-			}
+// Forget deletes everything stored about a chat: history, relationship, summaries,
+// search index, schedules, facts, acks and undelivered outbox entries. Inbox entries
+// stay: they are messages that arrived after the user asked, and get answered.
+func (s *Store) Forget(chat int64) error {
+	return s.Update(func(tx *Tx) error { return forgetChatTx(tx, chat) })
+}
+
+func forgetChatTx(tx *Tx, chat int64) error {
+	for _, b := range chatScoped {
+		if _, err := tx.DeletePrefix(b, ID64(chat)); err != nil {
+			return fmt.Errorf("forget %s: %w", b, err)
 		}
-		for _, b := range userScoped {
-			if _, err := tx.DeletePrefix(b, ID64(user)); err != nil {
-				return fmt.Errorf("forget %s: %w", b, err)
-			}
-		}
-		suffix := ":" + strconv.FormatInt(chat, 10)
-		if err := deleteWhere(tx, BucketAcks, func(k, _ []byte) bool { return bytes.HasSuffix(k, []byte(suffix)) }); err != nil {
-			return err
-		}
-		return deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
-			var e brain.Outgoing
-			return json.Unmarshal(v, &e) == nil && e.Msg.Chat == chat
-		})
+	}
+	suffix := ":" + strconv.FormatInt(chat, 10)
+	if err := deleteWhere(tx, BucketAcks, func(k, _ []byte) bool { return bytes.HasSuffix(k, []byte(suffix)) }); err != nil {
+		return err
+	}
+	return deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
+		var e brain.Outgoing
+		return json.Unmarshal(v, &e) == nil && e.Msg.Chat == chat
 	})
 }
 

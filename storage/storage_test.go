@@ -144,7 +144,7 @@ func TestForget(t *testing.T) {
 	if err := s.SaveAcks([]brain.Ack{{Key: brain.AckKey(brain.SignalSocialPressure, 7)}, {Key: brain.AckKey(brain.SignalSocialPressure, 8)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Forget(7, 7); err != nil {
+	if err := s.Forget(7); err != nil {
 		t.Fatal(err)
 	}
 	if h, _ := s.History(7, 0); len(h) != 0 {
@@ -291,7 +291,7 @@ func TestSentIsBoundedPerChat(t *testing.T) {
 			t.Errorf("Sent(%d, %d) = %v, %v; want %v", tc.chat, tc.id, got, err, tc.want)
 		}
 	}
-	if err := st.Forget(7, 7); err != nil {
+	if err := st.Forget(7); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := st.Sent(7, 11); got {

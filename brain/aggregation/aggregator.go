@@ -127,7 +127,9 @@ func (a *Aggregator) Blocked(now time.Time, s brain.Signal) bool {
 //
 //  1. user_message, reaction and schedule_due signals always wake their chat. All such
 //     signals of one chat in one call fold into a single wake (profile chat) whose reason
-//     is the strongest present: user message, then reaction, then schedule. Acks never
+//     is the strongest present: user message, then reaction, then schedule. In a group
+//     chat only one member's consecutive signals fold: a signal from another member
+//     starts the chat's next wake, so every wake answers exactly one sender. Acks never
 //     hold these back.
 //  2. An unhandled thought wakes its chat (profile proactive), unless the chat is unknown,
 //     a group or dormant; the core loop marks the chat's thoughts handled on dispatch.
@@ -154,14 +156,19 @@ func (a *Aggregator) Decide(now time.Time, st *brain.State, sigs []brain.Signal,
 		default:
 			continue
 		}
-		w := find(out[start:], s.Chat)
+		w := findLast(out[start:], s.Chat)
+		if w != nil && w.Rel.Group && w.User != s.User {
+			// In a group every run answers one member: another member's signal starts
+			// the chat's next wake, in order.
+			w = nil
+		}
 		if w == nil {
 			out = append(out, brain.Wake{Chat: s.Chat, User: s.User, Profile: brain.ProfileChat, At: now})
 			w = &out[len(out)-1]
 			rel := st.Rel(s.Chat)
 			if rel != nil {
 				w.Rel = *rel
-				if w.User == 0 {
+				if w.User == 0 && !rel.Group {
 					w.User = rel.User
 				}
 			}
@@ -214,7 +221,17 @@ func (a *Aggregator) Decide(now time.Time, st *brain.State, sigs []brain.Signal,
 	return out
 }
 
-// find returns the wake of chat in ws, or nil.
+// findLast returns the last wake of chat in ws, or nil.
+func findLast(ws []brain.Wake, chat int64) *brain.Wake {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].Chat == chat {
+			return &ws[i]
+		}
+	}
+	return nil
+}
+
+// find returns the first wake of chat in ws, or nil.
 func find(ws []brain.Wake, chat int64) *brain.Wake {
 	for i := range ws {
 		if ws[i].Chat == chat {

@@ -1,6 +1,7 @@
 package aggregation
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -409,5 +410,49 @@ func TestSuppressionCountedOncePerHold(t *testing.T) {
 	}
 	if n, err := testutil.GatherAndCount(reg, "anima_proactive_suppressed_total"); err != nil || n != 4 {
 		t.Errorf("suppression series = %d, %v; want one per gate", n, err)
+	}
+}
+
+// TestRuleOneKeepsGroupMembersApart: in a group only one member's consecutive signals
+// fold; another member's message starts the chat's next wake, in order, each wake about
+// its own sender. A private chat folds as before.
+func TestRuleOneKeepsGroupMembersApart(t *testing.T) {
+	s := newSim(t, noQuiet(), time.UTC, monday)
+	s.st.Upsert(brain.Relationship{Chat: -5, User: 10, Group: true}) // User: its first sender
+	msg := func(chat, user int64, name, text string) brain.Signal {
+		return brain.Signal{Type: brain.SignalUserMessage, Chat: chat, User: user, UserName: name, Text: text, At: monday}
+	}
+	ws := s.tick(
+		msg(-5, 10, "Ann", "one"),
+		msg(-5, 10, "Ann", "two"),
+		msg(-5, 20, "Ben", "three"),
+		msg(-5, 10, "Ann", "four"),
+	)
+	type got struct {
+		user  int64
+		text  string
+		texts string
+	}
+	want := []got{{10, "Ann sent 2 messages", "one two"}, {20, "Ben sent 1 message", "three"}, {10, "Ann sent 1 message", "four"}}
+	if len(ws) != len(want) {
+		t.Fatalf("%d wakes, want %d: %+v", len(ws), len(want), ws)
+	}
+	for i, w := range ws {
+		var texts []string
+		for _, sig := range w.Signals {
+			if sig.User != w.User {
+				t.Errorf("wake %d for user %d carries a signal of user %d", i, w.User, sig.User)
+			}
+			texts = append(texts, sig.Text)
+		}
+		if g := (got{w.User, w.Reason.Text, strings.Join(texts, " ")}); g != want[i] {
+			t.Errorf("wake %d = %+v, want %+v", i, g, want[i])
+		}
+	}
+
+	// A group wake never takes the relationship's first sender as its user.
+	ws = s.tick(brain.Signal{Type: brain.SignalScheduleDue, Chat: -5, Text: "old item", At: monday})
+	if len(ws) != 1 || ws[0].User != 0 {
+		t.Errorf("a group wake without a sender got user %d, want 0", ws[0].User)
 	}
 }

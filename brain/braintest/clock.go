@@ -1,5 +1,6 @@
-// Package braintest holds test helpers shared by the brain's packages: a manual clock that
-// tests move by hand instead of waiting on real time.
+// Package braintest holds test helpers shared across anima's packages: a manual clock
+// that tests move by hand instead of waiting on real time, and a buffer a logger can write
+// while the test reads it.
 package braintest
 
 import (

@@ -33,38 +33,41 @@ func normalizeValue(value string) string {
 	return brain.TruncateRunes(strings.Join(strings.Fields(value), " "), maxValueRunes)
 }
 
-func factKey(user int64, attr string) []byte { return storage.Key(user, []byte(attr)) }
+// factPrefix is the key prefix of the facts about user told in chat.
+func factPrefix(chat, user int64) []byte { return storage.Key(chat, storage.ID64(user)) }
 
-// Remember stores value as the user's attribute, replacing an earlier value. The
-// attribute is normalised (see NormalizeAttribute) and the value capped at 500 runes.
-// It returns ErrEmptyFact, ErrTooManyFacts or the store's error.
-func (m *Memory) Remember(user int64, attribute, value string, at time.Time) error {
-	return m.st.Update(func(tx *storage.Tx) error { return m.RememberTx(tx, user, attribute, value, at) })
+// Remember stores value as the user's attribute in chat, replacing an earlier value.
+// Facts are scoped: those told in a private chat (chat = user) are the user's private
+// facts, those told in a group are that group's facts about the member. The attribute
+// is normalised (see NormalizeAttribute) and the value capped at 500 runes. It returns
+// ErrEmptyFact, ErrTooManyFacts or the store's error.
+func (m *Memory) Remember(chat, user int64, attribute, value string, at time.Time) error {
+	return m.st.Update(func(tx *storage.Tx) error { return m.RememberTx(tx, chat, user, attribute, value, at) })
 }
 
 // RememberTx is Remember inside the caller's transaction (storage.Commit.Also, so the fact
 // lands with the turn that learned it). ErrEmptyFact and ErrTooManyFacts come back before
 // anything is written.
-func (m *Memory) RememberTx(tx *storage.Tx, user int64, attribute, value string, at time.Time) error {
+func (m *Memory) RememberTx(tx *storage.Tx, chat, user int64, attribute, value string, at time.Time) error {
 	attr, val := NormalizeAttribute(attribute), normalizeValue(value)
 	if attr == "" || val == "" {
 		return ErrEmptyFact
 	}
-	err := rememberTx(tx, user, attr, val, at)
+	err := rememberTx(tx, chat, user, attr, val, at)
 	if err != nil {
-		return fmt.Errorf("remember %s of user %d: %w", attr, user, err)
+		return fmt.Errorf("remember %s of user %d in chat %d: %w", attr, user, chat, err)
 	}
 	return nil
 }
 
-func rememberTx(tx *storage.Tx, user int64, attr, val string, at time.Time) error {
-	old, err := tx.GetRaw(storage.BucketFacts, factKey(user, attr))
+func rememberTx(tx *storage.Tx, chat, user int64, attr, val string, at time.Time) error {
+	old, err := tx.GetRaw(storage.BucketFacts, storage.FactKey(chat, user, attr))
 	if err != nil {
 		return err
 	}
 	if old == nil {
 		n := 0
-		if err := tx.Scan(storage.BucketFacts, storage.ID64(user), func(_, _ []byte) error {
+		if err := tx.Scan(storage.BucketFacts, factPrefix(chat, user), func(_, _ []byte) error {
 			n++
 			return nil
 		}); err != nil {
@@ -74,26 +77,30 @@ func rememberTx(tx *storage.Tx, user int64, attr, val string, at time.Time) erro
 			return ErrTooManyFacts
 		}
 	}
-	return tx.Put(storage.BucketFacts, factKey(user, attr), brain.Fact{Attribute: attr, Value: val, At: at})
+	return tx.Put(storage.BucketFacts, storage.FactKey(chat, user, attr), brain.Fact{Attribute: attr, Value: val, At: at})
 }
 
-// Facts returns what is known about user, sorted by attribute.
-func (m *Memory) Facts(user int64) ([]brain.Fact, error) {
+// Facts returns what user told anima in chat, sorted by attribute: in a private chat
+// the user's private facts, in a group what the member said there.
+func (m *Memory) Facts(chat, user int64) ([]brain.Fact, error) {
 	var facts []brain.Fact
 	err := m.st.View(func(tx *storage.Tx) error {
 		var err error
-		facts, err = loadFacts(tx, user)
+		facts, err = loadFacts(tx, chat, user)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read facts of user %d: %w", user, err)
+		return nil, fmt.Errorf("read facts of user %d in chat %d: %w", user, chat, err)
 	}
 	return facts, nil
 }
 
-func loadFacts(tx *storage.Tx, user int64) ([]brain.Fact, error) {
+func loadFacts(tx *storage.Tx, chat, user int64) ([]brain.Fact, error) {
 	var facts []brain.Fact
-	err := tx.Scan(storage.BucketFacts, storage.ID64(user), func(_, v []byte) error {
+	if user == 0 {
+		return nil, nil
+	}
+	err := tx.Scan(storage.BucketFacts, factPrefix(chat, user), func(_, v []byte) error {
 		var f brain.Fact
 		if err := json.Unmarshal(v, &f); err != nil {
 			return fmt.Errorf("decode fact: %w", err)

@@ -1,11 +1,13 @@
 package memory
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -66,6 +68,8 @@ type indexDoc struct {
 	Role string    `json:"role"`
 	Text string    `json:"text"`
 	At   time.Time `json:"at"`
+	// Name is the writer of a user turn (groups label their members' lines).
+	Name string `json:"name,omitempty"`
 }
 
 func statsKey(chat int64) []byte { return storage.Key(chat, []byte{tagStats}) }
@@ -162,7 +166,7 @@ func indexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
 		}
 		st.NextDoc++
 		id := st.NextDoc
-		d := indexDoc{Seq: t.Seq, Role: t.Role, Text: brain.TruncateRunes(t.Text, maxDocRunes), At: t.At}
+		d := indexDoc{Seq: t.Seq, Role: t.Role, Text: brain.TruncateRunes(t.Text, maxDocRunes), At: t.At, Name: t.Name}
 		if err := tx.Put(storage.BucketIndex, docKey(chat, id), d); err != nil {
 			return err
 		}
@@ -220,6 +224,72 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 	return n, nil
 }
 
+// UnindexTx removes the turns of chat with the given history Seqs from the search index
+// inside tx (storage.Store.ForgetUser): their documents, their postings and their share
+// of the statistics. Errors are the store's.
+func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
+	if len(seqs) == 0 {
+		return nil
+	}
+	drop := make(map[uint64]bool, len(seqs))
+	for _, s := range seqs {
+		drop[s] = true
+	}
+	st, err := loadStats(tx, chat)
+	if err != nil {
+		return err
+	}
+	docs := map[uint64]bool{}
+	var keys [][]byte
+	err = tx.Scan(storage.BucketIndex, storage.Key(chat, []byte{tagDoc}), func(k, v []byte) error {
+		var d indexDoc
+		if err := json.Unmarshal(v, &d); err != nil {
+			return fmt.Errorf("decode index doc: %w", err)
+		}
+		if d.Seq != 0 && drop[d.Seq] && len(k) >= 8 {
+			docs[binary.BigEndian.Uint64(k[len(k)-8:])] = true
+			keys = append(keys, bytes.Clone(k))
+		}
+		return nil
+	})
+	if err != nil || len(docs) == 0 {
+		return err
+	}
+	lens := map[uint64]uint64{}
+	err = tx.Scan(storage.BucketIndex, storage.Key(chat, []byte{tagPosting}), func(k, v []byte) error {
+		if len(k) < 8 {
+			return nil
+		}
+		doc := binary.BigEndian.Uint64(k[len(k)-8:])
+		if !docs[doc] {
+			return nil
+		}
+		if _, n := binary.Uvarint(v); n > 0 {
+			if dl, m := binary.Uvarint(v[n:]); m > 0 {
+				lens[doc] = dl
+			}
+		}
+		keys = append(keys, bytes.Clone(k))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := tx.Delete(storage.BucketIndex, k); err != nil {
+			return err
+		}
+	}
+	for _, dl := range lens {
+		st.Docs = max(st.Docs, 1) - 1
+		st.TotalLen -= min(st.TotalLen, dl)
+	}
+	if err := tx.Put(storage.BucketIndex, statsKey(chat), st); err != nil {
+		return fmt.Errorf("unindex turns of chat %d: %w", chat, err)
+	}
+	return nil
+}
+
 // hit is a search result with what Recall needs to drop duplicates of recent turns.
 type hit struct {
 	brain.Hit
@@ -228,8 +298,9 @@ type hit struct {
 }
 
 // Search returns up to limit (default 5, at most 50) memories of chat and user that
-// match query, best first: past turns of the chat, its summary and the user's facts,
-// ranked by BM25. A turn's Text is "role: text". Errors are the store's.
+// match query, best first: past turns of the chat, its summary and the facts the user
+// told in this chat, ranked by BM25. A turn's Text is "role: text", or for a user turn
+// whose writer is known `"Name": text`. Errors are the store's.
 func (m *Memory) Search(chat, user int64, query string, limit int) ([]brain.Hit, error) {
 	hits, err := m.search(chat, user, query, limit)
 	if err != nil {
@@ -267,7 +338,7 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 			return err
 		}
 		// On-the-fly documents: the user's facts and the chat's summary.
-		facts, err := loadFacts(tx, user)
+		facts, err := loadFacts(tx, chat, user)
 		if err != nil {
 			return err
 		}
@@ -385,8 +456,12 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 			if !ok {
 				continue
 			}
+			who := d.Role
+			if d.Name != "" && d.Role == "user" {
+				who = strconv.Quote(brain.CleanName(d.Name))
+			}
 			hits = append(hits, hit{
-				Hit: brain.Hit{Source: sourceTurn, Text: d.Role + ": " + d.Text, At: d.At, Score: r.score},
+				Hit: brain.Hit{Source: sourceTurn, Text: who + ": " + d.Text, At: d.At, Score: r.score},
 				seq: d.Seq,
 				raw: d.Text,
 			})

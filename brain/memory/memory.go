@@ -131,7 +131,8 @@ func (m *Memory) Summary(chat int64) (string, uint64, error) {
 	return s.Text, s.Through, err
 }
 
-// Recall gathers what memory contributes to a prompt about chat: the user's facts, the
+// Recall gathers what memory contributes to a prompt about chat: the user's facts told in
+// this chat (a group never sees a member's private facts), the
 // chat's summary, its last RecentTurns turns and up to 3 older memories relevant to query.
 // The result is trimmed to about budgetTokens (4 characters a token; ≤ 0 means
 // DefaultBudgetTokens), so its size is bounded whatever the length of the history. Errors
@@ -141,7 +142,7 @@ func (m *Memory) Recall(ctx context.Context, chat, user int64, query string, bud
 		budgetTokens = DefaultBudgetTokens
 	}
 	var r brain.Recall
-	facts, err := m.Facts(user)
+	facts, err := m.Facts(chat, user)
 	if err != nil {
 		return r, err
 	}

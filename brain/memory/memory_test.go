@@ -87,23 +87,23 @@ func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := openStore(t, path)
 	m := memory.New(st, nil, memory.Options{})
-	if err := m.Remember(7, "Favourite Colour", "green", t0); err != nil {
+	if err := m.Remember(7, 7, "Favourite Colour", "green", t0); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Remember(7, "name", "Ann", t0); err != nil {
+	if err := m.Remember(7, 7, "name", "Ann", t0); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Remember(7, "  favourite-colour ", "deep\nblue", t0.Add(time.Hour)); err != nil {
+	if err := m.Remember(7, 7, "  favourite-colour ", "deep\nblue", t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Remember(8, "name", "Bob", t0); err != nil {
+	if err := m.Remember(8, 8, "name", "Bob", t0); err != nil {
 		t.Fatal(err)
 	}
 	_ = st.Close()
 
 	st = openStore(t, path)
 	m = memory.New(st, nil, memory.Options{})
-	facts, err := m.Facts(7)
+	facts, err := m.Facts(7, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +133,13 @@ func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 	}
 
 	// Forget removes the facts with the rest of the user's data.
-	if err := st.Forget(7, 7); err != nil {
+	if err := st.Forget(7); err != nil {
 		t.Fatal(err)
 	}
-	if facts, _ := m.Facts(7); len(facts) != 0 {
+	if facts, _ := m.Facts(7, 7); len(facts) != 0 {
 		t.Errorf("facts after forget = %+v", facts)
 	}
-	if facts, _ := m.Facts(8); len(facts) != 1 {
+	if facts, _ := m.Facts(8, 8); len(facts) != 1 {
 		t.Errorf("facts of another user = %+v", facts)
 	}
 }
@@ -151,20 +151,20 @@ func TestRememberRejects(t *testing.T) {
 		{"empty value", "name", " \n "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := m.Remember(1, tc.attr, tc.value, t0); err == nil {
+			if err := m.Remember(1, 1, tc.attr, tc.value, t0); err == nil {
 				t.Fatal("no error")
 			}
 		})
 	}
 	for i := range 200 {
-		if err := m.Remember(1, fmt.Sprintf("attr %d", i), "v", t0); err != nil {
+		if err := m.Remember(1, 1, fmt.Sprintf("attr %d", i), "v", t0); err != nil {
 			t.Fatalf("fact %d: %v", i, err)
 		}
 	}
-	if err := m.Remember(1, "one more", "v", t0); err == nil {
+	if err := m.Remember(1, 1, "one more", "v", t0); err == nil {
 		t.Error("fact 201 accepted")
 	}
-	if err := m.Remember(1, "attr_5", "replaced", t0); err != nil {
+	if err := m.Remember(1, 1, "attr_5", "replaced", t0); err != nil {
 		t.Errorf("replacing at the cap: %v", err)
 	}
 }
@@ -237,7 +237,7 @@ func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
 	}
 
 	// Forget drops the chat's index with its history.
-	if err := st.Forget(chat, chat); err != nil {
+	if err := st.Forget(chat); err != nil {
 		t.Fatal(err)
 	}
 	if hits, _ := m.Search(chat, chat, "bicycle", 3); len(hits) != 0 {
@@ -278,7 +278,7 @@ func TestSearchFactsAndSummary(t *testing.T) {
 	if err := m.Maintain(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Remember(1, "dog_name", "Pixel the beagle", t0); err != nil {
+	if err := m.Remember(1, 1, "dog_name", "Pixel the beagle", t0); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ query, source, text string }{
@@ -385,7 +385,7 @@ func TestRecallDoesNotGrowWithHistory(t *testing.T) {
 			}
 		}
 		for i := range 10 {
-			if err := m.Remember(1, fmt.Sprintf("fact %d", i), "something worth knowing about the user", t0); err != nil {
+			if err := m.Remember(1, 1, fmt.Sprintf("fact %d", i), "something worth knowing about the user", t0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -514,7 +514,7 @@ func TestTools(t *testing.T) {
 	if len(res.Intents) != 1 || res.Intents[0] != want {
 		t.Errorf("intents = %#v, want %#v", res.Intents, want)
 	}
-	if facts, _ := m.Facts(9); len(facts) != 0 {
+	if facts, _ := m.Facts(9, 9); len(facts) != 0 {
 		t.Errorf("core_remember wrote directly: %+v", facts)
 	}
 }

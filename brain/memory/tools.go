@@ -66,7 +66,7 @@ func (rememberTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 	}
 	return brain.ToolResult{
 		Content: "remembered " + attr,
-		Intents: []brain.Intent{brain.Remember{User: call.User, Attribute: attr, Value: val}},
+		Intents: []brain.Intent{brain.Remember{Chat: call.Chat, User: call.User, Attribute: attr, Value: val}},
 	}, nil
 }
 

@@ -170,6 +170,16 @@ func (t cancelTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 		t.s.log.Error("listing schedules failed", "chat", call.Chat, "err", err)
 		return brain.ToolResult{}, errors.New("schedules are unavailable right now")
 	}
+	if call.User != 0 && call.User != call.Chat {
+		// In a group a run acts for its sender: only their items can be cancelled.
+		own := items[:0]
+		for _, it := range items {
+			if it.User == call.User {
+				own = append(own, it)
+			}
+		}
+		items = own
+	}
 	for _, it := range items {
 		if it.ID == id {
 			return brain.ToolResult{

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/anima-bot/anima/brain/braintest"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/channels/console"
@@ -52,27 +53,10 @@ func (s *echoSink) Submit(ctx context.Context, sigs ...brain.Signal) error {
 	return nil
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 func TestLinesBecomeSignalsAndRepliesArePrinted(t *testing.T) {
 	rec := &memRecorder{}
 	sink := &echoSink{got: make(chan brain.Signal, 8)}
-	var out syncBuffer
+	var out braintest.Buffer
 	ch := console.New(strings.NewReader("hello there\n\n/forget\n"), &out, rec, sink,
 		console.Options{Prompt: "Anima", Settle: 50 * time.Millisecond, Wait: 5 * time.Second})
 	sink.ch = ch

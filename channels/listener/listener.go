@@ -1,12 +1,15 @@
-// Package listener bounds how many connections a server holds at once, so that clients
-// that connect and linger (idle keep-alives, slow readers) cannot take every file
-// descriptor the process has.
+// Package listener bounds the servers anima runs (metrics, webhook): how many
+// connections each holds at once, so that clients that connect and linger (idle
+// keep-alives, slow readers) cannot take every file descriptor the process has, and how
+// long each may take to send a request or read an answer.
 package listener
 
 import (
 	"errors"
 	"net"
+	"net/http"
 	"sync"
+	"time"
 )
 
 // Limit returns a listener that holds at most n accepted connections at a time: beyond
@@ -67,4 +70,23 @@ func (c *conn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return errors.ErrUnsupported
+}
+
+// Limits are an HTTP server's timeouts and connection cap.
+type Limits struct {
+	ReadHeader, Read, Write, Idle time.Duration
+	MaxHeaderBytes, MaxConns      int
+}
+
+// Server returns an http.Server for h with lim's timeouts, and ln capped at lim.MaxConns
+// connections, for the server to Serve.
+func Server(ln net.Listener, h http.Handler, lim Limits) (*http.Server, net.Listener) {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: lim.ReadHeader,
+		ReadTimeout:       lim.Read,
+		WriteTimeout:      lim.Write,
+		IdleTimeout:       lim.Idle,
+		MaxHeaderBytes:    lim.MaxHeaderBytes,
+	}, Limit(ln, lim.MaxConns)
 }

@@ -1,7 +1,6 @@
 package telegram
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,9 +8,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/anima-bot/anima/brain/braintest"
 
 	"github.com/go-telegram/bot"
 
@@ -83,29 +83,11 @@ func TestRedactedErrorKeepsClassification(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test reading it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestChannelErrorsNeverShowTheToken drives every Bot API call the channel makes
 // against a proxy whose error pages quote the request URL, and checks the token shows
 // up neither in the log nor in the errors returned.
 func TestChannelErrorsNeverShowTheToken(t *testing.T) {
-	var logs syncBuffer
+	var logs braintest.Buffer
 	h := newHarness(t, 0, func(c *Config, o *Options) {
 		c.Token = realToken
 		c.Commands = []Command{{Name: "help", Description: "help"}}

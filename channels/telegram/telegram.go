@@ -25,6 +25,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/channels"
+	"github.com/anima-bot/anima/channels/listener"
 )
 
 var _ channels.Channel = (*Channel)(nil)
@@ -138,7 +139,7 @@ type Channel struct {
 	ready   chan struct{}
 	addr    atomic.Pointer[net.Addr]
 	// webhookLimits bound the webhook server (webhookLimits(); tests shorten them).
-	webhookLimits httpLimits
+	webhookLimits listener.Limits
 
 	recMu sync.Mutex // serialises record-and-advance in webhook mode
 }

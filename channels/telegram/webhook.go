@@ -37,16 +37,10 @@ const (
 	webhookMaxConns          = 100
 )
 
-// httpLimits are an HTTP server's timeouts and connection cap.
-type httpLimits struct {
-	readHeader, read, write, idle time.Duration
-	maxHeaderBytes, maxConns      int
-}
-
-func webhookLimits() httpLimits {
-	return httpLimits{
-		readHeader: webhookReadHeaderTimeout, read: webhookReadTimeout, write: webhookWriteTimeout,
-		idle: webhookIdleTimeout, maxHeaderBytes: webhookMaxHeaderBytes, maxConns: webhookMaxConns,
+func webhookLimits() listener.Limits {
+	return listener.Limits{
+		ReadHeader: webhookReadHeaderTimeout, Read: webhookReadTimeout, Write: webhookWriteTimeout,
+		Idle: webhookIdleTimeout, MaxHeaderBytes: webhookMaxHeaderBytes, MaxConns: webhookMaxConns,
 	}
 }
 
@@ -65,20 +59,11 @@ func (c *Channel) runWebhook(ctx context.Context) error {
 	}
 	addr := ln.Addr()
 	c.addr.Store(&addr)
-	lim := c.webhookLimits
-	ln = listener.Limit(ln, lim.maxConns)
 
 	wh := &webhook{c: c, offset: offset}
 	mux := http.NewServeMux()
 	mux.HandleFunc(c.cfg.Webhook.Path, func(w http.ResponseWriter, r *http.Request) { wh.serve(ctx, w, r) })
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: lim.readHeader,
-		ReadTimeout:       lim.read,
-		WriteTimeout:      lim.write,
-		IdleTimeout:       lim.idle,
-		MaxHeaderBytes:    lim.maxHeaderBytes,
-	}
+	srv, ln := listener.Server(ln, mux, c.webhookLimits)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	c.log.Info("telegram webhook listening", "addr", addr.String(), "path", c.cfg.Webhook.Path)

@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/anima-bot/anima/channels/listener"
 )
 
 // limitedWebhook starts a webhook channel whose server has limits lim.
-func limitedWebhook(t *testing.T, lim httpLimits) string {
+func limitedWebhook(t *testing.T, lim listener.Limits) string {
 	t.Helper()
 	h := newHarness(t, 0, func(c *Config, _ *Options) {
 		c.Mode = ModeWebhook
@@ -58,7 +60,7 @@ func serverCloses(conn net.Conn, r io.Reader) bool {
 
 func TestWebhookServerTimeouts(t *testing.T) {
 	lim := webhookLimits()
-	lim.idle, lim.readHeader = 150*time.Millisecond, 150*time.Millisecond
+	lim.Idle, lim.ReadHeader = 150*time.Millisecond, 150*time.Millisecond
 	addr := limitedWebhook(t, lim)
 
 	t.Run("idle keep-alive closed", func(t *testing.T) {
@@ -84,7 +86,7 @@ func TestWebhookServerTimeouts(t *testing.T) {
 
 func TestWebhookServerCapsConnections(t *testing.T) {
 	lim := webhookLimits()
-	lim.maxConns = 2
+	lim.MaxConns = 2
 	addr := limitedWebhook(t, lim)
 
 	var held []net.Conn
@@ -119,8 +121,8 @@ func TestWebhookServerCapsConnections(t *testing.T) {
 func TestWebhookDefaultLimits(t *testing.T) {
 	h := newHarness(t, 0, nil)
 	lim := h.ch.webhookLimits
-	if lim != webhookLimits() || lim.readHeader <= 0 || lim.read <= 0 || lim.write <= 0 || lim.idle <= 0 ||
-		lim.maxHeaderBytes <= 0 || lim.maxConns <= 0 {
+	if lim != webhookLimits() || lim.ReadHeader <= 0 || lim.Read <= 0 || lim.Write <= 0 || lim.Idle <= 0 ||
+		lim.MaxHeaderBytes <= 0 || lim.MaxConns <= 0 {
 		t.Errorf("webhook limits = %+v", lim)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anima-bot/anima/brain/braintest"
+
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
@@ -23,24 +24,6 @@ import (
 // validToken has Telegram's shape (digits, a colon, 30+ URL-safe characters), unlike
 // telegramtest.DefaultToken.
 const validToken = "7012345678:AAHk3_fake-Token_for-tests-0123456789abc"
-
-// syncBuffer is a bytes.Buffer safe to read while the process writes to it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // freeAddr returns a loopback address with a port that was free a moment ago.
 func freeAddr(t *testing.T) string {
@@ -56,9 +39,9 @@ func freeAddr(t *testing.T) string {
 
 // running is `anima run` started by startLogged.
 type running struct {
-	metrics string      // the metrics server's address
-	stderr  *syncBuffer // readable while it runs
-	stop    func()      // SIGTERM, then wait for exit 0 (idempotent)
+	metrics string            // the metrics server's address
+	stderr  *braintest.Buffer // readable while it runs
+	stop    func()            // SIGTERM, then wait for exit 0 (idempotent)
 }
 
 // startLogged runs `anima run` against the fakes with token and the metrics server on a
@@ -66,7 +49,7 @@ type running struct {
 func startLogged(t *testing.T, tgURL, aiURL, token, extra string) *running {
 	t.Helper()
 	dir := t.TempDir()
-	r := &running{metrics: freeAddr(t), stderr: &syncBuffer{}}
+	r := &running{metrics: freeAddr(t), stderr: &braintest.Buffer{}}
 	cfg := fmt.Sprintf(`telegram:
   token: ${ANIMA_TELEGRAM_TOKEN}
   api_url: %s

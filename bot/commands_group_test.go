@@ -1,0 +1,125 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/storage"
+)
+
+// fakeBook is an in-memory reminderBook.
+type fakeBook struct{ items []brain.ScheduleItem }
+
+func (b *fakeBook) List(chat int64) ([]brain.ScheduleItem, error) {
+	var out []brain.ScheduleItem
+	for _, it := range b.items {
+		if it.Chat == chat {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+func (b *fakeBook) Cancel(chat int64, id string) (bool, error) {
+	for i, it := range b.items {
+		if it.Chat == chat && it.ID == id {
+			b.items = append(b.items[:i], b.items[i+1:]...)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// fakeForgetter records whom it forgot.
+type fakeForgetter struct {
+	users []int64
+	rep   storage.ForgetReport
+}
+
+func (f *fakeForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
+	f.users = append(f.users, user)
+	return f.rep, nil
+}
+
+// TestGroupCommandsActForTheSender: in a group /reminders, /cancel and /forget see only the
+// sender's own items, and a confirmation button works only for whoever asked for it.
+func TestGroupCommandsActForTheSender(t *testing.T) {
+	const ann, ben, grp = 1, 2, -100
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	book := &fakeBook{items: []brain.ScheduleItem{
+		{ID: "ann1", Chat: grp, User: ann, Note: "ann's plants", Due: now.Add(time.Hour)},
+		{ID: "ben1", Chat: grp, User: ben, Note: "ben's bins", Due: now.Add(time.Hour)},
+	}}
+	fg := &fakeForgetter{rep: storage.ForgetReport{Chats: []int64{grp}, Turns: 4, Reminders: 1, Facts: 2}}
+	c := &commands{persona: "Anima", forget: fg, reminders: book, format: func(items []brain.ScheduleItem, _ int, _ *time.Location, _ time.Time) string {
+		var ids []string
+		for _, it := range items {
+			ids = append(ids, it.ID+":"+it.Note)
+		}
+		return "list " + strings.Join(ids, ",")
+	}}
+	view := brain.CommandView{Now: now, Loc: time.UTC, Rel: brain.Relationship{Chat: grp, User: ann, Group: true}}
+	run := func(user int64, text string) brain.CommandResult {
+		t.Helper()
+		res, err := c.Command(context.Background(), brain.Signal{Type: brain.SignalCommand, Chat: grp, User: user, Text: text}, view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	text := func(r brain.CommandResult) string { return r.Reply[0].Text }
+
+	if got := text(run(ben, "/reminders")); got != "list ben1:ben's bins" {
+		t.Errorf("ben's /reminders = %q, want only ben's", got)
+	}
+	if got := text(run(ben, "/cancel ann1")); strings.Contains(got, "Cancelled") || len(book.items) != 2 {
+		t.Errorf("ben's /cancel of ann's reminder = %q; items %v", got, book.items)
+	}
+	if got := text(run(ben, "/cancel ben1")); got != "Cancelled ben1." || len(book.items) != 1 {
+		t.Errorf("ben's /cancel of his own = %q; items %v", got, book.items)
+	}
+
+	ask := run(ann, "/forget")
+	yes := ask.Reply[0].Buttons[0][0].Data
+	if yes != "/forget yes 1" {
+		t.Fatalf("ann's button data %q, want the asker's id in it", yes)
+	}
+	if r := run(ben, yes); text(r) != notYours || r.Forget || len(fg.users) != 0 {
+		t.Errorf("ben pressing ann's button: %q forget=%v forgot %v", text(r), r.Forget, fg.users)
+	}
+	if r := run(ben, "/forget no 1"); text(r) != notYours {
+		t.Errorf("ben pressing ann's no: %q", text(r))
+	}
+	r := run(ann, yes)
+	if !r.Forget || len(fg.users) != 1 || fg.users[0] != ann {
+		t.Fatalf("ann's own button: forget=%v forgot %v", r.Forget, fg.users)
+	}
+	for _, s := range []string{"1 group", "4 messages", "1 reminder", "2 facts", "What I kept", "summaries"} {
+		if !strings.Contains(text(r), s) {
+			t.Errorf("confirmation %q lacks %q", text(r), s)
+		}
+	}
+	// A typed /forget yes in a group forgets the sender, never the group.
+	if r := run(ben, "/forget yes"); !r.Forget || fg.users[1] != ben {
+		t.Errorf("ben's /forget yes forgot %v", fg.users)
+	}
+}
+
+// TestPrivateForgetAnswersAsBefore: in a private chat with no groups, /forget's buttons
+// still read "/forget yes…" and the confirmation is unchanged.
+func TestPrivateForgetAnswersAsBefore(t *testing.T) {
+	fg := &fakeForgetter{}
+	c := &commands{forget: fg, reminders: &fakeBook{}}
+	sig := brain.Signal{Type: brain.SignalCommand, Chat: 5, User: 5, Text: "/forget yes 5"}
+	res, err := c.Command(context.Background(), sig, brain.CommandView{Loc: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Done. I have deleted everything I had stored about you: our conversation, what I remembered and your reminders."
+	if !res.Forget || res.Reply[0].Text != want || fg.users[0] != 5 {
+		t.Errorf("private /forget yes = %q forget=%v forgot %v", res.Reply[0].Text, res.Forget, fg.users)
+	}
+}

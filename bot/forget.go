@@ -1,0 +1,27 @@
+package bot
+
+import (
+	"github.com/anima-bot/anima/storage"
+)
+
+// unindexer removes turns from the memory search index inside a transaction.
+type unindexer interface {
+	UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error
+}
+
+// userForgetter deletes a user's data from the store and the memory index together.
+type userForgetter struct {
+	store *storage.Store
+	index unindexer // may be nil
+}
+
+var _ forgetter = userForgetter{}
+
+// ForgetUser deletes the user's private chat and their own data in every other chat.
+func (f userForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
+	var un storage.Unindexer
+	if f.index != nil {
+		un = f.index.UnindexTx
+	}
+	return f.store.ForgetUser(user, un)
+}

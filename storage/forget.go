@@ -1,0 +1,130 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// ForgetReport says what ForgetUser removed from the chats other than the user's private
+// chat (which goes entirely).
+type ForgetReport struct {
+	// Chats are the other chats (groups) the user had data in, ascending.
+	Chats     []int64
+	Turns     int // the user's messages and the answers to them
+	Reminders int
+	Facts     int
+}
+
+// Unindexer removes turns of chat, by their history Seq, from a search index inside tx
+// (memory's index lives in this store but only memory knows its layout).
+type Unindexer func(tx *Tx, chat int64, seqs []uint64) error
+
+// ForgetUser deletes, in one transaction, everything stored about user: their private
+// chat (chat id = user id) entirely, as Forget does; and in every other chat their turns
+// (the messages they wrote and the answers to them), those turns' entries in the search
+// index (through unindex, when not nil), their reminders and follow-ups with their fire
+// records, and their facts. Other members' data stays, and so do a group's summaries
+// and turns stored before turns recorded their sender.
+func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) {
+	var rep ForgetReport
+	err := s.Update(func(tx *Tx) error {
+		rep = ForgetReport{}
+		if err := forgetChatTx(tx, user); err != nil {
+			return err
+		}
+		chats := map[int64]bool{}
+		// History: the user's turns in other chats, by chat.
+		seqs := map[int64][]uint64{}
+		var keys [][]byte
+		err := tx.Scan(BucketHistory, nil, func(k, v []byte) error {
+			if len(k) != 16 {
+				return nil
+			}
+			var t brain.Turn
+			if err := json.Unmarshal(v, &t); err != nil {
+				return fmt.Errorf("decode history entry: %w", err)
+			}
+			if t.User != user {
+				return nil
+			}
+			chat := int64(binary.BigEndian.Uint64(k[:8]))
+			seqs[chat] = append(seqs[chat], binary.BigEndian.Uint64(k[8:]))
+			keys = append(keys, bytes.Clone(k))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := tx.Delete(BucketHistory, k); err != nil {
+				return err
+			}
+		}
+		rep.Turns = len(keys)
+		for chat, ss := range seqs {
+			chats[chat] = true
+			if unindex != nil {
+				if err := unindex(tx, chat, ss); err != nil {
+					return fmt.Errorf("unindex turns of chat %d: %w", chat, err)
+				}
+			}
+		}
+		// Schedules and their fire records.
+		var items []brain.ScheduleItem
+		err = tx.Scan(BucketSchedules, nil, func(_, v []byte) error {
+			var it brain.ScheduleItem
+			if err := json.Unmarshal(v, &it); err != nil {
+				return fmt.Errorf("decode schedule: %w", err)
+			}
+			if it.User == user {
+				items = append(items, it)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if err := tx.Delete(BucketSchedules, Key(it.Chat, []byte(it.ID))); err != nil {
+				return err
+			}
+			if _, err := tx.DeletePrefix(BucketFires, Key(it.Chat, []byte(it.ID))); err != nil {
+				return err
+			}
+			chats[it.Chat] = true
+		}
+		rep.Reminders = len(items)
+		// Facts: chat | user | attribute.
+		keys = keys[:0]
+		err = tx.Scan(BucketFacts, nil, func(k, _ []byte) error {
+			if len(k) >= 16 && int64(binary.BigEndian.Uint64(k[8:16])) == user {
+				keys = append(keys, bytes.Clone(k))
+				chats[int64(binary.BigEndian.Uint64(k[:8]))] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := tx.Delete(BucketFacts, k); err != nil {
+				return err
+			}
+		}
+		rep.Facts = len(keys)
+		for chat := range chats {
+			rep.Chats = append(rep.Chats, chat)
+		}
+		slices.Sort(rep.Chats)
+		return nil
+	})
+	if err != nil {
+		return ForgetReport{}, fmt.Errorf("forget user %d: %w", user, err)
+	}
+	return rep, nil
+}
