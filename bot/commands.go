@@ -38,8 +38,8 @@ type commands struct {
 	persona   string
 	forget    forgetter
 	reminders reminderBook
-	format    func(items []brain.ScheduleItem, loc *time.Location, now time.Time) string
-	policy    brain.ProactivePolicy // what /status explains
+	format    func(items []brain.ScheduleItem, page int, loc *time.Location, now time.Time) string // one page
+	policy    brain.ProactivePolicy                                                                // what /status explains
 	next      forecaster
 	plugins   pluginCommands // may be nil
 }
@@ -61,7 +61,7 @@ var commandList = []struct{ name, args, about string }{
 	{"status", "", "what I am keeping track of for you"},
 	{"quiet", "[hours]", "I won't write first for a while (default 3 hours, up to 24)"},
 	{"timezone", "[zone]", "show or set your time zone, e.g. /timezone Europe/Berlin"},
-	{"reminders", "", "your upcoming reminders"},
+	{"reminders", "[page]", "your upcoming reminders, 20 a page"},
 	{"cancel", "ID", "cancel a reminder"},
 	{"thoughts", "", "what I have been thinking about lately"},
 	{"forget", "", "delete everything I have stored about you"},
@@ -142,7 +142,13 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		if group {
 			items = ownItems(items, sig.User)
 		}
-		return reply(c.format(items, view.Loc, view.Now)), nil
+		page, err := strconv.Atoi(arg)
+		if arg == "" {
+			page = 1
+		} else if err != nil || page < 1 {
+			return reply("Send /reminders or /reminders PAGE, for example /reminders 2."), nil
+		}
+		return reply(c.format(items, page, view.Loc, view.Now)), nil
 	case "/cancel":
 		if arg == "" {
 			return reply("Which one? Send /cancel ID — /reminders shows the ids."), nil

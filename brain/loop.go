@@ -23,6 +23,12 @@ type LoopConfig struct {
 	// TypingDelay is how long a run may take before the typing indicator shows
 	// (default 250ms; a negative value shows it at once).
 	TypingDelay time.Duration
+	// UserRunsPerMinute caps the model runs a user's messages and reactions cause in any
+	// minute (default 20; negative: no cap). Wakes beyond it wait, folded into the next
+	// allowed run, and the user gets RateNotice once per limited period.
+	UserRunsPerMinute int
+	// RateNotice is the rate limit's notice (a default sentence when empty).
+	RateNotice string
 }
 
 // LoopDeps are the CoreLoop's collaborators besides its inbox and sender. Nil optional ones
@@ -37,6 +43,7 @@ type LoopDeps struct {
 	Journal    Journal
 	Commands   CommandHandler // optional
 	StateStore StateStore     // optional
+	Refusals   *Refusals      // optional: counts what the limits held back
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 }
@@ -69,6 +76,11 @@ type CoreLoop struct {
 	workCtx  context.Context
 	stopping bool // set by stop: no new job starts
 	persist  chan persistJob
+	// the per-user rate limit (ratelimit.go)
+	limit       *rateLimit
+	held        map[int64]time.Time // chat → when its rate-limited wake may start
+	noticed     map[int64]time.Time // user → end of the period their notice covers
+	limitPruned time.Time
 }
 
 // NewCoreLoop builds a loop that takes signals from in and delivers messages through
@@ -93,6 +105,12 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		cfg.TypingDelay = 250 * time.Millisecond
 	} else if cfg.TypingDelay < 0 {
 		cfg.TypingDelay = 0
+	}
+	if cfg.UserRunsPerMinute == 0 {
+		cfg.UserRunsPerMinute = 20
+	}
+	if cfg.RateNotice == "" {
+		cfg.RateNotice = "You're writing faster than I can think — I'll answer everything you sent in a moment."
 	}
 	if cfg.Apology == "" {
 		cfg.Apology = "Sorry — my thoughts got tangled just now. Could you say that again in a minute?"
@@ -123,6 +141,9 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		stepper: stepper,
 		changed: stepper.changed,
 		chats:   map[int64]*chatQueue{},
+		limit:   newRateLimit(cfg.UserRunsPerMinute, time.Minute),
+		held:    map[int64]time.Time{},
+		noticed: map[int64]time.Time{},
 	}
 }
 
@@ -188,6 +209,7 @@ func (l *CoreLoop) step(now time.Time, sigs []Signal, tick bool) {
 	if tick {
 		l.m.ticks.Inc()
 		l.retryDue(now)
+		l.releaseHeld(now)
 	}
 	for _, w := range l.stepper.Step(now, sigs) {
 		l.dispatch(job{kind: jobWake, wake: w})

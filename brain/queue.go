@@ -6,6 +6,7 @@ const (
 	jobWake jobKind = iota
 	jobCommand
 	jobDeliver
+	jobNotice // a system message of the loop's own (the rate limit's notice)
 )
 
 // job is one unit of a chat's work: a cognition run, a command, or outbox entries to
@@ -15,6 +16,7 @@ type job struct {
 	wake    Wake
 	command Signal
 	deliver []Outgoing
+	notice  SendMessage
 }
 
 // chatQueue is a chat's jobs: one runs at a time, in order.
@@ -54,6 +56,8 @@ func (l *CoreLoop) dispatch(j job) {
 		chat = j.command.Chat
 	case jobDeliver:
 		chat = j.deliver[0].Msg.Chat
+	case jobNotice:
+		chat = j.notice.Chat
 	}
 	q := l.queue(chat)
 	if n := len(q.jobs); j.kind == jobWake && n > 0 {
@@ -71,14 +75,20 @@ func (l *CoreLoop) dispatch(j job) {
 	l.startNext(chat)
 }
 
-// foldable says whether next may join the queued wake: same reason, one that folds, and
-// in a group the same sender (every run answers exactly one member; private chats fold
-// whoever wrote).
+// foldable says whether next may join the queued wake: wakes of the same reason fold
+// (user messages, reactions, reminders due, proactive contact), and a reaction joins
+// queued user messages (the run answers both); in a group only the same sender's (every
+// run answers exactly one member; private chats fold whoever wrote).
 func foldable(queued, next Wake) bool {
 	if (queued.Rel.Group || next.Rel.Group) && queued.User != next.User {
 		return false
 	}
-	return queued.Reason.Code == next.Reason.Code && (next.Reason.Code == ReasonUserMessage || next.Reason.Code == ReasonProactive || next.Reason.Code == ReasonFollowup)
+	switch next.Reason.Code {
+	case ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonProactive, ReasonFollowup:
+		return queued.Reason.Code == next.Reason.Code ||
+			(queued.Reason.Code == ReasonUserMessage && next.Reason.Code == ReasonReaction)
+	}
+	return false
 }
 
 // startNext starts chat's next job off the loop goroutine, unless the chat is busy, the
@@ -96,7 +106,22 @@ func (l *CoreLoop) startNext(chat int64) {
 		return
 	}
 	j := q.jobs[0]
-	q.jobs = q.jobs[1:]
+	if _, held := l.held[chat]; held && j.kind == jobWake {
+		return // rate limited: releaseHeld starts it
+	}
+	if j.kind == jobWake && userDriven(j.wake) {
+		start, notice, ok := l.admit(chat, j.wake)
+		switch {
+		case ok:
+			j = notice // the wake stays queued behind it
+		case !start:
+			return
+		default:
+			q.jobs = q.jobs[1:]
+		}
+	} else {
+		q.jobs = q.jobs[1:]
+	}
 	q.running = true
 	l.running++
 	view := CommandView{Now: l.deps.Clock.Now(), Acks: l.deps.Aggregator.Acks(l.deps.Clock.Now())}

@@ -26,6 +26,8 @@ func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView
 		l.command(ctx, &r, j.command, view, holding)
 	case jobWake:
 		l.think(ctx, &r, j.wake, holding)
+	case jobNotice:
+		l.notify(ctx, &r, j.notice, holding)
 	}
 	return r
 }

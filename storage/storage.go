@@ -44,12 +44,13 @@ const (
 	BucketFires         = "fires"         // chat | id | due → fire record
 	BucketFacts         = "facts"         // chat | user | attribute → brain.Fact (see FactKey)
 	BucketState         = "state"         // agent-wide state
+	BucketSent          = "sent"          // chat | message id → nothing: what anima sent (SentKeep per chat)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts}
+	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
-		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState}
+		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent}
 )
 
 // ErrLocked is returned by Open when another process holds the store.

@@ -44,6 +44,12 @@ type Config struct {
 	// DailyTokenBudget caps the tokens spent per day (DefaultZone's day) on wakes other than
 	// user messages; 0 means unlimited.
 	DailyTokenBudget int
+	// DailyUserTokenBudget is each user's share of the day's tokens; 0 means none. Once a
+	// user's runs have spent it, their wakes get no model run: a user message gets
+	// BudgetNotice (once a day), other wakes an empty Outcome.
+	DailyUserTokenBudget int
+	// BudgetNotice is the notice of a spent share (a default sentence when empty).
+	BudgetNotice string
 	// ContextTokens is the prompt budget, tool definitions included (default 6000).
 	ContextTokens int
 	// MaxIterations is the number of model requests a run may make before a final answer is
@@ -104,6 +110,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxAudio <= 0 {
 		c.MaxAudio = 10 * time.Minute
 	}
+	if c.BudgetNotice == "" {
+		c.BudgetNotice = "I've thought a lot with you today — more than my daily share for one person. Let's talk again tomorrow."
+	}
 	return c
 }
 
@@ -128,6 +137,8 @@ type Options struct {
 	// Sections returns the plugins' prompt sections for a run (nil: none). It is called
 	// once per run, off the loop's goroutine, and must recover its own panics.
 	Sections func(w brain.Wake, now time.Time) []brain.Section
+	// Refusals counts wakes refused by the per-user share (nil: not counted).
+	Refusals *brain.Refusals
 }
 
 // Cognition is the brain.Thinker: the fast-then-smart tool-calling loop. It is safe for
@@ -146,10 +157,15 @@ type Cognition struct {
 	mm      *mediaMetrics
 	brk     *breaker
 	sects   func(w brain.Wake, now time.Time) []brain.Section
+	refused *brain.Refusals
 
 	tokMu  sync.Mutex
 	tokDay string
 	tokSum int
+	// per user, on tokDay: tokens spent, and who was told their share is spent
+	tokUser  map[int64]int
+	tokTold  map[int64]bool
+	tokDirty bool // changed since UserUsage was last read
 }
 
 var _ brain.Thinker = (*Cognition)(nil)
@@ -166,6 +182,9 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
 		retries: opts.Retries, backoff: opts.Backoff, sects: opts.Sections,
 		m: newMetrics(opts.Registerer), mm: newMediaMetrics(opts.Registerer),
+		refused: opts.Refusals,
+		tokUser: map[int64]int{},
+		tokTold: map[int64]bool{},
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -240,10 +259,95 @@ func (c *Cognition) addTokens(n int) {
 	day := c.day(c.clock.Now())
 	c.tokMu.Lock()
 	defer c.tokMu.Unlock()
+	c.rollLocked(day)
+	c.tokSum += n
+}
+
+// rollLocked starts a new day's counts when day is not tokDay.
+func (c *Cognition) rollLocked(day string) {
 	if c.tokDay != day {
 		c.tokDay, c.tokSum = day, 0
+		clear(c.tokUser)
+		clear(c.tokTold)
+		c.tokDirty = true
 	}
-	c.tokSum += n
+}
+
+// addUserTokens charges n tokens to user's share of the day.
+func (c *Cognition) addUserTokens(user int64, n int) {
+	if user == 0 || n <= 0 {
+		return
+	}
+	day := c.day(c.clock.Now())
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	c.rollLocked(day)
+	c.tokUser[user] += n
+	c.tokDirty = true
+}
+
+// userShareSpent reports whether user has spent their share today and, if so, whether
+// they are to be told now (the first time today).
+func (c *Cognition) userShareSpent(user int64) (spent, tell bool) {
+	if c.cfg.DailyUserTokenBudget <= 0 || user == 0 {
+		return false, false
+	}
+	day := c.day(c.clock.Now())
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	c.rollLocked(day)
+	if c.tokUser[user] < c.cfg.DailyUserTokenBudget {
+		return false, false
+	}
+	if c.tokTold[user] {
+		return true, false
+	}
+	c.tokTold[user] = true
+	c.tokDirty = true
+	return true, true
+}
+
+// UserUsage returns the day and, per user, the tokens spent on it and whether they were
+// told their share is spent, for persisting across restarts; changed says whether any of
+// it changed since the last call.
+func (c *Cognition) UserUsage() (day string, spent map[int64]int, told []int64, changed bool) {
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	changed, c.tokDirty = c.tokDirty, false
+	spent = make(map[int64]int, len(c.tokUser))
+	for u, n := range c.tokUser {
+		spent[u] = n
+	}
+	for u := range c.tokTold {
+		told = append(told, u)
+	}
+	return c.tokDay, spent, told, changed
+}
+
+// RestoreUserUsage sets the per-user counts saved by an earlier run; a day other than
+// today is ignored.
+func (c *Cognition) RestoreUserUsage(day string, spent map[int64]int, told []int64) {
+	if day != c.day(c.clock.Now()) {
+		return
+	}
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	c.rollLocked(day)
+	for u, n := range spent {
+		if n > 0 {
+			c.tokUser[u] = n
+		}
+	}
+	for _, u := range told {
+		c.tokTold[u] = true
+	}
+}
+
+// userShareUntold undoes the "told" mark of userShareSpent.
+func (c *Cognition) userShareUntold(user int64) {
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	delete(c.tokTold, user)
 }
 
 // budgetSpent reports whether the daily token budget is used up.
@@ -272,6 +376,19 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 	if w.Reason.Code != brain.ReasonUserMessage && c.budgetSpent() {
 		c.m.runs.WithLabelValues(string(profile), "budget").Inc()
 		c.log.Info("daily token budget spent, skipping wake", "chat", w.Chat, "reason", w.Reason.Code)
+		return brain.Outcome{}, nil
+	}
+	if spent, tell := c.userShareSpent(w.User); spent {
+		c.m.runs.WithLabelValues(string(profile), "budget").Inc()
+		c.refused.Refused(brain.LimitUserTokens)
+		c.log.Info("the user's daily token share is spent, skipping wake", "chat", w.Chat, "reason", w.Reason.Code)
+		if tell && w.Reason.Code == brain.ReasonUserMessage {
+			return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: c.cfg.BudgetNotice,
+				Kind: brain.KindSystem, Plain: true, ReplyTo: replyTo(w)}}}, nil
+		}
+		if tell {
+			c.userShareUntold(w.User) // tell them when they next write
+		}
 		return brain.Outcome{}, nil
 	}
 	if c.brk.isOpen(c.clock.Now()) {

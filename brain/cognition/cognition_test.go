@@ -742,3 +742,54 @@ func TestRestoredUsageCountsAgainstTheBudget(t *testing.T) {
 		t.Errorf("a restored, spent budget still allowed a proactive run: %+v", out.Intents)
 	}
 }
+
+// TestDailyUserTokenShare: once a user's runs spent their share, their next message gets
+// one plain notice (no model call), later ones nothing, other wakes of theirs nothing;
+// other users are not affected; a restored share counts; the next day starts afresh.
+func TestDailyUserTokenShare(t *testing.T) {
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) {
+		c.DailyUserTokenBudget = 100
+		c.BudgetNotice = "enough for today"
+	}})
+	e.srv.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply {
+		return openaitest.Reply{Content: "hi", PromptTokens: 80, CompletionTokens: 30}
+	})
+	think(t, e, userWake("hello")) // 110 tokens: the share is spent
+	out := think(t, e, userWake("still there?"))
+	if s := sends(out); len(s) != 1 || s[0].Text != "enough for today" || s[0].Kind != brain.KindSystem || !s[0].Plain {
+		t.Errorf("message after the share: %+v, want the notice", s)
+	}
+	if s := sends(think(t, e, userWake("hello?"))); len(s) != 0 {
+		t.Errorf("second message after the share: %+v, want nothing (one notice a day)", s)
+	}
+	if s := sends(think(t, e, proactiveWake())); len(s) != 0 {
+		t.Errorf("proactive wake after the share: %+v", s)
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("%d model calls, want 1", n)
+	}
+	other := userWake("hi, I'm someone else")
+	other.User, other.Chat, other.Rel.User, other.Rel.Chat = 8, 43, 8, 43
+	if s := sends(think(t, e, other)); len(s) != 1 || s[0].Text == "enough for today" {
+		t.Errorf("another user: %+v, want an answer", s)
+	}
+
+	day, spent, told, changed := e.c.UserUsage()
+	if day != t0.Format(time.DateOnly) || spent[7] != 110 || spent[8] != 110 || !slices.Equal(told, []int64{7}) || !changed {
+		t.Errorf("UserUsage = %s %v %v %v", day, spent, told, changed)
+	}
+	// A restart: the restored share is spent and the user was told.
+	e2 := newEnv(t, setup{cfg: func(c *cognition.Config) { c.DailyUserTokenBudget = 100 }})
+	e2.c.RestoreUserUsage(day, spent, told)
+	if s := sends(think(t, e2, userWake("after a restart"))); len(s) != 0 || len(e2.srv.Requests()) != 0 {
+		t.Errorf("after a restart: %+v, %d requests", s, len(e2.srv.Requests()))
+	}
+
+	e.clock.Advance(24 * time.Hour)
+	if s := sends(think(t, e, userWake("good morning"))); len(s) != 1 || s[0].Text != "hi" {
+		t.Errorf("the next day: %+v, want an answer", s)
+	}
+	if got := metric(t, e, "anima_cognition_runs_total", "profile", "chat", "outcome", "budget"); got != 2 {
+		t.Errorf("runs{chat,budget} = %v, want 2", got)
+	}
+}
