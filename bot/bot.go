@@ -93,6 +93,7 @@ type service struct {
 	sched     *schedule.Scheduler
 	think     *cognition.Cognition
 	ctl       *controlServer
+	compact   *storeCompactor
 	ms        *metricsServer // nil without metrics.listen
 	pendingIn []brain.Signal // signals left unprocessed by the last run
 }
@@ -140,6 +141,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 
 	// The channel submits what it records to the inbox; the loop reads the inbox and sends
 	// through the channel.
+	s.compact = newStoreCompactor(store, log)
 	s.inbox = brain.NewInbox()
 	if opts.Console {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
@@ -151,8 +153,9 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	}
 	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think,
-		Journal:    &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands:   &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg},
+		Journal: &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, log: log.With("component", "journal")},
+		Commands: &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg,
+			outage: s.think, compact: s.compact},
 		StateStore: store, Logger: log, Registerer: reg,
 	})
 
@@ -206,6 +209,7 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 		return s.sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return s.inbox.Submit(ctx, sigs...) })
 	})
 	g.Go(func() error { return s.ctl.Run(gctx) })
+	g.Go(func() error { return s.compact.Run(gctx) })
 	g.Go(func() error { return keepUsage(gctx, s.store, s.think) })
 	if s.ms != nil {
 		g.Go(func() error { return s.ms.Run(gctx) })

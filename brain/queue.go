@@ -6,15 +6,17 @@ const (
 	jobWake jobKind = iota
 	jobCommand
 	jobDeliver
+	jobDrop
 )
 
-// job is one unit of a chat's work: a cognition run, a command, or outbox entries to
-// (re)deliver.
+// job is one unit of a chat's work: a cognition run, a command, outbox entries to
+// (re)deliver, or held messages to drop unanswered.
 type job struct {
 	kind    jobKind
 	wake    Wake
 	command Signal
 	deliver []Outgoing
+	drop    TurnRecord
 }
 
 // chatQueue is a chat's jobs: one runs at a time, in order.
@@ -32,6 +34,8 @@ type result struct {
 	thinking bool
 	silent   bool // a proactive run that chose to say nothing
 	intents  []Intent
+	held     *Wake // a run that could not reach the model: its messages wait
+	thought  bool  // the Thinker answered
 	err      error
 }
 
@@ -54,6 +58,8 @@ func (l *CoreLoop) dispatch(j job) {
 		chat = j.command.Chat
 	case jobDeliver:
 		chat = j.deliver[0].Msg.Chat
+	case jobDrop:
+		chat = j.drop.Chat
 	}
 	q := l.queue(chat)
 	if n := len(q.jobs); j.kind == jobWake && n > 0 {
@@ -97,6 +103,11 @@ func (l *CoreLoop) startNext(chat int64) {
 	}
 	j := q.jobs[0]
 	q.jobs = q.jobs[1:]
+	if j.kind == jobWake && j.wake.Reason.Code == ReasonUserMessage && !l.parked.take(&j.wake) {
+		// A release whose messages were answered or dropped meanwhile.
+		l.startNext(chat)
+		return
+	}
 	q.running = true
 	l.running++
 	view := CommandView{Now: l.deps.Clock.Now(), Acks: l.deps.Aggregator.Acks(l.deps.Clock.Now())}
@@ -109,10 +120,11 @@ func (l *CoreLoop) startNext(chat int64) {
 	// While earlier messages of the chat wait for a retry, new ones are held behind them
 	// instead of overtaking them.
 	holding := j.kind != jobDeliver && l.retries.holding(chat)
+	noticed := l.parked.noticed(chat)
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		r := l.work(l.workCtx, chat, j, view, holding)
+		r := l.work(l.workCtx, chat, j, view, holding, noticed)
 		l.done <- r
 	}()
 }
@@ -151,6 +163,7 @@ func (l *CoreLoop) finish(r result) {
 	if r.thinking {
 		l.st.LLMWork++
 	}
+	l.settleHeld(r)
 	for _, in := range r.intents {
 		if HomeOf(in)&InLoop != 0 {
 			l.applyInLoop(in)
@@ -184,4 +197,5 @@ func (l *CoreLoop) forget(chat int64) {
 	l.changed.acks = true
 	forgetThoughts(l.st, chat)
 	l.dropUndelivered(chat)
+	l.dropHeld(chat)
 }

@@ -1,6 +1,7 @@
 // Command anima runs the anima companion bot: `anima run` serves Telegram, `anima chat`
 // talks on the console, `anima check` validates a configuration, `anima backup` copies
-// the store while the service runs, `anima version` prints the version.
+// the store while the service runs, `anima compact` rewrites a stopped service's store
+// without the space (and the bytes) of deleted data, `anima version` prints the version.
 package main
 
 import (
@@ -28,6 +29,7 @@ Usage:
   anima chat   --config PATH          talk to anima on this console (no Telegram token needed)
   anima check  --config PATH          validate a configuration
   anima backup --config PATH --out F  copy the store (hot, while the service runs)
+  anima compact --config PATH         rewrite the store without deleted data (service stopped)
   anima sim    --config PATH [--days N] replay N silent days under a simulated clock and
                                       show when anima would write first (no model calls)
   anima version                       print the version
@@ -51,7 +53,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "run", "chat", "check", "backup", "sim":
+	case "run", "chat", "check", "backup", "sim", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -92,6 +94,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		bot.PrintSim(stdout, res)
+		return 0
+	case "compact":
+		cfg, err := config.Check(*cfgPath, false)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		rep, err := bot.Compact(cfg.Storage.Path)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "compacted %s: %d → %d bytes (%v)\n", cfg.Storage.Path, rep.Before, rep.After, rep.Took.Round(time.Millisecond))
 		return 0
 	case "backup":
 		if *out == "" {
