@@ -126,14 +126,14 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	if err != nil {
 		return nil, err
 	}
-	s.think = cognition.New(cognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
+	s.think = cognition.New(CognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
 	if err := restoreUsage(store, s.think); err != nil {
 		return nil, err
 	}
 
 	// The brain's layers and state.
 	pol := cfg.Proactive.Policy()
-	agg, auto := proactiveLayers(pol, reg, neurons...)
+	agg, auto := ProactiveLayers(pol, reg, neurons...)
 	st := brain.NewState(zone)
 	if err := restoreState(store, st, agg); err != nil {
 		return nil, err

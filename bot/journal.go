@@ -9,6 +9,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -130,3 +131,16 @@ func (j *journal) Maintain(ctx context.Context, chat int64) error {
 }
 
 func (j *journal) Recent(chat int64, n int) ([]brain.Turn, error) { return j.store.History(chat, n) }
+
+// TurnJournal is the durable side of a turn as `anima run` builds it: the Journal the core
+// loop commits through, which also folds old turns into summaries.
+type TurnJournal interface {
+	brain.Journal
+	brain.Maintainer
+}
+
+// NewJournal returns the journal `anima run` uses over store, for tools that replay turns
+// outside the core loop (anima-sim).
+func NewJournal(store *storage.Store, mem *memory.Memory, sched *schedule.Scheduler, log *slog.Logger) TurnJournal {
+	return &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log}
+}

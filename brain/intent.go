@@ -66,6 +66,10 @@ type SendMessage struct {
 	// SkipParts is how many leading parts of a split message were already delivered (a
 	// retry after a PartialSendError).
 	SkipParts int `json:"skip_parts,omitempty"`
+	// Arrived is when the earliest update this message answers arrived (Signal.Received).
+	// The loop sets it on the first message of a reply, so the reply latency can be
+	// measured when it is delivered, after a restart too; zero on every other message.
+	Arrived time.Time `json:"arrived,omitzero"`
 }
 
 // Button is an inline keyboard button; pressing it comes back as a command signal whose

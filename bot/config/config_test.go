@@ -590,6 +590,7 @@ func TestConfigToken(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Default()
 			cfg.Telegram.Token, cfg.Telegram.AllowedUsers = Secret(tc.token), []int64{1}
+			cfg.LLM.APIKey = "sk-test" // the default endpoint is remote
 			for _, err := range []error{cfg.Validate(), cfg.ValidateRun()} {
 				if tc.want == "" {
 					if err != nil {
@@ -650,6 +651,7 @@ func TestConfigValidateRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Default()
 			cfg.Telegram.Token, cfg.Telegram.AllowedUsers, cfg.Telegram.Public = tc.token, tc.users, tc.public
+			cfg.LLM.APIKey = "sk-test" // the default endpoint is remote; TestConfigAPIKey covers the key
 			var got []string
 			for _, e := range keyErrors(t, cfg.ValidateRun()) {
 				got = append(got, e.Error())

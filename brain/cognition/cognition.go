@@ -21,8 +21,9 @@ import (
 )
 
 // ErrUnavailable is returned (wrapped) by Think when the model endpoint cannot be reached:
-// the circuit breaker was open, or the run's failures opened it. It is brain.ErrModelUnavailable, so the core loop holds
-// the user's messages until the model is back.
+// the circuit breaker was open, or the run's failures opened it. It is
+// brain.ErrModelUnavailable, so the core loop holds the user's messages until the model
+// is back.
 var ErrUnavailable = brain.ErrModelUnavailable
 
 // Memory supplies what a prompt remembers: facts, summary, recent turns and memories
