@@ -41,8 +41,11 @@ type Options struct {
 	Out     io.Writer
 	// Started, if set, is called once everything listens, with the bound addresses.
 	Started func(Addrs)
-	// Plugins extend anima with tools and neurons.
+	// Plugins extend anima beyond the built-in ones (builtinPlugins, switched in the
+	// configuration); tests use it for plugins of their own.
 	Plugins []plugins.Plugin
+	// Clock, if set, replaces the wall clock (tests).
+	Clock brain.Clock
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).
@@ -95,6 +98,8 @@ type service struct {
 	ctl       *controlServer
 	compact   *storeCompactor
 	ms        *metricsServer // nil without metrics.listen
+	jobs      *plugins.Jobs
+	clock     brain.Clock
 	pendingIn []brain.Signal // signals left unprocessed by the last run
 }
 
@@ -108,8 +113,11 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	clock := brain.RealClock{}
-	s := &service{log: log, store: store}
+	var clock brain.Clock = brain.RealClock{}
+	if opts.Clock != nil {
+		clock = opts.Clock
+	}
+	s := &service{log: log, store: store, clock: clock}
 
 	// Memory, schedules and the tool registry.
 	llmClient := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
@@ -122,11 +130,17 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 			return nil, fmt.Errorf("register tool: %w", err)
 		}
 	}
-	neurons, err := plugins.Collect(tools, opts.Plugins...)
+	plugs, err := plugins.Install(tools, plugins.Options{Logger: log, Registerer: reg},
+		append(builtinPlugins(cfg.Plugins, clock, log, reg), opts.Plugins...)...)
 	if err != nil {
 		return nil, err
 	}
-	s.think = cognition.New(CognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
+	if err := loadPlugins(store, plugs); err != nil {
+		return nil, err
+	}
+	neurons := plugs.Neurons()
+	s.think = cognition.New(CognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock,
+		Sections: plugs.Sections})
 	if err := restoreUsage(store, s.think); err != nil {
 		return nil, err
 	}
@@ -151,10 +165,17 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		}
 		s.ch = s.tg
 	}
+	var media brain.MediaFetcher // the channel downloads the files of user messages
+	if s.tg != nil {
+		media = s.tg
+	}
+	jr := &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, plugs: plugs, log: log.With("component", "journal")}
+	s.jobs = plugins.NewJobs(plugs, pluginHost{store: store, thinker: s.think, journal: jr}, jobLog{store: store}, zone)
 	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
-		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think,
-		Journal: &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands: &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg,
+		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think, Media: media,
+		Journal: jr,
+		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs},
+			reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg, plugins: plugs,
 			outage: s.think, compact: s.compact},
 		StateStore: store, Logger: log, Registerer: reg,
 	})
@@ -210,6 +231,7 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 	})
 	g.Go(func() error { return s.ctl.Run(gctx) })
 	g.Go(func() error { return s.compact.Run(gctx) })
+	g.Go(func() error { return s.jobs.Run(gctx, s.clock.Now, cfg.Brain.Tick.Std()) })
 	g.Go(func() error { return keepUsage(gctx, s.store, s.think) })
 	if s.ms != nil {
 		g.Go(func() error { return s.ms.Run(gctx) })

@@ -246,12 +246,13 @@ func TestBadUpdatesDoNotStopAnything(t *testing.T) {
 	h.tg.PushRaw([]byte(`{"message": {"message_id": "not a number", "chat": 5}}`))
 	h.tg.PushRaw([]byte(`{"message":{"message_id":5,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"sticker":{"file_id":"x","file_unique_id":"y","type":"regular","width":1,"height":1,"is_animated":false,"is_video":false}}}`))
 	h.tg.PushRaw([]byte(`{"edited_message":{"message_id":6,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"text":"edited"}}`))
-	h.tg.PushRaw([]byte(`{"message":{"message_id":7,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"photo":[{"file_id":"p","file_unique_id":"q","width":1,"height":1}],"caption":"look at my boat"}}`))
+	photo := h.tg.AddFile("photos", ".jpg", []byte("\xff\xd8boat"))
+	h.tg.PushRaw([]byte(`{"message":{"message_id":7,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"photo":[{"file_id":"` + photo + `","file_unique_id":"q","width":1,"height":1}],"caption":"look at my boat"}}`))
 	sent, err := h.tg.WaitSent(waitCtx(t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sent[0].Visible != "echo: look at my boat" {
+	if sent[0].Visible != "echo: [photo] look at my boat" {
 		t.Errorf("reply = %q, want the caption answered", sent[0].Visible)
 	}
 	h.tg.PushText(user, user, "still alive?")
@@ -482,8 +483,8 @@ func TestCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	var menu []struct{ Command, Description string }
-	if err := json.Unmarshal([]byte(calls[0].Params["commands"]), &menu); err != nil || len(menu) != 8 || menu[7].Command != "forget" {
-		t.Errorf("command menu = %+v (%v), want the 8 commands /help lists", menu, err)
+	if err := json.Unmarshal([]byte(calls[0].Params["commands"]), &menu); err != nil || len(menu) != 9 || menu[8].Command != "forget" || menu[7].Command != "thoughts" {
+		t.Errorf("command menu = %+v (%v), want the 9 commands /help lists", menu, err)
 	}
 }
 

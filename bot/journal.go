@@ -10,6 +10,7 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -42,6 +43,7 @@ type journal struct {
 	facts  factBook     // may be nil
 	sched  scheduleBook // may be nil
 	upkeep upkeeper     // may be nil
+	plugs  *plugins.Set // may be nil
 	log    *slog.Logger
 }
 
@@ -108,6 +110,11 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 			return nil
 		}
 		return err
+	case brain.PluginChange:
+		if j.plugs == nil {
+			return nil
+		}
+		return applyPluginTx(tx, j.plugs, v, rec.At)
 	}
 	// brain.HomeOf says InTurn, but nothing here applies it (SendMessage never gets here:
 	// the loop moves messages to rec.Outbox).

@@ -30,6 +30,9 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		PersonaName:         cfg.Persona.Name,
 		PersonaDescription:  cfg.Persona.Description,
 		DefaultZone:         zone,
+		TranscriptionModel:  cfg.LLM.TranscriptionModel,
+		MaxAudio:            cfg.LLM.MaxAudio.Std(),
+		Vision:              cfg.LLM.Vision,
 	}
 }
 

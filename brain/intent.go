@@ -47,6 +47,8 @@ func HomeOf(in Intent) Home {
 		return InLoop
 	case UpdateState: // agent-wide energy and alertness
 		return InLoop
+	case PluginChange: // the plugin's own bucket
+		return InTurn
 	}
 	return 0
 }
@@ -153,6 +155,19 @@ type EmitThought struct {
 	Chat int64
 	Text string
 }
+
+// PluginChange is a change a plugin makes to its own state. The journal hands it back to
+// the plugin named Plugin inside the turn's transaction, with the plugin's own bucket, so
+// the change is written with the turn or not at all. Change is the plugin's own value;
+// nothing but the plugin reads it.
+type PluginChange struct {
+	Plugin string
+	Chat   int64
+	Change any
+}
+
+// IntentName implements Intent.
+func (PluginChange) IntentName() string { return "plugin_change" }
 
 // SetTimezone sets a user's own time zone (an IANA name; "" returns to the default).
 type SetTimezone struct {

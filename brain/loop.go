@@ -41,6 +41,7 @@ type LoopDeps struct {
 	Autonomic  Autonomic // optional
 	Aggregator Aggregator
 	Thinker    Thinker
+	Media      MediaFetcher // optional: downloads the files of user messages for a Perceiver
 	Journal    Journal
 	Commands   CommandHandler // optional
 	StateStore StateStore     // optional

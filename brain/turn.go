@@ -51,8 +51,18 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 	if asked {
 		stopTyping = l.typing(ctx, w.Chat)
 	}
+	if p, ok := l.deps.Thinker.(Perceiver); ok && HasMedia(w.Signals) {
+		w = p.Perceive(ctx, w, l.deps.Media) // downloads and transcriptions: here, off the tick
+	}
+	mw, notices, skip := forModel(w)
 	r.thinking = true
-	out, err := l.safeThink(ctx, w)
+	var (
+		out Outcome
+		err error
+	)
+	if !skip {
+		out, err = l.safeThink(ctx, mw)
+	}
 	stopTyping()
 	now := l.deps.Clock.Now()
 	rec := TurnRecord{Done: done, Chat: w.Chat, User: w.User, At: now}
@@ -87,6 +97,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 	r.thought = err == nil
 	r.status = out.Status
 	msgs, intents := l.sortIntents(out.Intents)
+	msgs = append(notices, msgs...)
 	rec.Intents = intents
 	l.answer(&rec, w, msgs)
 	stampArrival(rec.Outbox, w.Signals...)
@@ -181,4 +192,33 @@ func (l *CoreLoop) commit(ctx context.Context, r *result, rec TurnRecord, holdin
 	if err := l.deliver(ctx, &r.delivery, entries); err != nil {
 		r.err = err
 	}
+}
+
+// forModel is the wake cognition sees: w without the user messages whose media could not
+// be read (they are answered by their notice alone, and still recorded). skip says nothing
+// is left to think about: every user message of the wake was such a one.
+func forModel(w Wake) (mw Wake, notices []SendMessage, skip bool) {
+	users, noticed := 0, 0
+	for _, s := range w.Signals {
+		if s.Type != SignalUserMessage {
+			continue
+		}
+		users++
+		if s.Media != nil && s.Media.Notice != "" {
+			noticed++
+			notices = append(notices, SendMessage{Chat: w.Chat, Text: s.Media.Notice, Kind: KindSystem, ReplyTo: s.MessageID, Plain: true})
+		}
+	}
+	if noticed == 0 {
+		return w, nil, false
+	}
+	mw = w
+	mw.Signals = make([]Signal, 0, len(w.Signals)-noticed)
+	for _, s := range w.Signals {
+		if s.Type == SignalUserMessage && s.Media != nil && s.Media.Notice != "" {
+			continue
+		}
+		mw.Signals = append(mw.Signals, s)
+	}
+	return mw, notices, noticed == users
 }

@@ -26,8 +26,9 @@ import (
 
 // SchemaVersion is the version of the bucket layout this code reads and writes.
 // Version 2 keys facts by chat and user (version 1 by user alone: those become the
-// user's private-chat facts when Open migrates the file).
-const SchemaVersion = 2
+// user's private-chat facts when Open migrates the file). Version 3 changes memory's
+// search index to per-turn tail entries folded into segments (migrateIndexV3).
+const SchemaVersion = 3
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
 // first. Forget relies on that.
@@ -39,7 +40,7 @@ const (
 	BucketRelationships = "relationships" // chat → brain.Relationship
 	BucketAcks          = "acks"          // ack key → brain.Ack
 	BucketSummaries     = "summaries"     // chat → memory summary
-	BucketIndex         = "index"         // chat | term → postings (memory search)
+	BucketIndex         = "index"         // chat | tag | … → memory search (brain/memory/index.go)
 	BucketSchedules     = "schedules"     // chat | id → brain.ScheduleItem
 	BucketFires         = "fires"         // chat | id | due → fire record
 	BucketFacts         = "facts"         // chat | user | attribute → brain.Fact (see FactKey)
@@ -130,6 +131,11 @@ func (s *Store) init() error {
 		if n < 2 {
 			if err := migrateFactsV2(tx.Bucket([]byte(BucketFacts))); err != nil {
 				return fmt.Errorf("migrate facts to schema 2: %w", err)
+			}
+		}
+		if n < 3 {
+			if err := migrateIndexV3(tx.Bucket([]byte(BucketIndex))); err != nil {
+				return fmt.Errorf("migrate search index to schema 3: %w", err)
 			}
 		}
 		return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))
@@ -246,8 +252,29 @@ func (t *Tx) bucket(name string) (*bolt.Bucket, error) {
 	if b == nil {
 		return nil, fmt.Errorf("no bucket %q", name)
 	}
+	if appendMostly[name] {
+		b.FillPercent = appendFill
+	}
 	return b, nil
 }
+
+// appendMostly are the buckets whose keys mostly grow at the end of their chat's range
+// (history by sequence, memory's index by turn and segment): their pages are split
+// nearly full rather than in half, which keeps the file near the size of the data.
+var appendMostly = map[string]bool{BucketHistory: true, BucketIndex: true}
+
+const appendFill = 0.95
+
+// EnsureBucket creates the bucket name if it does not exist (a plugin's own bucket).
+func (t *Tx) EnsureBucket(name string) error {
+	if _, err := t.tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+		return fmt.Errorf("create bucket %s: %w", name, err)
+	}
+	return nil
+}
+
+// OnCommit runs fn after the transaction commits (never if it rolls back).
+func (t *Tx) OnCommit(fn func()) { t.tx.OnCommit(fn) }
 
 // Put stores v as JSON under key.
 func (t *Tx) Put(bucket string, key []byte, v any) error {
@@ -298,6 +325,17 @@ func (t *Tx) GetRaw(bucket string, key []byte) ([]byte, error) {
 		return nil, nil
 	}
 	return bytes.Clone(v), nil
+}
+
+// Peek returns the bytes under key (nil if absent) without copying them: they are valid
+// only until the transaction ends and must not be modified. It suits large values read
+// once (memory's index segments).
+func (t *Tx) Peek(bucket string, key []byte) ([]byte, error) {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return nil, err
+	}
+	return b.Get(key), nil
 }
 
 // Delete removes key.

@@ -27,6 +27,22 @@ type Config struct {
 	Persona   PersonaConfig   `yaml:"persona"`
 	Brain     BrainConfig     `yaml:"brain"`
 	Log       LogConfig       `yaml:"log"`
+	Plugins   PluginsConfig   `yaml:"plugins"`
+}
+
+// PluginsConfig holds one section per plugin (plugins.<name>), each decoded as strictly
+// as the rest: an unknown key is an error naming the key and so the plugin.
+type PluginsConfig struct {
+	Innerlife InnerlifeConfig `yaml:"innerlife"`
+}
+
+// InnerlifeConfig is the inner life plugin's section: concerns, journal and dream.
+type InnerlifeConfig struct {
+	Enabled bool `yaml:"enabled"`
+	// DreamAt is the local time "HH:MM" (user.timezone) of the nightly dream.
+	DreamAt string `yaml:"dream_at"`
+	// DreamMinQuiet is how long the user must have been quiet for a dream to run.
+	DreamMinQuiet Duration `yaml:"dream_min_quiet"`
 }
 
 // Telegram update delivery modes, the allowed values of telegram.mode.
@@ -71,6 +87,11 @@ type LLMConfig struct {
 	DailyTokenBudget    int64    `yaml:"daily_token_budget"`   // tokens per day; 0 = unlimited
 	ContextTokens       int      `yaml:"context_tokens"`       // prompt budget, ≥ 500
 	MaxOutputTokens     int      `yaml:"max_output_tokens"`    // completion limit, > 0
+	// TranscriptionModel transcribes voice notes on the same endpoint; "" switches
+	// listening off.
+	TranscriptionModel string   `yaml:"transcription_model"`
+	MaxAudio           Duration `yaml:"max_audio"` // longest recording transcribed, > 0
+	Vision             bool     `yaml:"vision"`    // photos are shown to the model
 }
 
 // StorageConfig is the storage section.
@@ -172,6 +193,9 @@ func Default() Config {
 			ConfidenceThreshold: 0.6,
 			ContextTokens:       6000,
 			MaxOutputTokens:     800,
+			TranscriptionModel:  "whisper-1",
+			MaxAudio:            Duration(10 * time.Minute),
+			Vision:              true,
 		},
 		Storage: StorageConfig{Path: "./data/anima.db"},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
@@ -195,6 +219,9 @@ func Default() Config {
 		},
 		Brain: BrainConfig{Tick: Duration(time.Second)},
 		Log:   LogConfig{Level: "info", Format: "text"},
+		Plugins: PluginsConfig{
+			Innerlife: InnerlifeConfig{Enabled: true, DreamAt: "04:00", DreamMinQuiet: Duration(30 * time.Minute)},
+		},
 	}
 }
 

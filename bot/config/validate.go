@@ -119,6 +119,12 @@ func (c *checker) notEmpty(key, v string) {
 func (c Config) validate() []*KeyError {
 	var p checker
 
+	il := c.Plugins.Innerlife
+	if h, m, ok := strings.Cut(il.DreamAt, ":"); !ok || len(h) != 2 || len(m) != 2 || atoi2(h) > 23 || atoi2(m) > 59 {
+		p.add("plugins.innerlife.dream_at", "want a local time \"HH:MM\" such as \"04:00\"; got %q", il.DreamAt)
+	}
+	p.positive("plugins.innerlife.dream_min_quiet", il.DreamMinQuiet)
+
 	t := c.Telegram
 	switch tok := t.Token.Reveal(); {
 	case tok == "": // ValidateRun requires one
@@ -176,6 +182,7 @@ func (c Config) validate() []*KeyError {
 	if l.MaxOutputTokens <= 0 {
 		p.add("llm.max_output_tokens", "must be greater than 0; got %d", l.MaxOutputTokens)
 	}
+	p.positive("llm.max_audio", l.MaxAudio)
 
 	p.notEmpty("storage.path", c.Storage.Path)
 	if c.Metrics.Listen != "" {
@@ -241,4 +248,12 @@ func urlSafe(s string) bool {
 // characters of A-Z a-z 0-9 _ -.
 func validSecretToken(s string) bool {
 	return len(s) >= 1 && len(s) <= 256 && urlSafe(s)
+}
+
+// atoi2 reads two ASCII digits; 99 for anything else.
+func atoi2(s string) int {
+	if len(s) != 2 || s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9' {
+		return 99
+	}
+	return int(s[0]-'0')*10 + int(s[1]-'0')
 }

@@ -62,6 +62,14 @@ type Config struct {
 	PersonaDescription string
 	// DefaultZone is the users' zone unless a relationship overrides it (default UTC).
 	DefaultZone *time.Location
+	// TranscriptionModel transcribes voice notes, audio and video notes on the same
+	// endpoint; empty switches listening off (anima says it cannot listen yet).
+	TranscriptionModel string
+	// MaxAudio is the longest recording transcribed (default 10 minutes).
+	MaxAudio time.Duration
+	// Vision shows photos to the model as image parts; false: anima says it cannot see
+	// images yet. (The configuration's default is true.)
+	Vision bool
 }
 
 func (c Config) withDefaults() Config {
@@ -95,6 +103,9 @@ func (c Config) withDefaults() Config {
 	if c.DefaultZone == nil {
 		c.DefaultZone = time.UTC
 	}
+	if c.MaxAudio <= 0 {
+		c.MaxAudio = 10 * time.Minute
+	}
 	return c
 }
 
@@ -119,6 +130,9 @@ type Options struct {
 	// probe's success closes the breaker.
 	BreakerThreshold int
 	BreakerCooldown  time.Duration
+	// Sections returns the plugins' prompt sections for a run (nil: none). It is called
+	// once per run, off the loop's goroutine, and must recover its own panics.
+	Sections func(w brain.Wake, now time.Time) []brain.Section
 }
 
 // Cognition is the brain.Thinker: the fast-then-smart tool-calling loop. It is safe for
@@ -134,7 +148,9 @@ type Cognition struct {
 	retries int
 	backoff time.Duration
 	m       *metrics
+	mm      *mediaMetrics
 	brk     *breaker
+	sects   func(w brain.Wake, now time.Time) []brain.Section
 
 	tokMu  sync.Mutex
 	tokDay string
@@ -153,8 +169,8 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 	c := &Cognition{
 		cfg: cfg, client: client, mem: mem, reg: reg,
 		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
-		retries: opts.Retries, backoff: opts.Backoff,
-		m: newMetrics(opts.Registerer),
+		retries: opts.Retries, backoff: opts.Backoff, sects: opts.Sections,
+		m: newMetrics(opts.Registerer), mm: newMediaMetrics(opts.Registerer),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -285,6 +301,9 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 			rc = brain.Recall{}
 		}
 	}
+	if c.sects != nil {
+		rc.Sections = c.sects(w, c.clock.Now())
+	}
 	out, err := c.think(ctx, w, profile, rc)
 	if _, open := c.brk.outage(); err != nil && open && !errors.Is(err, ErrUnavailable) {
 		// The run's failures opened the breaker: the endpoint is down.
@@ -297,6 +316,10 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 	case err != nil:
 		c.m.runs.WithLabelValues(string(profile), "error").Inc()
 		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, err)
+	}
+	for _, sec := range rc.Sections {
+		// A section's intents belong to the run that showed it (a due check-in it carried).
+		out.Intents = append(out.Intents, sec.Intents...)
 	}
 	label := "silent"
 	for _, in := range out.Intents {

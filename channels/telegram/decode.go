@@ -73,8 +73,9 @@ func (c classifier) message(updateID int64, m *models.Message) verdict {
 	if text == "" {
 		text, entities = m.Caption, m.CaptionEntities
 	}
-	if strings.TrimSpace(text) == "" {
-		return verdict{kind: kindIgnored, why: "no text (sticker, media without caption, service message)"}
+	media := mediaOf(m)
+	if strings.TrimSpace(text) == "" && media == nil {
+		return verdict{kind: kindIgnored, why: "no text (sticker, service message)"}
 	}
 	switch m.Chat.Type {
 	case models.ChatTypePrivate:
@@ -102,8 +103,10 @@ func (c classifier) message(updateID int64, m *models.Message) verdict {
 		At:        time.Unix(int64(m.Date), 0).UTC(),
 		Ref:       strconv.FormatInt(updateID, 10),
 		MessageID: m.ID,
+		Media:     media,
 	}
 	if strings.HasPrefix(sig.Text, "/") {
+		sig.Media = nil // a command in a caption is a command, as it always was
 		if !commandFor(sig.Text, c.me.username) {
 			return verdict{kind: kindIgnored, why: "command for another bot"}
 		}

@@ -55,7 +55,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 // knownMethods bounds the method label; anything else counts as "other".
 var knownMethods = map[string]bool{
 	"getUpdates": true, "getMe": true, "sendMessage": true, "sendChatAction": true,
-	"deleteWebhook": true, "setWebhook": true, "answerCallbackQuery": true,
+	"deleteWebhook": true, "setWebhook": true, "answerCallbackQuery": true, "getFile": true,
 }
 
 // statusKey carries a *atomic.Int32 in a request context; the transport stores the HTTP
@@ -75,7 +75,10 @@ type transport struct {
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	method := req.URL.Path[strings.LastIndexByte(req.URL.Path, '/')+1:]
-	if !knownMethods[method] {
+	switch {
+	case strings.Contains(req.URL.Path, "/file/bot"):
+		method = "download" // a file download, not a method
+	case !knownMethods[method]:
 		method = "other"
 	}
 	resp, err := t.base.RoundTrip(req)
