@@ -96,6 +96,7 @@ type service struct {
 	sched     *schedule.Scheduler
 	think     *cognition.Cognition
 	ctl       *controlServer
+	compact   *storeCompactor
 	ms        *metricsServer // nil without metrics.listen
 	jobs      *plugins.Jobs
 	clock     brain.Clock
@@ -156,6 +157,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 
 	// The channel submits what it records to the inbox; the loop reads the inbox and sends
 	// through the channel.
+	s.compact = newStoreCompactor(store, log)
 	s.inbox = brain.NewInbox()
 	if opts.Console {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
@@ -180,7 +182,8 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think, Media: media,
 		Journal: jr,
 		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs},
-			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs},
+			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs,
+			outage: s.think, compact: s.compact},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg,
 	})
 
@@ -234,6 +237,7 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 		return s.sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return s.inbox.Submit(ctx, sigs...) })
 	})
 	g.Go(func() error { return s.ctl.Run(gctx) })
+	g.Go(func() error { return s.compact.Run(gctx) })
 	g.Go(func() error { return s.jobs.Run(gctx, s.clock.Now, cfg.Brain.Tick.Std()) })
 	g.Go(func() error { return keepUsage(gctx, s.store, s.think) })
 	if s.ms != nil {

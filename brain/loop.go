@@ -14,6 +14,14 @@ type LoopConfig struct {
 	Tick          time.Duration // default 1s
 	MaxConcurrent int           // cognition runs at once (default 8)
 	Apology       string        // sent when cognition fails on a user message
+	// OutageNotice is sent, once per outage, to a chat whose messages wait for the model
+	// to come back.
+	OutageNotice string
+	// HoldRetry is how often, while the model is unreachable, the longest-held chat asks
+	// again (default 30s); MaxHold is how long messages wait before they are dropped
+	// (default 24h).
+	HoldRetry time.Duration
+	MaxHold   time.Duration
 	// StopGrace bounds how long Run waits for runs in flight when stopping (default 5s).
 	StopGrace time.Duration
 	// DuplicateWindow is how many recent sent messages a proactive one is compared with.
@@ -72,6 +80,7 @@ type CoreLoop struct {
 	chats    map[int64]*chatQueue
 	running  int
 	retries  retries
+	parked   parked
 	wg       sync.WaitGroup
 	workCtx  context.Context
 	stopping bool // set by stop: no new job starts
@@ -115,6 +124,15 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 	if cfg.Apology == "" {
 		cfg.Apology = "Sorry — my thoughts got tangled just now. Could you say that again in a minute?"
 	}
+	if cfg.OutageNotice == "" {
+		cfg.OutageNotice = "I can't reach my thoughts right now — I have your message and will answer as soon as I can."
+	}
+	if cfg.HoldRetry <= 0 {
+		cfg.HoldRetry = 30 * time.Second
+	}
+	if cfg.MaxHold <= 0 {
+		cfg.MaxHold = 24 * time.Hour
+	}
 	if deps.Clock == nil {
 		deps.Clock = RealClock{}
 	}
@@ -144,6 +162,7 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		limit:   newRateLimit(cfg.UserRunsPerMinute, time.Minute),
 		held:    map[int64]time.Time{},
 		noticed: map[int64]time.Time{},
+		parked:  newParked(deps.Registerer),
 	}
 }
 
@@ -210,6 +229,7 @@ func (l *CoreLoop) step(now time.Time, sigs []Signal, tick bool) {
 		l.m.ticks.Inc()
 		l.retryDue(now)
 		l.releaseHeld(now)
+		l.holdTick(now)
 	}
 	for _, w := range l.stepper.Step(now, sigs) {
 		l.dispatch(job{kind: jobWake, wake: w})

@@ -20,9 +20,11 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// ErrUnavailable is returned (wrapped) by Think while the circuit breaker is open: the
-// model endpoint failed repeatedly and is not being asked for a while.
-var ErrUnavailable = errors.New("model endpoint unavailable")
+// ErrUnavailable is returned (wrapped) by Think when the model endpoint cannot be reached:
+// the circuit breaker was open, or the run's failures opened it. It is
+// brain.ErrModelUnavailable, so the core loop holds the user's messages until the model
+// is back.
+var ErrUnavailable = brain.ErrModelUnavailable
 
 // Memory supplies what a prompt remembers: facts, summary, recent turns and memories
 // relevant to query, fitted to about budgetTokens. An error makes the run go on without
@@ -130,8 +132,11 @@ type Options struct {
 	Retries int
 	// Backoff is the first retry delay, doubled for each further retry (default 1 s).
 	Backoff time.Duration
-	// BreakerThreshold consecutive endpoint failures open the circuit breaker (default 5)
-	// for BreakerCooldown (default 30 s).
+	// BreakerThreshold consecutive endpoint failures open the circuit breaker (default 5).
+	// While it is open, runs fail fast, except that a run answering a user message may
+	// send one probe request (no retries) once BreakerCooldown (default 5 s) has passed
+	// since the last failed request or probe; proactive runs and dreams never probe. A
+	// probe's success closes the breaker.
 	BreakerThreshold int
 	BreakerCooldown  time.Duration
 	// Sections returns the plugins' prompt sections for a run (nil: none). It is called
@@ -210,16 +215,18 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		threshold = 5
 	}
 	if cooldown <= 0 {
-		cooldown = 30 * time.Second
+		cooldown = 5 * time.Second
 	}
-	c.brk = newBreaker(threshold, cooldown, func(open bool) {
+	c.brk = newBreaker(threshold, cooldown, func(open bool, since time.Time) {
 		if open {
 			c.m.breakerOpen.Set(1)
-			c.log.Warn("llm circuit breaker open", "cooldown", cooldown)
+			c.m.breakerSince.Set(float64(since.Unix()))
+			c.log.Warn("llm circuit breaker open: the model is unreachable", "probe_every", cooldown)
 			return
 		}
 		c.m.breakerOpen.Set(0)
-		c.log.Info("llm circuit breaker closed")
+		c.m.breakerSince.Set(0)
+		c.log.Info("llm circuit breaker closed: the model is back", "outage", c.clock.Now().Sub(since).Round(time.Second))
 	})
 	return c
 }
@@ -391,12 +398,16 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 		}
 		return brain.Outcome{}, nil
 	}
-	if c.brk.isOpen(c.clock.Now()) {
+	mayProbe := w.Reason.Code == brain.ReasonUserMessage
+	if c.brk.isOpen(c.clock.Now(), mayProbe) {
 		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
 		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, ErrUnavailable)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*c.cfg.RequestTimeout)
 	defer cancel()
+	if mayProbe {
+		ctx = context.WithValue(ctx, probeKey{}, true)
+	}
 
 	var rc brain.Recall
 	if c.mem != nil {
@@ -411,6 +422,10 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 		rc.Sections = c.sects(w, c.clock.Now())
 	}
 	out, err := c.think(ctx, w, profile, rc)
+	if _, open := c.brk.outage(); err != nil && open && !errors.Is(err, ErrUnavailable) {
+		// The run's failures opened the breaker: the endpoint is down.
+		err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
 	switch {
 	case errors.Is(err, ErrUnavailable):
 		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
@@ -432,6 +447,16 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 	c.m.runs.WithLabelValues(string(profile), label).Inc()
 	return out, nil
 }
+
+// probeKey marks the context of a run that may probe an open breaker (a run answering a
+// user message).
+type probeKey struct{}
+
+func mayProbe(ctx context.Context) bool { ok, _ := ctx.Value(probeKey{}).(bool); return ok }
+
+// Outage reports since when the model endpoint has been unreachable (the circuit breaker
+// open); ok is false while it answers. Safe for concurrent use.
+func (c *Cognition) Outage() (since time.Time, ok bool) { return c.brk.outage() }
 
 // recallQuery is what memory is searched for: the user's words, else the wake's reason.
 func recallQuery(w brain.Wake) string {

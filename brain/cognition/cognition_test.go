@@ -793,3 +793,57 @@ func TestDailyUserTokenShare(t *testing.T) {
 		t.Errorf("runs{chat,budget} = %v, want 2", got)
 	}
 }
+
+// TestBreakerProbes: while the breaker is open, proactive runs never probe; a user
+// message may probe once the last try is 5 s old, with one request and no retries; the
+// probe's success closes the breaker. Outage says since when the model is unreachable.
+func TestBreakerProbes(t *testing.T) {
+	e := newEnv(t, setup{opts: func(o *cognition.Options) {
+		o.Retries = 2
+		o.BreakerThreshold = 2
+	}})
+	e.srv.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(503) })
+	ctx := context.Background()
+	if _, err := e.c.Think(ctx, userWake("one")); !errors.Is(err, cognition.ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable once the run's failures open the breaker", err)
+	}
+	since, down := e.c.Outage()
+	if !down || !since.Equal(t0) {
+		t.Fatalf("Outage = %v, %v; want since %v", since, down, t0)
+	}
+	n := len(e.srv.Requests())
+	for _, tc := range []struct {
+		name    string
+		advance time.Duration
+		wake    brain.Wake
+		want    int // requests sent
+	}{
+		{"user within the probe gap", 4 * time.Second, userWake("two"), 0},
+		{"proactive after the gap", 2 * time.Second, proactiveWake(), 0},
+		{"user after the gap: one probe, no retries", 0, userWake("three"), 1},
+		{"user right after the failed probe", time.Second, userWake("four"), 0},
+	} {
+		e.clock.Advance(tc.advance)
+		if _, err := e.c.Think(ctx, tc.wake); !errors.Is(err, cognition.ErrUnavailable) {
+			t.Errorf("%s: err = %v, want ErrUnavailable", tc.name, err)
+		}
+		if got := len(e.srv.Requests()) - n; got != tc.want {
+			t.Errorf("%s: %d requests, want %d", tc.name, got, tc.want)
+		}
+		n = len(e.srv.Requests())
+	}
+	if got := metric(t, e, "anima_cognition_breaker_open_since_seconds"); got != float64(t0.Unix()) {
+		t.Errorf("open since gauge = %v, want %v", got, t0.Unix())
+	}
+	e.srv.SetDefault(nil)
+	e.clock.Advance(5 * time.Second)
+	if s := sends(think(t, e, userWake("five"))); len(s) != 1 {
+		t.Errorf("sends after the successful probe = %+v", s)
+	}
+	if _, down := e.c.Outage(); down {
+		t.Error("the breaker is still open after a successful probe")
+	}
+	if got := metric(t, e, "anima_cognition_breaker_open_since_seconds"); got != 0 {
+		t.Errorf("open since gauge = %v after recovery, want 0", got)
+	}
+}

@@ -312,7 +312,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 	setMaxTokens(&req, c.cfg.MaxOutputTokens)
 	var last error
 	for attempt := 0; ; attempt++ {
-		if !c.brk.allow(c.clock.Now()) {
+		if !c.brk.allow(c.clock.Now(), mayProbe(ctx)) {
 			if last != nil {
 				return openai.ChatCompletionResponse{}, fmt.Errorf("%w (last error: %w)", ErrUnavailable, last)
 			}
@@ -348,7 +348,8 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 		}
 		now := c.clock.Now()
 		c.brk.failure(now)
-		if attempt >= c.retries {
+		if _, open := c.brk.outage(); open || attempt >= c.retries {
+			// An open breaker is not retried: a probe is one request.
 			return openai.ChatCompletionResponse{}, last
 		}
 		wait := c.backoff << attempt
