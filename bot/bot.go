@@ -153,7 +153,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think,
 		Journal:    &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, log: log.With("component", "journal")},
 		Commands:   &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg},
-		StateStore: store, Logger: log, Registerer: reg,
+		StateStore: store, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
 	})
 
 	// Work left from the last run: undelivered messages first, then unprocessed signals.

@@ -36,6 +36,8 @@ type LoopDeps struct {
 	Journal    Journal
 	Commands   CommandHandler // optional
 	StateStore StateStore     // optional
+	// Drafter shows answers to a user in a private chat as they are written (optional).
+	Drafter    Drafter
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 }

@@ -43,13 +43,17 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 			asked, replyTo = true, s.MessageID
 		}
 	}
-	stopTyping := func() {}
+	stopTyping, stopDrafts := func() {}, func() {}
 	if asked {
 		stopTyping = l.typing(ctx, w.Chat)
+		if l.deps.Drafter != nil && !w.Rel.Group {
+			w.Drafter, stopDrafts = startDrafts(ctx, l.deps.Drafter, &l.wg)
+		}
 	}
 	r.thinking = true
 	out, err := l.safeThink(ctx, w)
 	stopTyping()
+	stopDrafts()
 	now := l.deps.Clock.Now()
 	rec := TurnRecord{Done: done, Chat: w.Chat, User: w.User, At: now}
 	for _, s := range w.Signals {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -130,6 +131,9 @@ type Cognition struct {
 	backoff time.Duration
 	m       *metrics
 	brk     *breaker
+	// noStreamUntil (unix nanoseconds of the clock) keeps streaming off after the endpoint
+	// refused a stream.
+	noStreamUntil atomic.Int64
 
 	tokMu  sync.Mutex
 	tokDay string

@@ -116,6 +116,7 @@ type Channel struct {
 	bot      *bot.Bot
 	pace     *pacer
 	locks    *chatLocks
+	drafts   *drafts
 	sleep    func(context.Context, time.Duration) error
 	now      func() time.Time
 	base     time.Duration
@@ -154,6 +155,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 		allowed:  make(map[int64]bool, len(cfg.AllowedUsers)),
 		ready:    make(chan struct{}),
 		locks:    newChatLocks(),
+		drafts:   newDrafts(),
 
 		webhookLimits: webhookLimits(),
 	}

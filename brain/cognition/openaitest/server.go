@@ -51,6 +51,10 @@ type Reply struct {
 	Hang bool
 	// PromptTokens and CompletionTokens override the usage estimate when non-zero.
 	PromptTokens, CompletionTokens int
+	// ChunkDelay, for a streamed reply, pauses between its chunks (wall-clock): a model
+	// writing at that pace. Chunk is the content's size per chunk in runes (default 8).
+	ChunkDelay time.Duration
+	Chunk      int
 }
 
 // Responder answers a request when no scripted reply matches.
@@ -75,6 +79,7 @@ type Server struct {
 	violations []string
 	issued     map[string]bool
 	seq        int
+	streaming  StreamMode
 }
 
 // New starts a server that is closed when the test ends.
@@ -273,6 +278,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		writeError(w, reply.Status, "server_error", msg)
 		return
+	}
+	if body.Stream {
+		s.mu.Lock()
+		mode := s.streaming
+		s.mu.Unlock()
+		switch mode {
+		case StreamRefuse:
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "stream is not supported")
+			return
+		case StreamSSE:
+			s.stream(w, r, body, reply)
+			return
+		}
 	}
 	s.answer(w, body, reply)
 }
