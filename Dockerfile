@@ -16,5 +16,9 @@ VOLUME /data
 ENV ANIMA_STORAGE_PATH=/data/anima.db ANIMA_METRICS_LISTEN=0.0.0.0:9464
 USER nonroot:nonroot
 EXPOSE 9464
+# Healthy while /readyz answers 200 (store open, Telegram reachable). distroless has no
+# curl: the binary asks itself, at metrics.listen from the same config and environment.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
+	CMD ["/anima", "health", "--config", "/etc/anima/config.yaml"]
 ENTRYPOINT ["/anima"]
 CMD ["run", "--config", "/etc/anima/config.yaml"]

@@ -9,10 +9,11 @@ FUZZN ?= 20000
 FUZZN_CONFIG ?= 5000
 FUZZFLAGS := -fuzzminimizetime 3s
 
-.PHONY: build test fuzz bench lint run loadtest clean
+.PHONY: build test fuzz bench lint rules run loadtest clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/anima ./cmd/anima
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/anima-sim ./cmd/anima-sim
 
 test:
 	$(GO) vet ./...
@@ -34,6 +35,11 @@ bench:
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The alerting rules in deploy/prometheus: promtool check rules and test rules (promtool is
+# installed from Debian's prometheus package when missing).
+rules:
+	scripts/promtool-check
 
 run: build
 	./bin/anima run --config config.yaml

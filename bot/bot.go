@@ -41,8 +41,11 @@ type Options struct {
 	Out     io.Writer
 	// Started, if set, is called once everything listens, with the bound addresses.
 	Started func(Addrs)
-	// Plugins extend anima with tools and neurons.
+	// Plugins extend anima beyond the built-in ones (builtinPlugins, switched in the
+	// configuration); tests use it for plugins of their own.
 	Plugins []plugins.Plugin
+	// Clock, if set, replaces the wall clock (tests).
+	Clock brain.Clock
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).
@@ -94,6 +97,8 @@ type service struct {
 	think     *cognition.Cognition
 	ctl       *controlServer
 	ms        *metricsServer // nil without metrics.listen
+	jobs      *plugins.Jobs
+	clock     brain.Clock
 	pendingIn []brain.Signal // signals left unprocessed by the last run
 }
 
@@ -107,8 +112,11 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	clock := brain.RealClock{}
-	s := &service{log: log, store: store}
+	var clock brain.Clock = brain.RealClock{}
+	if opts.Clock != nil {
+		clock = opts.Clock
+	}
+	s := &service{log: log, store: store, clock: clock}
 
 	// Memory, schedules and the tool registry.
 	llmClient := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
@@ -121,18 +129,24 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 			return nil, fmt.Errorf("register tool: %w", err)
 		}
 	}
-	neurons, err := plugins.Collect(tools, opts.Plugins...)
+	plugs, err := plugins.Install(tools, plugins.Options{Logger: log, Registerer: reg},
+		append(builtinPlugins(cfg.Plugins, clock, log, reg), opts.Plugins...)...)
 	if err != nil {
 		return nil, err
 	}
-	s.think = cognition.New(cognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock})
+	if err := loadPlugins(store, plugs); err != nil {
+		return nil, err
+	}
+	neurons := plugs.Neurons()
+	s.think = cognition.New(CognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock,
+		Sections: plugs.Sections})
 	if err := restoreUsage(store, s.think); err != nil {
 		return nil, err
 	}
 
 	// The brain's layers and state.
 	pol := cfg.Proactive.Policy()
-	agg, auto := proactiveLayers(pol, reg, neurons...)
+	agg, auto := ProactiveLayers(pol, reg, neurons...)
 	st := brain.NewState(zone)
 	if err := restoreState(store, st, agg); err != nil {
 		return nil, err
@@ -149,10 +163,13 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		}
 		s.ch = s.tg
 	}
+	jr := &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, plugs: plugs, log: log.With("component", "journal")}
+	s.jobs = plugins.NewJobs(plugs, pluginHost{store: store, thinker: s.think, journal: jr}, jobLog{store: store}, zone)
 	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think,
-		Journal:    &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, log: log.With("component", "journal")},
-		Commands:   &commands{persona: cfg.Persona.Name, forget: userForgetter{store: store, index: mem}, reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg},
+		Journal: jr,
+		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs},
+			reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg, plugins: plugs},
 		StateStore: store, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
 	})
 
@@ -206,6 +223,7 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 		return s.sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return s.inbox.Submit(ctx, sigs...) })
 	})
 	g.Go(func() error { return s.ctl.Run(gctx) })
+	g.Go(func() error { return s.jobs.Run(gctx, s.clock.Now, cfg.Brain.Tick.Std()) })
 	g.Go(func() error { return keepUsage(gctx, s.store, s.think) })
 	if s.ms != nil {
 		g.Go(func() error { return s.ms.Run(gctx) })

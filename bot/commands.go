@@ -41,6 +41,14 @@ type commands struct {
 	format    func(items []brain.ScheduleItem, loc *time.Location, now time.Time) string
 	policy    brain.ProactivePolicy // what /status explains
 	next      forecaster
+	plugins   pluginCommands // may be nil
+}
+
+// pluginCommands is what the plugins add to commands: lines for /status, and commands
+// of their own (/thoughts).
+type pluginCommands interface {
+	Status(chat int64, now time.Time, loc *time.Location) string
+	Command(chat int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
 }
 
 var _ brain.CommandHandler = (*commands)(nil)
@@ -55,6 +63,7 @@ var commandList = []struct{ name, args, about string }{
 	{"timezone", "[zone]", "show or set your time zone, e.g. /timezone Europe/Berlin"},
 	{"reminders", "", "your upcoming reminders"},
 	{"cancel", "ID", "cancel a reminder"},
+	{"thoughts", "", "what I have been thinking about lately"},
 	{"forget", "", "delete everything I have stored about you"},
 }
 
@@ -170,7 +179,13 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		r.Intents = []brain.Intent{brain.Defer{Chat: sig.Chat, Until: until, Reason: "the user asked for quiet"}}
 		return r, nil
 	case "/status":
-		return reply(c.status(view)), nil
+		text := c.status(view)
+		if c.plugins != nil {
+			if more := c.plugins.Status(sig.Chat, view.Now, view.Loc); more != "" {
+				text += "\n\n" + more
+			}
+		}
+		return reply(text), nil
 	case "/timezone":
 		if arg == "" {
 			return reply(fmt.Sprintf("Your time zone is %s (it's %s there). Send /timezone Area/City to change it, e.g. /timezone Europe/Berlin.",
@@ -183,6 +198,11 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		r := reply(fmt.Sprintf("Got it: your time zone is %s now (it's %s there).", loc, view.Now.In(loc).Format("15:04")))
 		r.Intents = []brain.Intent{brain.SetTimezone{Chat: sig.Chat, Zone: loc.String()}}
 		return r, nil
+	}
+	if c.plugins != nil && !group {
+		if text, ok := c.plugins.Command(sig.Chat, strings.ToLower(name), arg, view.Now, view.Loc); ok {
+			return reply(text), nil
+		}
 	}
 	return reply("I don't know that command. /help lists what I understand."), nil
 }

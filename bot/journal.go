@@ -9,6 +9,8 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -41,6 +43,7 @@ type journal struct {
 	facts  factBook     // may be nil
 	sched  scheduleBook // may be nil
 	upkeep upkeeper     // may be nil
+	plugs  *plugins.Set // may be nil
 	log    *slog.Logger
 }
 
@@ -107,6 +110,11 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 			return nil
 		}
 		return err
+	case brain.PluginChange:
+		if j.plugs == nil {
+			return nil
+		}
+		return applyPluginTx(tx, j.plugs, v, rec.At)
 	}
 	// brain.HomeOf says InTurn, but nothing here applies it (SendMessage never gets here:
 	// the loop moves messages to rec.Outbox).
@@ -130,3 +138,16 @@ func (j *journal) Maintain(ctx context.Context, chat int64) error {
 }
 
 func (j *journal) Recent(chat int64, n int) ([]brain.Turn, error) { return j.store.History(chat, n) }
+
+// TurnJournal is the durable side of a turn as `anima run` builds it: the Journal the core
+// loop commits through, which also folds old turns into summaries.
+type TurnJournal interface {
+	brain.Journal
+	brain.Maintainer
+}
+
+// NewJournal returns the journal `anima run` uses over store, for tools that replay turns
+// outside the core loop (anima-sim).
+func NewJournal(store *storage.Store, mem *memory.Memory, sched *schedule.Scheduler, log *slog.Logger) TurnJournal {
+	return &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log}
+}

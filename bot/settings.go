@@ -16,9 +16,9 @@ import (
 // This file turns the validated configuration into what each component is built with, so
 // that Run only wires. Nothing here judges the values: package config has done that.
 
-// cognitionConfig is the llm and persona sections as cognition takes them; zone is the
+// CognitionConfig is the llm and persona sections as cognition takes them; zone is the
 // default user zone.
-func cognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
+func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 	return cognition.Config{
 		FastModel:           cfg.LLM.FastModel,
 		SmartModel:          cfg.LLM.SmartModel,
@@ -56,9 +56,9 @@ func drafter(t config.TelegramConfig, tg *telegram.Channel) brain.Drafter {
 	return tg
 }
 
-// proactiveLayers builds the two layers the proactive policy drives: the aggregation layer
+// ProactiveLayers builds the two layers the proactive policy drives: the aggregation layer
 // that applies it and the autonomic layer whose social pressure follows its min_silence.
-func proactiveLayers(pol brain.ProactivePolicy, reg prometheus.Registerer, neurons ...brain.Neuron) (*aggregation.Aggregator, *autonomic.Layer) {
+func ProactiveLayers(pol brain.ProactivePolicy, reg prometheus.Registerer, neurons ...brain.Neuron) (*aggregation.Aggregator, *autonomic.Layer) {
 	agg := aggregation.New(pol, aggregation.Options{Registerer: reg})
 	auto := autonomic.Default()
 	auto.MinSilence = pol.MinSilence

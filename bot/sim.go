@@ -29,7 +29,7 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 	if err != nil {
 		return SimResult{}, err
 	}
-	agg, auto := proactiveLayers(cfg.Proactive.Policy(), nil)
+	agg, auto := ProactiveLayers(cfg.Proactive.Policy(), nil)
 	st := brain.NewState(zone)
 	// The simulation runs only the brain's per-tick part, a Stepper: the autonomic and
 	// aggregation layers over the state, and the wake bookkeeping. It leaves out the rest
@@ -58,7 +58,11 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 }
 
 // PrintSim writes a simulation's result for people.
-func PrintSim(w io.Writer, res SimResult) {
+func PrintSim(w io.Writer, res SimResult) { PrintPerDay(w, res, "silent days") }
+
+// PrintPerDay lists the wakes and the per-day table of proactive model calls; days says
+// what kind of days they were.
+func PrintPerDay(w io.Writer, res SimResult, days string) {
 	for _, line := range res.Wakes {
 		fmt.Fprintln(w, line)
 	}
@@ -67,5 +71,5 @@ func PrintSim(w io.Writer, res SimResult) {
 		fmt.Fprintf(w, "day %d: %d proactive model call(s)\n", i+1, n)
 		total += n
 	}
-	fmt.Fprintf(w, "total: %d model calls over %d silent days\n", total, len(res.PerDay))
+	fmt.Fprintf(w, "total: %d model calls over %d %s\n", total, len(res.PerDay), days)
 }

@@ -50,6 +50,7 @@ func (l *CoreLoop) command(ctx context.Context, r *result, sig Signal, view Comm
 	}
 	msgs, intents := l.sortIntents(res.Intents)
 	rec.Outbox = append(res.Reply, msgs...)
+	stampArrival(rec.Outbox, sig)
 	rec.Intents = intents
 	r.intents = intents
 	l.commit(ctx, r, rec, holding)

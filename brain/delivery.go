@@ -72,6 +72,7 @@ func (l *CoreLoop) deliver(ctx context.Context, d *delivery, entries []Outgoing)
 		case sendErr == nil:
 			d.sent = append(d.sent, e.Msg.Kind)
 			d.sentAt = l.deps.Clock.Now()
+			l.m.observeLatency(e.Msg, d.sentAt)
 		case errors.Is(sendErr, ErrBlocked):
 			d.blocked = true
 			l.log.Info("recipient blocked the bot; relationship is dormant; undelivered messages dropped")
@@ -85,6 +86,11 @@ func (l *CoreLoop) deliver(ctx context.Context, d *delivery, entries []Outgoing)
 			d.left = append([]Outgoing(nil), entries[i:]...)
 			var partial *PartialSendError
 			if errors.As(sendErr, &partial) {
+				if partial.Sent > 0 {
+					// The first part went out: the reply's latency ends here, once.
+					l.m.observeLatency(e.Msg, l.deps.Clock.Now())
+					d.left[0].Msg.Arrived = time.Time{}
+				}
 				d.left[0].Msg.SkipParts += partial.Sent
 				if u, ok := l.deps.Journal.(OutboxUpdater); ok {
 					if err := u.UpdateOutbox(e.ID, d.left[0].Msg); err != nil {

@@ -41,4 +41,16 @@ type Recall struct {
 	Summary  string
 	Turns    []Turn
 	Memories []Hit
+	// Sections are the plugins' prompt sections for the run.
+	Sections []Section
+}
+
+// Section is a part of a prompt a plugin contributes (plugins.Contextual): a title and
+// lines, shown to the model as untrusted data within the prompt's budget, and intents
+// applied with the run's turn whether or not the lines fit.
+type Section struct {
+	Source  string // the plugin's name
+	Title   string // one line, for example "Your private journal (latest first)"
+	Lines   []string
+	Intents []Intent
 }

@@ -47,6 +47,8 @@ func HomeOf(in Intent) Home {
 		return InLoop
 	case UpdateState: // agent-wide energy and alertness
 		return InLoop
+	case PluginChange: // the plugin's own bucket
+		return InTurn
 	}
 	return 0
 }
@@ -66,6 +68,10 @@ type SendMessage struct {
 	// SkipParts is how many leading parts of a split message were already delivered (a
 	// retry after a PartialSendError).
 	SkipParts int `json:"skip_parts,omitempty"`
+	// Arrived is when the earliest update this message answers arrived (Signal.Received).
+	// The loop sets it on the first message of a reply, so the reply latency can be
+	// measured when it is delivered, after a restart too; zero on every other message.
+	Arrived time.Time `json:"arrived,omitzero"`
 }
 
 // Button is an inline keyboard button; pressing it comes back as a command signal whose
@@ -149,6 +155,19 @@ type EmitThought struct {
 	Chat int64
 	Text string
 }
+
+// PluginChange is a change a plugin makes to its own state. The journal hands it back to
+// the plugin named Plugin inside the turn's transaction, with the plugin's own bucket, so
+// the change is written with the turn or not at all. Change is the plugin's own value;
+// nothing but the plugin reads it.
+type PluginChange struct {
+	Plugin string
+	Chat   int64
+	Change any
+}
+
+// IntentName implements Intent.
+func (PluginChange) IntentName() string { return "plugin_change" }
 
 // SetTimezone sets a user's own time zone (an IANA name; "" returns to the default).
 type SetTimezone struct {

@@ -22,7 +22,7 @@ func newStepMetrics(reg prometheus.Registerer) *stepMetrics {
 		known: map[SignalType]prometheus.Counter{},
 	}
 	// Known label values start at 0, so rates and dashboards see them before the first event.
-	for _, r := range []string{ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonThought, ReasonProactive, ReasonFollowup} {
+	for _, r := range []string{ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonThought, ReasonProactive, ReasonFollowup, ReasonConcernCheckin} {
 		m.wakes.WithLabelValues(r)
 	}
 	for _, t := range []SignalType{SignalUserMessage, SignalCommand, SignalReaction, SignalScheduleDue, SignalThought,
@@ -51,6 +51,7 @@ type loopMetrics struct {
 	panics           prometheus.Counter
 	sendFailures     prometheus.Counter
 	intentsUnhandled *prometheus.CounterVec
+	replyLatency     *prometheus.HistogramVec
 }
 
 func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
@@ -72,10 +73,17 @@ func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
 			Help: "Deliveries that failed and stayed in the outbox."}),
 		intentsUnhandled: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_intents_unhandled_total",
 			Help: "Intents of a kind nobody applies (dropped), by intent name."}, []string{"intent"}),
+		replyLatency: f.NewHistogramVec(prometheus.HistogramOpts{Name: "anima_reply_latency_seconds",
+			Help:    "From an update's arrival to the delivery of the first part of its reply, by message kind.",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}}, []string{"kind"}),
 	}
 	// Known label values start at 0, so rates and dashboards see them before the first event.
 	for _, k := range []MessageKind{KindReply, KindProactive, KindFollowup, KindReminder, KindSystem} {
 		m.sent.WithLabelValues(string(k))
+	}
+	// The kinds that answer an update (a proactive message answers none).
+	for _, k := range []MessageKind{KindReply, KindFollowup, KindReminder, KindSystem} {
+		m.replyLatency.WithLabelValues(string(k))
 	}
 	for _, o := range []string{"sent", "silent", "duplicate"} {
 		m.proactive.WithLabelValues(o)

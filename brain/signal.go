@@ -49,6 +49,10 @@ type Signal struct {
 	Detail string `json:"detail,omitempty"`
 	// Kind is the message kind a schedule_due signal asks for (reminder | followup).
 	Kind MessageKind `json:"kind,omitempty"`
+	// Received is when anima recorded the signal (its arrival), by the recording side's
+	// clock; the reply latency is measured from it. Zero for signals recorded before the
+	// field existed and for signals that live only in memory.
+	Received time.Time `json:"received,omitzero"`
 }
 
 // Key is the AckRegistry key of a signal: "type" or "type:chat".

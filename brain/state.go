@@ -11,6 +11,14 @@ type Thought struct {
 	Text    string    `json:"text"`
 	At      time.Time `json:"at"`
 	Handled bool      `json:"handled,omitempty"`
+	// Gated thoughts are anima's own initiative (a plugin's thought pressure, such as a
+	// concern's check-in): they wake cognition only through the proactive gates, with the
+	// wake reason Reason, and a message from the user supersedes them (the chat's run then
+	// carries them, through the plugin's context section).
+	Gated  bool   `json:"gated,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Ref is what the thought is about, in its source's terms (a concern id).
+	Ref string `json:"ref,omitempty"`
 }
 
 // State is everything the brain's layers read: agent-wide values and one Relationship per

@@ -75,6 +75,16 @@ func (s *Stepper) Step(now time.Time, sigs []Signal) []Wake {
 			// pending thought, which wakes cognition for the chat.
 			s.st.Thoughts = append(s.st.Thoughts, Thought{Chat: sig.Chat, Text: sig.Text, At: sig.At})
 		}
+		if sig.Type == SignalThoughtPressure && sig.Chat != 0 && sig.Text != "" {
+			// Thought pressure from a plugin: anima's own initiative, which wakes cognition
+			// only through the proactive gates (the aggregator's gated-thought rule).
+			reason := sig.Detail
+			if reason == "" {
+				reason = ReasonThought
+			}
+			s.st.Thoughts = append(s.st.Thoughts, Thought{Chat: sig.Chat, Text: sig.Text, At: sig.At,
+				Gated: true, Reason: reason, Ref: sig.Ref})
+		}
 	}
 	for _, sig := range sigs {
 		if sig.Type != SignalCommand {
@@ -116,6 +126,11 @@ func (s *Stepper) observe(now time.Time, sigs []Signal) {
 				at = now
 			}
 			rel.MarkUserMessage(at)
+			// The user wrote first: the chat's run carries its due gated thoughts (the
+			// plugin's context section names them), so they no longer wait for the gates.
+			if sig.Type == SignalUserMessage {
+				forgetGated(s.st, sig.Chat)
+			}
 			s.agg.ClearChat(sig.Chat)
 			s.changed.acks = true
 			if at.After(s.st.LastActivity) {
@@ -146,12 +161,19 @@ func (s *Stepper) bookkeep(now time.Time, w *Wake) {
 	if rel == nil {
 		return
 	}
-	switch w.Reason.Code {
-	case ReasonProactive, ReasonFollowup:
+	switch {
+	case w.Gated:
+		// Gated thoughts passed the proactive gates: this is proactive contact, counted
+		// against the cooldown and the daily cap like any other; the wake carries them.
+		rel.MarkProactiveWake(now, s.st.Location(rel), false)
+		w.Profile = ProfileProactive
+		s.changed.rels[w.Chat] = true
+		forgetThoughts(s.st, w.Chat)
+	case w.Reason.Code == ReasonProactive, w.Reason.Code == ReasonFollowup:
 		rel.MarkProactiveWake(now, s.st.Location(rel), w.Reason.Code == ReasonFollowup)
 		w.Profile = ProfileProactive
 		s.changed.rels[w.Chat] = true
-	case ReasonThought:
+	case w.Reason.Code == ReasonThought:
 		// The wake carries the thoughts (as signals); the state need not keep them.
 		forgetThoughts(s.st, w.Chat)
 	}
@@ -167,6 +189,20 @@ func (s *Stepper) bookkeep(now time.Time, w *Wake) {
 	}
 	w.Rel = *rel
 	w.Signals = append([]Signal(nil), w.Signals...)
+}
+
+// forgetGated drops chat's pending gated thoughts.
+func forgetGated(st *State, chat int64) {
+	if len(st.Thoughts) == 0 {
+		return
+	}
+	kept := st.Thoughts[:0]
+	for _, t := range st.Thoughts {
+		if t.Chat != chat || !t.Gated {
+			kept = append(kept, t)
+		}
+	}
+	st.Thoughts = kept
 }
 
 // forgetThoughts drops chat's pending thoughts.

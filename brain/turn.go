@@ -84,6 +84,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 	msgs, intents := l.sortIntents(out.Intents)
 	rec.Intents = intents
 	l.answer(&rec, w, msgs)
+	stampArrival(rec.Outbox, w.Signals...)
 	if w.Reason.Code == ReasonProactive || w.Reason.Code == ReasonFollowup {
 		if len(rec.Outbox) == 0 {
 			r.silent = true

@@ -31,6 +31,9 @@ const (
 	ReasonThought     = "thought"
 	ReasonProactive   = "proactive"
 	ReasonFollowup    = "followup"
+	// ReasonConcernCheckin is a gated thought of the inner life: anima means to ask how
+	// something the user cares about went.
+	ReasonConcernCheckin = "concern_checkin"
 )
 
 // Wake asks cognition to think about one chat.
@@ -39,6 +42,9 @@ type Wake struct {
 	User    int64   `json:"user"`
 	Reason  Reason  `json:"reason"`
 	Profile Profile `json:"profile"`
+	// Gated is set on a wake for gated thoughts (anima's own initiative that passed the
+	// proactive gates); the core loop books it as proactive contact.
+	Gated bool `json:"gated,omitempty"`
 	// Signals are what triggered the wake; several user messages that arrived while an
 	// earlier run for the chat was in flight are folded into one wake.
 	Signals []Signal `json:"signals,omitempty"`
@@ -82,4 +88,6 @@ type Outcome struct {
 	Intents    []Intent
 	Status     ConversationStatus
 	Confidence float64
+	// Requests is how many model requests the run made.
+	Requests int
 }

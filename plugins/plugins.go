@@ -1,15 +1,25 @@
-// Package plugins is the API for extending anima: a plugin contributes tools the model may
-// call and neurons the autonomic layer runs every tick. Plugins are passed to bot.Run
-// explicitly (no init() registration); their tools go through the same registry as the
-// core tools, so they obey the same strict-schema and capability-profile rules.
+// Package plugins is the API for extending anima. A plugin is compiled in, listed once in
+// package bot (no init() registration) and switched under plugins.<name> in the
+// configuration. Every plugin has a name, tools and neurons (Plugin); it may also keep
+// state in its own bucket (Stateful), run daily jobs on the loop's clock (Scheduled), add a
+// section to prompts (Contextual) and answer commands (Reporter). Install wires them in:
+// tools go through the same registry as the core tools (strict schemas, capability
+// profiles), and every part is guarded, so a failing plugin is logged and counted
+// (anima_plugin_errors_total{plugin,part}), never fatal to the brain.
 package plugins
 
-import "github.com/anima-bot/anima/brain"
+import (
+	"context"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
 
 // Plugin is one extension of anima.
 type Plugin interface {
-	// Name is a short lower-case identifier, used in logs and as the tools' name prefix
-	// (tools are named "<name>_<verb>").
+	// Name is a short lower-case identifier, used in logs, metrics, as the tools' name
+	// prefix (tools are named "<name>_<verb>"), as its configuration section
+	// (plugins.<name>) and as its bucket's name.
 	Name() string
 	// Tools are the tools the plugin offers the model (may be empty).
 	Tools() []brain.Tool
@@ -18,23 +28,88 @@ type Plugin interface {
 	Neurons() []brain.Neuron
 }
 
+// Stateful is a plugin with state of its own in the store, in a bucket only it uses. Its
+// tools change that state by returning brain.PluginChange intents (Plugin set to its
+// name): the journal calls Apply with them inside the turn's transaction, so a crash never
+// leaves half a change. A plugin that keeps an in-memory copy updates it in a
+// Bucket.OnCommit callback.
+type Stateful interface {
+	// Load reads the plugin's state once at start. An error stops anima from starting.
+	Load(b Bucket) error
+	// Apply applies one of the plugin's own changes inside a turn's transaction (chat and
+	// at are the turn's). An error rolls the whole turn back; it runs again.
+	Apply(b Bucket, c brain.PluginChange, at time.Time) error
+	// Forget deletes everything the plugin holds about user (/forget).
+	Forget(b Bucket, user int64) error
+}
+
+// Bucket is a plugin's own key-value space inside one store transaction.
+type Bucket interface {
+	// Get returns the value under key (nil if absent); it is valid until the
+	// transaction ends.
+	Get(key []byte) []byte
+	Put(key, value []byte) error
+	Delete(key []byte) error
+	// Scan calls fn for every key with prefix, in key order; an error stops it.
+	Scan(prefix []byte, fn func(k, v []byte) error) error
+	// OnCommit runs fn after the transaction commits (never if it rolls back).
+	OnCommit(fn func())
+}
+
+// Contextual is a plugin that adds a section to prompts.
+type Contextual interface {
+	// Context returns the plugin's section for the run of w at now (a section without
+	// lines adds nothing). It is called off the core loop's goroutine, concurrently for
+	// different chats, and must not block on the network. The lines are shown to the
+	// model as untrusted data, inside the prompt's budget; the section's intents are
+	// applied with the run's turn (a due check-in the run carries, say).
+	Context(w brain.Wake, now time.Time) brain.Section
+}
+
+// Scheduled is a plugin with jobs that run daily on the loop's clock.
+type Scheduled interface {
+	Jobs() []Job
+}
+
+// Job is a daily job. It runs off the core loop's tick, on the loop's clock (so `anima
+// sim` and tests run it under a simulated clock). A run missed while anima was down runs
+// once at the next start if it is less than 12 h late; otherwise it is skipped.
+type Job struct {
+	// Name is unique within the plugin (it keys the job's last run in the store).
+	Name string
+	// At is the local time "HH:MM" the job runs every day, in the users' default zone.
+	At string
+	// Run does the job; due is the scheduled time it runs for. An error or a panic is
+	// logged and counted; the job runs again the next day.
+	Run func(ctx context.Context, h Host, due time.Time) error
+}
+
+// Host is what anima offers a plugin's jobs.
+type Host interface {
+	// Chats lists the relationships as last saved by the core loop.
+	Chats() ([]brain.Relationship, error)
+	// Think runs cognition for w (a dream, say) and returns what it decided.
+	Think(ctx context.Context, w brain.Wake) (brain.Outcome, error)
+	// Commit applies intents that belong in a turn (brain.HomeOf InTurn: facts,
+	// schedules, plugin changes) for chat in one transaction, without history or
+	// messages. Messages among them are dropped.
+	Commit(ctx context.Context, chat, user int64, intents []brain.Intent, at time.Time) error
+	// Recent returns up to n of chat's latest turns, oldest first.
+	Recent(chat int64, n int) ([]brain.Turn, error)
+}
+
+// Reporter is a plugin that adds to the /status answer and may own commands.
+type Reporter interface {
+	// Status returns lines for /status about chat ("" adds nothing).
+	Status(chat int64, now time.Time, loc *time.Location) string
+	// Command answers a command the core does not know (name with its slash, lower
+	// case); false means the plugin does not own it either. It must not call a model.
+	Command(chat int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
+}
+
 // ToolRegistry is where plugin tools are registered (cognition's registry satisfies it).
 type ToolRegistry interface {
 	Register(t brain.Tool) error
-}
-
-// Collect registers every plugin's tools with reg and returns all their neurons.
-func Collect(reg ToolRegistry, ps ...Plugin) ([]brain.Neuron, error) {
-	var neurons []brain.Neuron
-	for _, p := range ps {
-		for _, t := range p.Tools() {
-			if err := reg.Register(t); err != nil {
-				return nil, &Error{Plugin: p.Name(), Err: err}
-			}
-		}
-		neurons = append(neurons, p.Neurons()...)
-	}
-	return neurons, nil
 }
 
 // Error is a plugin that could not be installed.

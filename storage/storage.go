@@ -239,6 +239,17 @@ func (t *Tx) bucket(name string) (*bolt.Bucket, error) {
 	return b, nil
 }
 
+// EnsureBucket creates the bucket name if it does not exist (a plugin's own bucket).
+func (t *Tx) EnsureBucket(name string) error {
+	if _, err := t.tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+		return fmt.Errorf("create bucket %s: %w", name, err)
+	}
+	return nil
+}
+
+// OnCommit runs fn after the transaction commits (never if it rolls back).
+func (t *Tx) OnCommit(fn func()) { t.tx.OnCommit(fn) }
+
 // Put stores v as JSON under key.
 func (t *Tx) Put(bucket string, key []byte, v any) error {
 	b, err := t.bucket(bucket)

@@ -27,6 +27,22 @@ type Config struct {
 	Persona   PersonaConfig   `yaml:"persona"`
 	Brain     BrainConfig     `yaml:"brain"`
 	Log       LogConfig       `yaml:"log"`
+	Plugins   PluginsConfig   `yaml:"plugins"`
+}
+
+// PluginsConfig holds one section per plugin (plugins.<name>), each decoded as strictly
+// as the rest: an unknown key is an error naming the key and so the plugin.
+type PluginsConfig struct {
+	Innerlife InnerlifeConfig `yaml:"innerlife"`
+}
+
+// InnerlifeConfig is the inner life plugin's section: concerns, journal and dream.
+type InnerlifeConfig struct {
+	Enabled bool `yaml:"enabled"`
+	// DreamAt is the local time "HH:MM" (user.timezone) of the nightly dream.
+	DreamAt string `yaml:"dream_at"`
+	// DreamMinQuiet is how long the user must have been quiet for a dream to run.
+	DreamMinQuiet Duration `yaml:"dream_min_quiet"`
 }
 
 // Telegram update delivery modes, the allowed values of telegram.mode.
@@ -199,6 +215,9 @@ func Default() Config {
 		},
 		Brain: BrainConfig{Tick: Duration(time.Second)},
 		Log:   LogConfig{Level: "info", Format: "text"},
+		Plugins: PluginsConfig{
+			Innerlife: InnerlifeConfig{Enabled: true, DreamAt: "04:00", DreamMinQuiet: Duration(30 * time.Minute)},
+		},
 	}
 }
 

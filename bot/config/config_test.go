@@ -218,7 +218,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"section not a mapping", "llm: 5",
 			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, context_tokens, max_output_tokens`}},
 		{"document not a mapping", "- telegram",
-			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, log`}},
+			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, log, plugins`}},
 		{"wrong type int", "llm:\n  context_tokens: lots",
 			[]string{`line 2: llm.context_tokens: want an integer, got "lots"`}},
 		{"wrong type bool", "proactive:\n  enabled: sometimes",
@@ -232,7 +232,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"second document", "log: {level: info}\n---\nlog: {level: debug}",
 			[]string{`line 2: a second YAML document; keep the whole configuration in one`}},
 		{"merge key with unknown key", "x: &base {level: info, colour: true}\nlog:\n  <<: *base",
-			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, log`,
+			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, log, plugins`,
 				`line 1: log.colour: unknown key; log accepts level, format, message_text`}},
 	}
 	for _, tc := range tests {
@@ -590,6 +590,7 @@ func TestConfigToken(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Default()
 			cfg.Telegram.Token, cfg.Telegram.AllowedUsers = Secret(tc.token), []int64{1}
+			cfg.LLM.APIKey = "sk-test" // the default endpoint is remote
 			for _, err := range []error{cfg.Validate(), cfg.ValidateRun()} {
 				if tc.want == "" {
 					if err != nil {
@@ -650,6 +651,7 @@ func TestConfigValidateRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Default()
 			cfg.Telegram.Token, cfg.Telegram.AllowedUsers, cfg.Telegram.Public = tc.token, tc.users, tc.public
+			cfg.LLM.APIKey = "sk-test" // the default endpoint is remote; TestConfigAPIKey covers the key
 			var got []string
 			for _, e := range keyErrors(t, cfg.ValidateRun()) {
 				got = append(got, e.Error())
@@ -760,4 +762,27 @@ func TestConfigExpandEnv(t *testing.T) {
 func webhook(c *Config, listen, secret string) {
 	c.Telegram.Mode = ModeWebhook
 	c.Telegram.Webhook.Listen, c.Telegram.Webhook.SecretToken = listen, Secret(secret)
+}
+
+// TestPluginSectionIsStrict: a plugin's section is decoded as strictly as the rest; the
+// error names the key, and so the plugin.
+func TestPluginSectionIsStrict(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"plugins:\n  innerlife:\n    dream_att: \"04:00\"\n", "plugins.innerlife.dream_att: unknown key"},
+		{"plugins:\n  innerlife:\n    dream_at: \"4am\"\n", "plugins.innerlife.dream_at"},
+		{"plugins:\n  innerlife:\n    dream_min_quiet: soon\n", "plugins.innerlife.dream_min_quiet"},
+		{"plugins:\n  nosuch: {}\n", "plugins.nosuch: unknown key"},
+	} {
+		_, err := Parse([]byte(tc.yaml))
+		if err == nil {
+			var c Config
+			c, err = Parse([]byte(tc.yaml))
+			if err == nil {
+				err = c.Validate()
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want it to name %s", tc.yaml, err, tc.want)
+		}
+	}
 }

@@ -18,11 +18,25 @@ func (c Config) Validate() error {
 	return joinKeyErrors(c.validate())
 }
 
-// ValidateRun reports the problems Validate does plus those that matter only when
+// ValidateChat reports the problems Validate does plus those that matter whenever anima
+// talks to the model (`anima chat`; ValidateRun includes them): an empty llm.api_key for
+// an endpoint that is not on this machine.
+func (c Config) ValidateChat() error {
+	p := c.validate()
+	if e := c.missingAPIKey(); e != nil {
+		p = append(p, e)
+	}
+	return joinKeyErrors(p)
+}
+
+// ValidateRun reports the problems ValidateChat does plus those that matter only when
 // anima connects to Telegram: a missing token and an empty allow-list. `anima chat`
 // does not need them.
 func (c Config) ValidateRun() error {
 	p := c.validate()
+	if e := c.missingAPIKey(); e != nil {
+		p = append(p, e)
+	}
 	if c.Telegram.Token == "" {
 		p = append(p, &KeyError{Key: "telegram.token", Msg: "is empty: set ANIMA_TELEGRAM_TOKEN or telegram.token"})
 	}
@@ -31,6 +45,32 @@ func (c Config) ValidateRun() error {
 			Msg: "is empty: list the Telegram user ids allowed to talk to anima, or set telegram.public: true"})
 	}
 	return joinKeyErrors(p)
+}
+
+// missingAPIKey reports an empty llm.api_key when llm.base_url is not a loopback
+// address: a remote provider would refuse every request, which anima would otherwise
+// find out only at the first message. A server on this machine usually needs no key.
+func (c Config) missingAPIKey() *KeyError {
+	if c.LLM.APIKey != "" {
+		return nil
+	}
+	u, err := url.Parse(c.LLM.BaseURL)
+	if err != nil || u.Host == "" || loopbackHost(u.Hostname()) {
+		return nil // a malformed URL is reported as llm.base_url
+	}
+	return &KeyError{Key: "llm.api_key", Msg: fmt.Sprintf("is empty but llm.base_url points at %s, which is not on "+
+		"this machine: set ANIMA_LLM_API_KEY or llm.api_key (any value for a server that needs none)", u.Hostname())}
+}
+
+// loopbackHost reports whether host names this machine: localhost (or a name under
+// .localhost) or a loopback IP address.
+func loopbackHost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 type checker []*KeyError
@@ -78,6 +118,12 @@ func (c *checker) notEmpty(key, v string) {
 
 func (c Config) validate() []*KeyError {
 	var p checker
+
+	il := c.Plugins.Innerlife
+	if h, m, ok := strings.Cut(il.DreamAt, ":"); !ok || len(h) != 2 || len(m) != 2 || atoi2(h) > 23 || atoi2(m) > 59 {
+		p.add("plugins.innerlife.dream_at", "want a local time \"HH:MM\" such as \"04:00\"; got %q", il.DreamAt)
+	}
+	p.positive("plugins.innerlife.dream_min_quiet", il.DreamMinQuiet)
 
 	t := c.Telegram
 	switch tok := t.Token.Reveal(); {
@@ -201,4 +247,12 @@ func urlSafe(s string) bool {
 // characters of A-Z a-z 0-9 _ -.
 func validSecretToken(s string) bool {
 	return len(s) >= 1 && len(s) <= 256 && urlSafe(s)
+}
+
+// atoi2 reads two ASCII digits; 99 for anything else.
+func atoi2(s string) int {
+	if len(s) != 2 || s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9' {
+		return 99
+	}
+	return int(s[0]-'0')*10 + int(s[1]-'0')
 }

@@ -37,6 +37,9 @@ type Aggregator struct {
 	// the suppression counter counts holds, not ticks.
 	held       map[int64]gate
 	suppressed [gateCount]prometheus.Counter
+	// heldThought is held, for chats' gated thoughts (rule 4a).
+	heldThought  map[int64]gate
+	thoughtsHeld [gateCount]prometheus.Counter
 }
 
 // gate is a proactive gate that can hold back contact that is otherwise due.
@@ -69,12 +72,20 @@ func New(cfg brain.ProactivePolicy, opts Options) *Aggregator {
 		acks:    NewAckRegistry(),
 		buckets: newBuckets(opts.Window, opts.BucketTTL),
 		held:    map[int64]gate{},
+
+		heldThought: map[int64]gate{},
 	}
 	vec := promauto.With(opts.Registerer).NewCounterVec(prometheus.CounterOpts{Name: "anima_proactive_suppressed_total",
 		Help: "Proactive contacts that were due but held back, by the gate that held them (counted once per hold)."},
 		[]string{"reason"})
 	for g := gateCooldown; g < gateCount; g++ {
 		a.suppressed[g] = vec.WithLabelValues(gateNames[g])
+	}
+	held := promauto.With(opts.Registerer).NewCounterVec(prometheus.CounterOpts{Name: "anima_gated_thoughts_held_total",
+		Help: "Gated thoughts (such as concern check-ins) that were due but held back, by the gate that held them (counted once per hold)."},
+		[]string{"reason"})
+	for g := gateCooldown; g < gateCount; g++ {
+		a.thoughtsHeld[g] = held.WithLabelValues(gateNames[g])
 	}
 	return a
 }
@@ -99,6 +110,7 @@ func (a *Aggregator) Ack(ack brain.Ack) { a.acks.Ack(ack) }
 func (a *Aggregator) ClearChat(chat int64) {
 	a.acks.ClearChat(chat)
 	delete(a.held, chat)
+	delete(a.heldThought, chat)
 }
 
 // Acks implements brain.Aggregator.
@@ -134,6 +146,9 @@ func (a *Aggregator) Blocked(now time.Time, s brain.Signal) bool {
 //  2. An unhandled thought wakes its chat (profile proactive), unless the chat is unknown,
 //     a group or dormant; the core loop marks the chat's thoughts handled on dispatch.
 //  3. With st.Energy below 0.2 nothing further wakes.
+//     4a. Gated thoughts (anima's own initiative, such as a concern's check-in) wake their
+//     chat (profile proactive, the thought's reason) only through the proactive gates
+//     (see gated); a held thought stays pending.
 //  4. Proactive contact (see proactive) for each relationship in st.Rels order.
 //
 // Decide never changes relationships: the core loop records a dispatched proactive wake
@@ -183,7 +198,7 @@ func (a *Aggregator) Decide(now time.Time, st *brain.State, sigs []brain.Signal,
 	// Rule 2.
 	for i := range st.Thoughts {
 		t := &st.Thoughts[i]
-		if t.Handled || t.Chat == 0 {
+		if t.Handled || t.Gated || t.Chat == 0 {
 			continue
 		}
 		rel := st.Rel(t.Chat)
@@ -209,6 +224,7 @@ func (a *Aggregator) Decide(now time.Time, st *brain.State, sigs []brain.Signal,
 	if st.Energy < LowEnergy || !a.cfg.Enabled || a.cfg.MaxPerDay == 0 {
 		return out
 	}
+	out = a.decideGated(now, st, out, start)
 	woken := len(out) > start
 	for _, rel := range st.Rels {
 		r, loc, ok := a.proactive(now, st, rel)

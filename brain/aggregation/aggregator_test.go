@@ -456,3 +456,58 @@ func TestRuleOneKeepsGroupMembersApart(t *testing.T) {
 		t.Errorf("a group wake without a sender got user %d, want 0", ws[0].User)
 	}
 }
+
+// TestGatedThoughtObeysTheGates: a gated thought (a concern's check-in) wakes its chat with
+// its own reason only when every proactive gate passes; a held one stays pending.
+func TestGatedThoughtObeysTheGates(t *testing.T) {
+	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	pol := brain.DefaultProactivePolicy()
+	pol.QuietHours = brain.QuietHours{}
+	for _, tc := range []struct {
+		name  string
+		setup func(a *Aggregator, rel *brain.Relationship, pol *brain.ProactivePolicy)
+		wake  bool
+	}{
+		{"all gates pass", func(*Aggregator, *brain.Relationship, *brain.ProactivePolicy) {}, true},
+		{"cooldown", func(_ *Aggregator, r *brain.Relationship, _ *brain.ProactivePolicy) {
+			r.LastProactive = now.Add(-time.Minute)
+		}, false},
+		{"firm deferral", func(a *Aggregator, _ *brain.Relationship, _ *brain.ProactivePolicy) {
+			a.Ack(brain.Ack{Key: ProactiveKey(1), Kind: brain.AckDeferred, Firm: true, Until: now.Add(time.Hour), At: now})
+		}, false},
+		{"dormant (blocked)", func(_ *Aggregator, r *brain.Relationship, _ *brain.ProactivePolicy) { r.Dormant = true }, false},
+		{"daily cap", func(_ *Aggregator, r *brain.Relationship, _ *brain.ProactivePolicy) {
+			r.ProactiveToday, r.ProactiveDay = 2, "2025-03-03"
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := New(pol, Options{Registerer: prometheus.NewRegistry()})
+			st := brain.NewState(time.UTC)
+			rel := st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: now.Add(-time.Minute)})
+			tc.setup(a, rel, &pol)
+			st.Thoughts = []brain.Thought{{Chat: 1, Text: "driving test", Gated: true, Reason: brain.ReasonConcernCheckin, At: now}}
+			ws := a.Decide(now, st, nil, nil)
+			if got := len(ws) == 1 && ws[0].Gated && ws[0].Reason.Code == brain.ReasonConcernCheckin; got != tc.wake {
+				t.Errorf("wakes = %+v, want a concern_checkin wake: %v", ws, tc.wake)
+			}
+			if len(st.Thoughts) != 1 {
+				t.Errorf("the aggregator dropped the thought; only a dispatched wake consumes it")
+			}
+		})
+	}
+	t.Run("quiet hours", func(t *testing.T) {
+		p := pol
+		p.QuietHours = brain.DefaultProactivePolicy().QuietHours // 22:30-08:30
+		a := New(p, Options{Registerer: prometheus.NewRegistry()})
+		st := brain.NewState(time.UTC)
+		st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: now.Add(-time.Hour)})
+		st.Thoughts = []brain.Thought{{Chat: 1, Text: "x", Gated: true, Reason: brain.ReasonConcernCheckin}}
+		night := time.Date(2025, 3, 3, 23, 0, 0, 0, time.UTC)
+		if ws := a.Decide(night, st, nil, nil); len(ws) != 0 {
+			t.Errorf("woke inside quiet hours: %+v", ws)
+		}
+		if ws := a.Decide(night.Add(10*time.Hour), st, nil, nil); len(ws) != 1 {
+			t.Errorf("held check-in did not wake after quiet hours: %+v", ws)
+		}
+	})
+}

@@ -115,6 +115,9 @@ type Options struct {
 	// for BreakerCooldown (default 30 s).
 	BreakerThreshold int
 	BreakerCooldown  time.Duration
+	// Sections returns the plugins' prompt sections for a run (nil: none). It is called
+	// once per run, off the loop's goroutine, and must recover its own panics.
+	Sections func(w brain.Wake, now time.Time) []brain.Section
 }
 
 // Cognition is the brain.Thinker: the fast-then-smart tool-calling loop. It is safe for
@@ -134,6 +137,7 @@ type Cognition struct {
 	// noStreamUntil (unix nanoseconds of the clock) keeps streaming off after the endpoint
 	// refused a stream.
 	noStreamUntil atomic.Int64
+	sects         func(w brain.Wake, now time.Time) []brain.Section
 
 	tokMu  sync.Mutex
 	tokDay string
@@ -152,7 +156,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 	c := &Cognition{
 		cfg: cfg, client: client, mem: mem, reg: reg,
 		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
-		retries: opts.Retries, backoff: opts.Backoff,
+		retries: opts.Retries, backoff: opts.Backoff, sects: opts.Sections,
 		m: newMetrics(opts.Registerer),
 	}
 	if c.log == nil {
@@ -278,6 +282,9 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 			rc = brain.Recall{}
 		}
 	}
+	if c.sects != nil {
+		rc.Sections = c.sects(w, c.clock.Now())
+	}
 	out, err := c.think(ctx, w, profile, rc)
 	switch {
 	case errors.Is(err, ErrUnavailable):
@@ -286,6 +293,10 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 	case err != nil:
 		c.m.runs.WithLabelValues(string(profile), "error").Inc()
 		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, err)
+	}
+	for _, sec := range rc.Sections {
+		// A section's intents belong to the run that showed it (a due check-in it carried).
+		out.Intents = append(out.Intents, sec.Intents...)
 	}
 	label := "silent"
 	for _, in := range out.Intents {

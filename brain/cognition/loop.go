@@ -33,20 +33,29 @@ type run struct {
 	toolCalls  int
 	toolBudget int
 	requests   int
+	maxIter    int            // requests before the final answer is forced
 	seen       map[string]int // name + canonical args → calls
 	drafts     *drafts        // shows the answer as it is written; nil: not drafted
 }
+
+// DreamRequests is the most model requests a dream run makes (its last one forced to a
+// final answer; no smart retry).
+const DreamRequests = 3
 
 func (c *Cognition) newRun(w brain.Wake, profile brain.Profile, model string, start []openai.ChatCompletionMessage, ds *drafts) *run {
 	budget := c.cfg.MaxToolCalls
 	if profile == brain.ProfileProactive {
 		budget = min(budget, c.cfg.ProactiveToolCalls)
 	}
+	maxIter := c.cfg.MaxIterations
+	if profile == brain.ProfileDream {
+		maxIter = min(maxIter, DreamRequests-1)
+	}
 	return &run{
 		w: w, profile: profile, zone: c.zone(w), model: model,
 		specs:      c.reg.specsFor(profile),
 		msgs:       slices.Clip(start), // appends must not write into the shared start
-		toolBudget: budget, seen: map[string]int{}, drafts: ds,
+		toolBudget: budget, seen: map[string]int{}, maxIter: maxIter, drafts: ds,
 	}
 }
 
@@ -80,7 +89,7 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 		return brain.Outcome{}, err
 	}
 	retried := false
-	if r.model == c.cfg.FastModel && c.cfg.SmartModel != c.cfg.FastModel &&
+	if r.model == c.cfg.FastModel && c.cfg.SmartModel != c.cfg.FastModel && profile != brain.ProfileDream &&
 		ans.Confidence < c.cfg.ConfidenceThreshold && !r.effects && len(r.intents) == 0 {
 		// Nothing has happened yet (messages are only sent from the Outcome), so the turn can
 		// be thought again from the start; only one of the two answers is used.
@@ -105,7 +114,7 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 func (c *Cognition) loop(ctx context.Context, r *run) (answer, error) {
 	force := "" // why a final answer is being forced
 	for iter := 0; ; iter++ {
-		if force == "" && iter >= c.cfg.MaxIterations {
+		if force == "" && iter >= r.maxIter {
 			force = "the step budget of this turn is spent"
 		}
 		if dl, ok := ctx.Deadline(); ok && force == "" && time.Until(dl) < c.cfg.RequestTimeout {
@@ -398,7 +407,7 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 	if !a.statusSet && a.Response == "" && w.Rel.Status.Valid() {
 		status = w.Rel.Status // saying nothing leaves the conversation where it was
 	}
-	out := brain.Outcome{Intents: r.intents, Status: status, Confidence: a.Confidence}
+	out := brain.Outcome{Intents: r.intents, Status: status, Confidence: a.Confidence, Requests: r.requests}
 	if a.Response != "" {
 		out.Intents = append(out.Intents, brain.SendMessage{
 			Chat: w.Chat, Text: a.Response, Kind: c.kind(w), Status: status, ReplyTo: replyTo(w),

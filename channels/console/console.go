@@ -113,7 +113,7 @@ func (c *Channel) handle(ctx context.Context, line string) error {
 	if strings.HasPrefix(text, "/") {
 		typ = brain.SignalCommand
 	}
-	sig := brain.Signal{Type: typ, Source: Source, Chat: c.opts.Chat, User: c.opts.User, UserName: c.opts.Name, Text: text, At: now}
+	sig := brain.Signal{Type: typ, Source: Source, Chat: c.opts.Chat, User: c.opts.User, UserName: c.opts.Name, Text: text, At: now, Received: now}
 	recorded, err := c.rec.Record(Source, []brain.Signal{sig}, 0)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)

@@ -255,7 +255,12 @@ func (c *Channel) decode(cl classifier, raw []byte) (verdict, error) {
 	if err := json.Unmarshal(raw, &u); err != nil {
 		return verdict{}, fmt.Errorf("decode update: %w", err)
 	}
-	return cl.classify(&u, c.now()), nil
+	now := c.now()
+	v := cl.classify(&u, now)
+	if v.ok {
+		v.sig.Received = now.UTC()
+	}
+	return v, nil
 }
 
 // account counts and logs a verdict (never the text).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/google/go-cmp/cmp"
@@ -24,14 +25,18 @@ func TestPollingRecordsBeforeConfirming(t *testing.T) {
 		}
 	}
 	id := h.srv.PushText(alice, alice, "hello there")
+	before := time.Now()
 	h.start(t)
 
 	sig := h.sink.next(t)
+	if sig.Received.Before(before.Truncate(0)) || sig.Received.After(time.Now()) {
+		t.Errorf("received = %v, want the time the channel recorded it (between %v and now)", sig.Received, before)
+	}
 	want := brain.Signal{
 		ID: 1, Type: brain.SignalUserMessage, Source: "telegram", Chat: alice, User: alice,
 		UserName: "User1001", Text: "hello there", Ref: strconv.FormatInt(id, 10),
 	}
-	if diff := cmp.Diff(want, sig, cmpopts.IgnoreFields(brain.Signal{}, "At", "MessageID")); diff != "" {
+	if diff := cmp.Diff(want, sig, cmpopts.IgnoreFields(brain.Signal{}, "At", "MessageID", "Received")); diff != "" {
 		t.Errorf("signal (-want +got):\n%s", diff)
 	}
 	if sig.MessageID == 0 || sig.At.IsZero() {
@@ -106,7 +111,7 @@ func TestPollingBatchSurvivesOddUpdates(t *testing.T) {
 		{Type: brain.SignalCommand, Text: "/forget yes", Ref: strconv.FormatInt(ids[6], 10)},
 		{Type: brain.SignalCommand, Text: "/help now", Ref: strconv.FormatInt(ids[7], 10)},
 	}
-	opt := cmpopts.IgnoreFields(brain.Signal{}, "ID", "Source", "Chat", "User", "UserName", "At", "MessageID")
+	opt := cmpopts.IgnoreFields(brain.Signal{}, "ID", "Source", "Chat", "User", "UserName", "At", "MessageID", "Received")
 	if diff := cmp.Diff(want, got, opt); diff != "" {
 		t.Errorf("signals (-want +got):\n%s", diff)
 	}
@@ -182,7 +187,7 @@ func TestGroupRules(t *testing.T) {
 		{Type: brain.SignalUserMessage, Text: "sure, why?", Ref: strconv.FormatInt(replyID, 10)},
 		{Type: brain.SignalCommand, Text: "/status", Ref: strconv.FormatInt(last, 10)},
 	}
-	opt := cmpopts.IgnoreFields(brain.Signal{}, "ID", "Source", "Chat", "User", "UserName", "At", "MessageID")
+	opt := cmpopts.IgnoreFields(brain.Signal{}, "ID", "Source", "Chat", "User", "UserName", "At", "MessageID", "Received")
 	if diff := cmp.Diff(want, got, opt); diff != "" {
 		t.Errorf("signals (-want +got):\n%s", diff)
 	}

@@ -1,6 +1,7 @@
 // Command anima runs the anima companion bot: `anima run` serves Telegram, `anima chat`
 // talks on the console, `anima check` validates a configuration, `anima backup` copies
-// the store while the service runs, `anima version` prints the version.
+// the store while the service runs, `anima health` asks a running instance whether it is
+// ready (the container health check), `anima version` prints the version.
 package main
 
 import (
@@ -10,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 	_ "time/tzdata" // user time zones work in a distroless image too
@@ -28,8 +31,14 @@ Usage:
   anima chat   --config PATH          talk to anima on this console (no Telegram token needed)
   anima check  --config PATH          validate a configuration
   anima backup --config PATH --out F  copy the store (hot, while the service runs)
+  anima health --config PATH          exit 0 if the running instance's /readyz (at
+                                      metrics.listen) answers 200 within --timeout (3s)
   anima sim    --config PATH [--days N] replay N silent days under a simulated clock and
                                       show when anima would write first (no model calls)
+  anima sim    --config PATH --scenario S --out DIR
+                                      replay a scripted user (examples/sim/) through the
+                                      brain, store and cognition with an offline model;
+                                      writes timeline.csv, timeline.png and summary.txt
   anima version                       print the version
 `
 
@@ -42,8 +51,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("anima "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "config.yaml", "configuration file")
-	out := fs.String("out", "", "backup: file to write")
-	days := fs.Int("days", 7, "sim: silent days to simulate")
+	out := fs.String("out", "", "backup: file to write; sim: directory for the timeline")
+	days := fs.Int("days", 7, "sim: days to simulate (with --scenario: overrides its days)")
+	scenario := fs.String("scenario", "", "sim: scripted user scenario (YAML)")
+	timeout := fs.Duration("timeout", 3*time.Second, "health: how long to wait for /readyz")
 	switch cmd {
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
@@ -51,7 +62,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "run", "chat", "check", "backup", "sim":
+	case "run", "chat", "check", "backup", "sim", "health":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -86,12 +97,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "anima sim: --days must be 1..366")
 			return 2
 		}
+		if *scenario != "" || *out != "" {
+			return simScenario(ctx, args, *scenario, *out, stdout, stderr)
+		}
 		res, err := bot.Simulate(cfg, *days)
 		if err != nil {
 			fmt.Fprintf(stderr, "anima: %s\n", err)
 			return 1
 		}
 		bot.PrintSim(stdout, res)
+		return 0
+	case "health":
+		cfg, err := config.Check(*cfgPath, false)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		if err := bot.Health(ctx, cfg.Metrics.Listen, *timeout); err != nil {
+			fmt.Fprintf(stderr, "anima health: %s\n", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, "ready")
 		return 0
 	case "backup":
 		if *out == "" {
@@ -114,6 +140,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	cfg, err := config.Check(*cfgPath, cmd == "run")
+	if err == nil && cmd == "chat" {
+		err = cfg.ValidateChat()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return 1
@@ -128,4 +157,45 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// simScenario runs `anima sim --scenario S --out DIR` by handing the arguments to the
+// anima-sim binary beside this one (or on PATH): drawing the timeline with gonum/plot
+// costs every process that links it a few MB at start, which the service must not pay.
+func simScenario(ctx context.Context, args []string, path, dir string, stdout, stderr io.Writer) int {
+	if path == "" || dir == "" {
+		fmt.Fprintln(stderr, "anima sim: --scenario FILE and --out DIR go together")
+		return 2
+	}
+	bin, err := simBinary()
+	if err != nil {
+		fmt.Fprintf(stderr, "anima sim: %s\n", err)
+		return 1
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		fmt.Fprintf(stderr, "anima sim: run %s: %s\n", bin, err)
+		return 1
+	}
+	return 0
+}
+
+// simBinary finds anima-sim: beside this executable first, then on PATH.
+func simBinary() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "anima-sim")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("anima-sim"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("--scenario needs the anima-sim binary beside anima or on PATH: " +
+		"`make build` builds bin/anima-sim, or run `go run ./cmd/anima-sim` with the same flags")
 }

@@ -33,6 +33,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build anima: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// anima sim --scenario runs anima-sim from beside the anima binary.
+	out, err = exec.Command("go", "build", "-o", filepath.Join(dir, "anima-sim"), "../anima-sim").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build anima-sim: %v\n%s", err, out)
+		os.Exit(1)
+	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

@@ -1,7 +1,8 @@
 // Package openaitest is a fake OpenAI-compatible chat completions server on httptest, for
 // driving the real go-openai client in tests. It records and strictly validates every
 // request (roles, tool call ids, strict tool schemas), answers from a script of replies
-// (content, tool calls, HTTP errors, Retry-After, delays) and, when the script is empty,
+// (content, tool calls, HTTP errors, Retry-After, delays) — streamed as server-sent events
+// when the request asks for a stream (see StreamMode) — and, when the script is empty,
 // from a default responder — by default an instant echo, which is what load tests use.
 package openaitest
 

@@ -1,0 +1,181 @@
+package sim
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// The lanes of the plot, in units of social pressure (which runs 0..1).
+const (
+	laneProactive = 1.1  // anima writes first
+	laneUser      = -0.1 // the user writes
+	laneReply     = -0.2 // anima answers
+	plotMin       = -0.3 // bottom of the plot
+	plotMax       = 1.75 // top of the plot: room for the legend above the lanes
+	hoursPerTick  = 6    // minor ticks
+	plotWidth     = 14   // inches
+	plotHeight    = 5.5  // inches
+	glyphRadius   = 3.2  // points
+	wakeRadius    = 5.5  // points
+)
+
+var (
+	colPressure  = color.RGBA{R: 0x33, G: 0x33, B: 0x99, A: 0xff}
+	colUser      = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	colReply     = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
+	colProactive = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	colWake      = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
+	colQuiet     = color.RGBA{R: 0xe4, G: 0xe4, B: 0xf4, A: 0xff} // quiet hours background
+	colBlocked   = color.RGBA{R: 0xf6, G: 0xc8, B: 0xc8, A: 0xff} // blocked period background
+)
+
+// writePNG draws the run: social pressure over time on the user's clock, quiet hours and
+// the blocked period shaded, proactive wakes ringed on the pressure line, and the
+// messages of each side in their lanes.
+func (t *timeline) writePNG(w io.Writer) error {
+	p := plot.New()
+	name := t.sc.Name
+	if name == "" {
+		name = "scenario"
+	}
+	p.Title.Text = fmt.Sprintf("anima sim: %s (user's time, %s)", name, t.loc)
+	p.Y.Label.Text = "social pressure"
+	p.Y.Min, p.Y.Max = plotMin, plotMax
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"}}
+	p.X.Tick.Marker = plot.ConstantTicks(t.dayTicks())
+	if len(t.rows) > 0 {
+		p.X.Min, p.X.Max = t.x(t.rows[0].at), t.x(t.rows[len(t.rows)-1].at)
+	}
+	p.Legend.Top = true
+
+	for _, band := range []struct {
+		label string
+		col   color.Color
+		in    func(simRow) bool
+	}{
+		{"blocked", colBlocked, func(r simRow) bool { return r.blocked }},
+		{"quiet hours", colQuiet, func(r simRow) bool { return r.quiet }},
+	} {
+		polys, err := t.bands(band.in, band.col)
+		if err != nil {
+			return err
+		}
+		for i, poly := range polys {
+			p.Add(poly)
+			if i == 0 {
+				p.Legend.Add(band.label, poly)
+			}
+		}
+	}
+
+	var pressure, wakes, user, reply, proactive plotter.XYs
+	for _, r := range t.rows {
+		x := t.x(r.at)
+		pressure = append(pressure, plotter.XY{X: x, Y: r.pressure})
+		for _, code := range r.wakes {
+			if code == brain.ReasonProactive || code == brain.ReasonFollowup {
+				wakes = append(wakes, plotter.XY{X: x, Y: r.pressure})
+			}
+		}
+		for range r.msgs[msgUser] {
+			user = append(user, plotter.XY{X: x, Y: laneUser})
+		}
+		for range r.msgs[msgReply] + r.msgs[msgOther] {
+			reply = append(reply, plotter.XY{X: x, Y: laneReply})
+		}
+		for range r.msgs[msgProactive] + r.msgs[msgFollowup] {
+			proactive = append(proactive, plotter.XY{X: x, Y: laneProactive})
+		}
+	}
+	line, err := plotter.NewLine(pressure)
+	if err != nil {
+		return fmt.Errorf("plot pressure: %w", err)
+	}
+	line.Color, line.Width = colPressure, vg.Points(1.2)
+	p.Add(line)
+	p.Legend.Add("social pressure", line)
+
+	for _, s := range []struct {
+		label string
+		xys   plotter.XYs
+		shape draw.GlyphDrawer
+		col   color.Color
+		r     vg.Length
+	}{
+		{"proactive wake", wakes, draw.RingGlyph{}, colWake, wakeRadius},
+		{"user writes", user, draw.TriangleGlyph{}, colUser, glyphRadius},
+		{"anima answers", reply, draw.SquareGlyph{}, colReply, glyphRadius},
+		{"anima writes first", proactive, draw.CircleGlyph{}, colProactive, glyphRadius},
+	} {
+		if len(s.xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(s.xys)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", s.label, err)
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: s.col, Radius: vg.Points(float64(s.r)), Shape: s.shape}
+		p.Add(sc)
+		p.Legend.Add(s.label, sc)
+	}
+
+	wt, err := p.WriterTo(plotWidth*vg.Inch, plotHeight*vg.Inch, "png")
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+// x is the plot's abscissa of t: hours since the start.
+func (t *timeline) x(at time.Time) float64 { return at.Sub(t.start).Hours() }
+
+// dayTicks labels each local midnight with its day, with unlabelled ticks between.
+func (t *timeline) dayTicks() []plot.Tick {
+	var ticks []plot.Tick
+	for d := 0; d <= t.sc.Days; d++ {
+		mid := time.Date(t.start.Year(), t.start.Month(), t.start.Day()+d, 0, 0, 0, 0, t.loc)
+		ticks = append(ticks, plot.Tick{Value: t.x(mid), Label: mid.Format("Mon 02 Jan")})
+		if d == t.sc.Days {
+			break
+		}
+		for h := hoursPerTick; h < 24; h += hoursPerTick {
+			ticks = append(ticks, plot.Tick{Value: t.x(mid.Add(time.Duration(h) * time.Hour))})
+		}
+	}
+	return ticks
+}
+
+// bands are filled rectangles over the runs of rows for which in holds.
+func (t *timeline) bands(in func(simRow) bool, col color.Color) ([]*plotter.Polygon, error) {
+	var polys []*plotter.Polygon
+	for i := 0; i < len(t.rows); {
+		if !in(t.rows[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(t.rows) && in(t.rows[j]) {
+			j++
+		}
+		x0, x1 := t.x(t.rows[i].at), t.x(t.rows[j-1].at.Add(t.sc.Step.Std()))
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: plotMin}, {X: x1, Y: plotMin}, {X: x1, Y: plotMax}, {X: x0, Y: plotMax}})
+		if err != nil {
+			return nil, fmt.Errorf("plot band: %w", err)
+		}
+		poly.Color = col
+		poly.LineStyle.Width = 0
+		polys = append(polys, poly)
+		i = j
+	}
+	return polys, nil
+}

@@ -1,0 +1,197 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/storage"
+)
+
+// simChat is the scripted user's chat (and user) id.
+const simChat = 1001
+
+// Options are what Run takes besides the configuration and the scenario.
+type Options struct {
+	// Progress, if set, receives a progress bar once the run has taken longer than a
+	// second (stderr for `anima sim`).
+	Progress io.Writer
+	// Now is the wall clock the progress bar reads (default time.Now).
+	Now func() time.Time
+}
+
+// simClock is the simulated time the brain, cognition, memory and schedules read.
+type simClock struct{ now time.Time }
+
+func (c *simClock) Now() time.Time { return c.now }
+
+// scenarioSim is one scenario replayed through anima's real pieces: the Stepper (autonomic
+// and aggregation layers and the wake bookkeeping), cognition with its memory and tools
+// over the scripted model's endpoint, the journal over a temporary bbolt store, and the
+// scripted user as the channel.
+type scenarioSim struct {
+	sc      Scenario
+	clock   *simClock
+	store   *storage.Store
+	st      *brain.State
+	agg     brain.Aggregator
+	stepper *brain.Stepper
+	think   brain.Thinker
+	journal bot.TurnJournal
+	model   *simModel
+	user    *simUser
+	tl      *timeline
+	log     *slog.Logger
+	apology string
+}
+
+// Run replays sc under a simulated clock and writes timeline.csv,
+// timeline.png and summary.txt into dir (created if needed). The store is a temporary
+// file, removed afterwards; nothing leaves the machine (the model is a scripted endpoint
+// on 127.0.0.1). The same configuration, scenario and seed give the same files.
+func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts Options) (bot.SimResult, error) {
+	tl, err := runScenario(ctx, cfg, sc, opts)
+	if err != nil {
+		return bot.SimResult{}, err
+	}
+	if err := tl.write(dir); err != nil {
+		return bot.SimResult{}, err
+	}
+	return tl.result(), nil
+}
+
+// runScenario replays sc and returns what happened, step by step.
+func runScenario(ctx context.Context, cfg config.Config, sc Scenario, opts Options) (*timeline, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "anima-sim-")
+	if err != nil {
+		return nil, fmt.Errorf("sim store: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	store, err := storage.Open(filepath.Join(tmp, "anima.db"), storage.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	s, err := newScenarioSim(cfg, sc, store)
+	if err != nil {
+		return nil, err
+	}
+	defer s.model.Close()
+	if err := s.run(ctx, newProgress(opts.Progress, opts.Now)); err != nil {
+		return nil, err
+	}
+	if v := s.model.violations(); len(v) > 0 {
+		return nil, fmt.Errorf("sim: the model endpoint saw invalid requests: %v", v)
+	}
+	return s.tl, nil
+}
+
+// newScenarioSim builds the pieces, as assemble does for `anima run`, on the simulated
+// clock.
+func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scenarioSim, error) {
+	zone, err := cfg.User.Location()
+	if err != nil {
+		return nil, err
+	}
+	userZone := zone
+	if sc.User.Timezone != "" {
+		if userZone, err = time.LoadLocation(sc.User.Timezone); err != nil {
+			return nil, fmt.Errorf("user.timezone: %w", err)
+		}
+	}
+	day, _ := time.Parse(time.DateOnly, sc.Start) // validated
+	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, userZone)
+	rng := rand.New(rand.NewPCG(sc.Seed, 0x616e696d61)) // "anima"
+	log := slog.New(slog.DiscardHandler)
+	s := &scenarioSim{sc: sc, clock: &simClock{now: start}, store: store, log: log, apology: cfg.Persona.Apology}
+
+	if s.model, err = newSimModel(sc.Model, rng); err != nil {
+		return nil, err
+	}
+	client := cognition.NewClient(s.model.URL(), "sim", cfg.LLM.RequestTimeout.Std())
+	mem := memory.New(store, &memory.OpenAISummarizer{Client: client, Model: cfg.LLM.FastModel, MaxTokens: 400},
+		memory.Options{Logger: log, Clock: s.clock})
+	sched := schedule.New(store, schedule.Options{Clock: s.clock, DefaultZone: zone, Logger: log})
+	tools := cognition.NewRegistry()
+	for _, t := range append(mem.Tools(), sched.Tools()...) {
+		if err := tools.Register(t); err != nil {
+			s.model.Close()
+			return nil, fmt.Errorf("register tool: %w", err)
+		}
+	}
+	s.think = cognition.New(bot.CognitionConfig(cfg, zone), client, mem, tools, cognition.Options{Logger: log, Clock: s.clock})
+	s.journal = bot.NewJournal(store, mem, sched, log)
+
+	pol := cfg.Proactive.Policy()
+	agg, auto := bot.ProactiveLayers(pol, nil)
+	s.agg = agg
+	s.st = brain.NewState(zone)
+	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
+	s.stepper = brain.NewStepper(brain.StepperDeps{State: s.st, Autonomic: auto, Aggregator: agg, Logger: log})
+	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
+	s.tl = newTimeline(sc, pol, userZone, start)
+	return s, nil
+}
+
+// run steps the brain through the scenario's days.
+func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
+	start, step := s.clock.now, s.sc.Step.Std()
+	end := s.user.dayStart(s.sc.Days + 1)
+	total := int(end.Sub(start) / step)
+	var wakes []brain.Wake
+	for i, now := 0, start; now.Before(end); i, now = i+1, now.Add(step) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.clock.now, s.user.now = now, now
+		row := s.tl.add(now, simChat)
+		sigs := s.user.due(now)
+		if len(sigs) > 0 {
+			recorded, err := s.store.Record("sim", sigs, 0)
+			if err != nil {
+				return err
+			}
+			sigs = recorded
+			row.msgs[msgUser] += len(sigs)
+		}
+		wakes = append(wakes[:0], s.stepper.Step(now, sigs)...)
+		for _, w := range wakes {
+			if err := s.turn(ctx, w, row); err != nil {
+				return err
+			}
+		}
+		if rel := s.st.Rel(simChat); rel != nil {
+			row.pressure = rel.SocialPressure
+		}
+		row.blocked = s.user.blocked(now)
+		bar.update(i+1, total, fmt.Sprintf("day %d/%d", s.user.day(now), s.sc.Days))
+	}
+	bar.done()
+	// What the loop's persister would have written at a stop.
+	if err := s.store.SaveRelationships([]brain.Relationship{*s.st.Rel(simChat)}); err != nil {
+		return err
+	}
+	if err := s.store.SaveAcks(s.agg.Acks(end)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// errIntent is returned when the scripted model produced an intent the simulation does
+// not apply (it never calls tools, so only messages come back).
+var errIntent = errors.New("sim: cognition returned an intent the simulation does not apply")

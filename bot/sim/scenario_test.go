@@ -1,0 +1,263 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
+)
+
+func TestParseScenarioStrict(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       string // in the error; "" means valid
+	}{
+		{"empty takes the defaults", "", ""},
+		{"minimal", "name: x\nuser:\n  writes:\n    - at: \"09:00\"\n", ""},
+		{"unknown top-level key", "name: x\ndayz: 3\n", "dayz"},
+		{"unknown nested key", "user:\n  answer:\n    proactiv: 0.5\n", "proactiv"},
+		{"unknown key in a list", "user:\n  writes:\n    - at: \"09:00\"\n      jiter: 5m\n", "jiter"},
+		{"wrong type", "days: seven\n", "seven"},
+		{"bad duration", "step: soon\n", "soon"},
+		{"days out of range", "days: 400\n", "days"},
+		{"bad start", "start: 2026-13-40\n", "start"},
+		{"bad time of day", "user:\n  writes:\n    - at: \"25:00\"\n", "user.writes[0].at"},
+		{"chance not a probability", "user:\n  writes:\n    - at: \"09:00\"\n      chance: 2\n", "user.writes[0].chance"},
+		{"write day outside the run", "days: 3\nuser:\n  writes:\n    - at: \"09:00\"\n      days: [4]\n", "user.writes[0].days"},
+		{"reply chance that never ends", "user:\n  answer:\n    reply: 1\n", "user.answer.reply"},
+		{"delays reversed", "user:\n  answer:\n    min_delay: 1h\n    max_delay: 1m\n", "user.answer"},
+		{"unknown zone", "user:\n  timezone: Mars/Olympus\n", "user.timezone"},
+		{"block outside the run", "days: 2\nuser:\n  block: {day: 5, at: \"10:00\"}\n", "user.block.day"},
+		{"unknown status", "model:\n  proactive_status: chatty\n", "model.proactive_status"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := ParseScenario([]byte(tc.yaml))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("valid scenario refused: %v", err)
+				}
+				if sc.Days != 7 || sc.Step.Std() != time.Minute || sc.Start != "2026-03-02" {
+					t.Errorf("defaults not applied: %+v", sc)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("accepted; want an error naming %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not name %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// examples are the shipped scenarios.
+func examples(t *testing.T) map[string]Scenario {
+	t.Helper()
+	paths, err := filepath.Glob("../../examples/sim/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no example scenarios: %v", err)
+	}
+	out := map[string]Scenario{}
+	for _, p := range paths {
+		sc, err := LoadScenario(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimSuffix(filepath.Base(p), ".yaml")] = sc
+	}
+	for _, want := range []string{"chatty", "never-answers", "night-owl", "blocks"} {
+		if _, ok := out[want]; !ok {
+			t.Errorf("examples/sim/%s.yaml missing", want)
+		}
+	}
+	return out
+}
+
+// simConfig is the default configuration with the user zone of config.yaml.
+func simConfig() config.Config {
+	cfg := config.Default()
+	cfg.User.Timezone = "UTC"
+	return cfg
+}
+
+// TestExampleScenarios runs every shipped scenario and checks the three files and the
+// rules every run keeps: each user message answered once, nothing proactive in quiet
+// hours, at most max_per_day proactive wakes a day.
+func TestExampleScenarios(t *testing.T) {
+	for name, sc := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg := simConfig()
+			dir := t.TempDir()
+			began := time.Now()
+			res, err := Run(context.Background(), cfg, sc, dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d days in %v (wall clock)", name, sc.Days, time.Since(began).Round(time.Millisecond))
+			for _, f := range []string{"timeline.csv", "timeline.png", "summary.txt"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(b) == 0 {
+					t.Errorf("%s is empty", f)
+				}
+			}
+			png, _ := os.ReadFile(filepath.Join(dir, "timeline.png"))
+			if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+				t.Error("timeline.png is not a PNG")
+			}
+			summary, _ := os.ReadFile(filepath.Join(dir, "summary.txt"))
+			if !strings.Contains(string(summary), "day 7: ") || !strings.Contains(string(summary), "total: ") {
+				t.Errorf("summary.txt lacks the per-day table:\n%s", summary)
+			}
+			f, _ := os.Open(filepath.Join(dir, "timeline.csv"))
+			defer f.Close()
+			recs, err := csv.NewReader(f).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := sc.Days*24*60 + 1; len(recs) != want {
+				t.Errorf("timeline.csv has %d lines, want %d (a header and one per simulated minute)", len(recs), want)
+			}
+			for i, n := range res.PerDay {
+				if n > cfg.Proactive.MaxPerDay {
+					t.Errorf("day %d: %d proactive wakes, max_per_day is %d", i+1, n, cfg.Proactive.MaxPerDay)
+				}
+			}
+		})
+	}
+}
+
+// runExample replays a shipped scenario and returns its timeline.
+func runExample(t *testing.T, name string) *timeline {
+	t.Helper()
+	tl, err := runScenario(context.Background(), simConfig(), examples(t)[name], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+func TestScenarioInvariants(t *testing.T) {
+	for _, name := range []string{"chatty", "night-owl", "never-answers", "blocks"} {
+		t.Run(name, func(t *testing.T) {
+			tl := runExample(t, name)
+			asked, replies, user := 0, 0, 0
+			for _, r := range tl.rows {
+				for _, w := range r.wakes {
+					if w == brain.ReasonUserMessage {
+						asked++
+					}
+				}
+				replies += r.msgs[msgReply]
+				user += r.msgs[msgUser]
+				if r.quiet && r.msgs[msgProactive]+r.msgs[msgFollowup] > 0 {
+					t.Errorf("%s: anima wrote first inside quiet hours", r.at.In(tl.loc).Format(time.RFC3339))
+				}
+			}
+			if user == 0 || asked == 0 || replies != asked {
+				t.Errorf("%d user messages, %d user-message wakes, %d replies: want every wake answered once", user, asked, replies)
+			}
+		})
+	}
+}
+
+// TestNeverAnsweringUserHabituates: each unanswered proactive message doubles the silence
+// anima waits for, so the gaps between its messages grow.
+func TestNeverAnsweringUserHabituates(t *testing.T) {
+	tl := runExample(t, "never-answers")
+	var at []time.Time
+	for _, r := range tl.rows {
+		if r.msgs[msgProactive]+r.msgs[msgFollowup] > 0 {
+			at = append(at, r.at)
+		}
+	}
+	if len(at) < 3 {
+		t.Fatalf("%d proactive messages in a week, want at least 3 to see the gaps", len(at))
+	}
+	var gaps []time.Duration
+	for i := 1; i < len(at); i++ {
+		gaps = append(gaps, at[i].Sub(at[i-1]))
+	}
+	t.Logf("gaps between proactive messages: %v", gaps)
+	for i := 1; i < len(gaps); i++ {
+		if gaps[i] < gaps[i-1] {
+			t.Errorf("gap %d (%v) shorter than the one before (%v): habituation failed", i, gaps[i], gaps[i-1])
+		}
+	}
+	if gaps[len(gaps)-1] < 2*gaps[0] {
+		t.Errorf("last gap %v is not at least twice the first %v", gaps[len(gaps)-1], gaps[0])
+	}
+}
+
+// TestBlockedUserGetsNothing: after the user blocks the bot, nothing reaches them; the
+// one message that discovers the block is refused and the relationship goes dormant.
+func TestBlockedUserGetsNothing(t *testing.T) {
+	tl := runExample(t, "blocks")
+	refused, wakesAfter, before := 0, 0, 0
+	var refusedAt time.Time
+	for _, r := range tl.rows {
+		if !r.blocked {
+			before += r.msgs[msgProactive] + r.msgs[msgReply]
+			continue
+		}
+		for i, n := range r.msgs {
+			if n > 0 {
+				t.Errorf("%s: %d %s message(s) after the block", r.at.Format(time.RFC3339), n, msgNames[i])
+			}
+		}
+		if !refusedAt.IsZero() {
+			wakesAfter += len(r.wakes)
+		}
+		if r.refused > 0 && refusedAt.IsZero() {
+			refusedAt = r.at
+		}
+		refused += r.refused
+	}
+	if before == 0 {
+		t.Error("nothing was sent before the block: the scenario shows nothing")
+	}
+	if refused != 1 {
+		t.Errorf("%d sends refused after the block, want exactly 1 (the one that finds it)", refused)
+	}
+	if wakesAfter != 0 {
+		t.Errorf("%d wakes after the refused send, want 0: the relationship should be dormant", wakesAfter)
+	}
+}
+
+func TestScenarioDeterministic(t *testing.T) {
+	sc := examples(t)["chatty"]
+	read := func() (csvText, summary []byte) {
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), simConfig(), sc, dir, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.ReadFile(filepath.Join(dir, "timeline.csv"))
+		b, _ := os.ReadFile(filepath.Join(dir, "summary.txt"))
+		return a, b
+	}
+	c1, s1 := read()
+	c2, s2 := read()
+	if !bytes.Equal(c1, c2) || !bytes.Equal(s1, s2) {
+		t.Error("two runs of the same scenario and seed differ")
+	}
+	sc.Seed++
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), simConfig(), sc, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	c3, _ := os.ReadFile(filepath.Join(dir, "timeline.csv"))
+	if bytes.Equal(c1, c3) {
+		t.Error("another seed gives the same timeline: the seed is not used")
+	}
+}

@@ -1,0 +1,204 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/brain"
+)
+
+// Message columns of the timeline.
+const (
+	msgUser = iota
+	msgReply
+	msgProactive
+	msgFollowup
+	msgOther // reminders and system messages (apologies)
+	msgKinds
+)
+
+var msgNames = [msgKinds]string{"user", "reply", "proactive", "followup", "other"}
+
+// kindColumn is the timeline column of a message anima sent.
+func kindColumn(k brain.MessageKind) int {
+	switch k {
+	case brain.KindReply:
+		return msgReply
+	case brain.KindProactive:
+		return msgProactive
+	case brain.KindFollowup:
+		return msgFollowup
+	}
+	return msgOther
+}
+
+// simRow is one step of a scenario run for one chat.
+type simRow struct {
+	at         time.Time
+	chat       int64
+	pressure   float64  // social pressure after the step
+	quiet      bool     // inside the quiet hours, in the user's zone
+	blocked    bool     // the user has blocked the bot
+	wakes      []string // reason codes of the wakes
+	modelCalls int      // requests to the model endpoint
+	msgs       [msgKinds]int
+	silent     int // proactive runs that said nothing
+	failed     int // cognition runs that failed
+	refused    int // deliveries refused because the user blocked the bot
+}
+
+// timeline is what a scenario run did, step by step.
+type timeline struct {
+	sc    Scenario
+	pol   brain.ProactivePolicy
+	loc   *time.Location // the user's zone
+	start time.Time
+	rows  []simRow
+	// wakeLines are the proactive wakes as PrintSim lists them.
+	wakeLines []string
+	perDay    []int
+}
+
+func newTimeline(sc Scenario, pol brain.ProactivePolicy, loc *time.Location, start time.Time) *timeline {
+	steps := int(time.Duration(sc.Days) * 24 * time.Hour / sc.Step.Std())
+	return &timeline{sc: sc, pol: pol, loc: loc, start: start, rows: make([]simRow, 0, steps+2), perDay: make([]int, sc.Days)}
+}
+
+// add starts the row of a step; the pointer is valid until the next add.
+func (t *timeline) add(at time.Time, chat int64) *simRow {
+	t.rows = append(t.rows, simRow{at: at, chat: chat, quiet: t.pol.Enabled && t.pol.QuietHours.Contains(at, t.loc)})
+	return &t.rows[len(t.rows)-1]
+}
+
+// proactiveWake records a proactive or follow-up wake for the per-day table.
+func (t *timeline) proactiveWake(at time.Time, r brain.Reason) {
+	local := at.In(t.loc)
+	t.wakeLines = append(t.wakeLines, fmt.Sprintf("%s  %s: %s", local.Format("Mon 02 Jan 15:04"), r.Code, r.Text))
+	a := time.Date(t.start.Year(), t.start.Month(), t.start.Day(), 12, 0, 0, 0, time.UTC)
+	b := time.Date(local.Year(), local.Month(), local.Day(), 12, 0, 0, 0, time.UTC)
+	if d := int(b.Sub(a).Hours() / 24); d >= 0 && d < len(t.perDay) {
+		t.perDay[d]++
+	}
+}
+
+// result is the run as Simulate reports one: proactive wakes per local day, listed.
+func (t *timeline) result() bot.SimResult {
+	return bot.SimResult{PerDay: append([]int(nil), t.perDay...), Wakes: append([]string(nil), t.wakeLines...)}
+}
+
+// totals sums the rows' message columns, wakes, model calls and refused sends.
+func (t *timeline) totals() (msgs [msgKinds]int, wakes, calls, silent, failed, refused int) {
+	for _, r := range t.rows {
+		for i, n := range r.msgs {
+			msgs[i] += n
+		}
+		wakes += len(r.wakes)
+		calls += r.modelCalls
+		silent += r.silent
+		failed += r.failed
+		refused += r.refused
+	}
+	return msgs, wakes, calls, silent, failed, refused
+}
+
+// write writes timeline.csv, timeline.png and summary.txt into dir.
+func (t *timeline) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("sim output: %w", err)
+	}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"timeline.csv", t.writeCSV},
+		{"summary.txt", t.writeSummary},
+		{"timeline.png", t.writePNG},
+	} {
+		if err := writeFile(filepath.Join(dir, f.name), f.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile creates path and fills it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("sim output: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// csvHeader names timeline.csv's columns.
+var csvHeader = []string{"time", "chat", "social_pressure", "quiet_hours", "blocked", "wakes", "wake_reasons",
+	"model_calls", "msgs_user", "msgs_reply", "msgs_proactive", "msgs_followup", "msgs_other",
+	"silent_runs", "failed_runs", "refused_blocked"}
+
+// writeCSV writes one line per step: the time in the user's zone, the chat, its social
+// pressure, the wakes with their reasons, the model calls and the messages by kind.
+func (t *timeline) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	b01 := func(b bool) string {
+		if b {
+			return "1"
+		}
+		return "0"
+	}
+	itoa := strconv.Itoa
+	for _, r := range t.rows {
+		rec := []string{r.at.In(t.loc).Format(time.RFC3339), strconv.FormatInt(r.chat, 10),
+			strconv.FormatFloat(r.pressure, 'f', 4, 64), b01(r.quiet), b01(r.blocked),
+			itoa(len(r.wakes)), strings.Join(r.wakes, ";"), itoa(r.modelCalls)}
+		for _, n := range r.msgs {
+			rec = append(rec, itoa(n))
+		}
+		rec = append(rec, itoa(r.silent), itoa(r.failed), itoa(r.refused))
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeSummary writes the per-day table of `anima sim` (PrintSim), then the run's totals.
+func (t *timeline) writeSummary(w io.Writer) error {
+	name := t.sc.Name
+	if name == "" {
+		name = "(unnamed)"
+	}
+	fmt.Fprintf(w, "scenario %s: %d days from %s, seed %d, user zone %s, step %s\n\n",
+		name, t.sc.Days, t.sc.Start, t.sc.Seed, t.loc, t.sc.Step)
+	bot.PrintPerDay(w, t.result(), "simulated days")
+	msgs, wakes, calls, silent, failed, refused := t.totals()
+	fmt.Fprintf(w, "\nwakes: %d; model requests: %d; proactive runs that said nothing: %d; failed runs: %d\n", wakes, calls, silent, failed)
+	fmt.Fprint(w, "messages:")
+	for i, n := range msgs {
+		fmt.Fprintf(w, " %s=%d", msgNames[i], n)
+	}
+	fmt.Fprintf(w, "\nrefused because the user blocked the bot: %d\n", refused)
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSimScenarioRunsAnimaSim runs `anima sim --scenario S --out DIR` with the built
+// binaries: anima hands the run to anima-sim beside it, which writes the three files.
+func TestSimScenarioRunsAnimaSim(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("user:\n  timezone: Europe/Berlin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(binary, "sim", "--config", cfg, "--scenario", "../../examples/sim/never-answers.yaml", "--out", out, "--days", "3")
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("anima sim: %v\n%s", err, stdout)
+	}
+	if !strings.Contains(string(stdout), "simulated 3 days") {
+		t.Errorf("stdout = %q, want the --days override to hold", stdout)
+	}
+	for _, f := range []string{"timeline.csv", "timeline.png", "summary.txt"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestSimScenarioWithoutAnimaSim: without anima-sim beside it or on PATH, anima says how
+// to get it.
+func TestSimScenarioWithoutAnimaSim(t *testing.T) {
+	dir := t.TempDir()
+	lone := filepath.Join(dir, "anima")
+	raw, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, raw, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(lone, "sim", "--config", cfg, "--scenario", "../../examples/sim/never-answers.yaml", "--out", filepath.Join(dir, "o"))
+	cmd.Env = append(os.Environ(), "PATH="+dir)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "make build") {
+		t.Errorf("anima sim without anima-sim: %v\n%s", err, out)
+	}
+}
+
+func TestSimScenarioFlagsErrors(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: x\nusr: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"scenario without out", []string{"--scenario", bad}, 2, "--out DIR"},
+		{"out without scenario", []string{"--out", dir}, 2, "--scenario FILE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"sim", "--config", cfg}, tc.args...)
+			if code := run(args, strings.NewReader(""), &stdout, &stderr); code != tc.code {
+				t.Errorf("exit %d, want %d; stderr: %s", code, tc.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr %q does not say %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}

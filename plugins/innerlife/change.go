@@ -1,0 +1,123 @@
+package innerlife
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/plugins"
+)
+
+// The plugin's own changes, carried by brain.PluginChange and applied by Apply in the
+// turn's transaction.
+type (
+	openConcern  struct{ Concern Concern }
+	touchConcern struct {
+		ID        string
+		Note      string
+		CheckInAt time.Time // zero: unchanged
+	}
+	closeConcern struct{ ID string }
+	// checkinAsked records that a run carried a due check-in; How is "proactive" (anima
+	// wrote first) or "chat" (the user wrote first) or "dream".
+	checkinAsked struct {
+		ID  string
+		How string
+	}
+	writeEntry struct{ Entry Entry }
+	dreamt     struct{}
+)
+
+func change(chat int64, c any) brain.PluginChange {
+	return brain.PluginChange{Plugin: Name, Chat: chat, Change: c}
+}
+
+// Apply implements plugins.Stateful.
+func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) error {
+	switch v := ch.Change.(type) {
+	case openConcern:
+		c := v.Concern
+		if err := putJSON(b, concernKey(c.Chat, c.ID), c); err != nil {
+			return err
+		}
+		b.OnCommit(func() {
+			p.mu.Lock()
+			p.put(&c)
+			p.mu.Unlock()
+			p.m.opened.Inc()
+		})
+	case touchConcern:
+		c, ok, err := getConcern(b, ch.Chat, v.ID)
+		if err != nil || !ok {
+			return err // closed meanwhile: nothing to touch
+		}
+		c.Touched = at
+		if v.Note != "" {
+			c.Notes = append(c.Notes, v.Note)
+			if len(c.Notes) > maxNotes {
+				c.Notes = c.Notes[len(c.Notes)-maxNotes:]
+			}
+		}
+		if !v.CheckInAt.IsZero() {
+			c.CheckInAt, c.CheckInDone = v.CheckInAt, false
+		}
+		if err := putJSON(b, concernKey(c.Chat, c.ID), c); err != nil {
+			return err
+		}
+		b.OnCommit(func() { p.mu.Lock(); p.put(&c); p.mu.Unlock() })
+	case closeConcern:
+		if err := b.Delete(concernKey(ch.Chat, v.ID)); err != nil {
+			return err
+		}
+		b.OnCommit(func() { p.mu.Lock(); p.remove(v.ID); p.mu.Unlock(); p.m.closed.Inc() })
+	case checkinAsked:
+		c, ok, err := getConcern(b, ch.Chat, v.ID)
+		if err != nil || !ok || c.CheckInDone {
+			return err
+		}
+		c.CheckInDone = true
+		if err := putJSON(b, concernKey(c.Chat, c.ID), c); err != nil {
+			return err
+		}
+		b.OnCommit(func() { p.mu.Lock(); p.put(&c); p.mu.Unlock(); p.m.asked.WithLabelValues(v.How).Inc() })
+	case writeEntry:
+		e := v.Entry
+		p.mu.Lock()
+		p.seq++
+		seq := p.seq
+		p.mu.Unlock()
+		if err := putJSON(b, entryKey(e.Chat, e.At, seq), e); err != nil {
+			return err
+		}
+		b.OnCommit(func() { p.mu.Lock(); p.addEntry(e); p.mu.Unlock(); p.m.entries.WithLabelValues(e.Kind).Inc() })
+	case dreamt:
+		if err := putJSON(b, chatKey('d', ch.Chat), at); err != nil {
+			return err
+		}
+		b.OnCommit(func() { p.mu.Lock(); p.dreamed[ch.Chat] = at; p.mu.Unlock() })
+	default:
+		return fmt.Errorf("innerlife: unknown change %T", ch.Change)
+	}
+	return nil
+}
+
+func putJSON(b plugins.Bucket, key []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("innerlife: encode: %w", err)
+	}
+	return b.Put(key, data)
+}
+
+func getConcern(b plugins.Bucket, chat int64, id string) (Concern, bool, error) {
+	var c Concern
+	data := b.Get(concernKey(chat, id))
+	if data == nil {
+		return c, false, nil
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, false, fmt.Errorf("innerlife: decode concern %s: %w", id, err)
+	}
+	return c, true, nil
+}

@@ -1,0 +1,114 @@
+package innerlife
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Salience is how present a concern is, by the time since it was last touched.
+type Salience int
+
+// Saliences, most present first.
+const (
+	Active     Salience = iota // touched within 7 days
+	Monitoring                 // 7 days untouched
+	Background                 // 30 days untouched
+	Dormant                    // 90 days untouched: no longer in prompts
+	salienceCount
+)
+
+// Decay thresholds: a concern untouched this long has decayed to the next salience.
+const (
+	ToMonitoring = 7 * 24 * time.Hour
+	ToBackground = 30 * 24 * time.Hour
+	ToDormant    = 90 * 24 * time.Hour
+)
+
+var salienceNames = [salienceCount]string{"active", "monitoring", "background", "dormant"}
+
+func (s Salience) String() string { return salienceNames[s] }
+
+// SalienceAt is the salience of a concern last touched at touched, at now.
+func SalienceAt(touched, now time.Time) Salience {
+	switch age := now.Sub(touched); {
+	case age >= ToDormant:
+		return Dormant
+	case age >= ToBackground:
+		return Background
+	case age >= ToMonitoring:
+		return Monitoring
+	}
+	return Active
+}
+
+// Kinds of concern.
+var concernKinds = []string{"project", "interest", "event", "wellbeing", "conversation"}
+
+// Concern is a topic the user cares about that anima follows.
+type Concern struct {
+	ID      string    `json:"id"`
+	Chat    int64     `json:"chat"`
+	Summary string    `json:"summary"`
+	Kind    string    `json:"kind"`
+	Created time.Time `json:"created"`
+	Touched time.Time `json:"touched"`
+	// Notes are the latest news (at most maxNotes, oldest first).
+	Notes []string `json:"notes,omitempty"`
+	// CheckInAt is when anima means to ask how it went (zero: no check-in); CheckInDone
+	// once it was asked (or the user brought it up first).
+	CheckInAt   time.Time `json:"check_in_at,omitzero"`
+	CheckInDone bool      `json:"check_in_done,omitempty"`
+}
+
+const maxNotes = 3
+
+// dueCheckIn reports whether c's check-in is due and not yet asked at now.
+func (c *Concern) dueCheckIn(now time.Time) bool {
+	return !c.CheckInAt.IsZero() && !c.CheckInDone && !now.Before(c.CheckInAt)
+}
+
+// promptConcerns picks the concerns a prompt carries: at most 8 non-dormant ones, Active
+// first (then Monitoring, Background), newest first within each, cut to about maxWords.
+func promptConcerns(cs []*Concern, now time.Time, maxWords int) []string {
+	picked := make([]*Concern, 0, len(cs))
+	for _, c := range cs {
+		if SalienceAt(c.Touched, now) != Dormant {
+			picked = append(picked, c)
+		}
+	}
+	slices.SortStableFunc(picked, func(a, b *Concern) int {
+		if sa, sb := SalienceAt(a.Touched, now), SalienceAt(b.Touched, now); sa != sb {
+			return int(sa) - int(sb)
+		}
+		return b.Created.Compare(a.Created)
+	})
+	if len(picked) > 8 {
+		picked = picked[:8]
+	}
+	var lines []string
+	words := 0
+	for _, c := range picked {
+		line := c.line(now)
+		n := len(strings.Fields(line))
+		if words+n > maxWords && len(lines) > 0 {
+			break
+		}
+		words += n
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// line renders c for a prompt: salience, kind, summary, the latest note, the check-in.
+func (c *Concern) line(now time.Time) string {
+	var b strings.Builder
+	b.WriteString("concern " + c.ID + " (" + SalienceAt(c.Touched, now).String() + ", " + c.Kind + "): " + c.Summary)
+	if n := len(c.Notes); n > 0 {
+		b.WriteString(" — latest: " + c.Notes[n-1])
+	}
+	if !c.CheckInAt.IsZero() && !c.CheckInDone {
+		b.WriteString(" — check-in planned " + c.CheckInAt.UTC().Format(time.RFC3339))
+	}
+	return b.String()
+}

@@ -1,0 +1,88 @@
+package innerlife
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/plugins"
+)
+
+// ReasonDream is the wake reason of a dream run.
+const ReasonDream = "dream"
+
+// Jobs implements plugins.Scheduled: the nightly dream.
+func (p *Plugin) Jobs() []plugins.Job {
+	return []plugins.Job{{Name: "dream", At: p.cfg.DreamAt, Run: p.dream}}
+}
+
+// dream runs one dream for each private chat that had a turn since its last dream and
+// whose user has been quiet for at least DreamMinQuiet, at most DreamParallel at once.
+// A dream reads the day under the dream profile; its tools may write a digest entry,
+// touch or close concerns and remember facts; anything it would send is dropped.
+func (p *Plugin) dream(ctx context.Context, h plugins.Host, due time.Time) error {
+	rels, err := h.Chats()
+	if err != nil {
+		return fmt.Errorf("list chats: %w", err)
+	}
+	now := p.clock.Now()
+	sem := make(chan struct{}, p.cfg.DreamParallel)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, rel := range rels {
+		if rel.Group || rel.Chat == 0 {
+			continue
+		}
+		p.mu.Lock()
+		last := p.dreamed[rel.Chat]
+		p.mu.Unlock()
+		if !rel.LastExchange().After(last) {
+			continue // no turn since the last dream: nothing to dream about, no cost
+		}
+		if now.Sub(rel.LastUserMsg) < p.cfg.DreamMinQuiet {
+			p.m.dreams.WithLabelValues("skipped_quiet").Inc()
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := p.dreamChat(ctx, h, rel, now); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relationship, now time.Time) error {
+	w := brain.Wake{Chat: rel.Chat, User: rel.User, Profile: brain.ProfileDream, Rel: rel, At: now,
+		Reason: brain.Reason{Code: ReasonDream, Text: "the night's reflection on the day's conversation, your journal and your concerns"}}
+	out, err := h.Think(ctx, w)
+	p.m.dreamRequests.Add(float64(out.Requests))
+	if err != nil {
+		p.m.dreams.WithLabelValues("error").Inc()
+		return fmt.Errorf("dream chat %d: %w", rel.Chat, err)
+	}
+	intents := make([]brain.Intent, 0, len(out.Intents)+1)
+	for _, in := range out.Intents {
+		if _, ok := in.(brain.SendMessage); ok {
+			continue // a dream never sends anything
+		}
+		intents = append(intents, in)
+	}
+	intents = append(intents, change(rel.Chat, dreamt{}))
+	if err := h.Commit(ctx, rel.Chat, rel.User, intents, now); err != nil {
+		p.m.dreams.WithLabelValues("error").Inc()
+		return fmt.Errorf("dream chat %d: %w", rel.Chat, err)
+	}
+	p.m.dreams.WithLabelValues("ok").Inc()
+	return nil
+}

@@ -1,0 +1,13 @@
+package innerlife
+
+import (
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// OpenConcernChange is the change that opens an event concern with a check-in at checkIn.
+func OpenConcernChange(chat int64, id string, checkIn time.Time) brain.PluginChange {
+	return change(chat, openConcern{Concern: Concern{ID: id, Chat: chat, Summary: "concern " + id, Kind: "event",
+		Created: checkIn.Add(-48 * time.Hour), Touched: checkIn.Add(-48 * time.Hour), CheckInAt: checkIn}})
+}

@@ -1,0 +1,178 @@
+package plugins
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// Options are Install's optional dependencies.
+type Options struct {
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer // nil: metrics are not registered
+}
+
+// Set is the installed plugins: their guarded neurons, prompt sections, state and jobs.
+type Set struct {
+	g        *guard
+	neurons  []brain.Neuron
+	contexts []contextSource
+	stateful map[string]Stateful
+	order    []string // names of the stateful plugins, in list order
+	jobs     []pluginJob
+	reporter []namedReporter
+}
+
+type namedReporter struct {
+	name string
+	r    Reporter
+}
+
+type pluginJob struct {
+	plugin string
+	job    Job
+	hour   int
+	minute int
+}
+
+var validName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
+
+// Install registers every plugin's tools with reg (guarded: a panic becomes an error
+// result, counted) and collects the rest of their capabilities. Names must be unique
+// lower-case identifiers, tools must be named "<name>_<verb>" and job times "HH:MM".
+func Install(reg ToolRegistry, opts Options, ps ...Plugin) (*Set, error) {
+	s := &Set{g: newGuard(opts.Logger, opts.Registerer), stateful: map[string]Stateful{}}
+	seen := map[string]bool{}
+	for _, p := range ps {
+		name := p.Name()
+		if !validName.MatchString(name) {
+			return nil, &Error{Plugin: name, Err: fmt.Errorf("name must match %s", validName)}
+		}
+		if seen[name] {
+			return nil, &Error{Plugin: name, Err: fmt.Errorf("listed twice")}
+		}
+		seen[name] = true
+		for _, t := range p.Tools() {
+			tn := t.Spec().Name
+			if len(tn) <= len(name)+1 || tn[:len(name)+1] != name+"_" {
+				return nil, &Error{Plugin: name, Err: fmt.Errorf("tool %q must be named %s_<verb>", tn, name)}
+			}
+			if err := reg.Register(guardedTool{plugin: name, t: t, g: s.g}); err != nil {
+				return nil, &Error{Plugin: name, Err: err}
+			}
+		}
+		for _, n := range p.Neurons() {
+			s.neurons = append(s.neurons, guardedNeuron{plugin: name, n: n, g: s.g})
+		}
+		if c, ok := p.(Contextual); ok {
+			s.contexts = append(s.contexts, contextSource{plugin: name, c: c, g: s.g})
+		}
+		if st, ok := p.(Stateful); ok {
+			s.stateful[name] = st
+			s.order = append(s.order, name)
+		}
+		if r, ok := p.(Reporter); ok {
+			s.reporter = append(s.reporter, namedReporter{name: name, r: r})
+		}
+		if sc, ok := p.(Scheduled); ok {
+			for _, j := range sc.Jobs() {
+				var h, m int
+				if _, err := fmt.Sscanf(j.At, "%d:%d", &h, &m); err != nil || len(j.At) != 5 || h > 23 || m > 59 || h < 0 || m < 0 {
+					return nil, &Error{Plugin: name, Err: fmt.Errorf("job %s: at %q is not HH:MM", j.Name, j.At)}
+				}
+				s.jobs = append(s.jobs, pluginJob{plugin: name, job: j, hour: h, minute: m})
+			}
+		}
+	}
+	return s, nil
+}
+
+// Collect registers every plugin's tools with reg and returns all their neurons (Install
+// without metrics or logs, for callers that need only those two).
+func Collect(reg ToolRegistry, ps ...Plugin) ([]brain.Neuron, error) {
+	s, err := Install(reg, Options{}, ps...)
+	if err != nil {
+		return nil, err
+	}
+	return s.Neurons(), nil
+}
+
+// Neurons are the plugins' neurons, guarded (a panic reports nothing that tick).
+func (s *Set) Neurons() []brain.Neuron { return s.neurons }
+
+// Sections returns the plugins' prompt sections for w at now (panics are counted and the
+// plugin's section left out). Safe for concurrent use.
+func (s *Set) Sections(w brain.Wake, now time.Time) []brain.Section {
+	var out []brain.Section
+	for _, c := range s.contexts {
+		if sec := c.section(w, now); len(sec.Lines) > 0 || len(sec.Intents) > 0 {
+			out = append(out, sec)
+		}
+	}
+	return out
+}
+
+// Stateful returns the stateful plugin named name.
+func (s *Set) Stateful(name string) (Stateful, bool) {
+	st, ok := s.stateful[name]
+	return st, ok
+}
+
+// StatefulNames lists the stateful plugins' names, in list order.
+func (s *Set) StatefulNames() []string { return s.order }
+
+// Status joins the plugins' /status lines for chat.
+func (s *Set) Status(chat int64, now time.Time, loc *time.Location) string {
+	out := ""
+	for _, r := range s.reporter {
+		line := s.status(r, chat, now, loc)
+		if line == "" {
+			continue
+		}
+		if out != "" {
+			out += "\n"
+		}
+		out += line
+	}
+	return out
+}
+
+func (s *Set) status(r namedReporter, chat int64, now time.Time, loc *time.Location) (line string) {
+	defer func() {
+		if s.g.recovered(r.name, PartCommand, recover()) {
+			line = ""
+		}
+	}()
+	return r.r.Status(chat, now, loc)
+}
+
+// Command offers a command the core does not know to the plugins; false when none owns it.
+func (s *Set) Command(chat int64, name, arg string, now time.Time, loc *time.Location) (answer string, ok bool) {
+	for _, r := range s.reporter {
+		func() {
+			defer func() {
+				if s.g.recovered(r.name, PartCommand, recover()) {
+					answer, ok = "Sorry, that did not work just now.", true
+				}
+			}()
+			answer, ok = r.r.Command(chat, name, arg, now, loc)
+		}()
+		if ok {
+			return answer, true
+		}
+	}
+	return "", false
+}
+
+// Fail logs and counts a failure of plugin's part found by the caller (a state change
+// that could not be applied, say).
+func (s *Set) Fail(plugin, part string, err error) { s.g.fail(plugin, part, err) }
+
+// Recovered counts a panic of plugin's part (r is recover()'s value) and reports whether
+// there was one.
+func (s *Set) Recovered(plugin, part string, r any) bool { return s.g.recovered(plugin, part, r) }
