@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Drafter shows a reply while it is being written: a preview the user watches grow, which
@@ -34,13 +35,24 @@ type draftPump struct {
 }
 
 // startDrafts starts a pump for d, run by a goroutine that wg owns; stop ends it (and
-// cancels a draft in flight: the answer it previewed is complete).
-func startDrafts(ctx context.Context, d Drafter, wg *sync.WaitGroup) (p *draftPump, stop func()) {
+// cancels a draft in flight: the answer it previewed is complete). Nothing is shown before
+// delay has passed: an answer that comes at once needs no preview (like the typing
+// indicator), and costs no Bot API call.
+func startDrafts(ctx context.Context, d Drafter, delay time.Duration, wg *sync.WaitGroup) (p *draftPump, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	p = &draftPump{d: d, wake: make(chan struct{}, 1)}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		if delay > 0 {
+			t := time.NewTimer(delay)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
 		p.run(ctx)
 	}()
 	return p, cancel

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -47,7 +48,7 @@ func recvText(t *testing.T, ch <-chan string) string {
 func TestDraftPumpNeverBlocksTheRun(t *testing.T) {
 	g := &gateDrafter{entered: make(chan string, 10), release: make(chan struct{})}
 	var wg sync.WaitGroup
-	p, stop := startDrafts(context.Background(), g, &wg)
+	p, stop := startDrafts(context.Background(), g, 0, &wg)
 	ctx := context.Background()
 
 	if err := p.Draft(ctx, 1, "a"); err != nil {
@@ -83,7 +84,7 @@ func TestDraftPumpReportsRefusal(t *testing.T) {
 	refused := errors.New("refused")
 	g := &gateDrafter{entered: make(chan string, 10), release: make(chan struct{}, 1), err: refused}
 	var wg sync.WaitGroup
-	p, stop := startDrafts(context.Background(), g, &wg)
+	p, stop := startDrafts(context.Background(), g, 0, &wg)
 	defer func() { stop(); wg.Wait() }()
 
 	g.release <- struct{}{}
@@ -95,4 +96,37 @@ func TestDraftPumpReportsRefusal(t *testing.T) {
 	if err := p.Draft(context.Background(), 1, "ab"); !errors.Is(err, refused) {
 		t.Fatalf("err = %v, want the refusal", err)
 	}
+}
+
+// TestDraftPumpWaitsForSlowAnswers: before the delay nothing is shown, and an answer done
+// by then (stop) shows nothing at all; after it, the latest text is shown.
+func TestDraftPumpWaitsForSlowAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := &gateDrafter{entered: make(chan string, 10), release: make(chan struct{}, 10)}
+		var wg sync.WaitGroup
+		p, stop := startDrafts(context.Background(), g, 250*time.Millisecond, &wg)
+		_ = p.Draft(context.Background(), 1, "a")
+		_ = p.Draft(context.Background(), 1, "ab")
+		time.Sleep(249 * time.Millisecond) // synctest: the fake clock, no real wait
+		synctest.Wait()
+		if len(g.entered) != 0 {
+			t.Fatal("a draft was shown before the delay")
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if got := <-g.entered; got != "ab" {
+			t.Fatalf("draft %q, want the latest text", got)
+		}
+		g.release <- struct{}{}
+		stop()
+		wg.Wait()
+
+		p, stop = startDrafts(context.Background(), g, 250*time.Millisecond, &wg)
+		_ = p.Draft(context.Background(), 1, "instant answer")
+		stop()
+		wg.Wait()
+		if len(g.entered) != 0 {
+			t.Fatal("an answer done before the delay was drafted")
+		}
+	})
 }

@@ -20,7 +20,8 @@ type LoopConfig struct {
 	DuplicateWindow int
 	// LogText logs message texts at debug level (off by default: texts are private).
 	LogText bool
-	// TypingDelay is how long a run may take before the typing indicator shows
+	// TypingDelay is how long a run may take before the typing indicator (and the draft of
+	// a streamed answer) shows
 	// (default 250ms; a negative value shows it at once).
 	TypingDelay time.Duration
 }

@@ -47,7 +47,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 	if asked {
 		stopTyping = l.typing(ctx, w.Chat)
 		if l.deps.Drafter != nil && !w.Rel.Group {
-			w.Drafter, stopDrafts = startDrafts(ctx, l.deps.Drafter, &l.wg)
+			w.Drafter, stopDrafts = startDrafts(ctx, l.deps.Drafter, l.cfg.TypingDelay, &l.wg)
 		}
 	}
 	r.thinking = true

@@ -39,6 +39,9 @@ func (d *drafter) drafts() []string {
 	return slices.Clone(d.texts)
 }
 
+// written is r streamed a few characters at a time, as a model writes.
+func written(r openaitest.Reply) openaitest.Reply { r.Chunk = 6; return r }
+
 func draftedWake(d *drafter, texts ...string) brain.Wake {
 	w := userWake(texts...)
 	w.Drafter = d
@@ -61,9 +64,9 @@ func TestStreamedAnswerIsDrafted(t *testing.T) {
 		name  string
 		reply openaitest.Reply
 	}{
-		{"structured answer", openaitest.Answer(text, "awaiting_answer", 0.9)},
-		{"prose", openaitest.Reply{Content: text}},
-		{"fenced structured answer", openaitest.Reply{Content: "```json\n{\"response\": \"" + text + "\", \"confidence\": 0.8}\n```"}},
+		{"structured answer", written(openaitest.Answer(text, "awaiting_answer", 0.9))},
+		{"prose", written(openaitest.Reply{Content: text})},
+		{"fenced structured answer", written(openaitest.Reply{Content: "```json\n{\"response\": \"" + text + "\", \"confidence\": 0.8}\n```"})},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,7 +125,7 @@ func TestToolStepsAreNotDrafted(t *testing.T) {
 			{Name: "memo", Args: `{"note":"buy oat milk","tag":null}`},
 			{Name: "other", Args: `{"note":"call mum on sunday","tag":"family"}`},
 		}},
-		openaitest.Answer("Noted both.", "active", 0.9),
+		written(openaitest.Answer("Noted both.", "active", 0.9)),
 	)
 	d := &drafter{}
 	out := think(t, e, draftedWake(d, "remember two things"))
@@ -153,8 +156,8 @@ func TestToolStepsAreNotDrafted(t *testing.T) {
 func TestSmartRetryReplacesTheDraft(t *testing.T) {
 	e := newEnv(t, setup{})
 	e.srv.Enqueue(
-		openaitest.Answer("Maybe try turning it off and on?", "active", 0.3).ForModel(fast),
-		openaitest.Answer("Hold the power button for ten seconds.", "active", 0.9).ForModel(smart),
+		written(openaitest.Answer("Maybe try turning it off and on?", "active", 0.3)).ForModel(fast),
+		written(openaitest.Answer("Hold the power button for ten seconds.", "active", 0.9)).ForModel(smart),
 	)
 	d := &drafter{}
 	out := think(t, e, draftedWake(d, "my phone froze"))

@@ -53,7 +53,9 @@ type Reply struct {
 	// PromptTokens and CompletionTokens override the usage estimate when non-zero.
 	PromptTokens, CompletionTokens int
 	// ChunkDelay, for a streamed reply, pauses between its chunks (wall-clock): a model
-	// writing at that pace. Chunk is the content's size per chunk in runes (default 8).
+	// writing at that pace. Chunk is the content's size per chunk in runes; 0 sends the
+	// content in one delta (an instant model, as the load test wants), unless ChunkDelay is
+	// set, when it defaults to 8.
 	ChunkDelay time.Duration
 	Chunk      int
 }

@@ -94,7 +94,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 	if !send(delta(openai.ChatCompletionStreamChoiceDelta{Role: openai.ChatMessageRoleAssistant}, "")) {
 		return
 	}
-	for _, piece := range chunks(reply.Content, reply.Chunk) {
+	size := reply.Chunk
+	if size <= 0 && reply.ChunkDelay == 0 {
+		size = len(reply.Content) // one delta
+	}
+	for _, piece := range chunks(reply.Content, size) {
 		if !send(delta(openai.ChatCompletionStreamChoiceDelta{Content: piece}, "")) {
 			return
 		}
