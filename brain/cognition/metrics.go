@@ -27,6 +27,7 @@ type metrics struct {
 	breakerOpen  prometheus.Gauge
 	// streamFallbacks counts streams the endpoint refused (answered whole instead).
 	streamFallbacks prometheus.Counter
+	breakerSince    prometheus.Gauge
 }
 
 // newMetrics builds the metrics on reg; a nil reg leaves them unregistered (a no-op for
@@ -70,6 +71,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		streamFallbacks: f.NewCounter(prometheus.CounterOpts{
 			Name: "anima_llm_stream_fallbacks_total",
 			Help: "Streamed requests the endpoint refused, asked again without streaming (streaming then stays off for a while).",
+		}),
+		breakerSince: f.NewGauge(prometheus.GaugeOpts{
+			Name: "anima_cognition_breaker_open_since_seconds",
+			Help: "Unix time the LLM circuit breaker opened (the model unreachable since then); 0 while it is closed.",
 		}),
 	}
 }
