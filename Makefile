@@ -9,7 +9,7 @@ FUZZN ?= 20000
 FUZZN_CONFIG ?= 5000
 FUZZFLAGS := -fuzzminimizetime 3s
 
-.PHONY: build test fuzz bench lint rules run loadtest clean
+.PHONY: build test fuzz bench lint rules run loadtest soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/anima ./cmd/anima
@@ -47,6 +47,13 @@ run: build
 # The real binary against the in-repo fake Telegram and OpenAI servers on loopback.
 loadtest: build
 	$(GO) run ./cmd/loadtest --binary bin/anima
+
+# 100,000 messages through the real store and memory code, no Telegram pacing: bytes
+# written, CPU, file and live size per message, Recall/search latency, start-up and RSS.
+# SOAKFLAGS=-n=10000 for a shorter run.
+SOAKFLAGS ?=
+soak:
+	$(GO) run ./cmd/soak $(SOAKFLAGS)
 
 clean:
 	rm -rf bin

@@ -246,12 +246,13 @@ func TestBadUpdatesDoNotStopAnything(t *testing.T) {
 	h.tg.PushRaw([]byte(`{"message": {"message_id": "not a number", "chat": 5}}`))
 	h.tg.PushRaw([]byte(`{"message":{"message_id":5,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"sticker":{"file_id":"x","file_unique_id":"y","type":"regular","width":1,"height":1,"is_animated":false,"is_video":false}}}`))
 	h.tg.PushRaw([]byte(`{"edited_message":{"message_id":6,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"text":"edited"}}`))
-	h.tg.PushRaw([]byte(`{"message":{"message_id":7,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"photo":[{"file_id":"p","file_unique_id":"q","width":1,"height":1}],"caption":"look at my boat"}}`))
+	photo := h.tg.AddFile("photos", ".jpg", []byte("\xff\xd8boat"))
+	h.tg.PushRaw([]byte(`{"message":{"message_id":7,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"photo":[{"file_id":"` + photo + `","file_unique_id":"q","width":1,"height":1}],"caption":"look at my boat"}}`))
 	sent, err := h.tg.WaitSent(waitCtx(t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sent[0].Visible != "echo: look at my boat" {
+	if sent[0].Visible != "echo: [photo] look at my boat" {
 		t.Errorf("reply = %q, want the caption answered", sent[0].Visible)
 	}
 	h.tg.PushText(user, user, "still alive?")
@@ -260,22 +261,39 @@ func TestBadUpdatesDoNotStopAnything(t *testing.T) {
 	}
 }
 
-func TestModelFailureGetsOneApology(t *testing.T) {
-	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
-	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(500) })
-	h.tg.PushText(user, user, "hello?")
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sent[0].Visible != h.cfg.Persona.Apology {
-		t.Errorf("reply = %q, want the apology", sent[0].Visible)
-	}
-	time.Sleep(500 * time.Millisecond)
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Errorf("%d messages, want one apology", n)
+// TestModelFailureGetsOneMessage: a model that refuses the request (400: the endpoint is
+// alive) gets the user the apology; an endpoint that is down (500s open the breaker) gets
+// them the outage notice, which promises an answer instead of asking them to repeat.
+// Either way, exactly one message.
+func TestModelFailureGetsOneMessage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		want   func(h *harness) string
+	}{
+		{"refused gets the apology", 400, func(h *harness) string { return h.cfg.Persona.Apology }},
+		{"outage gets the notice", 500, func(*harness) string {
+			return "I can't reach my thoughts right now — I have your message and will answer as soon as I can."
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			_, stop := h.start()
+			defer stop()
+			h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(tc.status) })
+			h.tg.PushText(user, user, "hello?")
+			sent, err := h.tg.WaitSent(waitCtx(t), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.want(h); sent[0].Visible != want {
+				t.Errorf("reply = %q, want %q", sent[0].Visible, want)
+			}
+			time.Sleep(500 * time.Millisecond)
+			if n := len(h.tg.Sent()); n != 1 {
+				t.Errorf("%d messages, want one", n)
+			}
+		})
 	}
 }
 

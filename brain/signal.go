@@ -49,6 +49,9 @@ type Signal struct {
 	Detail string `json:"detail,omitempty"`
 	// Kind is the message kind a schedule_due signal asks for (reminder | followup).
 	Kind MessageKind `json:"kind,omitempty"`
+	// Media is the file a user message carries (a voice note, a photo, a document), nil
+	// for plain text. Text is then the caption, if any, until perception rewrites it.
+	Media *Media `json:"media,omitempty"`
 	// Received is when anima recorded the signal (its arrival), by the recording side's
 	// clock; the reply latency is measured from it. Zero for signals recorded before the
 	// field existed and for signals that live only in memory.

@@ -2,6 +2,7 @@ package brain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -9,8 +10,9 @@ import (
 
 // work runs one job off the loop goroutine: it may block on the model, the store and the
 // network. It never panics out. holding says the chat's earlier messages wait for a
-// retry: the job's messages are committed but held behind them.
-func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView, holding bool) (r result) {
+// retry: the job's messages are committed but held behind them. noticed says the chat
+// was already told the model is unreachable.
+func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView, holding, noticed bool) (r result) {
 	r.chat = chat
 	defer func() {
 		if p := recover(); p != nil {
@@ -25,14 +27,18 @@ func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView
 	case jobCommand:
 		l.command(ctx, &r, j.command, view, holding)
 	case jobWake:
-		l.think(ctx, &r, j.wake, holding)
+		l.think(ctx, &r, j.wake, holding, noticed)
+	case jobNotice:
+		l.notify(ctx, &r, j.notice, holding)
+	case jobDrop:
+		l.commit(ctx, &r, j.drop, holding)
 	}
 	return r
 }
 
 // think runs cognition for a wake and commits what came of it as the chat's turn: the
 // user's messages, the answer, its intents.
-func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
+func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, noticed bool) {
 	var done []uint64
 	asked, replyTo := false, 0
 	for _, s := range w.Signals {
@@ -47,8 +53,18 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 	if asked {
 		stopTyping = l.typing(ctx, w.Chat)
 	}
+	if p, ok := l.deps.Thinker.(Perceiver); ok && HasMedia(w.Signals) {
+		w = p.Perceive(ctx, w, l.deps.Media) // downloads and transcriptions: here, off the tick
+	}
+	mw, notices, skip := forModel(w)
 	r.thinking = true
-	out, err := l.safeThink(ctx, w)
+	var (
+		out Outcome
+		err error
+	)
+	if !skip {
+		out, err = l.safeThink(ctx, mw)
+	}
 	stopTyping()
 	now := l.deps.Clock.Now()
 	rec := TurnRecord{Done: done, Chat: w.Chat, User: w.User, At: now}
@@ -67,6 +83,10 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 			r.err = err
 			return
 		}
+		if asked && errors.Is(err, ErrModelUnavailable) {
+			l.holdForModel(ctx, r, w, replyTo, holding, noticed)
+			return
+		}
 		l.log.Error("cognition failed", "reason", w.Reason.Code, "err", err)
 		if !asked {
 			// Nobody is waiting for an answer; the signals are consumed.
@@ -76,8 +96,10 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 		}
 		out = Outcome{Intents: []Intent{SendMessage{Chat: w.Chat, Text: l.cfg.Apology, Kind: KindSystem, ReplyTo: replyTo, Plain: true}}}
 	}
+	r.thought = err == nil
 	r.status = out.Status
 	msgs, intents := l.sortIntents(out.Intents)
+	msgs = append(notices, msgs...)
 	rec.Intents = intents
 	l.answer(&rec, w, msgs)
 	stampArrival(rec.Outbox, w.Signals...)
@@ -98,6 +120,19 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 			l.log.Warn("memory upkeep", "err", err)
 		}
 	}
+}
+
+// holdForModel leaves the messages of a run that could not reach the model in the inbox
+// (nothing of the turn is committed) for the loop to hold, and tells the user once per
+// outage that they will be answered.
+func (l *CoreLoop) holdForModel(ctx context.Context, r *result, w Wake, replyTo int, holding, noticed bool) {
+	l.log.Warn("the model is unreachable; messages held until it is back", "chat", w.Chat, "messages", len(w.Signals))
+	r.held = &w
+	if noticed {
+		return
+	}
+	notice := SendMessage{Chat: w.Chat, Text: l.cfg.OutageNotice, Kind: KindSystem, ReplyTo: replyTo, Plain: true}
+	l.commit(ctx, r, TurnRecord{Chat: w.Chat, User: w.User, Outbox: []SendMessage{notice}, At: l.deps.Clock.Now()}, holding)
 }
 
 // answer adds the messages of an outcome to the turn: to the outbox and, unless they are
@@ -159,4 +194,33 @@ func (l *CoreLoop) commit(ctx context.Context, r *result, rec TurnRecord, holdin
 	if err := l.deliver(ctx, &r.delivery, entries); err != nil {
 		r.err = err
 	}
+}
+
+// forModel is the wake cognition sees: w without the user messages whose media could not
+// be read (they are answered by their notice alone, and still recorded). skip says nothing
+// is left to think about: every user message of the wake was such a one.
+func forModel(w Wake) (mw Wake, notices []SendMessage, skip bool) {
+	users, noticed := 0, 0
+	for _, s := range w.Signals {
+		if s.Type != SignalUserMessage {
+			continue
+		}
+		users++
+		if s.Media != nil && s.Media.Notice != "" {
+			noticed++
+			notices = append(notices, SendMessage{Chat: w.Chat, Text: s.Media.Notice, Kind: KindSystem, ReplyTo: s.MessageID, Plain: true})
+		}
+	}
+	if noticed == 0 {
+		return w, nil, false
+	}
+	mw = w
+	mw.Signals = make([]Signal, 0, len(w.Signals)-noticed)
+	for _, s := range w.Signals {
+		if s.Type == SignalUserMessage && s.Media != nil && s.Media.Notice != "" {
+			continue
+		}
+		mw.Signals = append(mw.Signals, s)
+	}
+	return mw, notices, noticed == users
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -86,8 +87,8 @@ func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 			schema = string(v)
 			return err
 		})
-		if schema != "2" {
-			t.Errorf("schema %q after migration, want 2", schema)
+		if want := strconv.Itoa(storage.SchemaVersion); schema != want {
+			t.Errorf("schema %q after migration, want %s", schema, want)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -25,8 +26,9 @@ import (
 
 // SchemaVersion is the version of the bucket layout this code reads and writes.
 // Version 2 keys facts by chat and user (version 1 by user alone: those become the
-// user's private-chat facts when Open migrates the file).
-const SchemaVersion = 2
+// user's private-chat facts when Open migrates the file). Version 3 changes memory's
+// search index to per-turn tail entries folded into segments (migrateIndexV3).
+const SchemaVersion = 3
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
 // first. Forget relies on that.
@@ -38,17 +40,18 @@ const (
 	BucketRelationships = "relationships" // chat → brain.Relationship
 	BucketAcks          = "acks"          // ack key → brain.Ack
 	BucketSummaries     = "summaries"     // chat → memory summary
-	BucketIndex         = "index"         // chat | term → postings (memory search)
+	BucketIndex         = "index"         // chat | tag | … → memory search (brain/memory/index.go)
 	BucketSchedules     = "schedules"     // chat | id → brain.ScheduleItem
 	BucketFires         = "fires"         // chat | id | due → fire record
 	BucketFacts         = "facts"         // chat | user | attribute → brain.Fact (see FactKey)
 	BucketState         = "state"         // agent-wide state
+	BucketSent          = "sent"          // chat | message id → nothing: what anima sent (SentKeep per chat)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts}
+	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
-		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState}
+		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent}
 )
 
 // ErrLocked is returned by Open when another process holds the store.
@@ -67,6 +70,9 @@ type Options struct {
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
 type Store struct {
+	// mu guards db: every transaction holds it for reading; Compact, which swaps the
+	// file, and Close hold it for writing, so transactions wait for them.
+	mu   sync.RWMutex
 	db   *bolt.DB
 	path string
 }
@@ -128,6 +134,11 @@ func (s *Store) init() error {
 				return fmt.Errorf("migrate facts to schema 2: %w", err)
 			}
 		}
+		if n < 3 {
+			if err := migrateIndexV3(tx.Bucket([]byte(BucketIndex))); err != nil {
+				return fmt.Errorf("migrate search index to schema 3: %w", err)
+			}
+		}
 		return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))
 	})
 }
@@ -167,6 +178,8 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the file. It is safe to call more than once.
 func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close store %s: %w", s.path, err)
 	}
@@ -175,6 +188,8 @@ func (s *Store) Close() error {
 
 // Ping reports whether the store is open and readable.
 func (s *Store) Ping() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.db.View(func(tx *bolt.Tx) error {
 		if tx.Bucket([]byte(BucketMeta)) == nil {
 			return errors.New("store has no meta bucket")
@@ -192,6 +207,8 @@ func (s *Store) WriteSizedTo(w io.Writer) (int64, error) { return s.writeTo(w, t
 
 func (s *Store) writeTo(w io.Writer, sized bool) (int64, error) {
 	var n int64
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if sized {
 			if _, err := fmt.Fprintf(w, "%d\n", tx.Size()); err != nil {
@@ -236,8 +253,18 @@ func (t *Tx) bucket(name string) (*bolt.Bucket, error) {
 	if b == nil {
 		return nil, fmt.Errorf("no bucket %q", name)
 	}
+	if appendMostly[name] {
+		b.FillPercent = appendFill
+	}
 	return b, nil
 }
+
+// appendMostly are the buckets whose keys mostly grow at the end of their chat's range
+// (history by sequence, memory's index by turn and segment): their pages are split
+// nearly full rather than in half, which keeps the file near the size of the data.
+var appendMostly = map[string]bool{BucketHistory: true, BucketIndex: true}
+
+const appendFill = 0.95
 
 // EnsureBucket creates the bucket name if it does not exist (a plugin's own bucket).
 func (t *Tx) EnsureBucket(name string) error {
@@ -299,6 +326,17 @@ func (t *Tx) GetRaw(bucket string, key []byte) ([]byte, error) {
 		return nil, nil
 	}
 	return bytes.Clone(v), nil
+}
+
+// Peek returns the bytes under key (nil if absent) without copying them: they are valid
+// only until the transaction ends and must not be modified. It suits large values read
+// once (memory's index segments).
+func (t *Tx) Peek(bucket string, key []byte) ([]byte, error) {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return nil, err
+	}
+	return b.Get(key), nil
 }
 
 // Delete removes key.
@@ -403,11 +441,15 @@ func prefixEnd(prefix []byte) []byte {
 // Update runs fn in a read-write transaction (committed, and synced to disk, if fn
 // returns nil).
 func (s *Store) Update(fn func(tx *Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
 }
 
 // View runs fn in a read-only transaction.
 func (s *Store) View(fn func(tx *Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
 }
 

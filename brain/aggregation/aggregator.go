@@ -91,16 +91,20 @@ func New(cfg brain.ProactivePolicy, opts Options) *Aggregator {
 }
 
 // hold records which gate (gateNone: none) holds back chat's due contact.
-func (a *Aggregator) hold(chat int64, g gate) {
-	if a.held[chat] == g {
+func (a *Aggregator) hold(chat int64, g gate) { holdIn(a.held, &a.suppressed, chat, g) }
+
+// holdIn records in held which gate (gateNone: none) holds back chat, counting each new
+// hold once in counts (not once per tick).
+func holdIn(held map[int64]gate, counts *[gateCount]prometheus.Counter, chat int64, g gate) {
+	if held[chat] == g {
 		return
 	}
 	if g == gateNone {
-		delete(a.held, chat)
+		delete(held, chat)
 		return
 	}
-	a.held[chat] = g
-	a.suppressed[g].Inc()
+	held[chat] = g
+	counts[g].Inc()
 }
 
 // Ack implements brain.Aggregator (see AckRegistry.Ack).

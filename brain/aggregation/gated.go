@@ -51,17 +51,7 @@ func (a *Aggregator) deferred(now time.Time, chat int64) bool {
 
 // holdThought records which gate (gateNone: none) holds back chat's gated thoughts, and
 // counts each new hold.
-func (a *Aggregator) holdThought(chat int64, g gate) {
-	if a.heldThought[chat] == g {
-		return
-	}
-	if g == gateNone {
-		delete(a.heldThought, chat)
-		return
-	}
-	a.heldThought[chat] = g
-	a.thoughtsHeld[g].Inc()
-}
+func (a *Aggregator) holdThought(chat int64, g gate) { holdIn(a.heldThought, &a.thoughtsHeld, chat, g) }
 
 // decideGated appends one wake per chat with pending gated thoughts that pass the gates
 // (chats already woken in this call are left alone: their run carries the thoughts).

@@ -1,15 +1,11 @@
 package memory
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -19,18 +15,23 @@ import (
 
 // The search index lives in storage.BucketIndex, every key prefixed with the chat id:
 //
-//	chat 's'                       → indexStats (JSON)
-//	chat 'd' doc                   → indexDoc (JSON): one indexed turn
-//	chat 'p' term 0x00 doc         → uvarint tf, uvarint doc length (a posting)
+//	chat 's'             → indexStats (JSON): folded totals, segments, high-water mark
+//	chat 't' seq         → a turn not yet folded: its terms and their counts (tailDoc)
+//	chat 'g' segment id  → the postings of a run of folded turns (see segment.go)
 //
-// One key per posting keeps a commit's writes small (no posting list is rewritten as it
-// grows); a term's postings are one prefix scan. Doc ids are the chat's own counter in
-// indexStats. Facts and the summary are few and change in place, so Search scores them on
-// the fly instead of indexing them.
+// The turn's commit writes one small key per turn under sequential keys ('t', the turn's
+// history Seq), next to the chat's other recent ones: a commit dirties a page or two of
+// the index, whatever the vocabulary. The text itself lives only in history; the index
+// refers to turns by their Seq. The upkeep after turns (Maintain → fold) moves the tail
+// into a new segment once foldMin turns have gathered, and merges the last mergeWidth
+// segments of one size tier into one, so a chat has a few dozen segments at most and
+// every turn's postings are rewritten a handful of times in its life. Search reads the
+// segments and scans the tail directly. Facts and the summary are few and change in
+// place, so Search scores them on the fly instead of indexing them.
 const (
 	tagStats   = 's'
-	tagDoc     = 'd'
-	tagPosting = 'p'
+	tagTail    = 't'
+	tagSegment = 'g'
 )
 
 // BM25 parameters.
@@ -48,6 +49,18 @@ const (
 	maxSearchLimit = 50
 )
 
+// Folding and merging.
+const (
+	// foldMin is how many unfolded turns a chat gathers before Maintain folds them.
+	foldMin = 64
+	// foldMax bounds the turns folded in one transaction (a long backlog takes several).
+	foldMax = 4096
+	// mergeWidth segments of one tier merge into one of the next.
+	mergeWidth = 4
+	// maxSegDocs bounds a merged segment (so a merge's transaction stays short).
+	maxSegDocs = 16384
+)
+
 // Hit sources.
 const (
 	sourceTurn    = "turn"
@@ -56,29 +69,30 @@ const (
 )
 
 type indexStats struct {
+	// Docs and TotalLen count the folded turns (the tail is counted when read).
 	Docs     uint64 `json:"docs"`
 	TotalLen uint64 `json:"total_len"`
-	NextDoc  uint64 `json:"next_doc"`
-	// Through is the highest history Seq indexed.
-	Through uint64 `json:"through_seq"`
+	// Through is the highest history Seq folded (the tail's keys go further).
+	Through uint64    `json:"through_seq"`
+	Segs    []segMeta `json:"segs,omitempty"`
+	NextSeg uint64    `json:"next_seg,omitempty"`
 }
 
-type indexDoc struct {
-	Seq  uint64    `json:"seq,omitempty"`
-	Role string    `json:"role"`
-	Text string    `json:"text"`
-	At   time.Time `json:"at"`
-	// Name is the writer of a user turn (groups label their members' lines).
-	Name string `json:"name,omitempty"`
+type segMeta struct {
+	ID   uint64 `json:"id"`
+	Docs int    `json:"docs"`
 }
 
 func statsKey(chat int64) []byte { return storage.Key(chat, []byte{tagStats}) }
 
-func docKey(chat int64, id uint64) []byte { return storage.Key(chat, []byte{tagDoc}, storage.U64(id)) }
+func tailPrefix(chat int64) []byte { return storage.Key(chat, []byte{tagTail}) }
 
-func postingPrefix(chat int64, term string) []byte {
-	k := storage.Key(chat, []byte{tagPosting}, []byte(term))
-	return append(k, 0)
+func tailKey(chat int64, seq uint64) []byte {
+	return storage.Key(chat, []byte{tagTail}, storage.U64(seq))
+}
+
+func segKey(chat int64, id uint64) []byte {
+	return storage.Key(chat, []byte{tagSegment}, storage.U64(id))
 }
 
 func loadStats(tx *storage.Tx, chat int64) (indexStats, error) {
@@ -89,11 +103,102 @@ func loadStats(tx *storage.Tx, chat int64) (indexStats, error) {
 	return s, nil
 }
 
+// tailDoc is an unfolded turn: its Seq, length in terms and term counts.
+type tailDoc struct {
+	seq uint64
+	dl  uint64
+	tf  map[string]uint64
+}
+
+// encodeTail encodes a turn's terms: uvarint length, uvarint distinct terms, then per
+// term uvarint len(term), term, uvarint count. A turn with no terms is two zero bytes; an
+// empty value (written by the schema-3 migration) means "read the turn from history".
+func encodeTail(terms []string) []byte {
+	tf := map[string]uint64{}
+	for _, t := range terms {
+		tf[t]++
+	}
+	keys := make([]string, 0, len(tf))
+	for t := range tf {
+		keys = append(keys, t)
+	}
+	slices.Sort(keys)
+	v := binary.AppendUvarint(nil, uint64(len(terms)))
+	v = binary.AppendUvarint(v, uint64(len(keys)))
+	for _, t := range keys {
+		v = binary.AppendUvarint(v, uint64(len(t)))
+		v = append(v, t...)
+		v = binary.AppendUvarint(v, tf[t])
+	}
+	return v
+}
+
+// decodeTail reads the tail entry at key k. want, when not nil, limits the counts kept
+// to those terms. ok is false for a turn no longer in history.
+func decodeTail(tx *storage.Tx, chat int64, k, v []byte, want map[string]bool) (d tailDoc, ok bool, err error) {
+	if len(k) < 8 {
+		return d, false, fmt.Errorf("corrupt index tail key")
+	}
+	d.seq = binary.BigEndian.Uint64(k[len(k)-8:])
+	d.tf = map[string]uint64{}
+	if len(v) == 0 {
+		var t brain.Turn
+		found, err := tx.Get(storage.BucketHistory, storage.Key(chat, storage.U64(d.seq)), &t)
+		if err != nil || !found {
+			return d, false, err
+		}
+		terms := tokenize(t.Text, maxDocTerms)
+		d.dl = uint64(len(terms))
+		for _, term := range terms {
+			if want == nil || want[term] {
+				d.tf[term]++
+			}
+		}
+		return d, true, nil
+	}
+	dl, a := binary.Uvarint(v)
+	n, b := binary.Uvarint(v[max(a, 0):])
+	if a <= 0 || b <= 0 {
+		return d, false, fmt.Errorf("corrupt index tail entry %d", d.seq)
+	}
+	d.dl = dl
+	v = v[a+b:]
+	for range n {
+		l, a := binary.Uvarint(v)
+		if a <= 0 || uint64(len(v)-a) < l {
+			return d, false, fmt.Errorf("corrupt index tail entry %d", d.seq)
+		}
+		term := v[a : a+int(l)]
+		c, b := binary.Uvarint(v[a+int(l):])
+		if b <= 0 {
+			return d, false, fmt.Errorf("corrupt index tail entry %d", d.seq)
+		}
+		v = v[a+int(l)+b:]
+		if want == nil || want[string(term)] {
+			d.tf[string(term)] = c
+		}
+	}
+	return d, true, nil
+}
+
+// indexedThrough is the highest history Seq of chat in the index, folded or not.
+func indexedThrough(tx *storage.Tx, chat int64, st indexStats) (uint64, error) {
+	through := st.Through
+	err := tx.ScanReverse(storage.BucketIndex, tailPrefix(chat), func(k, _ []byte) error {
+		if len(k) >= 8 {
+			through = max(through, binary.BigEndian.Uint64(k[len(k)-8:]))
+		}
+		return storage.ErrStop
+	})
+	return through, err
+}
+
 // IndexTx adds turns of chat to the search index inside tx, so that history and index
 // are committed together (use it as storage.Commit.Also). Turns without a Seq take the
 // Seq of the chat's latest history entries in tx when those match them, as they do when
-// CommitTurn wrote them earlier in the same transaction. Turns already indexed (Seq at
-// or below the index's high-water mark) are skipped. Errors are the store's.
+// CommitTurn wrote them earlier in the same transaction; turns that match none are not
+// indexed (the index refers to history for the text). Turns already indexed (Seq at or
+// below the index's high-water mark) are skipped. Errors are the store's.
 func (m *Memory) IndexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
 	if len(turns) == 0 {
 		return nil
@@ -149,44 +254,25 @@ func indexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
 	if err != nil {
 		return err
 	}
-	tf := map[string]uint64{}
-	var val []byte
+	through, err := indexedThrough(tx, chat, st)
+	if err != nil {
+		return err
+	}
 	for _, t := range turns {
-		if t.Seq != 0 && t.Seq <= st.Through {
+		if t.Seq == 0 || t.Seq <= through {
 			continue
 		}
-		st.Through = max(st.Through, t.Seq)
-		terms := tokenize(t.Text, maxDocTerms)
-		if len(terms) == 0 {
-			continue
-		}
-		clear(tf)
-		for _, term := range terms {
-			tf[term]++
-		}
-		st.NextDoc++
-		id := st.NextDoc
-		d := indexDoc{Seq: t.Seq, Role: t.Role, Text: brain.TruncateRunes(t.Text, maxDocRunes), At: t.At, Name: t.Name}
-		if err := tx.Put(storage.BucketIndex, docKey(chat, id), d); err != nil {
+		through = t.Seq
+		if err := tx.PutRaw(storage.BucketIndex, tailKey(chat, t.Seq), encodeTail(tokenize(t.Text, maxDocTerms))); err != nil {
 			return err
 		}
-		dl := uint64(len(terms))
-		for term, n := range tf {
-			val = binary.AppendUvarint(val[:0], n)
-			val = binary.AppendUvarint(val, dl)
-			if err := tx.PutRaw(storage.BucketIndex, append(postingPrefix(chat, term), storage.U64(id)...), val); err != nil {
-				return err
-			}
-		}
-		st.Docs++
-		st.TotalLen += dl
 	}
-	return tx.Put(storage.BucketIndex, statsKey(chat), st)
+	return nil
 }
 
 // Reindex brings chat's search index up to date with its history: it indexes the turns
 // after the index's high-water mark (all of them when there is no index yet), in one
-// transaction. It returns how many turns it looked at.
+// transaction, then folds them. It returns how many turns it looked at.
 func (m *Memory) Reindex(chat int64) (int, error) {
 	var n int
 	err := m.st.Update(func(tx *storage.Tx) error {
@@ -194,10 +280,14 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 		if err != nil {
 			return err
 		}
+		through, err := indexedThrough(tx, chat, st)
+		if err != nil {
+			return err
+		}
 		var behind []brain.Turn
 		err = tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
 			seq := binary.BigEndian.Uint64(k[len(k)-8:])
-			if seq <= st.Through {
+			if seq <= through {
 				return storage.ErrStop
 			}
 			var t brain.Turn
@@ -221,12 +311,16 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 	if err != nil {
 		return n, fmt.Errorf("reindex chat %d: %w", chat, err)
 	}
+	if err := m.foldAll(chat); err != nil {
+		return n, err
+	}
 	return n, nil
 }
 
 // UnindexTx removes the turns of chat with the given history Seqs from the search index
-// inside tx (storage.Store.ForgetUser): their documents, their postings and their share
-// of the statistics. Errors are the store's.
+// inside tx (storage.Store.ForgetUser): their tail entries, and their postings and share
+// of the statistics in the segments that hold them (those are rewritten without them).
+// Errors are the store's.
 func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
@@ -234,244 +328,64 @@ func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
 	drop := make(map[uint64]bool, len(seqs))
 	for _, s := range seqs {
 		drop[s] = true
+		if err := tx.Delete(storage.BucketIndex, tailKey(chat, s)); err != nil {
+			return fmt.Errorf("unindex turns of chat %d: %w", chat, err)
+		}
 	}
 	st, err := loadStats(tx, chat)
 	if err != nil {
 		return err
 	}
-	docs := map[uint64]bool{}
-	var keys [][]byte
-	err = tx.Scan(storage.BucketIndex, storage.Key(chat, []byte{tagDoc}), func(k, v []byte) error {
-		var d indexDoc
-		if err := json.Unmarshal(v, &d); err != nil {
-			return fmt.Errorf("decode index doc: %w", err)
-		}
-		if d.Seq != 0 && drop[d.Seq] && len(k) >= 8 {
-			docs[binary.BigEndian.Uint64(k[len(k)-8:])] = true
-			keys = append(keys, bytes.Clone(k))
-		}
-		return nil
-	})
-	if err != nil || len(docs) == 0 {
-		return err
-	}
-	lens := map[uint64]uint64{}
-	err = tx.Scan(storage.BucketIndex, storage.Key(chat, []byte{tagPosting}), func(k, v []byte) error {
-		if len(k) < 8 {
-			return nil
-		}
-		doc := binary.BigEndian.Uint64(k[len(k)-8:])
-		if !docs[doc] {
-			return nil
-		}
-		if _, n := binary.Uvarint(v); n > 0 {
-			if dl, m := binary.Uvarint(v[n:]); m > 0 {
-				lens[doc] = dl
-			}
-		}
-		keys = append(keys, bytes.Clone(k))
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := tx.Delete(storage.BucketIndex, k); err != nil {
+	changed := false
+	segs := st.Segs[:0:0]
+	for _, sm := range st.Segs {
+		v, err := tx.Peek(storage.BucketIndex, segKey(chat, sm.ID))
+		if err != nil {
 			return err
 		}
+		seg, err := parseSegment(v)
+		if err != nil {
+			return fmt.Errorf("segment %d of chat %d: %w", sm.ID, chat, err)
+		}
+		docs, err := seg.docTable()
+		if err != nil {
+			return fmt.Errorf("segment %d of chat %d: %w", sm.ID, chat, err)
+		}
+		if !slices.ContainsFunc(docs, func(d segDoc) bool { return drop[d.seq] }) {
+			segs = append(segs, sm)
+			continue
+		}
+		changed = true
+		for _, d := range docs {
+			if drop[d.seq] {
+				st.Docs = max(st.Docs, 1) - 1
+				st.TotalLen -= min(st.TotalLen, d.dl)
+			}
+		}
+		b := newSegBuilder()
+		kept, err := seg.appendTo(b, func(seq uint64) bool { return !drop[seq] })
+		if err != nil {
+			return fmt.Errorf("segment %d of chat %d: %w", sm.ID, chat, err)
+		}
+		if len(kept) == 0 {
+			if err := tx.Delete(storage.BucketIndex, segKey(chat, sm.ID)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := tx.PutRaw(storage.BucketIndex, segKey(chat, sm.ID), b.encode()); err != nil {
+			return err
+		}
+		segs = append(segs, segMeta{ID: sm.ID, Docs: len(kept)})
 	}
-	for _, dl := range lens {
-		st.Docs = max(st.Docs, 1) - 1
-		st.TotalLen -= min(st.TotalLen, dl)
+	if !changed {
+		return nil
 	}
+	st.Segs = segs
 	if err := tx.Put(storage.BucketIndex, statsKey(chat), st); err != nil {
 		return fmt.Errorf("unindex turns of chat %d: %w", chat, err)
 	}
 	return nil
-}
-
-// hit is a search result with what Recall needs to drop duplicates of recent turns.
-type hit struct {
-	brain.Hit
-	seq uint64
-	raw string
-}
-
-// Search returns up to limit (default 5, at most 50) memories of chat and user that
-// match query, best first: past turns of the chat, its summary and the facts the user
-// told in this chat, ranked by BM25. A turn's Text is "role: text", or for a user turn
-// whose writer is known `"Name": text`. Errors are the store's.
-func (m *Memory) Search(chat, user int64, query string, limit int) ([]brain.Hit, error) {
-	hits, err := m.search(chat, user, query, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]brain.Hit, len(hits))
-	for i, h := range hits {
-		out[i] = h.Hit
-	}
-	return out, nil
-}
-
-type scored struct {
-	doc   uint64 // turn doc id; 0 for a fact or the summary
-	extra int    // index into the on-the-fly docs
-	score float64
-	at    time.Time
-}
-
-func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error) {
-	start := time.Now()
-	defer func() { m.metrics.searchSeconds.Observe(time.Since(start).Seconds()) }()
-	if limit <= 0 {
-		limit = defaultLimit
-	}
-	limit = min(limit, maxSearchLimit)
-	terms := uniq(tokenize(query, maxQueryTerms))
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	var hits []hit
-	err := m.st.View(func(tx *storage.Tx) error {
-		st, err := loadStats(tx, chat)
-		if err != nil {
-			return err
-		}
-		// On-the-fly documents: the user's facts and the chat's summary.
-		facts, err := loadFacts(tx, chat, user)
-		if err != nil {
-			return err
-		}
-		sum, err := m.loadSummary(tx, chat)
-		if err != nil {
-			return err
-		}
-		var extra []hit
-		for _, f := range facts {
-			extra = append(extra, hit{Hit: brain.Hit{Source: sourceFact, Text: f.Attribute + ": " + f.Value, At: f.At}})
-		}
-		if sum.Text != "" {
-			extra = append(extra, hit{Hit: brain.Hit{Source: sourceSummary, Text: sum.Text, At: sum.At}})
-		}
-		extraTF := make([]map[string]int, len(extra))
-		extraLen := make([]int, len(extra))
-		n, total := float64(st.Docs), float64(st.TotalLen)
-		for i, e := range extra {
-			toks := tokenize(e.Text, maxDocTerms)
-			extraLen[i] = len(toks)
-			if len(toks) == 0 {
-				continue
-			}
-			extraTF[i] = map[string]int{}
-			for _, t := range toks {
-				extraTF[i][t]++
-			}
-			n++
-			total += float64(len(toks))
-		}
-		if n == 0 {
-			return nil
-		}
-		avgdl := total / n
-
-		bm := func(tf, dl, idf float64) float64 {
-			return idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
-		}
-		turnScores := map[uint64]float64{}
-		extraScores := make([]float64, len(extra))
-		type posting struct{ doc, tf, dl uint64 }
-		var postings []posting
-		for _, term := range terms {
-			postings = postings[:0]
-			prefix := postingPrefix(chat, term)
-			err := tx.Scan(storage.BucketIndex, prefix, func(k, v []byte) error {
-				tf, a := binary.Uvarint(v)
-				dl, b := binary.Uvarint(v[max(a, 0):])
-				if a <= 0 || b <= 0 || len(k) != len(prefix)+8 {
-					return fmt.Errorf("corrupt posting for %q", term)
-				}
-				postings = append(postings, posting{binary.BigEndian.Uint64(k[len(prefix):]), tf, dl})
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			df := float64(len(postings))
-			for i := range extra {
-				if extraTF[i][term] > 0 {
-					df++
-				}
-			}
-			if df == 0 {
-				continue
-			}
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			for _, p := range postings {
-				turnScores[p.doc] += bm(float64(p.tf), float64(p.dl), idf)
-			}
-			for i := range extra {
-				if tf := extraTF[i][term]; tf > 0 {
-					extraScores[i] += bm(float64(tf), float64(extraLen[i]), idf)
-				}
-			}
-		}
-
-		ranked := make([]scored, 0, len(turnScores)+len(extra))
-		for doc, s := range turnScores {
-			ranked = append(ranked, scored{doc: doc, score: s})
-		}
-		for i, s := range extraScores {
-			if s > 0 {
-				ranked = append(ranked, scored{extra: i, score: s, at: extra[i].At})
-			}
-		}
-		// Best score first; ties go to the newer turn (higher doc id).
-		slices.SortFunc(ranked, func(a, b scored) int {
-			if a.score != b.score {
-				if a.score > b.score {
-					return -1
-				}
-				return 1
-			}
-			if a.doc != b.doc {
-				if a.doc > b.doc {
-					return -1
-				}
-				return 1
-			}
-			return b.at.Compare(a.at)
-		})
-		for _, r := range ranked[:min(limit, len(ranked))] {
-			if r.doc == 0 {
-				h := extra[r.extra]
-				h.Score = r.score
-				hits = append(hits, h)
-				continue
-			}
-			var d indexDoc
-			ok, err := tx.Get(storage.BucketIndex, docKey(chat, r.doc), &d)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			who := d.Role
-			if d.Name != "" && d.Role == "user" {
-				who = strconv.Quote(brain.CleanName(d.Name))
-			}
-			hits = append(hits, hit{
-				Hit: brain.Hit{Source: sourceTurn, Text: who + ": " + d.Text, At: d.At, Score: r.score},
-				seq: d.Seq,
-				raw: d.Text,
-			})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("search chat %d: %w", chat, err)
-	}
-	return hits, nil
 }
 
 func uniq(terms []string) []string {

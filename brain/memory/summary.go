@@ -18,7 +18,13 @@ import (
 // takes several calls). Below the threshold it does nothing, so the summary is not
 // recomputed on every turn. A concurrent Maintain of the same chat returns at once.
 // Errors are the Summarizer's or the store's; the summary is then unchanged.
+//
+// First it folds the search index's unfolded turns into segments once enough have
+// gathered (see index.go), so that work stays out of the turn's commit.
 func (m *Memory) Maintain(ctx context.Context, chat int64) error {
+	if err := m.foldAll(chat); err != nil {
+		return err
+	}
 	if m.sum == nil {
 		return nil
 	}

@@ -26,6 +26,8 @@ type classifier struct {
 	me      identity
 	allowed map[int64]bool
 	public  bool
+	// own reports whether anima sent message id of chat; nil: every message counts.
+	own func(chat int64, id int) bool
 }
 
 // verdict is what became of one update.
@@ -73,8 +75,9 @@ func (c classifier) message(updateID int64, m *models.Message) verdict {
 	if text == "" {
 		text, entities = m.Caption, m.CaptionEntities
 	}
-	if strings.TrimSpace(text) == "" {
-		return verdict{kind: kindIgnored, why: "no text (sticker, media without caption, service message)"}
+	media := mediaOf(m)
+	if strings.TrimSpace(text) == "" && media == nil {
+		return verdict{kind: kindIgnored, why: "no text (sticker, service message)"}
 	}
 	switch m.Chat.Type {
 	case models.ChatTypePrivate:
@@ -102,8 +105,10 @@ func (c classifier) message(updateID int64, m *models.Message) verdict {
 		At:        time.Unix(int64(m.Date), 0).UTC(),
 		Ref:       strconv.FormatInt(updateID, 10),
 		MessageID: m.ID,
+		Media:     media,
 	}
 	if strings.HasPrefix(sig.Text, "/") {
+		sig.Media = nil // a command in a caption is a command, as it always was
 		if !commandFor(sig.Text, c.me.username) {
 			return verdict{kind: kindIgnored, why: "command for another bot"}
 		}
@@ -230,6 +235,9 @@ func (c classifier) reaction(updateID int64, r *models.MessageReactionUpdated) v
 	}
 	if !c.authorized(r.User.ID) {
 		return verdict{kind: kindUnauthorized, why: "sender not allowed"}
+	}
+	if c.own != nil && !c.own(r.Chat.ID, r.MessageID) {
+		return verdict{kind: kindReactionOther, why: "reaction to a message anima did not send"}
 	}
 	return verdict{ok: true, kind: kindReaction, sig: brain.Signal{
 		Type:      brain.SignalReaction,

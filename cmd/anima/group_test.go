@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,27 +25,7 @@ const (
 // writeGroupConfig writes a configuration allowing memberA and memberB.
 func writeGroupConfig(t *testing.T, dir, tgURL, aiURL string) string {
 	t.Helper()
-	cfg := fmt.Sprintf(`telegram:
-  token: ${ANIMA_TELEGRAM_TOKEN}
-  api_url: %s
-  allowed_users: [%d, %d]
-llm:
-  base_url: %s
-  api_key: test
-  request_timeout: 10s
-storage:
-  path: %s
-metrics:
-  listen: "127.0.0.1:0"
-brain:
-  tick: 100ms
-proactive: {enabled: false}
-`, tgURL, memberA, memberB, aiURL, filepath.Join(dir, "anima.db"))
-	path := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeConfigWith(t, dir, testConfig{tgURL: tgURL, aiURL: aiURL, users: []int64{memberA, memberB}})
 }
 
 // scripted answers a run by what its newest message asks for: "REMEMBER attr=value"

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,13 +47,38 @@ func TestMain(m *testing.M) {
 
 const user = 4242
 
-// writeConfig writes a configuration pointing at the fakes and returns its path.
+// writeConfig writes a configuration pointing at the fakes, allowing user, and returns
+// its path; extra is appended (proactive contact is off unless extra configures it).
 func writeConfig(t *testing.T, dir, tgURL, aiURL, extra string) string {
 	t.Helper()
+	return writeConfigWith(t, dir, testConfig{tgURL: tgURL, aiURL: aiURL, extra: extra})
+}
+
+// testConfig is what a test's configuration differs in.
+type testConfig struct {
+	tgURL, aiURL string
+	users        []int64 // allowed users (default: user)
+	metrics      string  // metrics.listen (default 127.0.0.1:0)
+	extra        string  // appended YAML
+}
+
+// writeConfigWith writes the configuration c describes into dir and returns its path.
+func writeConfigWith(t *testing.T, dir string, c testConfig) string {
+	t.Helper()
+	if len(c.users) == 0 {
+		c.users = []int64{user}
+	}
+	if c.metrics == "" {
+		c.metrics = "127.0.0.1:0"
+	}
+	users := make([]string, len(c.users))
+	for i, u := range c.users {
+		users[i] = strconv.FormatInt(u, 10)
+	}
 	cfg := fmt.Sprintf(`telegram:
   token: ${ANIMA_TELEGRAM_TOKEN}
   api_url: %s
-  allowed_users: [%d]
+  allowed_users: [%s]
 llm:
   base_url: %s
   api_key: test
@@ -60,12 +86,12 @@ llm:
 storage:
   path: %s
 metrics:
-  listen: "127.0.0.1:0"
+  listen: %q
 brain:
   tick: 100ms
-%s`, tgURL, user, aiURL, filepath.Join(dir, "anima.db"), extra)
-	if !strings.Contains(extra, "proactive:") {
-		cfg += "proactive: {enabled: false}\n"
+%s`, c.tgURL, strings.Join(users, ", "), c.aiURL, filepath.Join(dir, "anima.db"), c.metrics, c.extra)
+	if !strings.Contains(c.extra, "proactive:") {
+		cfg += "\nproactive: {enabled: false}\n"
 	}
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {

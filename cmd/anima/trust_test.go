@@ -2,13 +2,11 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,26 +48,7 @@ func startLogged(t *testing.T, tgURL, aiURL, token, extra string) *running {
 	t.Helper()
 	dir := t.TempDir()
 	r := &running{metrics: freeAddr(t), stderr: &braintest.Buffer{}}
-	cfg := fmt.Sprintf(`telegram:
-  token: ${ANIMA_TELEGRAM_TOKEN}
-  api_url: %s
-  allowed_users: [%d]
-llm:
-  base_url: %s
-  api_key: test
-  request_timeout: 10s
-storage:
-  path: %s
-metrics:
-  listen: %q
-brain:
-  tick: 100ms
-proactive: {enabled: false}
-%s`, tgURL, user, aiURL, filepath.Join(dir, "anima.db"), r.metrics, extra)
-	path := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeConfigWith(t, dir, testConfig{tgURL: tgURL, aiURL: aiURL, metrics: r.metrics, extra: extra})
 	cmd := exec.Command(binary, "run", "--config", path)
 	cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+token)
 	cmd.Stderr = r.stderr

@@ -75,6 +75,9 @@ type Server struct {
 	violations []string
 	issued     map[string]bool
 	seq        int
+	hear       Transcriber // nil: Hear
+	heard      []Transcription
+	wire       [][]byte // every request as it arrived, for Contains
 }
 
 // New starts a server that is closed when the test ends.
@@ -95,11 +98,13 @@ func NewServer() (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("POST /chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcription)
+	mux.HandleFunc("POST /audio/transcriptions", s.transcription)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("openaitest: listen: %w", err)
 	}
-	s.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: mux}}
+	s.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: s.recordWire(mux)}}
 	s.srv.Start()
 	return s, nil
 }
@@ -184,8 +189,8 @@ func (s *Server) Violations() []string {
 func Echo(req openai.ChatCompletionRequest) Reply {
 	last := ""
 	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == openai.ChatMessageRoleUser {
-			last = req.Messages[i].Content
+		if m := req.Messages[i]; m.Role == openai.ChatMessageRoleUser {
+			last = messageText(m.Content, m.MultiContent)
 			break
 		}
 	}
@@ -328,7 +333,7 @@ func (s *Server) answer(w http.ResponseWriter, req openai.ChatCompletionRequest,
 func promptChars(req openai.ChatCompletionRequest) int {
 	n := 0
 	for _, m := range req.Messages {
-		n += len(m.Content)
+		n += len(messageText(m.Content, m.MultiContent))
 		for _, tc := range m.ToolCalls {
 			n += len(tc.Function.Name) + len(tc.Function.Arguments)
 		}
@@ -342,4 +347,18 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"error": map[string]any{"message": msg, "type": typ, "code": nil},
 	})
+}
+
+// messageText is a message's text: its content, or its text parts joined by newlines.
+func messageText(content string, parts []openai.ChatMessagePart) string {
+	if content != "" || len(parts) == 0 {
+		return content
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Type == openai.ChatMessagePartTypeText {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }

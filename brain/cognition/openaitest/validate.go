@@ -75,6 +75,7 @@ func validate(raw []byte, issued func(id string) bool) []string {
 			if isEmptyContent(m.Content) {
 				add("messages[%d] (%s) has empty content", i, m.Role)
 			}
+			bad = append(bad, checkParts(i, m.Role, m.Content)...)
 		case "assistant":
 			if isEmptyContent(m.Content) && len(m.ToolCalls) == 0 {
 				add("messages[%d] (assistant) has neither content nor tool calls", i)

@@ -142,6 +142,8 @@ type Server struct {
 	answers    []CallbackAnswer
 	faults     map[string][]Fault // lower-case method → queued faults
 	latency    time.Duration
+	files      map[string]*heldFile // by file id
+	downloads  []Download
 }
 
 // Option configures a Server.
@@ -241,6 +243,10 @@ func writeJSON(w http.ResponseWriter, status int, v apiResponse) {
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	at := time.Now()
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		s.serveFile(w, r, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	token, method, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 {
@@ -414,6 +420,8 @@ func parseParams(r *http.Request) (map[string]string, error) {
 
 func (s *Server) dispatch(ctx context.Context, method string, p map[string]string, at time.Time) (any, *apiError) {
 	switch method {
+	case "getFile":
+		return s.getFile(p)
 	case "getMe":
 		return s.Bot, nil
 	case "getUpdates":
@@ -722,6 +730,13 @@ func (s *Server) PushCallback(userID, chatID int64, data string) int64 {
 	cq := CallbackQuery(userID, chatID, s.NextMessageID(), data)
 	cq.Message.Message.From = &s.Bot
 	return s.PushUpdate(models.Update{CallbackQuery: &cq})
+}
+
+// PushReaction queues a message_reaction update: userID reacts with emoji to message
+// msgID of the private chat chatID. It returns the update id.
+func (s *Server) PushReaction(userID, chatID int64, msgID int, emoji string) int64 {
+	r := Reaction(userID, chatID, msgID, emoji)
+	return s.PushUpdate(models.Update{MessageReaction: &r})
 }
 
 // Pending returns the ids of the updates not yet confirmed.

@@ -59,3 +59,36 @@ func loadSpec() (map[string]methodSpec, error) {
 	})
 	return specMethods, specErr
 }
+
+var (
+	typesOnce sync.Once
+	specTypes map[string]map[string]bool // type name → field name → required
+	typesErr  error
+)
+
+// loadTypes parses the spec's object types once.
+func loadTypes() (map[string]map[string]bool, error) {
+	typesOnce.Do(func() {
+		var doc struct {
+			Types map[string]struct {
+				Fields []struct {
+					Name     string `json:"name"`
+					Required bool   `json:"required"`
+				} `json:"fields"`
+			} `json:"types"`
+		}
+		if err := json.Unmarshal(specJSON, &doc); err != nil {
+			typesErr = fmt.Errorf("decode embedded bot api spec: %w", err)
+			return
+		}
+		specTypes = make(map[string]map[string]bool, len(doc.Types))
+		for name, t := range doc.Types {
+			fields := make(map[string]bool, len(t.Fields))
+			for _, f := range t.Fields {
+				fields[f.Name] = f.Required
+			}
+			specTypes[name] = fields
+		}
+	})
+	return specTypes, typesErr
+}

@@ -1,0 +1,264 @@
+package cognition
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+var _ brain.Perceiver = (*Cognition)(nil)
+
+// MaxDocumentBytes is the largest text file anima reads.
+const MaxDocumentBytes = 256 << 10
+
+// audioTokensPerSecond converts transcribed audio into tokens for the daily budget's
+// bookkeeping when the provider reports none (go-openai's transcription answer carries no
+// usage): about what OpenAI's audio models bill per second of input.
+const audioTokensPerSecond = 10
+
+// Media outcomes (the outcome label of anima_media_total).
+const (
+	mediaOK       = "ok"
+	mediaRefused  = "refused"  // too large, too long, not a kind anima reads
+	mediaDisabled = "disabled" // voice or vision switched off
+	mediaFailed   = "failed"   // the download or the transcription failed
+)
+
+// The short answers given instead of reading a file. They are system messages: not in
+// history, not the model's words.
+const (
+	noticeCannotListen = "I can't listen to voice notes yet — could you type it for me?"
+	noticeCannotSee    = "I can't see images yet — could you tell me what's in it?"
+	noticeTooLarge     = "That file is over the 20 MB I can download — could you send a smaller one?"
+	noticeTooLong      = "That recording is longer than I can listen to (%s at most) — could you send a shorter one, or type the gist?"
+	noticeNotHeard     = "I couldn't listen to that just now — could you send it again?"
+	noticeNotFetched   = "I couldn't open that just now — could you send it again?"
+	noticeCannotRead   = "I can read text files (.txt, .md, .csv, .json) up to 256 KB; I can't open this one."
+	noticeDocTooLarge  = "That file is too big for me: I can read text files (.txt, .md, .csv, .json) up to 256 KB."
+)
+
+// Perceive makes the media of w's user messages readable, in the chat's run: a voice
+// note, audio or video note is downloaded and transcribed into the message's text
+// ("[voice 0:42] …"); a photo's bytes and a text file's contents are attached for this
+// run's prompt only (the text keeps the caption and a note: "[photo] …", "[file a.md] …");
+// whatever cannot be read gets a short Media.Notice and a note in the text, so it is
+// recorded all the same. It never fails: problems become notices. f nil: nothing can be
+// downloaded.
+func (c *Cognition) Perceive(ctx context.Context, w brain.Wake, f brain.MediaFetcher) brain.Wake {
+	sigs := slices.Clone(w.Signals)
+	for i := range sigs {
+		s := &sigs[i]
+		if s.Type != brain.SignalUserMessage || s.Media == nil {
+			continue
+		}
+		m := *s.Media // the wake's own signals stay as they were
+		caption := strings.TrimSpace(s.Text)
+		var (
+			note, outcome string
+			err           error
+		)
+		switch {
+		case m.Kind.Listened():
+			note, outcome, err = c.listen(ctx, &m, f)
+		case m.Kind == brain.MediaPhoto:
+			note, outcome, err = c.see(ctx, &m, f)
+		default:
+			note, outcome, err = c.read(ctx, &m, f)
+		}
+		if err != nil && ctx.Err() == nil {
+			c.log.Warn("media not perceived", "chat", w.Chat, "media_kind", m.Kind, "outcome", outcome, "err", err)
+		}
+		c.mm.media.WithLabelValues(string(m.Kind), outcome).Inc()
+		s.Text = strings.TrimSpace(note + " " + caption)
+		if m.Kind.Listened() && outcome == mediaOK && caption != "" {
+			s.Text = note + "\n" + caption // a transcript, then the audio's caption
+		}
+		s.Media = &m
+	}
+	w.Signals = sigs
+	return w
+}
+
+// listen transcribes a voice note, audio or video note; note is the message's text
+// without its caption: "[voice 0:42] the words", or "[voice 0:42, not heard]".
+func (c *Cognition) listen(ctx context.Context, m *brain.Media, f brain.MediaFetcher) (note, outcome string, err error) {
+	label := "[" + strings.ReplaceAll(string(m.Kind), "_", " ") + " " + clock(m.Duration)
+	refuse := func(notice, outcome string, err error) (string, string, error) {
+		m.Notice = notice
+		return label + ", not heard]", outcome, err
+	}
+	switch {
+	case c.cfg.TranscriptionModel == "":
+		return refuse(noticeCannotListen, mediaDisabled, nil)
+	case time.Duration(m.Duration)*time.Second > c.cfg.MaxAudio:
+		return refuse(fmt.Sprintf(noticeTooLong, human(c.cfg.MaxAudio)), mediaRefused, nil)
+	case m.Size > brain.MaxMediaBytes:
+		return refuse(noticeTooLarge, mediaRefused, nil)
+	}
+	data, mime, err := fetch(ctx, f, *m)
+	switch {
+	case errors.Is(err, brain.ErrMediaTooLarge):
+		return refuse(noticeTooLarge, mediaRefused, nil)
+	case err != nil:
+		return refuse(noticeNotHeard, mediaFailed, err)
+	}
+	text, err := c.transcribe(ctx, data, audioName(m.Kind, mime), m.Duration)
+	if err != nil {
+		return refuse(noticeNotHeard, mediaFailed, err)
+	}
+	if text == "" {
+		text = "(no words)"
+	}
+	return label + "] " + text, mediaOK, nil
+}
+
+// transcribe sends audio to the endpoint's /audio/transcriptions. The request counts in
+// anima_llm_requests_total and, by its audio seconds, in the daily token budget.
+func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, seconds int) (string, error) {
+	model := c.cfg.TranscriptionModel
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	began := time.Now()
+	resp, err := c.client.CreateTranscription(rctx, openai.AudioRequest{
+		Model: model, FilePath: name, Reader: bytes.NewReader(audio),
+	})
+	took := time.Since(began).Seconds()
+	c.m.duration.WithLabelValues(model).Observe(took)
+	if err != nil {
+		class, _ := classify(err)
+		c.m.requests.WithLabelValues(model, class).Inc()
+		return "", fmt.Errorf("transcribe %s: %w", name, err)
+	}
+	c.m.requests.WithLabelValues(model, outcomeOK).Inc()
+	c.mm.transcription.Observe(took)
+	c.mm.audio.Add(float64(seconds))
+	c.addTokens(max(1, seconds) * audioTokensPerSecond)
+	return strings.TrimSpace(resp.Text), nil
+}
+
+// see downloads a photo for the model to look at in this run.
+func (c *Cognition) see(ctx context.Context, m *brain.Media, f brain.MediaFetcher) (note, outcome string, err error) {
+	refuse := func(notice, outcome string, err error) (string, string, error) {
+		m.Notice = notice
+		return "[photo, not seen]", outcome, err
+	}
+	if !c.cfg.Vision {
+		return refuse(noticeCannotSee, mediaDisabled, nil)
+	}
+	data, mime, err := fetch(ctx, f, *m)
+	switch {
+	case errors.Is(err, brain.ErrMediaTooLarge):
+		return refuse(noticeTooLarge, mediaRefused, nil)
+	case err != nil:
+		return refuse(noticeNotFetched, mediaFailed, err)
+	}
+	if !strings.HasPrefix(mime, "image/") {
+		mime = "image/jpeg" // Telegram re-encodes every photo as JPEG
+	}
+	m.Content, m.Mime = data, mime
+	return "[photo]", mediaOK, nil
+}
+
+// read downloads a text file for the model to read in this run; other files get a short
+// answer saying what anima can read.
+func (c *Cognition) read(ctx context.Context, m *brain.Media, f brain.MediaFetcher) (note, outcome string, err error) {
+	name := brain.CleanName(m.Name)
+	if name == "" {
+		name = "unnamed"
+	}
+	refuse := func(notice, outcome string, err error) (string, string, error) {
+		m.Notice = notice
+		return "[file " + name + ", not read]", outcome, err
+	}
+	switch {
+	case !textLike(m.Mime, m.Name):
+		return refuse(noticeCannotRead, mediaRefused, nil)
+	case m.Size > MaxDocumentBytes:
+		return refuse(noticeDocTooLarge, mediaRefused, nil)
+	}
+	data, _, err := fetch(ctx, f, *m)
+	switch {
+	case errors.Is(err, brain.ErrMediaTooLarge) || err == nil && len(data) > MaxDocumentBytes:
+		return refuse(noticeDocTooLarge, mediaRefused, nil)
+	case err != nil:
+		return refuse(noticeNotFetched, mediaFailed, err)
+	case !utf8.Valid(data):
+		return refuse(noticeCannotRead, mediaRefused, nil)
+	}
+	m.Content = data
+	return "[file " + name + "]", mediaOK, nil
+}
+
+// fetch downloads m through f; a nil f fails.
+func fetch(ctx context.Context, f brain.MediaFetcher, m brain.Media) ([]byte, string, error) {
+	if f == nil {
+		return nil, "", errors.New("no way to download files on this channel")
+	}
+	data, mime, err := f.Fetch(ctx, m)
+	if err != nil {
+		return nil, "", fmt.Errorf("fetch %s: %w", m.Kind, err)
+	}
+	return data, mime, nil
+}
+
+// textLike reports whether a document is a text file anima reads: text/*, JSON, or a
+// .md, .txt, .csv or .json name.
+func textLike(mime, name string) bool {
+	mime = strings.ToLower(strings.TrimSpace(mime))
+	if strings.HasPrefix(mime, "text/") || mime == "application/json" {
+		return true
+	}
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".txt", ".csv", ".json":
+		return true
+	}
+	return false
+}
+
+// audioName is the file name the transcription request carries: the endpoint tells the
+// format by its extension (Telegram's voice notes are .oga, which OpenAI does not accept
+// by that name).
+func audioName(kind brain.MediaKind, mime string) string {
+	ext := ".ogg"
+	switch mime {
+	case "audio/mpeg", "audio/mp3":
+		ext = ".mp3"
+	case "audio/mp4", "audio/x-m4a", "audio/m4a", "audio/aac":
+		ext = ".m4a"
+	case "video/mp4":
+		ext = ".mp4"
+	case "audio/wav", "audio/x-wav", "audio/wave":
+		ext = ".wav"
+	case "audio/webm", "video/webm":
+		ext = ".webm"
+	case "audio/flac", "audio/x-flac":
+		ext = ".flac"
+	case "audio/ogg", "audio/opus":
+		ext = ".ogg"
+	default:
+		if kind == brain.MediaVideoNote {
+			ext = ".mp4"
+		}
+	}
+	return string(kind) + ext
+}
+
+// clock renders seconds as m:ss (h:mm:ss from an hour).
+func clock(seconds int) string {
+	seconds = max(seconds, 0)
+	h, m, s := seconds/3600, seconds/60%60, seconds%60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	}
+	return fmt.Sprintf("%d:%02d", m, s)
+}

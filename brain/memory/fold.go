@@ -1,0 +1,136 @@
+package memory
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/anima-bot/anima/storage"
+)
+
+// foldAll folds chat's unfolded turns into segments, foldMax turns a transaction, while
+// at least foldMin have gathered; it merges segments as they fill a tier. It runs in the
+// upkeep after a turn (Maintain), off the turn's commit.
+func (m *Memory) foldAll(chat int64) error {
+	for {
+		var more bool
+		err := m.st.Update(func(tx *storage.Tx) error {
+			var err error
+			more, err = fold(tx, chat)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("fold index of chat %d: %w", chat, err)
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// fold moves up to foldMax of chat's oldest unfolded turns into a new segment when at
+// least foldMin have gathered, then merges segments. more reports that a full batch was
+// folded (there may be another).
+func fold(tx *storage.Tx, chat int64) (more bool, err error) {
+	var keys [][]byte
+	var vals [][]byte
+	err = tx.Scan(storage.BucketIndex, tailPrefix(chat), func(k, v []byte) error {
+		keys = append(keys, bytes.Clone(k))
+		vals = append(vals, bytes.Clone(v))
+		if len(keys) == foldMax {
+			return storage.ErrStop
+		}
+		return nil
+	})
+	if err != nil || len(keys) < foldMin {
+		return false, err
+	}
+	st, err := loadStats(tx, chat)
+	if err != nil {
+		return false, err
+	}
+	b := newSegBuilder()
+	for i, k := range keys {
+		d, ok, err := decodeTail(tx, chat, k, vals[i], nil)
+		if err != nil {
+			return false, err
+		}
+		st.Through = max(st.Through, d.seq)
+		if !ok || d.dl == 0 {
+			continue
+		}
+		b.add(d.seq, d.dl, d.tf)
+		st.Docs++
+		st.TotalLen += d.dl
+	}
+	for _, k := range keys {
+		if err := tx.Delete(storage.BucketIndex, k); err != nil {
+			return false, err
+		}
+	}
+	if len(b.docs) > 0 {
+		st.NextSeg++
+		if err := tx.PutRaw(storage.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
+			return false, err
+		}
+		st.Segs = append(st.Segs, segMeta{ID: st.NextSeg, Docs: len(b.docs)})
+	}
+	if err := merge(tx, chat, &st); err != nil {
+		return false, err
+	}
+	if err := tx.Put(storage.BucketIndex, statsKey(chat), st); err != nil {
+		return false, err
+	}
+	return len(keys) == foldMax, nil
+}
+
+// tier is a segment's size class: 0 below 4·foldMin turns, then one more for every
+// factor of mergeWidth.
+func tier(docs int) int {
+	t := 0
+	for d := docs; d >= foldMin*mergeWidth; d /= mergeWidth {
+		t++
+	}
+	return t
+}
+
+// merge replaces the last mergeWidth segments with one while they share a tier and
+// together stay within maxSegDocs.
+func merge(tx *storage.Tx, chat int64, st *indexStats) error {
+	for len(st.Segs) >= mergeWidth {
+		last := st.Segs[len(st.Segs)-mergeWidth:]
+		sum, t := 0, tier(last[0].Docs)
+		same := true
+		for _, s := range last {
+			sum += s.Docs
+			same = same && tier(s.Docs) == t
+		}
+		if !same || sum > maxSegDocs {
+			return nil
+		}
+		b := newSegBuilder()
+		for _, s := range last {
+			v, err := tx.Peek(storage.BucketIndex, segKey(chat, s.ID))
+			if err != nil {
+				return err
+			}
+			seg, err := parseSegment(v)
+			if err != nil {
+				return fmt.Errorf("segment %d of chat %d: %w", s.ID, chat, err)
+			}
+			if _, err := seg.appendTo(b, nil); err != nil {
+				return fmt.Errorf("segment %d of chat %d: %w", s.ID, chat, err)
+			}
+		}
+		for _, s := range last {
+			if err := tx.Delete(storage.BucketIndex, segKey(chat, s.ID)); err != nil {
+				return err
+			}
+		}
+		st.NextSeg++
+		if err := tx.PutRaw(storage.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
+			return err
+		}
+		st.Segs = append(st.Segs[:len(st.Segs)-mergeWidth], segMeta{ID: st.NextSeg, Docs: len(b.docs)})
+	}
+	return nil
+}

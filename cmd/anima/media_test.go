@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+)
+
+// TestVoiceNoteIsTranscribedAndAnswered: a voice note is downloaded (getFile, then the
+// file path with the token), transcribed on the model endpoint, and answered from its
+// words; the transcript is the user's message, marked as voice.
+func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
+	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
+	ai := openaitest.New(t)
+	a := startLogged(t, tg.URL, ai.URL(), validToken, "log:\n  level: debug\n")
+
+	tg.PushMessage(tg.VoiceMessage(user, user, []byte("please remind me to water the ferns"), 42))
+	ctx := waitCtx(t, 30*time.Second)
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	if want := "echo: [voice 0:42] please remind me to water the ferns"; sent[0].Visible != want {
+		t.Errorf("answer = %q, want %q (answered from the transcript)", sent[0].Visible, want)
+	}
+	tr := ai.Transcriptions()
+	if len(tr) != 1 || tr[0].Model != "whisper-1" || tr[0].FileName != "voice.ogg" {
+		t.Errorf("transcriptions = %+v, want one whisper-1 request for voice.ogg", tr)
+	}
+	if d := tg.Downloads(); len(d) != 1 || d[0].Status != http.StatusOK {
+		t.Errorf("downloads = %+v, want one that succeeded", d)
+	}
+	if v := ai.Violations(); len(v) > 0 {
+		t.Errorf("the model endpoint saw invalid requests: %v", v)
+	}
+	body := metricsBody(t, a.metrics)
+	for _, want := range []string{
+		`anima_llm_requests_total{model="whisper-1",outcome="ok"} 1`,
+		`anima_media_total{kind="voice",outcome="ok"} 1`,
+		`anima_media_audio_seconds_total 42`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	a.stop()
+	assertNoToken(t, ai, a)
+}
+
+// TestPhotoReachesTheModelAsDataURL: a photo reaches the model as a base64 data: image
+// part of the size that fits 1280 px, with its caption; the token appears in no request
+// to the model endpoint, and the next turn's prompt holds the note, not the image.
+func TestPhotoReachesTheModelAsDataURL(t *testing.T) {
+	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
+	ai := openaitest.New(t)
+	a := startLogged(t, tg.URL, ai.URL(), validToken, "log:\n  level: debug\n")
+
+	small, fit, big := []byte("\xff\xd8small-jpeg"), []byte("\xff\xd8fitting-jpeg"), []byte("\xff\xd8huge-jpeg")
+	tg.PushMessage(tg.PhotoMessage(user, user, "my new kitchen!",
+		telegramtest.Image{Width: 320, Height: 240, Data: small},
+		telegramtest.Image{Width: 1280, Height: 960, Data: fit},
+		telegramtest.Image{Width: 2560, Height: 1920, Data: big}))
+	ctx := waitCtx(t, 30*time.Second)
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	if want := "echo: [photo] my new kitchen!"; sent[0].Visible != want {
+		t.Errorf("answer = %q, want %q", sent[0].Visible, want)
+	}
+	reqs := ai.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests, want 1", len(reqs))
+	}
+	want := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(fit)
+	if urls := reqs[0].ImageURLs(); len(urls) != 1 || urls[0] != want {
+		t.Errorf("image parts = %.80q, want one data: URL of the 1280 px size", urls)
+	}
+	if got := reqs[0].UserText(); got != "[photo] my new kitchen!" {
+		t.Errorf("user text = %q, want the caption with the photo note", got)
+	}
+
+	// The next turn remembers that a photo was shown, without the image.
+	tg.PushText(user, user, "what did I just show you?")
+	if _, err := tg.WaitSent(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	reqs = ai.Requests()
+	last := reqs[len(reqs)-1]
+	if urls := last.ImageURLs(); len(urls) != 0 {
+		t.Errorf("the image is in the next turn's prompt too")
+	}
+	if !bytes.Contains(last.Raw, []byte("[photo] my new kitchen!")) {
+		t.Errorf("the next turn's prompt lacks the photo note from history")
+	}
+	if v := ai.Violations(); len(v) > 0 {
+		t.Errorf("the model endpoint saw invalid requests: %v", v)
+	}
+	a.stop()
+	assertNoToken(t, ai, a)
+}
+
+// TestLargeFileGetsTheShortRefusal: a 300 KB text file is not downloaded nor shown to
+// the model; the user gets the short refusal, and the message is recorded.
+func TestLargeFileGetsTheShortRefusal(t *testing.T) {
+	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
+	ai := openaitest.New(t)
+	a := startLogged(t, tg.URL, ai.URL(), validToken, "")
+
+	data := bytes.Repeat([]byte("a line of notes\n"), 300<<10/16)
+	id := tg.PushMessage(tg.DocumentMessage(user, user, "notes.txt", "text/plain", data, ""))
+	ctx := waitCtx(t, 30*time.Second)
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	if want := "That file is too big for me: I can read text files (.txt, .md, .csv, .json) up to 256 KB."; sent[0].Visible != want {
+		t.Errorf("answer = %q, want %q", sent[0].Visible, want)
+	}
+	if err := tg.WaitPollOffset(ctx, id+1); err != nil {
+		t.Fatalf("the update was never confirmed: %v", err)
+	}
+	if n := len(ai.Requests()); n != 0 {
+		t.Errorf("%d model requests for a refused file", n)
+	}
+	if d := tg.Downloads(); len(d) != 0 {
+		t.Errorf("the file was downloaded: %+v", d)
+	}
+	if !strings.Contains(metricsBody(t, a.metrics), `anima_media_total{kind="document",outcome="refused"} 1`) {
+		t.Error("/metrics lacks the refused document")
+	}
+}
+
+// assertNoToken checks that neither half of the token reached the model endpoint nor the
+// log.
+func assertNoToken(t *testing.T, ai *openaitest.Server, a *running) {
+	t.Helper()
+	secretHalf := validToken[strings.IndexByte(validToken, ':')+1:]
+	for _, leaked := range []string{validToken, secretHalf} {
+		if ai.Contains(leaked) {
+			t.Errorf("the token reached the model endpoint")
+		}
+		if strings.Contains(a.stderr.String(), leaked) {
+			t.Errorf("the token is in the log")
+		}
+	}
+	if !ai.Contains("Bearer test") {
+		t.Error("the model endpoint recorded no request headers: the token check proves nothing")
+	}
+}
+
+func metricsBody(t *testing.T, addr string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
