@@ -178,7 +178,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs.set},
 			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs.set,
 			outage: s.think, compact: s.compact},
-		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg,
+		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
 	})
 
 	// Work left from the last run: undelivered messages first, then unprocessed signals.
