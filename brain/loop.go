@@ -77,17 +77,20 @@ type CoreLoop struct {
 	done chan result
 
 	// owned by the Run goroutine
-	st       *State
-	stepper  *Stepper
-	changed  *changes
-	chats    map[int64]*chatQueue
-	running  int
-	retries  retries
-	parked   parked
-	wg       sync.WaitGroup
-	workCtx  context.Context
-	stopping bool // set by stop: no new job starts
-	persist  chan persistJob
+	st      *State
+	stepper *Stepper
+	changed *changes
+	chats   map[int64]*chatQueue
+	// waitingSlot are the chats whose next job waits for a free slot, in the order they
+	// started waiting.
+	waitingSlot []int64
+	running     int
+	retries     retries
+	parked      parked
+	wg          sync.WaitGroup
+	workCtx     context.Context
+	stopping    bool // set by stop: no new job starts
+	persist     chan persistJob
 	// the per-user rate limit (ratelimit.go)
 	limit       *rateLimit
 	held        map[int64]time.Time // chat → when its rate-limited wake may start

@@ -25,6 +25,7 @@ type job struct {
 type chatQueue struct {
 	running bool
 	jobs    []job
+	waiting bool // in the loop's waitingSlot: its next job waits for a free slot
 }
 
 // result is what a finished job reports back to the loop goroutine, which applies it.
@@ -109,6 +110,10 @@ func (l *CoreLoop) startNext(chat int64) {
 		return
 	}
 	if l.running >= l.cfg.MaxConcurrent {
+		if !q.waiting {
+			q.waiting = true
+			l.waitingSlot = append(l.waitingSlot, chat)
+		}
 		return
 	}
 	j := q.jobs[0]
@@ -200,12 +205,12 @@ func (l *CoreLoop) finish(r result) {
 		l.retries.dueNow(r.chat, now) // only the confirmation waits: no backoff
 	}
 	l.startNext(r.chat)
-	// A slot freed: start other chats waiting for one.
-	for chat, q := range l.chats {
-		if l.running >= l.cfg.MaxConcurrent {
-			break
-		}
-		if !q.running {
+	// A slot freed: start the chats waiting for one, first come first served.
+	for len(l.waitingSlot) > 0 && l.running < l.cfg.MaxConcurrent {
+		chat := l.waitingSlot[0]
+		l.waitingSlot = l.waitingSlot[1:]
+		if q := l.chats[chat]; q != nil {
+			q.waiting = false
 			l.startNext(chat)
 		}
 	}
