@@ -64,7 +64,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	if profile == "" {
 		profile = brain.ProfileChat
 	}
-	budget := c.cfg.ContextTokens - specTokens(c.reg.specsFor(profile))
+	budget := c.cfg.ContextTokens - c.reg.offerFor(profile).tokens
 
 	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: c.systemPrompt(w, now)}
 	var final openai.ChatCompletionMessage
