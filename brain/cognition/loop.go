@@ -67,6 +67,16 @@ func (c *Cognition) offers(r *run, name string) bool {
 	return slices.ContainsFunc(r.specs, func(s brain.ToolSpec) bool { return s.Name == name })
 }
 
+// toolDefs returns the definitions of the tools the run currently offers, as sent to the
+// endpoint: the profile's cached ones (shared; not to be modified).
+func (c *Cognition) toolDefs(r *run) []openai.Tool {
+	o := c.reg.offerFor(r.profile)
+	if r.escalated || r.model == c.cfg.SmartModel {
+		return o.calm
+	}
+	return o.defs
+}
+
 func (c *Cognition) tools(r *run) []brain.ToolSpec {
 	out := make([]brain.ToolSpec, 0, len(r.specs))
 	for _, s := range r.specs {
@@ -127,8 +137,8 @@ func (c *Cognition) loop(ctx context.Context, r *run) (answer, error) {
 				Content: "No more tools: " + force + ". Give your final answer now, as the JSON object " +
 					`{"response","status","confidence"}.`,
 			})
-		} else if specs := c.tools(r); len(specs) > 0 {
-			req.Tools = toolDefs(specs)
+		} else if defs := c.toolDefs(r); len(defs) > 0 {
+			req.Tools = defs
 			req.ToolChoice = "auto"
 		}
 		resp, err := c.complete(ctx, r, req)

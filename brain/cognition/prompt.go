@@ -64,7 +64,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	if profile == "" {
 		profile = brain.ProfileChat
 	}
-	budget := c.cfg.ContextTokens - specTokens(c.reg.specsFor(profile))
+	budget := c.cfg.ContextTokens - c.reg.offerFor(profile).tokens
 
 	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: c.systemPrompt(w, now)}
 	var final openai.ChatCompletionMessage
@@ -130,7 +130,6 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	summary := escape(strings.TrimSpace(rc.Summary))
 
 	turns := rc.Turns
-	turnMsgs := make([]openai.ChatCompletionMessage, 0, min(len(turns), 64))
 	turnTok := func(t brain.Turn) int { return 4 + tokens(t.Text) }
 	tailStart := max(0, len(turns)-minTurns)
 	tailTok := 0
@@ -161,6 +160,18 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 		left += turnTok(turns[first])
 		first++
 	}
+	msgs := make([]openai.ChatCompletionMessage, 0, len(turns)-first+5)
+	msgs = append(msgs, system)
+	about := "the user"
+	if w.Rel.Group {
+		about = quote(w.UserName()) + " (told in this group)"
+	}
+	if data := dataBlock(about, factLines, summary, memLines); data != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: data})
+	}
+	if sections != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sections})
+	}
 	for _, t := range turns[first:] {
 		role := openai.ChatMessageRoleUser
 		if t.Role == "assistant" {
@@ -173,22 +184,8 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 		if w.Rel.Group && role == openai.ChatMessageRoleUser && t.Name != "" {
 			content = labelled(t.Name, content)
 		}
-		turnMsgs = append(turnMsgs, openai.ChatCompletionMessage{Role: role, Content: content})
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: role, Content: content})
 	}
-
-	msgs := make([]openai.ChatCompletionMessage, 0, len(turnMsgs)+4)
-	msgs = append(msgs, system)
-	about := "the user"
-	if w.Rel.Group {
-		about = quote(w.UserName()) + " (told in this group)"
-	}
-	if data := dataBlock(about, factLines, summary, memLines); data != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: data})
-	}
-	if sections != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sections})
-	}
-	msgs = append(msgs, turnMsgs...)
 	if files != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: files})
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/sashabaranov/go-openai"
+
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -25,6 +27,20 @@ type Registry struct {
 	tools []brain.Tool // registration order
 	specs map[string]brain.ToolSpec
 	byNm  map[string]brain.Tool
+	// offer caches what a profile offers the model; Register empties it. Tools are
+	// registered at assembly time, so after start every request reuses the entries.
+	offer map[brain.Profile]*offer
+}
+
+// offer is what a profile's tools add to each request, computed once per profile. Its
+// slices are shared by every run and request and must not be modified.
+type offer struct {
+	specs  []brain.ToolSpec
+	tokens int           // specTokens(specs)
+	defs   []openai.Tool // toolDefs(specs)
+	// calm is defs without core_escalate (nil when that leaves none): what a run offers
+	// once it is on the smart model or has escalated.
+	calm []openai.Tool
 }
 
 // NewRegistry returns a registry holding the core tools handled here: core_escalate and
@@ -57,6 +73,7 @@ func (r *Registry) Register(t brain.Tool) error {
 	r.tools = append(r.tools, t)
 	r.byNm[spec.Name] = t
 	r.specs[spec.Name] = spec
+	r.offer = nil
 	return nil
 }
 
@@ -82,16 +99,46 @@ func (r *Registry) lookup(name string) (brain.Tool, brain.ToolSpec, bool) {
 	return t, r.specs[name], ok
 }
 
-// specsFor returns the specs of the profile's tools.
+// specsFor returns the specs of the profile's tools (shared: not to be modified).
 func (r *Registry) specsFor(p brain.Profile) []brain.ToolSpec {
-	tools := r.Tools(p)
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]brain.ToolSpec, len(tools))
-	for i, t := range tools {
-		out[i] = r.specs[t.Spec().Name]
+	return r.offerFor(p).specs
+}
+
+// offerFor returns the profile's cached offer, computing it on first use after a Register.
+func (r *Registry) offerFor(p brain.Profile) *offer {
+	if p == "" {
+		p = brain.ProfileChat
 	}
-	return out
+	r.mu.RLock()
+	o := r.offer[p]
+	r.mu.RUnlock()
+	if o != nil {
+		return o
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if o := r.offer[p]; o != nil {
+		return o
+	}
+	o = &offer{}
+	for _, t := range r.tools {
+		spec := r.specs[t.Spec().Name]
+		if p == brain.ProfileChat || slices.Contains(spec.Profiles, p) {
+			o.specs = append(o.specs, spec)
+		}
+	}
+	o.tokens = specTokens(o.specs)
+	o.defs = toolDefs(o.specs)
+	for _, d := range o.defs {
+		if d.Function.Name != ToolEscalate {
+			o.calm = append(o.calm, d)
+		}
+	}
+	if r.offer == nil {
+		r.offer = map[brain.Profile]*offer{}
+	}
+	r.offer[p] = o
+	return o
 }
 
 // CheckSchema returns an error wrapping ErrBadTool when raw is not a strict-mode parameter
