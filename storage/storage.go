@@ -64,15 +64,27 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens the file without writing (a cold inspection).
 	ReadOnly bool
+	// SyncFreelist writes bbolt's freelist in every commit (bbolt's default). Off, the
+	// store writes it once, at Close: commits are a page cheaper, and only an open after
+	// a crash walks the file to rebuild it (see Open).
+	SyncFreelist bool
 }
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
 type Store struct {
 	db   *bolt.DB
 	path string
+	// freelistAtClose: commits skip the freelist, Close writes it (Options.SyncFreelist).
+	freelistAtClose bool
 }
 
 // Open opens (creating if needed, mode 0600) the store at path.
+//
+// Commits do not write bbolt's freelist (NoFreelistSync with the hashmap freelist, as
+// etcd runs it): on a store with years of turns the freelist is a page or more per
+// commit. Close writes it once, so the next Open reads it instead of walking every page
+// of the file to rebuild it — a walk that takes seconds and maps the whole file into
+// memory at 100,000 messages. Only the first Open after a crash pays for that walk.
 func Open(path string, opts Options) (*Store, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = 500 * time.Millisecond
@@ -85,7 +97,7 @@ func Open(path string, opts Options) (*Store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:        opts.LockTimeout,
 		ReadOnly:       opts.ReadOnly,
-		NoFreelistSync: true,
+		NoFreelistSync: !opts.SyncFreelist,
 		FreelistType:   bolt.FreelistMapType,
 	})
 	if err != nil {
@@ -94,7 +106,7 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly}
 	if opts.ReadOnly {
 		return s, nil
 	}
@@ -171,8 +183,21 @@ func migrateFactsV2(b *bolt.Bucket) error {
 // Path returns the file the store lives in.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the file. It is safe to call more than once.
+// Close writes the freelist (see Open) and closes the file. It is safe to call more
+// than once.
 func (s *Store) Close() error {
+	if s.freelistAtClose {
+		// One last, empty commit with the freelist: it is set inside the write
+		// transaction, whose lock orders it with every other commit.
+		err := s.db.Update(func(*bolt.Tx) error {
+			s.db.NoFreelistSync = false
+			return nil
+		})
+		if err != nil && !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
+			_ = s.db.Close()
+			return fmt.Errorf("close store %s: write freelist: %w", s.path, err)
+		}
+	}
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close store %s: %w", s.path, err)
 	}

@@ -38,6 +38,8 @@ type config struct {
 	checkpoints []int
 	forget      int
 	probe       string
+	crash       string
+	opts        storage.Options
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -54,12 +56,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.keep, "keep", false, "keep the store file")
 	fs.StringVar(&cps, "checkpoints", "1000,10000,100000", "message counts to measure at")
 	fs.IntVar(&c.forget, "forget", 10, "after the run, forget this many users and re-add as many messages (0: skip)")
+	fs.BoolVar(&c.opts.SyncFreelist, "sync-freelist", false, "write bbolt's freelist in every commit (default: once, at Close)")
 	fs.StringVar(&c.probe, "startup-probe", "", "internal: open this store as anima starts and report")
+	fs.StringVar(&c.crash, "crash-store", "", "internal: open this store, commit once and exit without closing it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if c.probe != "" {
-		return probe(c.probe, stdout, stderr)
+		return probe(c.probe, c.opts, stdout, stderr)
+	}
+	if c.crash != "" {
+		return crash(c.crash, stderr)
 	}
 	for f := range strings.SplitSeq(cps, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -95,11 +102,13 @@ func (shortSummarizer) Summarize(_ context.Context, previous string, turns []bra
 type driver struct {
 	// pages counts page writes by phase: record, commit, sent, upkeep.
 	pages [4]int64
-	st    *storage.Store
-	mem   *memory.Memory
-	talk  *talker
-	sent  int
-	at    time.Time
+	// wbytes counts write_bytes (/proc/self/io) by phase.
+	wbytes [4]int64
+	st     *storage.Store
+	mem    *memory.Memory
+	talk   *talker
+	sent   int
+	at     time.Time
 }
 
 // chatOf is the chat of the i-th message: chat 1 takes every other one, the other chats
@@ -150,15 +159,19 @@ func (d *driver) message(ctx context.Context, chat int64) error {
 	return err
 }
 
-func (d *driver) pageWrites() int64 {
+// counters is where a phase starts: page writes and write_bytes.
+type counters struct{ pages, wbytes int64 }
+
+func (d *driver) pageWrites() counters {
 	sp, _ := d.st.Space()
-	return sp.PageWrites
+	return counters{pages: sp.PageWrites, wbytes: readIO().writeBytes}
 }
 
-// phase adds the page writes since mark to phase i and returns the new mark.
-func (d *driver) phase(i int, mark int64) int64 {
+// phase adds the page writes and bytes since mark to phase i and returns the new mark.
+func (d *driver) phase(i int, mark counters) counters {
 	now := d.pageWrites()
-	d.pages[i] += now - mark
+	d.pages[i] += now.pages - mark.pages
+	d.wbytes[i] += now.wbytes - mark.wbytes
 	return now
 }
 
@@ -175,7 +188,7 @@ func soak(c config, w io.Writer) error {
 		}
 	}
 	path := filepath.Join(dir, "anima.db")
-	st, err := storage.Open(path, storage.Options{})
+	st, err := storage.Open(path, c.opts)
 	if err != nil {
 		return err
 	}
@@ -184,8 +197,8 @@ func soak(c config, w io.Writer) error {
 	d.mem = memory.New(st, shortSummarizer{}, memory.Options{})
 	qs := newTalker(c.seed+1, c.vocab) // queries from the same vocabulary, other words
 
-	fmt.Fprintf(w, "soak: %d messages (~300 chars, ~110-char reply), chat 1 takes every other one, %d other chats share the rest; vocabulary %d, seed %d\n",
-		c.messages, c.chats-1, c.vocab, c.seed)
+	fmt.Fprintf(w, "soak: %d messages (~300 chars, ~110-char reply), chat 1 takes every other one, %d other chats share the rest; vocabulary %d, seed %d, freelist in every commit %v\n",
+		c.messages, c.chats-1, c.vocab, c.seed, c.opts.SyncFreelist)
 	fmt.Fprintf(w, "%9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n",
 		"messages", "wchar/m", "wbytes/m", "pages/m", "cpu/m", "wall/m", "file/m", "live/m",
 		"recall50", "recall99", "rcpu99", "search50", "search99", "spread99", "rssMiB")
@@ -231,6 +244,8 @@ func soak(c config, w io.Writer) error {
 	pm := func(i int) float64 { return float64(d.pages[i]) / float64(c.messages) }
 	fmt.Fprintf(w, "page writes per message (%d-byte pages): record %.2f, turn commit %.2f, mark sent %.2f, upkeep (fold, summary) %.2f\n",
 		sp.PageSize, pm(0), pm(1), pm(2), pm(3))
+	bm := func(i int) string { return kb(float64(d.wbytes[i]) / float64(c.messages)) }
+	fmt.Fprintf(w, "write_bytes per message, KB: record %s, turn commit %s, mark sent %s, upkeep %s\n", bm(0), bm(1), bm(2), bm(3))
 	fmt.Fprintf(w, "store after %d messages: file %.1f MiB (data area %.1f MiB), live %.1f MiB, free %.1f MiB\n",
 		c.messages, mib(fileSize(path)), mib(sp.FileBytes), mib(sp.LiveBytes()), mib(sp.FreeBytes))
 	if c.forget > 0 {
@@ -241,7 +256,7 @@ func soak(c config, w io.Writer) error {
 	if err := st.Close(); err != nil {
 		return err
 	}
-	return startup(path, w)
+	return startup(path, c.opts, w)
 }
 
 type latencies struct{ recall, recallCPU, search, spread []time.Duration }
@@ -335,14 +350,26 @@ func fileSize(path string) int64 {
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
-// startup runs the probe in a fresh process, three times, and prints its report.
-func startup(path string, w io.Writer) error {
+// startup runs the probe in a fresh process, three times after a clean stop, then once
+// after a crash (a process that committed and exited without closing the store), and
+// prints its reports.
+func startup(path string, opts storage.Options, w io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	for range 3 {
-		out, err := exec.Command(exe, "-startup-probe", path).CombinedOutput()
+	args := []string{"-startup-probe", path}
+	if opts.SyncFreelist {
+		args = append(args, "-sync-freelist")
+	}
+	for i := range 4 {
+		if i == 3 {
+			if out, err := exec.Command(exe, "-crash-store", path).CombinedOutput(); err != nil {
+				return fmt.Errorf("crash: %w: %s", err, out)
+			}
+			fmt.Fprint(w, "after a crash: ")
+		}
+		out, err := exec.Command(exe, args...).CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("startup probe: %w: %s", err, out)
 		}
@@ -351,12 +378,28 @@ func startup(path string, w io.Writer) error {
 	return nil
 }
 
+// crash opens the store, commits once and exits without closing it, as a killed anima
+// leaves it.
+func crash(path string, stderr io.Writer) int {
+	st, err := storage.Open(path, storage.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "crash: %v\n", err)
+		return 1
+	}
+	if err := st.Put(storage.BucketState, []byte("soak-crash"), time.Now()); err != nil {
+		fmt.Fprintf(stderr, "crash: %v\n", err)
+		return 1
+	}
+	os.Exit(0) // no Close
+	return 0
+}
+
 // probe opens the store as anima's start-up does before its first getUpdates (the
 // outbox, the inbox, relationships, acks, the offset), then runs the first turn's
 // Recall, and reports the time taken and the process's memory.
-func probe(path string, stdout, stderr io.Writer) int {
+func probe(path string, opts storage.Options, stdout, stderr io.Writer) int {
 	t := time.Now()
-	st, err := storage.Open(path, storage.Options{})
+	st, err := storage.Open(path, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "probe: %v\n", err)
 		return 1
