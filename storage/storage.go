@@ -26,8 +26,10 @@ import (
 // SchemaVersion is the version of the bucket layout this code reads and writes.
 // Version 2 keys facts by chat and user (version 1 by user alone: those become the
 // user's private-chat facts when Open migrates the file). Version 3 changes memory's
-// search index to per-turn tail entries folded into segments (migrateIndexV3).
-const SchemaVersion = 3
+// search index to per-turn tail entries folded into segments (migrateIndexV3). Version 4
+// moves the unfolded tail into history: an indexed turn's history entry carries a mark
+// (MarkIndexed) instead of a key of its own in the index (migrateIndexV4).
+const SchemaVersion = 4
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
 // first. Forget relies on that.
@@ -144,6 +146,11 @@ func (s *Store) init() error {
 		if n < 3 {
 			if err := migrateIndexV3(tx.Bucket([]byte(BucketIndex))); err != nil {
 				return fmt.Errorf("migrate search index to schema 3: %w", err)
+			}
+		}
+		if n < 4 {
+			if err := migrateIndexV4(&Tx{tx: tx}); err != nil {
+				return fmt.Errorf("migrate search index to schema 4: %w", err)
 			}
 		}
 		return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))
@@ -371,6 +378,25 @@ func (t *Tx) Scan(bucket string, prefix []byte, fn func(k, v []byte) error) erro
 	}
 	c := b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// ScanFrom is Scan starting at the first key at or after from (which should have the
+// prefix).
+func (t *Tx) ScanFrom(bucket string, prefix, from []byte, fn func(k, v []byte) error) error {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return err
+	}
+	c := b.Cursor()
+	for k, v := c.Seek(from); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		if err := fn(k, v); err != nil {
 			if errors.Is(err, ErrStop) {
 				return nil

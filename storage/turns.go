@@ -265,3 +265,47 @@ func (s *Store) Acks() ([]brain.Ack, error) {
 func (s *Store) DeleteRelationship(chat int64) error {
 	return s.Update(func(tx *Tx) error { return tx.Delete(BucketRelationships, ID64(chat)) })
 }
+
+// indexedTurn is a history entry with memory's mark: "ix" is set once the turn is in the
+// search index (brain/memory/index.go). Readers that decode brain.Turn ignore the mark.
+type indexedTurn struct {
+	brain.Turn
+	Indexed bool `json:"ix,omitempty"`
+}
+
+// DecodeHistory decodes a history entry and reports whether it is marked indexed.
+func DecodeHistory(v []byte) (brain.Turn, bool, error) {
+	var e indexedTurn
+	if err := json.Unmarshal(v, &e); err != nil {
+		return brain.Turn{}, false, fmt.Errorf("decode history entry: %w", err)
+	}
+	return e.Turn, e.Indexed, nil
+}
+
+// MarkIndexed marks chat's history entry seq as indexed, in place. In the turn's own
+// commit the entry's page is already being written, so the mark costs no page of its
+// own. It reports whether the entry exists and was not marked before.
+func (t *Tx) MarkIndexed(chat int64, seq uint64) (bool, error) {
+	b, err := t.bucket(BucketHistory)
+	if err != nil {
+		return false, err
+	}
+	k := Key(chat, U64(seq))
+	v := b.Get(k)
+	if v == nil {
+		return false, nil
+	}
+	var e indexedTurn
+	if err := json.Unmarshal(v, &e); err != nil {
+		return false, fmt.Errorf("decode history entry: %w", err)
+	}
+	if e.Indexed {
+		return false, nil
+	}
+	e.Indexed = true
+	data, err := json.Marshal(e)
+	if err != nil {
+		return false, fmt.Errorf("encode history entry: %w", err)
+	}
+	return true, b.Put(k, data)
+}
