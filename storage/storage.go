@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -66,6 +67,9 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens the file without writing (a cold inspection).
 	ReadOnly bool
+	// SentDelay bounds how long the removal of a delivered outbox entry may wait for the
+	// store's next commit to carry it (see MarkSent); default 2s, negative: never wait.
+	SentDelay time.Duration
 	// SyncFreelist writes bbolt's freelist in every commit (bbolt's default). Off, the
 	// store writes it once, at Close: commits are a page cheaper, and only an open after
 	// a crash walks the file to rebuild it (see Open).
@@ -78,6 +82,12 @@ type Store struct {
 	path string
 	// freelistAtClose: commits skip the freelist, Close writes it (Options.SyncFreelist).
 	freelistAtClose bool
+
+	sentDelay time.Duration
+	sentMu    sync.Mutex
+	sent      map[uint64]bool // delivered outbox entries the next commit removes (MarkSent)
+	sentTimer *time.Timer     // flushes sent after sentDelay; nil when none waits
+	afterFunc func(time.Duration, func()) *time.Timer
 }
 
 // Open opens (creating if needed, mode 0600) the store at path.
@@ -108,7 +118,11 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly}
+	if opts.SentDelay == 0 {
+		opts.SentDelay = 2 * time.Second
+	}
+	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly,
+		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, afterFunc: time.AfterFunc}
 	if opts.ReadOnly {
 		return s, nil
 	}
@@ -193,11 +207,21 @@ func (s *Store) Path() string { return s.path }
 // Close writes the freelist (see Open) and closes the file. It is safe to call more
 // than once.
 func (s *Store) Close() error {
-	if s.freelistAtClose {
-		// One last, empty commit with the freelist: it is set inside the write
-		// transaction, whose lock orders it with every other commit.
-		err := s.db.Update(func(*bolt.Tx) error {
-			s.db.NoFreelistSync = false
+	s.sentMu.Lock()
+	if s.sentTimer != nil {
+		s.sentTimer.Stop()
+		s.sentTimer = nil
+	}
+	waiting := len(s.sent) > 0
+	s.sentMu.Unlock()
+	if s.freelistAtClose || waiting {
+		// One last commit: the delivered outbox entries still waiting (MarkSent), and
+		// the freelist (set inside the write transaction, whose lock orders it with
+		// every other commit).
+		err := s.Update(func(*Tx) error {
+			if s.freelistAtClose {
+				s.db.NoFreelistSync = false
+			}
 			return nil
 		})
 		if err != nil && !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
@@ -479,9 +503,16 @@ func prefixEnd(prefix []byte) []byte {
 }
 
 // Update runs fn in a read-write transaction (committed, and synced to disk, if fn
-// returns nil).
+// returns nil). The commit also removes the delivered outbox entries waiting for one
+// (MarkSent).
 func (s *Store) Update(fn func(tx *Tx) error) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return s.db.Update(func(btx *bolt.Tx) error {
+		tx := &Tx{tx: btx}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return s.carrySent(tx)
+	})
 }
 
 // View runs fn in a read-only transaction.

@@ -137,9 +137,108 @@ func (s *Store) CommitTurn(c Commit, now time.Time) ([]brain.Outgoing, error) {
 }
 
 // MarkSent removes a delivered outbox entry.
+//
+// When the entry is the last one in the outbox, its removal does not get a synced commit
+// of its own: the store's next commit carries it (most often the next message's Record),
+// or one made for it after Options.SentDelay, or Close. No other message can be sent
+// before that commit — a message is sent only after a commit put it in the outbox — so
+// a crash repeats at most the last message delivered, as it does when the crash comes
+// between the send and its removal. An entry with others behind it in the outbox is
+// removed at once, before the next is sent.
 func (s *Store) MarkSent(id uint64) error {
-	if err := s.Update(func(tx *Tx) error { return tx.Delete(BucketOutbox, U64(id)) }); err != nil {
+	if err := s.markSent(id); err != nil {
 		return fmt.Errorf("mark outbox entry %d sent: %w", id, err)
+	}
+	return nil
+}
+
+func (s *Store) markSent(id uint64) error {
+	if s.sentDelay < 0 {
+		return s.Update(func(tx *Tx) error { return tx.Delete(BucketOutbox, U64(id)) })
+	}
+	// The write lock orders the look at the outbox with every commit: none can add an
+	// entry between the look and the removal's being left to the next commit.
+	btx, err := s.db.Begin(true)
+	if err != nil {
+		return err
+	}
+	tx := &Tx{tx: btx}
+	s.sentMu.Lock()
+	last := true
+	err = tx.Scan(BucketOutbox, nil, func(k, _ []byte) error {
+		if len(k) == 8 {
+			if e := binary.BigEndian.Uint64(k); e != id && !s.sent[e] {
+				last = false
+				return ErrStop
+			}
+		}
+		return nil
+	})
+	if err == nil && last {
+		s.sent[id] = true
+		if s.sentTimer == nil {
+			s.sentTimer = s.afterFunc(s.sentDelay, func() { _ = s.FlushSent() })
+		}
+	}
+	s.sentMu.Unlock()
+	if err != nil || last {
+		_ = btx.Rollback()
+		return err
+	}
+	if err := tx.Delete(BucketOutbox, U64(id)); err != nil {
+		_ = btx.Rollback()
+		return err
+	}
+	if err := s.carrySent(tx); err != nil {
+		_ = btx.Rollback()
+		return err
+	}
+	return btx.Commit()
+}
+
+// carrySent removes, in tx, the delivered outbox entries waiting for a commit, and
+// forgets them once tx commits.
+func (s *Store) carrySent(tx *Tx) error {
+	s.sentMu.Lock()
+	ids := make([]uint64, 0, len(s.sent))
+	for id := range s.sent {
+		ids = append(ids, id)
+	}
+	s.sentMu.Unlock()
+	if len(ids) == 0 {
+		return nil
+	}
+	for _, id := range ids {
+		if err := tx.Delete(BucketOutbox, U64(id)); err != nil {
+			return err
+		}
+	}
+	tx.OnCommit(func() {
+		s.sentMu.Lock()
+		defer s.sentMu.Unlock()
+		for _, id := range ids {
+			delete(s.sent, id)
+		}
+		if len(s.sent) == 0 && s.sentTimer != nil {
+			s.sentTimer.Stop()
+			s.sentTimer = nil
+		}
+	})
+	return nil
+}
+
+// FlushSent commits the removal of delivered outbox entries still waiting for a commit
+// (MarkSent); it does nothing when none waits.
+func (s *Store) FlushSent() error {
+	s.sentMu.Lock()
+	s.sentTimer = nil
+	n := len(s.sent)
+	s.sentMu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	if err := s.Update(func(*Tx) error { return nil }); err != nil {
+		return fmt.Errorf("flush sent outbox entries: %w", err)
 	}
 	return nil
 }
@@ -169,6 +268,12 @@ func (s *Store) PendingOutbox() ([]brain.Outgoing, error) {
 			var e brain.Outgoing
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("decode outbox entry: %w", err)
+			}
+			s.sentMu.Lock()
+			sent := s.sent[e.ID]
+			s.sentMu.Unlock()
+			if sent {
+				return nil // delivered; its removal waits for the next commit
 			}
 			out = append(out, e)
 			return nil

@@ -10,6 +10,23 @@ import (
 // at least foldMin have gathered; it merges segments as they fill a tier. It runs in the
 // upkeep after a turn (Maintain), off the turn's commit.
 func (m *Memory) foldAll(chat int64) error {
+	// Most upkeeps find fewer than foldMin turns after the fold point: a look at their
+	// keys tells, and spares the store an empty synced commit.
+	var n int
+	err := m.st.View(func(tx *storage.Tx) error {
+		st, err := loadStats(tx, chat)
+		if err != nil {
+			return err
+		}
+		n, err = tailLen(tx, chat, st.Through, foldMin)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("fold index of chat %d: %w", chat, err)
+	}
+	if n < foldMin {
+		return nil
+	}
 	for {
 		var more bool
 		err := m.st.Update(func(tx *storage.Tx) error {

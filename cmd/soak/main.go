@@ -57,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cps, "checkpoints", "1000,10000,100000", "message counts to measure at")
 	fs.IntVar(&c.forget, "forget", 10, "after the run, forget this many users and re-add as many messages (0: skip)")
 	fs.BoolVar(&c.opts.SyncFreelist, "sync-freelist", false, "write bbolt's freelist in every commit (default: once, at Close)")
+	fs.DurationVar(&c.opts.SentDelay, "sent-delay", 0, "storage.Options.SentDelay (negative: mark sent in a commit of its own)")
 	fs.StringVar(&c.probe, "startup-probe", "", "internal: open this store as anima starts and report")
 	fs.StringVar(&c.crash, "crash-store", "", "internal: open this store, commit once and exit without closing it")
 	if err := fs.Parse(args); err != nil {
@@ -66,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return probe(c.probe, c.opts, stdout, stderr)
 	}
 	if c.crash != "" {
-		return crash(c.crash, stderr)
+		return crash(c.crash, c.opts, stderr)
 	}
 	for f := range strings.SplitSeq(cps, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -102,13 +103,13 @@ func (shortSummarizer) Summarize(_ context.Context, previous string, turns []bra
 type driver struct {
 	// pages counts page writes by phase: record, commit, sent, upkeep.
 	pages [4]int64
-	// wbytes counts write_bytes (/proc/self/io) by phase.
-	wbytes [4]int64
-	st     *storage.Store
-	mem    *memory.Memory
-	talk   *talker
-	sent   int
-	at     time.Time
+	// wchar and wbytes count wchar and write_bytes (/proc/self/io) by phase.
+	wchar, wbytes [4]int64
+	st            *storage.Store
+	mem           *memory.Memory
+	talk          *talker
+	sent          int
+	at            time.Time
 }
 
 // chatOf is the chat of the i-th message: chat 1 takes every other one, the other chats
@@ -160,17 +161,19 @@ func (d *driver) message(ctx context.Context, chat int64) error {
 }
 
 // counters is where a phase starts: page writes and write_bytes.
-type counters struct{ pages, wbytes int64 }
+type counters struct{ pages, wchar, wbytes int64 }
 
 func (d *driver) pageWrites() counters {
 	sp, _ := d.st.Space()
-	return counters{pages: sp.PageWrites, wbytes: readIO().writeBytes}
+	io := readIO()
+	return counters{pages: sp.PageWrites, wchar: io.wchar, wbytes: io.writeBytes}
 }
 
 // phase adds the page writes and bytes since mark to phase i and returns the new mark.
 func (d *driver) phase(i int, mark counters) counters {
 	now := d.pageWrites()
 	d.pages[i] += now.pages - mark.pages
+	d.wchar[i] += now.wchar - mark.wchar
 	d.wbytes[i] += now.wbytes - mark.wbytes
 	return now
 }
@@ -197,8 +200,8 @@ func soak(c config, w io.Writer) error {
 	d.mem = memory.New(st, shortSummarizer{}, memory.Options{})
 	qs := newTalker(c.seed+1, c.vocab) // queries from the same vocabulary, other words
 
-	fmt.Fprintf(w, "soak: %d messages (~300 chars, ~110-char reply), chat 1 takes every other one, %d other chats share the rest; vocabulary %d, seed %d, freelist in every commit %v\n",
-		c.messages, c.chats-1, c.vocab, c.seed, c.opts.SyncFreelist)
+	fmt.Fprintf(w, "soak: %d messages (~300 chars, ~110-char reply), chat 1 takes every other one, %d other chats share the rest; vocabulary %d, seed %d, freelist in every commit %v, sent delay %v\n",
+		c.messages, c.chats-1, c.vocab, c.seed, c.opts.SyncFreelist, c.opts.SentDelay)
 	fmt.Fprintf(w, "%9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n",
 		"messages", "wchar/m", "wbytes/m", "pages/m", "cpu/m", "wall/m", "file/m", "live/m",
 		"recall50", "recall99", "rcpu99", "search50", "search99", "spread99", "rssMiB")
@@ -242,10 +245,13 @@ func soak(c config, w io.Writer) error {
 		return err
 	}
 	pm := func(i int) float64 { return float64(d.pages[i]) / float64(c.messages) }
-	fmt.Fprintf(w, "page writes per message (%d-byte pages): record %.2f, turn commit %.2f, mark sent %.2f, upkeep (fold, summary) %.2f\n",
+	fmt.Fprintf(w, "page writes per message (%d-byte pages; a node of several pages counts once): record %.2f, turn commit %.2f, mark sent %.2f, upkeep (fold, summary) %.2f\n",
 		sp.PageSize, pm(0), pm(1), pm(2), pm(3))
-	bm := func(i int) string { return kb(float64(d.wbytes[i]) / float64(c.messages)) }
-	fmt.Fprintf(w, "write_bytes per message, KB: record %s, turn commit %s, mark sent %s, upkeep %s\n", bm(0), bm(1), bm(2), bm(3))
+	bm := func(v [4]int64, i int) string { return kb(float64(v[i]) / float64(c.messages)) }
+	fmt.Fprintf(w, "bytes written per message (wchar), KB: record %s, turn commit %s, mark sent %s, upkeep %s\n",
+		bm(d.wchar, 0), bm(d.wchar, 1), bm(d.wchar, 2), bm(d.wchar, 3))
+	fmt.Fprintf(w, "write_bytes per message (whole page-cache folios dirtied), KB: record %s, turn commit %s, mark sent %s, upkeep %s\n",
+		bm(d.wbytes, 0), bm(d.wbytes, 1), bm(d.wbytes, 2), bm(d.wbytes, 3))
 	fmt.Fprintf(w, "store after %d messages: file %.1f MiB (data area %.1f MiB), live %.1f MiB, free %.1f MiB\n",
 		c.messages, mib(fileSize(path)), mib(sp.FileBytes), mib(sp.LiveBytes()), mib(sp.FreeBytes))
 	if c.forget > 0 {
@@ -364,7 +370,11 @@ func startup(path string, opts storage.Options, w io.Writer) error {
 	}
 	for i := range 4 {
 		if i == 3 {
-			if out, err := exec.Command(exe, "-crash-store", path).CombinedOutput(); err != nil {
+			crashArgs := []string{"-crash-store", path}
+			if opts.SyncFreelist {
+				crashArgs = append(crashArgs, "-sync-freelist")
+			}
+			if out, err := exec.Command(exe, crashArgs...).CombinedOutput(); err != nil {
 				return fmt.Errorf("crash: %w: %s", err, out)
 			}
 			fmt.Fprint(w, "after a crash: ")
@@ -380,8 +390,8 @@ func startup(path string, opts storage.Options, w io.Writer) error {
 
 // crash opens the store, commits once and exits without closing it, as a killed anima
 // leaves it.
-func crash(path string, stderr io.Writer) int {
-	st, err := storage.Open(path, storage.Options{})
+func crash(path string, opts storage.Options, stderr io.Writer) int {
+	st, err := storage.Open(path, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "crash: %v\n", err)
 		return 1
