@@ -96,6 +96,7 @@ type service struct {
 	sched     *schedule.Scheduler
 	think     *cognition.Cognition
 	ctl       *controlServer
+	compact   *storeCompactor
 	ms        *metricsServer // nil without metrics.listen
 	jobs      *plugins.Jobs
 	clock     brain.Clock
@@ -122,7 +123,9 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	llmClient := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
 	mem := memory.New(store, &memory.OpenAISummarizer{Client: llmClient, Model: cfg.LLM.FastModel, MaxTokens: 400},
 		memory.Options{Logger: log, Clock: clock, Registerer: reg})
-	s.sched = schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg})
+	refusals := brain.NewRefusals(reg)
+	s.sched = schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg,
+		Refusals: refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
 	tools := cognition.NewRegistry()
 	for _, t := range append(mem.Tools(), s.sched.Tools()...) {
 		if err := tools.Register(t); err != nil {
@@ -139,7 +142,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	}
 	neurons := plugs.Neurons()
 	s.think = cognition.New(CognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock,
-		Sections: plugs.Sections})
+		Sections: plugs.Sections, Refusals: refusals})
 	if err := restoreUsage(store, s.think); err != nil {
 		return nil, err
 	}
@@ -154,11 +157,12 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 
 	// The channel submits what it records to the inbox; the loop reads the inbox and sends
 	// through the channel.
+	s.compact = newStoreCompactor(store, log)
 	s.inbox = brain.NewInbox()
 	if opts.Console {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
 	} else {
-		if s.tg, err = telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: log, Registerer: reg}); err != nil {
+		if s.tg, err = telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: log, Registerer: reg, Sent: store}); err != nil {
 			return nil, fmt.Errorf("telegram: %w", err)
 		}
 		s.ch = s.tg
@@ -167,14 +171,20 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	if s.tg != nil {
 		media = s.tg
 	}
+	runsPerMinute := cfg.Limits.UserRunsPerMinute
+	if runsPerMinute == 0 || opts.Console {
+		runsPerMinute = -1 // no limit; the operator at the keyboard is never rate limited
+	}
 	jr := &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, plugs: plugs, log: log.With("component", "journal")}
 	s.jobs = plugins.NewJobs(plugs, pluginHost{store: store, thinker: s.think, journal: jr}, jobLog{store: store}, zone)
-	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText}, brain.LoopDeps{
+	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
+		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think, Media: media,
 		Journal: jr,
 		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs},
-			reminders: s.sched, format: schedule.FormatList, policy: pol, next: agg, plugins: plugs},
-		StateStore: store, Logger: log, Registerer: reg,
+			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs,
+			outage: s.think, compact: s.compact},
+		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg,
 	})
 
 	// Work left from the last run: undelivered messages first, then unprocessed signals.
@@ -227,6 +237,7 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 		return s.sched.Run(gctx, time.Second, func(ctx context.Context, sigs []brain.Signal) error { return s.inbox.Submit(ctx, sigs...) })
 	})
 	g.Go(func() error { return s.ctl.Run(gctx) })
+	g.Go(func() error { return s.compact.Run(gctx) })
 	g.Go(func() error { return s.jobs.Run(gctx, s.clock.Now, cfg.Brain.Tick.Std()) })
 	g.Go(func() error { return keepUsage(gctx, s.store, s.think) })
 	if s.ms != nil {

@@ -33,15 +33,29 @@ type forecaster interface {
 	NextProactive(now time.Time, rel *brain.Relationship, loc *time.Location, acks []brain.Ack) (time.Time, bool)
 }
 
+// outageReporter says since when the model has been unreachable
+// (cognition.Cognition.Outage); ok is false while it answers.
+type outageReporter interface {
+	Outage() (since time.Time, ok bool)
+}
+
+// compactor rewrites the store so that deleted data leaves no trace in the file
+// (storage.Store.Compact). It is asked after /forget, off the chat's critical path.
+type compactor interface {
+	CompactSoon()
+}
+
 // commands answers the /commands anima understands without the model.
 type commands struct {
 	persona   string
 	forget    forgetter
 	reminders reminderBook
-	format    func(items []brain.ScheduleItem, loc *time.Location, now time.Time) string
-	policy    brain.ProactivePolicy // what /status explains
+	format    func(items []brain.ScheduleItem, page int, loc *time.Location, now time.Time) string // one page
+	policy    brain.ProactivePolicy                                                                // what /status explains
 	next      forecaster
 	plugins   pluginCommands // may be nil
+	outage    outageReporter // may be nil
+	compact   compactor      // may be nil
 }
 
 // pluginCommands is what the plugins add to commands: lines for /status, and commands
@@ -61,7 +75,7 @@ var commandList = []struct{ name, args, about string }{
 	{"status", "", "what I am keeping track of for you"},
 	{"quiet", "[hours]", "I won't write first for a while (default 3 hours, up to 24)"},
 	{"timezone", "[zone]", "show or set your time zone, e.g. /timezone Europe/Berlin"},
-	{"reminders", "", "your upcoming reminders"},
+	{"reminders", "[page]", "your upcoming reminders, 20 a page"},
 	{"cancel", "ID", "cancel a reminder"},
 	{"thoughts", "", "what I have been thinking about lately"},
 	{"forget", "", "delete everything I have stored about you"},
@@ -124,6 +138,10 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 			}
 			r := reply(forgotten(rep, group))
 			r.Forget = true
+			if c.compact != nil {
+				// The deleted bytes leave the file once the confirmation is on its way.
+				c.compact.CompactSoon()
+			}
 			return r, nil
 		case "no":
 			return reply("Okay, I keep everything as it is."), nil
@@ -142,7 +160,13 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		if group {
 			items = ownItems(items, sig.User)
 		}
-		return reply(c.format(items, view.Loc, view.Now)), nil
+		page, err := strconv.Atoi(arg)
+		if arg == "" {
+			page = 1
+		} else if err != nil || page < 1 {
+			return reply("Send /reminders or /reminders PAGE, for example /reminders 2."), nil
+		}
+		return reply(c.format(items, page, view.Loc, view.Now)), nil
 	case "/cancel":
 		if arg == "" {
 			return reply("Which one? Send /cancel ID — /reminders shows the ids."), nil
@@ -253,6 +277,12 @@ func (c *commands) status(v brain.CommandView) string {
 		loc = time.UTC
 	}
 	fmt.Fprintf(&b, "Your time: %s (%s).\n", v.Now.In(loc).Format("Mon 2 Jan 15:04"), loc)
+	if c.outage != nil {
+		if since, down := c.outage.Outage(); down {
+			fmt.Fprintf(&b, "I can't reach my thoughts (the language model) since %s (%s ago); I keep your messages and answer them as soon as it is back.\n",
+				since.In(loc).Format("Mon 15:04"), brain.Duration(v.Now.Sub(since)))
+		}
+	}
 	if last := rel.LastExchange(); !last.IsZero() {
 		fmt.Fprintf(&b, "We last talked %s ago.\n", brain.Duration(v.Now.Sub(last)))
 	}

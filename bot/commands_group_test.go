@@ -54,7 +54,7 @@ func TestGroupCommandsActForTheSender(t *testing.T) {
 		{ID: "ben1", Chat: grp, User: ben, Note: "ben's bins", Due: now.Add(time.Hour)},
 	}}
 	fg := &fakeForgetter{rep: storage.ForgetReport{Chats: []int64{grp}, Turns: 4, Reminders: 1, Facts: 2}}
-	c := &commands{persona: "Anima", forget: fg, reminders: book, format: func(items []brain.ScheduleItem, _ *time.Location, _ time.Time) string {
+	c := &commands{persona: "Anima", forget: fg, reminders: book, format: func(items []brain.ScheduleItem, _ int, _ *time.Location, _ time.Time) string {
 		var ids []string
 		for _, it := range items {
 			ids = append(ids, it.ID+":"+it.Note)

@@ -105,3 +105,38 @@ func TestStatusUsesTheAggregator(t *testing.T) {
 		t.Errorf("status lacks %q:\n%s", want, got)
 	}
 }
+
+// fakeOutage reports a fixed outage.
+type fakeOutage struct {
+	since time.Time
+	down  bool
+}
+
+func (f fakeOutage) Outage() (time.Time, bool) { return f.since, f.down }
+
+// TestStatusSaysSinceWhenTheModelIsUnreachable: /status names the outage's start in the
+// user's zone while the model is unreachable, and says nothing of it otherwise.
+func TestStatusSaysSinceWhenTheModelIsUnreachable(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 2, 15, 0, 0, 0, berlin)
+	for _, tc := range []struct {
+		name   string
+		outage fakeOutage
+		want   bool
+	}{
+		{"down", fakeOutage{since: now.Add(-12 * time.Minute), down: true}, true},
+		{"up", fakeOutage{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &commands{policy: brain.DefaultProactivePolicy(), next: &fakeForecaster{}, outage: tc.outage}
+			got := c.status(brain.CommandView{Now: now, Loc: berlin, Rel: brain.Relationship{Chat: 1, User: 1}})
+			line := "I can't reach my thoughts (the language model) since Mon 14:48 (12m ago)"
+			if has := strings.Contains(got, line); has != tc.want {
+				t.Errorf("status contains %q: %v, want %v:\n%s", line, has, tc.want, got)
+			}
+		})
+	}
+}

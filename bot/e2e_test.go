@@ -261,22 +261,39 @@ func TestBadUpdatesDoNotStopAnything(t *testing.T) {
 	}
 }
 
-func TestModelFailureGetsOneApology(t *testing.T) {
-	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
-	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(500) })
-	h.tg.PushText(user, user, "hello?")
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sent[0].Visible != h.cfg.Persona.Apology {
-		t.Errorf("reply = %q, want the apology", sent[0].Visible)
-	}
-	time.Sleep(500 * time.Millisecond)
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Errorf("%d messages, want one apology", n)
+// TestModelFailureGetsOneMessage: a model that refuses the request (400: the endpoint is
+// alive) gets the user the apology; an endpoint that is down (500s open the breaker) gets
+// them the outage notice, which promises an answer instead of asking them to repeat.
+// Either way, exactly one message.
+func TestModelFailureGetsOneMessage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		want   func(h *harness) string
+	}{
+		{"refused gets the apology", 400, func(h *harness) string { return h.cfg.Persona.Apology }},
+		{"outage gets the notice", 500, func(*harness) string {
+			return "I can't reach my thoughts right now — I have your message and will answer as soon as I can."
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			_, stop := h.start()
+			defer stop()
+			h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(tc.status) })
+			h.tg.PushText(user, user, "hello?")
+			sent, err := h.tg.WaitSent(waitCtx(t), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.want(h); sent[0].Visible != want {
+				t.Errorf("reply = %q, want %q", sent[0].Visible, want)
+			}
+			time.Sleep(500 * time.Millisecond)
+			if n := len(h.tg.Sent()); n != 1 {
+				t.Errorf("%d messages, want one", n)
+			}
+		})
 	}
 }
 

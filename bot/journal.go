@@ -84,7 +84,14 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 		if j.sched == nil {
 			return nil
 		}
-		return j.sched.AddTx(tx, v.Item)
+		err := j.sched.AddTx(tx, v.Item)
+		if errors.Is(err, schedule.ErrTooMany) {
+			// Refused before anything was written (the tool checks first; turns committed
+			// together can still pass it together). Keep the turn.
+			j.log.Warn("reminder not stored", "err", err)
+			return nil
+		}
+		return err
 	case brain.CancelSchedule:
 		if j.sched == nil {
 			return nil

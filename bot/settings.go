@@ -20,19 +20,20 @@ import (
 // default user zone.
 func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 	return cognition.Config{
-		FastModel:           cfg.LLM.FastModel,
-		SmartModel:          cfg.LLM.SmartModel,
-		RequestTimeout:      cfg.LLM.RequestTimeout.Std(),
-		ConfidenceThreshold: cfg.LLM.ConfidenceThreshold,
-		DailyTokenBudget:    int(cfg.LLM.DailyTokenBudget),
-		ContextTokens:       cfg.LLM.ContextTokens,
-		MaxOutputTokens:     cfg.LLM.MaxOutputTokens,
-		PersonaName:         cfg.Persona.Name,
-		PersonaDescription:  cfg.Persona.Description,
-		DefaultZone:         zone,
-		TranscriptionModel:  cfg.LLM.TranscriptionModel,
-		MaxAudio:            cfg.LLM.MaxAudio.Std(),
-		Vision:              cfg.LLM.Vision,
+		FastModel:            cfg.LLM.FastModel,
+		SmartModel:           cfg.LLM.SmartModel,
+		RequestTimeout:       cfg.LLM.RequestTimeout.Std(),
+		ConfidenceThreshold:  cfg.LLM.ConfidenceThreshold,
+		DailyTokenBudget:     int(cfg.LLM.DailyTokenBudget),
+		ContextTokens:        cfg.LLM.ContextTokens,
+		MaxOutputTokens:      cfg.LLM.MaxOutputTokens,
+		PersonaName:          cfg.Persona.Name,
+		PersonaDescription:   cfg.Persona.Description,
+		DefaultZone:          zone,
+		TranscriptionModel:   cfg.LLM.TranscriptionModel,
+		MaxAudio:             cfg.LLM.MaxAudio.Std(),
+		Vision:               cfg.LLM.Vision,
+		DailyUserTokenBudget: int(cfg.LLM.DailyUserTokenBudget),
 	}
 }
 

@@ -7,15 +7,21 @@ import (
 	"github.com/anima-bot/anima/storage"
 )
 
-// usageMeter is the daily token count of cognition.
+// usageMeter is the daily token count of cognition, in all and per user.
 type usageMeter interface {
 	Usage() (day string, tokens int)
 	RestoreUsage(day string, tokens int)
+	UserUsage() (day string, spent map[int64]int, told []int64, changed bool)
+	RestoreUserUsage(day string, spent map[int64]int, told []int64)
 }
 
 type savedUsage struct {
 	Day    string `json:"day"`
 	Tokens int    `json:"tokens"`
+	// Users are the tokens each user's runs spent on Day; Told, the users told their
+	// share (llm.daily_user_token_budget) is spent.
+	Users map[int64]int `json:"users,omitempty"`
+	Told  []int64       `json:"told,omitempty"`
 }
 
 var usageKey = []byte("llm_usage")
@@ -28,6 +34,7 @@ func restoreUsage(store *storage.Store, m usageMeter) error {
 		return err
 	}
 	m.RestoreUsage(u.Day, u.Tokens)
+	m.RestoreUserUsage(u.Day, u.Users, u.Told)
 	return nil
 }
 
@@ -36,8 +43,9 @@ func keepUsage(ctx context.Context, store *storage.Store, m usageMeter) error {
 	var last savedUsage
 	save := func() error {
 		day, tokens := m.Usage()
-		u := savedUsage{Day: day, Tokens: tokens}
-		if u == last || day == "" {
+		_, users, told, changed := m.UserUsage()
+		u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told}
+		if (u.Day == last.Day && u.Tokens == last.Tokens && !changed) || day == "" {
 			return nil
 		}
 		if err := store.Put(storage.BucketState, usageKey, u); err != nil {

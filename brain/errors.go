@@ -5,6 +5,11 @@ import (
 	"fmt"
 )
 
+// ErrModelUnavailable is returned (wrapped) by a Thinker when the model cannot be reached
+// (an outage, not a refusal): the core loop holds the user's messages, tells the user once
+// per outage, and answers them when the model is back.
+var ErrModelUnavailable = errors.New("model endpoint unavailable")
+
 // ErrBlocked is returned (wrapped) by a Sender when the user has blocked the bot or the chat
 // is gone (Telegram 403); the relationship then goes dormant.
 var ErrBlocked = errors.New("recipient blocked the bot")

@@ -14,6 +14,14 @@ type LoopConfig struct {
 	Tick          time.Duration // default 1s
 	MaxConcurrent int           // cognition runs at once (default 8)
 	Apology       string        // sent when cognition fails on a user message
+	// OutageNotice is sent, once per outage, to a chat whose messages wait for the model
+	// to come back.
+	OutageNotice string
+	// HoldRetry is how often, while the model is unreachable, the longest-held chat asks
+	// again (default 30s); MaxHold is how long messages wait before they are dropped
+	// (default 24h).
+	HoldRetry time.Duration
+	MaxHold   time.Duration
 	// StopGrace bounds how long Run waits for runs in flight when stopping (default 5s).
 	StopGrace time.Duration
 	// DuplicateWindow is how many recent sent messages a proactive one is compared with.
@@ -23,6 +31,12 @@ type LoopConfig struct {
 	// TypingDelay is how long a run may take before the typing indicator shows
 	// (default 250ms; a negative value shows it at once).
 	TypingDelay time.Duration
+	// UserRunsPerMinute caps the model runs a user's messages and reactions cause in any
+	// minute (default 20; negative: no cap). Wakes beyond it wait, folded into the next
+	// allowed run, and the user gets RateNotice once per limited period.
+	UserRunsPerMinute int
+	// RateNotice is the rate limit's notice (a default sentence when empty).
+	RateNotice string
 }
 
 // LoopDeps are the CoreLoop's collaborators besides its inbox and sender. Nil optional ones
@@ -37,6 +51,7 @@ type LoopDeps struct {
 	Journal    Journal
 	Commands   CommandHandler // optional
 	StateStore StateStore     // optional
+	Refusals   *Refusals      // optional: counts what the limits held back
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 }
@@ -65,10 +80,16 @@ type CoreLoop struct {
 	chats    map[int64]*chatQueue
 	running  int
 	retries  retries
+	parked   parked
 	wg       sync.WaitGroup
 	workCtx  context.Context
 	stopping bool // set by stop: no new job starts
 	persist  chan persistJob
+	// the per-user rate limit (ratelimit.go)
+	limit       *rateLimit
+	held        map[int64]time.Time // chat → when its rate-limited wake may start
+	noticed     map[int64]time.Time // user → end of the period their notice covers
+	limitPruned time.Time
 }
 
 // NewCoreLoop builds a loop that takes signals from in and delivers messages through
@@ -94,8 +115,23 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 	} else if cfg.TypingDelay < 0 {
 		cfg.TypingDelay = 0
 	}
+	if cfg.UserRunsPerMinute == 0 {
+		cfg.UserRunsPerMinute = 20
+	}
+	if cfg.RateNotice == "" {
+		cfg.RateNotice = "You're writing faster than I can think — I'll answer everything you sent in a moment."
+	}
 	if cfg.Apology == "" {
 		cfg.Apology = "Sorry — my thoughts got tangled just now. Could you say that again in a minute?"
+	}
+	if cfg.OutageNotice == "" {
+		cfg.OutageNotice = "I can't reach my thoughts right now — I have your message and will answer as soon as I can."
+	}
+	if cfg.HoldRetry <= 0 {
+		cfg.HoldRetry = 30 * time.Second
+	}
+	if cfg.MaxHold <= 0 {
+		cfg.MaxHold = 24 * time.Hour
 	}
 	if deps.Clock == nil {
 		deps.Clock = RealClock{}
@@ -123,6 +159,10 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		stepper: stepper,
 		changed: stepper.changed,
 		chats:   map[int64]*chatQueue{},
+		limit:   newRateLimit(cfg.UserRunsPerMinute, time.Minute),
+		held:    map[int64]time.Time{},
+		noticed: map[int64]time.Time{},
+		parked:  newParked(deps.Registerer),
 	}
 }
 
@@ -188,6 +228,8 @@ func (l *CoreLoop) step(now time.Time, sigs []Signal, tick bool) {
 	if tick {
 		l.m.ticks.Inc()
 		l.retryDue(now)
+		l.releaseHeld(now)
+		l.holdTick(now)
 	}
 	for _, w := range l.stepper.Step(now, sigs) {
 		l.dispatch(job{kind: jobWake, wake: w})

@@ -6,15 +6,19 @@ const (
 	jobWake jobKind = iota
 	jobCommand
 	jobDeliver
+	jobNotice // a system message of the loop's own (the rate limit's notice)
+	jobDrop
 )
 
-// job is one unit of a chat's work: a cognition run, a command, or outbox entries to
-// (re)deliver.
+// job is one unit of a chat's work: a cognition run, a command, outbox entries to
+// (re)deliver, or held messages to drop unanswered.
 type job struct {
 	kind    jobKind
 	wake    Wake
 	command Signal
 	deliver []Outgoing
+	notice  SendMessage
+	drop    TurnRecord
 }
 
 // chatQueue is a chat's jobs: one runs at a time, in order.
@@ -32,6 +36,8 @@ type result struct {
 	thinking bool
 	silent   bool // a proactive run that chose to say nothing
 	intents  []Intent
+	held     *Wake // a run that could not reach the model: its messages wait
+	thought  bool  // the Thinker answered
 	err      error
 }
 
@@ -54,6 +60,10 @@ func (l *CoreLoop) dispatch(j job) {
 		chat = j.command.Chat
 	case jobDeliver:
 		chat = j.deliver[0].Msg.Chat
+	case jobNotice:
+		chat = j.notice.Chat
+	case jobDrop:
+		chat = j.drop.Chat
 	}
 	q := l.queue(chat)
 	if n := len(q.jobs); j.kind == jobWake && n > 0 {
@@ -71,14 +81,20 @@ func (l *CoreLoop) dispatch(j job) {
 	l.startNext(chat)
 }
 
-// foldable says whether next may join the queued wake: same reason, one that folds, and
-// in a group the same sender (every run answers exactly one member; private chats fold
-// whoever wrote).
+// foldable says whether next may join the queued wake: wakes of the same reason fold
+// (user messages, reactions, reminders due, proactive contact), and a reaction joins
+// queued user messages (the run answers both); in a group only the same sender's (every
+// run answers exactly one member; private chats fold whoever wrote).
 func foldable(queued, next Wake) bool {
 	if (queued.Rel.Group || next.Rel.Group) && queued.User != next.User {
 		return false
 	}
-	return queued.Reason.Code == next.Reason.Code && (next.Reason.Code == ReasonUserMessage || next.Reason.Code == ReasonProactive || next.Reason.Code == ReasonFollowup)
+	switch next.Reason.Code {
+	case ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonProactive, ReasonFollowup:
+		return queued.Reason.Code == next.Reason.Code ||
+			(queued.Reason.Code == ReasonUserMessage && next.Reason.Code == ReasonReaction)
+	}
+	return false
 }
 
 // startNext starts chat's next job off the loop goroutine, unless the chat is busy, the
@@ -96,7 +112,27 @@ func (l *CoreLoop) startNext(chat int64) {
 		return
 	}
 	j := q.jobs[0]
-	q.jobs = q.jobs[1:]
+	if _, held := l.held[chat]; held && j.kind == jobWake {
+		return // rate limited: releaseHeld starts it
+	}
+	if j.kind == jobWake && userDriven(j.wake) {
+		start, notice, ok := l.admit(chat, j.wake)
+		switch {
+		case ok:
+			j = notice // the wake stays queued behind it
+		case !start:
+			return
+		default:
+			q.jobs = q.jobs[1:]
+		}
+	} else {
+		q.jobs = q.jobs[1:]
+	}
+	if j.kind == jobWake && j.wake.Reason.Code == ReasonUserMessage && !l.parked.take(&j.wake) {
+		// A release whose messages were answered or dropped meanwhile.
+		l.startNext(chat)
+		return
+	}
 	q.running = true
 	l.running++
 	view := CommandView{Now: l.deps.Clock.Now(), Acks: l.deps.Aggregator.Acks(l.deps.Clock.Now())}
@@ -109,10 +145,11 @@ func (l *CoreLoop) startNext(chat int64) {
 	// While earlier messages of the chat wait for a retry, new ones are held behind them
 	// instead of overtaking them.
 	holding := j.kind != jobDeliver && l.retries.holding(chat)
+	noticed := l.parked.noticed(chat)
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		r := l.work(l.workCtx, chat, j, view, holding)
+		r := l.work(l.workCtx, chat, j, view, holding, noticed)
 		l.done <- r
 	}()
 }
@@ -151,6 +188,7 @@ func (l *CoreLoop) finish(r result) {
 	if r.thinking {
 		l.st.LLMWork++
 	}
+	l.settleHeld(r)
 	for _, in := range r.intents {
 		if HomeOf(in)&InLoop != 0 {
 			l.applyInLoop(in)
@@ -184,4 +222,5 @@ func (l *CoreLoop) forget(chat int64) {
 	l.changed.acks = true
 	forgetThoughts(l.st, chat)
 	l.dropUndelivered(chat)
+	l.dropHeld(chat)
 }

@@ -29,6 +29,9 @@ type ToolCall struct {
 	Args json.RawMessage
 	Now  time.Time
 	Zone *time.Location // the user's zone
+	// Earlier are the intents the run's earlier tool calls produced, so a tool can limit
+	// what one run may do (core_schedule counts the reminders already scheduled).
+	Earlier []Intent
 }
 
 // Decode decodes the call's arguments into v strictly: one JSON object, no unknown

@@ -2,6 +2,7 @@ package brain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -9,8 +10,9 @@ import (
 
 // work runs one job off the loop goroutine: it may block on the model, the store and the
 // network. It never panics out. holding says the chat's earlier messages wait for a
-// retry: the job's messages are committed but held behind them.
-func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView, holding bool) (r result) {
+// retry: the job's messages are committed but held behind them. noticed says the chat
+// was already told the model is unreachable.
+func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView, holding, noticed bool) (r result) {
 	r.chat = chat
 	defer func() {
 		if p := recover(); p != nil {
@@ -25,14 +27,18 @@ func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView
 	case jobCommand:
 		l.command(ctx, &r, j.command, view, holding)
 	case jobWake:
-		l.think(ctx, &r, j.wake, holding)
+		l.think(ctx, &r, j.wake, holding, noticed)
+	case jobNotice:
+		l.notify(ctx, &r, j.notice, holding)
+	case jobDrop:
+		l.commit(ctx, &r, j.drop, holding)
 	}
 	return r
 }
 
 // think runs cognition for a wake and commits what came of it as the chat's turn: the
 // user's messages, the answer, its intents.
-func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
+func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, noticed bool) {
 	var done []uint64
 	asked, replyTo := false, 0
 	for _, s := range w.Signals {
@@ -77,6 +83,10 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 			r.err = err
 			return
 		}
+		if asked && errors.Is(err, ErrModelUnavailable) {
+			l.holdForModel(ctx, r, w, replyTo, holding, noticed)
+			return
+		}
 		l.log.Error("cognition failed", "reason", w.Reason.Code, "err", err)
 		if !asked {
 			// Nobody is waiting for an answer; the signals are consumed.
@@ -86,6 +96,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 		}
 		out = Outcome{Intents: []Intent{SendMessage{Chat: w.Chat, Text: l.cfg.Apology, Kind: KindSystem, ReplyTo: replyTo, Plain: true}}}
 	}
+	r.thought = err == nil
 	r.status = out.Status
 	msgs, intents := l.sortIntents(out.Intents)
 	msgs = append(notices, msgs...)
@@ -109,6 +120,19 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding bool) {
 			l.log.Warn("memory upkeep", "err", err)
 		}
 	}
+}
+
+// holdForModel leaves the messages of a run that could not reach the model in the inbox
+// (nothing of the turn is committed) for the loop to hold, and tells the user once per
+// outage that they will be answered.
+func (l *CoreLoop) holdForModel(ctx context.Context, r *result, w Wake, replyTo int, holding, noticed bool) {
+	l.log.Warn("the model is unreachable; messages held until it is back", "chat", w.Chat, "messages", len(w.Signals))
+	r.held = &w
+	if noticed {
+		return
+	}
+	notice := SendMessage{Chat: w.Chat, Text: l.cfg.OutageNotice, Kind: KindSystem, ReplyTo: replyTo, Plain: true}
+	l.commit(ctx, r, TurnRecord{Chat: w.Chat, User: w.User, Outbox: []SendMessage{notice}, At: l.deps.Clock.Now()}, holding)
 }
 
 // answer adds the messages of an outcome to the turn: to the outbox and, unless they are

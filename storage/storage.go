@@ -47,12 +47,13 @@ const (
 	BucketFires         = "fires"         // chat | id | due → fire record
 	BucketFacts         = "facts"         // chat | user | attribute → brain.Fact (see FactKey)
 	BucketState         = "state"         // agent-wide state
+	BucketSent          = "sent"          // chat | message id → nothing: what anima sent (SentKeep per chat)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts}
+	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
-		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState}
+		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent}
 )
 
 // ErrLocked is returned by Open when another process holds the store.
@@ -78,6 +79,9 @@ type Options struct {
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
 type Store struct {
+	// mu guards db: every transaction holds it for reading; Compact, which swaps the
+	// file, and Close hold it for writing, so transactions wait for them.
+	mu   sync.RWMutex
 	db   *bolt.DB
 	path string
 	// freelistAtClose: commits skip the freelist, Close writes it (Options.SyncFreelist).
@@ -225,10 +229,14 @@ func (s *Store) Close() error {
 			return nil
 		})
 		if err != nil && !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
+			s.mu.Lock()
 			_ = s.db.Close()
+			s.mu.Unlock()
 			return fmt.Errorf("close store %s: write freelist: %w", s.path, err)
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close store %s: %w", s.path, err)
 	}
@@ -237,6 +245,8 @@ func (s *Store) Close() error {
 
 // Ping reports whether the store is open and readable.
 func (s *Store) Ping() error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.db.View(func(tx *bolt.Tx) error {
 		if tx.Bucket([]byte(BucketMeta)) == nil {
 			return errors.New("store has no meta bucket")
@@ -254,6 +264,8 @@ func (s *Store) WriteSizedTo(w io.Writer) (int64, error) { return s.writeTo(w, t
 
 func (s *Store) writeTo(w io.Writer, sized bool) (int64, error) {
 	var n int64
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	err := s.db.View(func(tx *bolt.Tx) error {
 		if sized {
 			if _, err := fmt.Fprintf(w, "%d\n", tx.Size()); err != nil {
@@ -506,6 +518,8 @@ func prefixEnd(prefix []byte) []byte {
 // returns nil). The commit also removes the delivered outbox entries waiting for one
 // (MarkSent).
 func (s *Store) Update(fn func(tx *Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.db.Update(func(btx *bolt.Tx) error {
 		tx := &Tx{tx: btx}
 		if err := fn(tx); err != nil {
@@ -517,6 +531,8 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 
 // View runs fn in a read-only transaction.
 func (s *Store) View(fn func(tx *Tx) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
 }
 

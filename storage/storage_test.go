@@ -264,3 +264,37 @@ func BenchmarkRecordAndCommit(b *testing.B) {
 		}
 	}
 }
+
+// TestSentIsBoundedPerChat: the store remembers the last SentKeep ids anima sent per
+// chat, forgets older ones, and keeps chats apart.
+func TestSentIsBoundedPerChat(t *testing.T) {
+	st, err := storage.Open(filepath.Join(t.TempDir(), "a.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for id := 1; id <= storage.SentKeep+10; id++ {
+		if err := st.RecordSent(7, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.RecordSent(8, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		chat int64
+		id   int
+		want bool
+	}{{7, 1, false}, {7, 10, false}, {7, 11, true}, {7, storage.SentKeep + 10, true}, {7, storage.SentKeep + 11, false}, {8, 3, true}, {8, 11, false}} {
+		got, err := st.Sent(tc.chat, tc.id)
+		if err != nil || got != tc.want {
+			t.Errorf("Sent(%d, %d) = %v, %v; want %v", tc.chat, tc.id, got, err, tc.want)
+		}
+	}
+	if err := st.Forget(7); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Sent(7, 11); got {
+		t.Error("Forget left the chat's sent ids")
+	}
+}

@@ -158,6 +158,8 @@ func (s *Store) markSent(id uint64) error {
 	}
 	// The write lock orders the look at the outbox with every commit: none can add an
 	// entry between the look and the removal's being left to the next commit.
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	btx, err := s.db.Begin(true)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ type Config struct {
 	User      UserConfig      `yaml:"user"`
 	Persona   PersonaConfig   `yaml:"persona"`
 	Brain     BrainConfig     `yaml:"brain"`
+	Limits    LimitsConfig    `yaml:"limits"`
 	Log       LogConfig       `yaml:"log"`
 	Plugins   PluginsConfig   `yaml:"plugins"`
 }
@@ -85,8 +86,10 @@ type LLMConfig struct {
 	RequestTimeout      Duration `yaml:"request_timeout"`      // per request, > 0
 	ConfidenceThreshold float64  `yaml:"confidence_threshold"` // in [0,1]; below it the smart model is used
 	DailyTokenBudget    int64    `yaml:"daily_token_budget"`   // tokens per day; 0 = unlimited
-	ContextTokens       int      `yaml:"context_tokens"`       // prompt budget, ≥ 500
-	MaxOutputTokens     int      `yaml:"max_output_tokens"`    // completion limit, > 0
+	// DailyUserTokenBudget is each user's share of the day's tokens; 0 = no per-user share.
+	DailyUserTokenBudget int64 `yaml:"daily_user_token_budget"`
+	ContextTokens        int   `yaml:"context_tokens"`    // prompt budget, ≥ 500
+	MaxOutputTokens      int   `yaml:"max_output_tokens"` // completion limit, > 0
 	// TranscriptionModel transcribes voice notes on the same endpoint; "" switches
 	// listening off.
 	TranscriptionModel string   `yaml:"transcription_model"`
@@ -156,6 +159,13 @@ type BrainConfig struct {
 	Tick Duration `yaml:"tick"` // how often the core loop wakes, 10ms–1m
 }
 
+// LimitsConfig is the limits section: what one user (or one run of the model) may cost.
+type LimitsConfig struct {
+	PendingRemindersPerChat int `yaml:"pending_reminders_per_chat"` // ≥ 1
+	RemindersPerRun         int `yaml:"reminders_per_run"`          // new reminders one model run may set, ≥ 1
+	UserRunsPerMinute       int `yaml:"user_runs_per_minute"`       // model runs a user may cause a minute; 0 = no limit
+}
+
 // LogConfig is the log section.
 type LogConfig struct {
 	Level       string `yaml:"level"`        // debug, info, warn or error
@@ -196,6 +206,8 @@ func Default() Config {
 			TranscriptionModel:  "whisper-1",
 			MaxAudio:            Duration(10 * time.Minute),
 			Vision:              true,
+			// DailyUserTokenBudget: a heavy day of chat (about 150 turns of 6000 tokens).
+			DailyUserTokenBudget: 1_000_000,
 		},
 		Storage: StorageConfig{Path: "./data/anima.db"},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
@@ -217,8 +229,9 @@ func Default() Config {
 				"an AI, never pretends to have done things it has not, and never lectures.",
 			Apology: "Sorry — my thoughts got tangled just now. Could you say that again in a minute?",
 		},
-		Brain: BrainConfig{Tick: Duration(time.Second)},
-		Log:   LogConfig{Level: "info", Format: "text"},
+		Brain:  BrainConfig{Tick: Duration(time.Second)},
+		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20},
+		Log:    LogConfig{Level: "info", Format: "text"},
 		Plugins: PluginsConfig{
 			Innerlife: InnerlifeConfig{Enabled: true, DreamAt: "04:00", DreamMinQuiet: Duration(30 * time.Minute)},
 		},

@@ -176,6 +176,9 @@ func (c Config) validate() []*KeyError {
 	if l.DailyTokenBudget < 0 {
 		p.add("llm.daily_token_budget", "must be 0 (unlimited) or more; got %d", l.DailyTokenBudget)
 	}
+	if l.DailyUserTokenBudget < 0 {
+		p.add("llm.daily_user_token_budget", "must be 0 (no per-user share) or more; got %d", l.DailyUserTokenBudget)
+	}
 	if l.ContextTokens < 500 {
 		p.add("llm.context_tokens", "must be at least 500; got %d", l.ContextTokens)
 	}
@@ -183,6 +186,17 @@ func (c Config) validate() []*KeyError {
 		p.add("llm.max_output_tokens", "must be greater than 0; got %d", l.MaxOutputTokens)
 	}
 	p.positive("llm.max_audio", l.MaxAudio)
+
+	lim := c.Limits
+	if lim.PendingRemindersPerChat < 1 {
+		p.add("limits.pending_reminders_per_chat", "must be at least 1; got %d", lim.PendingRemindersPerChat)
+	}
+	if lim.RemindersPerRun < 1 {
+		p.add("limits.reminders_per_run", "must be at least 1; got %d", lim.RemindersPerRun)
+	}
+	if lim.UserRunsPerMinute < 0 {
+		p.add("limits.user_runs_per_minute", "must be 0 (no limit) or more; got %d", lim.UserRunsPerMinute)
+	}
 
 	p.notEmpty("storage.path", c.Storage.Path)
 	if c.Metrics.Listen != "" {

@@ -5,54 +5,69 @@ import (
 	"time"
 )
 
-// breaker is a circuit breaker for the model endpoint: after threshold consecutive
-// failures it opens for cooldown, during which requests fail fast; then one probe request
-// is let through (half-open): its success closes the breaker, its failure opens it again.
+// breaker is a circuit breaker for the model endpoint. After threshold consecutive
+// failures it opens: requests fail fast, and the outage lasts until a probe succeeds. A
+// probe is one request (no retries) that a run answering a user may send while the
+// breaker is open, at most one every probeGap (counted from the last request that failed
+// or probed); other runs — proactive, dreams — never probe. The probe's success closes the
+// breaker; its failure keeps it open.
 type breaker struct {
 	threshold int
-	cooldown  time.Duration
-	onChange  func(open bool)
+	probeGap  time.Duration
+	onChange  func(open bool, since time.Time)
 
-	mu       sync.Mutex
-	fails    int
-	openTill time.Time // zero while closed
-	probing  bool      // a half-open probe is in flight
+	mu      sync.Mutex
+	fails   int
+	since   time.Time // when the breaker opened; zero while closed
+	lastTry time.Time // the last failed request or probe while open
+	probing bool      // a probe is in flight
 }
 
-func newBreaker(threshold int, cooldown time.Duration, onChange func(open bool)) *breaker {
-	return &breaker{threshold: threshold, cooldown: cooldown, onChange: onChange}
+func newBreaker(threshold int, probeGap time.Duration, onChange func(open bool, since time.Time)) *breaker {
+	return &breaker{threshold: threshold, probeGap: probeGap, onChange: onChange}
 }
 
-// allow reports whether a request may go out now. In the half-open state only one caller
-// gets true until that probe reports back.
-func (b *breaker) allow(now time.Time) bool {
+// allow reports whether a request may go out now. While the breaker is open only a caller
+// that may probe gets true, and only one at a time, once probeGap has passed since the
+// last try.
+func (b *breaker) allow(now time.Time, mayProbe bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.openTill.IsZero() {
+	if b.since.IsZero() {
 		return true
 	}
-	if now.Before(b.openTill) || b.probing {
+	if !mayProbe || b.probing || now.Sub(b.lastTry) < b.probeGap {
 		return false
 	}
-	b.probing = true
+	b.probing, b.lastTry = true, now
 	return true
 }
 
-// isOpen reports whether requests would currently fail fast.
-func (b *breaker) isOpen(now time.Time) bool {
+// isOpen reports whether a request of this kind would fail fast now.
+func (b *breaker) isOpen(now time.Time, mayProbe bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return !b.openTill.IsZero() && (now.Before(b.openTill) || b.probing)
+	if b.since.IsZero() {
+		return false
+	}
+	return !mayProbe || b.probing || now.Sub(b.lastTry) < b.probeGap
+}
+
+// outage reports since when the breaker has been open; ok is false while it is closed.
+func (b *breaker) outage() (since time.Time, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.since, !b.since.IsZero()
 }
 
 // success records a request that reached a live endpoint.
 func (b *breaker) success() {
 	b.mu.Lock()
-	wasOpen := !b.openTill.IsZero()
-	b.fails, b.openTill, b.probing = 0, time.Time{}, false
+	since := b.since
+	b.fails, b.since, b.lastTry, b.probing = 0, time.Time{}, time.Time{}, false
 	b.mu.Unlock()
-	if wasOpen {
-		b.onChange(false)
+	if !since.IsZero() {
+		b.onChange(false, since)
 	}
 }
 
@@ -62,19 +77,21 @@ func (b *breaker) failure(now time.Time) {
 	b.mu.Lock()
 	b.fails++
 	opened := false
-	if b.probing || b.fails >= b.threshold {
-		opened = b.openTill.IsZero()
-		b.openTill = now.Add(b.cooldown)
-		b.probing = false
+	if b.since.IsZero() && b.fails >= b.threshold {
+		b.since, opened = now, true
 	}
+	if !b.since.IsZero() {
+		b.lastTry = now
+	}
+	b.probing = false
 	b.mu.Unlock()
 	if opened {
-		b.onChange(true)
+		b.onChange(true, now)
 	}
 }
 
-// release gives back a half-open probe slot that ended without a verdict (the caller's
-// context was cancelled).
+// release gives back a probe slot that ended without a verdict (the caller's context was
+// cancelled).
 func (b *breaker) release() {
 	b.mu.Lock()
 	b.probing = false

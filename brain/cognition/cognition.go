@@ -20,9 +20,11 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// ErrUnavailable is returned (wrapped) by Think while the circuit breaker is open: the
-// model endpoint failed repeatedly and is not being asked for a while.
-var ErrUnavailable = errors.New("model endpoint unavailable")
+// ErrUnavailable is returned (wrapped) by Think when the model endpoint cannot be reached:
+// the circuit breaker was open, or the run's failures opened it. It is
+// brain.ErrModelUnavailable, so the core loop holds the user's messages until the model
+// is back.
+var ErrUnavailable = brain.ErrModelUnavailable
 
 // Memory supplies what a prompt remembers: facts, summary, recent turns and memories
 // relevant to query, fitted to about budgetTokens. An error makes the run go on without
@@ -44,6 +46,12 @@ type Config struct {
 	// DailyTokenBudget caps the tokens spent per day (DefaultZone's day) on wakes other than
 	// user messages; 0 means unlimited.
 	DailyTokenBudget int
+	// DailyUserTokenBudget is each user's share of the day's tokens; 0 means none. Once a
+	// user's runs have spent it, their wakes get no model run: a user message gets
+	// BudgetNotice (once a day), other wakes an empty Outcome.
+	DailyUserTokenBudget int
+	// BudgetNotice is the notice of a spent share (a default sentence when empty).
+	BudgetNotice string
 	// ContextTokens is the prompt budget, tool definitions included (default 6000).
 	ContextTokens int
 	// MaxIterations is the number of model requests a run may make before a final answer is
@@ -104,6 +112,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxAudio <= 0 {
 		c.MaxAudio = 10 * time.Minute
 	}
+	if c.BudgetNotice == "" {
+		c.BudgetNotice = "I've thought a lot with you today — more than my daily share for one person. Let's talk again tomorrow."
+	}
 	return c
 }
 
@@ -121,13 +132,18 @@ type Options struct {
 	Retries int
 	// Backoff is the first retry delay, doubled for each further retry (default 1 s).
 	Backoff time.Duration
-	// BreakerThreshold consecutive endpoint failures open the circuit breaker (default 5)
-	// for BreakerCooldown (default 30 s).
+	// BreakerThreshold consecutive endpoint failures open the circuit breaker (default 5).
+	// While it is open, runs fail fast, except that a run answering a user message may
+	// send one probe request (no retries) once BreakerCooldown (default 5 s) has passed
+	// since the last failed request or probe; proactive runs and dreams never probe. A
+	// probe's success closes the breaker.
 	BreakerThreshold int
 	BreakerCooldown  time.Duration
 	// Sections returns the plugins' prompt sections for a run (nil: none). It is called
 	// once per run, off the loop's goroutine, and must recover its own panics.
 	Sections func(w brain.Wake, now time.Time) []brain.Section
+	// Refusals counts wakes refused by the per-user share (nil: not counted).
+	Refusals *brain.Refusals
 }
 
 // Cognition is the brain.Thinker: the fast-then-smart tool-calling loop. It is safe for
@@ -146,10 +162,15 @@ type Cognition struct {
 	mm      *mediaMetrics
 	brk     *breaker
 	sects   func(w brain.Wake, now time.Time) []brain.Section
+	refused *brain.Refusals
 
 	tokMu  sync.Mutex
 	tokDay string
 	tokSum int
+	// per user, on tokDay: tokens spent, and who was told their share is spent
+	tokUser  map[int64]int
+	tokTold  map[int64]bool
+	tokDirty bool // changed since UserUsage was last read
 }
 
 var _ brain.Thinker = (*Cognition)(nil)
@@ -166,6 +187,9 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
 		retries: opts.Retries, backoff: opts.Backoff, sects: opts.Sections,
 		m: newMetrics(opts.Registerer), mm: newMediaMetrics(opts.Registerer),
+		refused: opts.Refusals,
+		tokUser: map[int64]int{},
+		tokTold: map[int64]bool{},
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -191,16 +215,18 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		threshold = 5
 	}
 	if cooldown <= 0 {
-		cooldown = 30 * time.Second
+		cooldown = 5 * time.Second
 	}
-	c.brk = newBreaker(threshold, cooldown, func(open bool) {
+	c.brk = newBreaker(threshold, cooldown, func(open bool, since time.Time) {
 		if open {
 			c.m.breakerOpen.Set(1)
-			c.log.Warn("llm circuit breaker open", "cooldown", cooldown)
+			c.m.breakerSince.Set(float64(since.Unix()))
+			c.log.Warn("llm circuit breaker open: the model is unreachable", "probe_every", cooldown)
 			return
 		}
 		c.m.breakerOpen.Set(0)
-		c.log.Info("llm circuit breaker closed")
+		c.m.breakerSince.Set(0)
+		c.log.Info("llm circuit breaker closed: the model is back", "outage", c.clock.Now().Sub(since).Round(time.Second))
 	})
 	return c
 }
@@ -240,10 +266,95 @@ func (c *Cognition) addTokens(n int) {
 	day := c.day(c.clock.Now())
 	c.tokMu.Lock()
 	defer c.tokMu.Unlock()
+	c.rollLocked(day)
+	c.tokSum += n
+}
+
+// rollLocked starts a new day's counts when day is not tokDay.
+func (c *Cognition) rollLocked(day string) {
 	if c.tokDay != day {
 		c.tokDay, c.tokSum = day, 0
+		clear(c.tokUser)
+		clear(c.tokTold)
+		c.tokDirty = true
 	}
-	c.tokSum += n
+}
+
+// addUserTokens charges n tokens to user's share of the day.
+func (c *Cognition) addUserTokens(user int64, n int) {
+	if user == 0 || n <= 0 {
+		return
+	}
+	day := c.day(c.clock.Now())
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	c.rollLocked(day)
+	c.tokUser[user] += n
+	c.tokDirty = true
+}
+
+// userShareSpent reports whether user has spent their share today and, if so, whether
+// they are to be told now (the first time today).
+func (c *Cognition) userShareSpent(user int64) (spent, tell bool) {
+	if c.cfg.DailyUserTokenBudget <= 0 || user == 0 {
+		return false, false
+	}
+	day := c.day(c.clock.Now())
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	c.rollLocked(day)
+	if c.tokUser[user] < c.cfg.DailyUserTokenBudget {
+		return false, false
+	}
+	if c.tokTold[user] {
+		return true, false
+	}
+	c.tokTold[user] = true
+	c.tokDirty = true
+	return true, true
+}
+
+// UserUsage returns the day and, per user, the tokens spent on it and whether they were
+// told their share is spent, for persisting across restarts; changed says whether any of
+// it changed since the last call.
+func (c *Cognition) UserUsage() (day string, spent map[int64]int, told []int64, changed bool) {
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	changed, c.tokDirty = c.tokDirty, false
+	spent = make(map[int64]int, len(c.tokUser))
+	for u, n := range c.tokUser {
+		spent[u] = n
+	}
+	for u := range c.tokTold {
+		told = append(told, u)
+	}
+	return c.tokDay, spent, told, changed
+}
+
+// RestoreUserUsage sets the per-user counts saved by an earlier run; a day other than
+// today is ignored.
+func (c *Cognition) RestoreUserUsage(day string, spent map[int64]int, told []int64) {
+	if day != c.day(c.clock.Now()) {
+		return
+	}
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	c.rollLocked(day)
+	for u, n := range spent {
+		if n > 0 {
+			c.tokUser[u] = n
+		}
+	}
+	for _, u := range told {
+		c.tokTold[u] = true
+	}
+}
+
+// userShareUntold undoes the "told" mark of userShareSpent.
+func (c *Cognition) userShareUntold(user int64) {
+	c.tokMu.Lock()
+	defer c.tokMu.Unlock()
+	delete(c.tokTold, user)
 }
 
 // budgetSpent reports whether the daily token budget is used up.
@@ -274,12 +385,29 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 		c.log.Info("daily token budget spent, skipping wake", "chat", w.Chat, "reason", w.Reason.Code)
 		return brain.Outcome{}, nil
 	}
-	if c.brk.isOpen(c.clock.Now()) {
+	if spent, tell := c.userShareSpent(w.User); spent {
+		c.m.runs.WithLabelValues(string(profile), "budget").Inc()
+		c.refused.Refused(brain.LimitUserTokens)
+		c.log.Info("the user's daily token share is spent, skipping wake", "chat", w.Chat, "reason", w.Reason.Code)
+		if tell && w.Reason.Code == brain.ReasonUserMessage {
+			return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: c.cfg.BudgetNotice,
+				Kind: brain.KindSystem, Plain: true, ReplyTo: replyTo(w)}}}, nil
+		}
+		if tell {
+			c.userShareUntold(w.User) // tell them when they next write
+		}
+		return brain.Outcome{}, nil
+	}
+	mayProbe := w.Reason.Code == brain.ReasonUserMessage
+	if c.brk.isOpen(c.clock.Now(), mayProbe) {
 		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
 		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, ErrUnavailable)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*c.cfg.RequestTimeout)
 	defer cancel()
+	if mayProbe {
+		ctx = context.WithValue(ctx, probeKey{}, true)
+	}
 
 	var rc brain.Recall
 	if c.mem != nil {
@@ -294,6 +422,10 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 		rc.Sections = c.sects(w, c.clock.Now())
 	}
 	out, err := c.think(ctx, w, profile, rc)
+	if _, open := c.brk.outage(); err != nil && open && !errors.Is(err, ErrUnavailable) {
+		// The run's failures opened the breaker: the endpoint is down.
+		err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
 	switch {
 	case errors.Is(err, ErrUnavailable):
 		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
@@ -315,6 +447,16 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 	c.m.runs.WithLabelValues(string(profile), label).Inc()
 	return out, nil
 }
+
+// probeKey marks the context of a run that may probe an open breaker (a run answering a
+// user message).
+type probeKey struct{}
+
+func mayProbe(ctx context.Context) bool { ok, _ := ctx.Value(probeKey{}).(bool); return ok }
+
+// Outage reports since when the model endpoint has been unreachable (the circuit breaker
+// open); ok is false while it answers. Safe for concurrent use.
+func (c *Cognition) Outage() (since time.Time, ok bool) { return c.brk.outage() }
 
 // recallQuery is what memory is searched for: the user's words, else the wake's reason.
 func recallQuery(w brain.Wake) string {

@@ -742,3 +742,108 @@ func TestRestoredUsageCountsAgainstTheBudget(t *testing.T) {
 		t.Errorf("a restored, spent budget still allowed a proactive run: %+v", out.Intents)
 	}
 }
+
+// TestDailyUserTokenShare: once a user's runs spent their share, their next message gets
+// one plain notice (no model call), later ones nothing, other wakes of theirs nothing;
+// other users are not affected; a restored share counts; the next day starts afresh.
+func TestDailyUserTokenShare(t *testing.T) {
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) {
+		c.DailyUserTokenBudget = 100
+		c.BudgetNotice = "enough for today"
+	}})
+	e.srv.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply {
+		return openaitest.Reply{Content: "hi", PromptTokens: 80, CompletionTokens: 30}
+	})
+	think(t, e, userWake("hello")) // 110 tokens: the share is spent
+	out := think(t, e, userWake("still there?"))
+	if s := sends(out); len(s) != 1 || s[0].Text != "enough for today" || s[0].Kind != brain.KindSystem || !s[0].Plain {
+		t.Errorf("message after the share: %+v, want the notice", s)
+	}
+	if s := sends(think(t, e, userWake("hello?"))); len(s) != 0 {
+		t.Errorf("second message after the share: %+v, want nothing (one notice a day)", s)
+	}
+	if s := sends(think(t, e, proactiveWake())); len(s) != 0 {
+		t.Errorf("proactive wake after the share: %+v", s)
+	}
+	if n := len(e.srv.Requests()); n != 1 {
+		t.Errorf("%d model calls, want 1", n)
+	}
+	other := userWake("hi, I'm someone else")
+	other.User, other.Chat, other.Rel.User, other.Rel.Chat = 8, 43, 8, 43
+	if s := sends(think(t, e, other)); len(s) != 1 || s[0].Text == "enough for today" {
+		t.Errorf("another user: %+v, want an answer", s)
+	}
+
+	day, spent, told, changed := e.c.UserUsage()
+	if day != t0.Format(time.DateOnly) || spent[7] != 110 || spent[8] != 110 || !slices.Equal(told, []int64{7}) || !changed {
+		t.Errorf("UserUsage = %s %v %v %v", day, spent, told, changed)
+	}
+	// A restart: the restored share is spent and the user was told.
+	e2 := newEnv(t, setup{cfg: func(c *cognition.Config) { c.DailyUserTokenBudget = 100 }})
+	e2.c.RestoreUserUsage(day, spent, told)
+	if s := sends(think(t, e2, userWake("after a restart"))); len(s) != 0 || len(e2.srv.Requests()) != 0 {
+		t.Errorf("after a restart: %+v, %d requests", s, len(e2.srv.Requests()))
+	}
+
+	e.clock.Advance(24 * time.Hour)
+	if s := sends(think(t, e, userWake("good morning"))); len(s) != 1 || s[0].Text != "hi" {
+		t.Errorf("the next day: %+v, want an answer", s)
+	}
+	if got := metric(t, e, "anima_cognition_runs_total", "profile", "chat", "outcome", "budget"); got != 2 {
+		t.Errorf("runs{chat,budget} = %v, want 2", got)
+	}
+}
+
+// TestBreakerProbes: while the breaker is open, proactive runs never probe; a user
+// message may probe once the last try is 5 s old, with one request and no retries; the
+// probe's success closes the breaker. Outage says since when the model is unreachable.
+func TestBreakerProbes(t *testing.T) {
+	e := newEnv(t, setup{opts: func(o *cognition.Options) {
+		o.Retries = 2
+		o.BreakerThreshold = 2
+	}})
+	e.srv.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(503) })
+	ctx := context.Background()
+	if _, err := e.c.Think(ctx, userWake("one")); !errors.Is(err, cognition.ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable once the run's failures open the breaker", err)
+	}
+	since, down := e.c.Outage()
+	if !down || !since.Equal(t0) {
+		t.Fatalf("Outage = %v, %v; want since %v", since, down, t0)
+	}
+	n := len(e.srv.Requests())
+	for _, tc := range []struct {
+		name    string
+		advance time.Duration
+		wake    brain.Wake
+		want    int // requests sent
+	}{
+		{"user within the probe gap", 4 * time.Second, userWake("two"), 0},
+		{"proactive after the gap", 2 * time.Second, proactiveWake(), 0},
+		{"user after the gap: one probe, no retries", 0, userWake("three"), 1},
+		{"user right after the failed probe", time.Second, userWake("four"), 0},
+	} {
+		e.clock.Advance(tc.advance)
+		if _, err := e.c.Think(ctx, tc.wake); !errors.Is(err, cognition.ErrUnavailable) {
+			t.Errorf("%s: err = %v, want ErrUnavailable", tc.name, err)
+		}
+		if got := len(e.srv.Requests()) - n; got != tc.want {
+			t.Errorf("%s: %d requests, want %d", tc.name, got, tc.want)
+		}
+		n = len(e.srv.Requests())
+	}
+	if got := metric(t, e, "anima_cognition_breaker_open_since_seconds"); got != float64(t0.Unix()) {
+		t.Errorf("open since gauge = %v, want %v", got, t0.Unix())
+	}
+	e.srv.SetDefault(nil)
+	e.clock.Advance(5 * time.Second)
+	if s := sends(think(t, e, userWake("five"))); len(s) != 1 {
+		t.Errorf("sends after the successful probe = %+v", s)
+	}
+	if _, down := e.c.Outage(); down {
+		t.Error("the breaker is still open after a successful probe")
+	}
+	if got := metric(t, e, "anima_cognition_breaker_open_since_seconds"); got != 0 {
+		t.Errorf("open since gauge = %v after recovery, want 0", got)
+	}
+}

@@ -213,7 +213,8 @@ func (c *Cognition) callTool(ctx context.Context, r *run, tc openai.ToolCall) (c
 		return "error: the tool call budget of this turn is spent; the call was not run.", false, "the tool call budget is spent"
 	}
 	r.toolCalls++
-	res, err := safeCall(ctx, tool, brain.ToolCall{Chat: r.w.Chat, User: r.w.User, Args: args, Now: c.clock.Now(), Zone: r.zone})
+	res, err := safeCall(ctx, tool, brain.ToolCall{Chat: r.w.Chat, User: r.w.User, Args: args, Now: c.clock.Now(), Zone: r.zone,
+		Earlier: slices.Clip(r.intents)})
 	if err != nil {
 		outcome = "error"
 		return "error: " + err.Error(), false, ""
@@ -275,6 +276,9 @@ func canonical(raw json.RawMessage) string {
 func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	r.requests++
 	resp, err := c.request(ctx, req)
+	if err == nil {
+		c.addUserTokens(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
+	}
 	if err == nil || errors.Is(err, ErrUnavailable) || ctx.Err() != nil || c.cfg.SmartModel == c.cfg.FastModel {
 		return resp, err
 	}
@@ -296,6 +300,7 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	if err != nil {
 		return resp, fmt.Errorf("model %s: %w; then model %s: %w", r.model, first, other, err)
 	}
+	c.addUserTokens(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 	r.model = other
 	return resp, nil
 }
@@ -307,7 +312,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 	setMaxTokens(&req, c.cfg.MaxOutputTokens)
 	var last error
 	for attempt := 0; ; attempt++ {
-		if !c.brk.allow(c.clock.Now()) {
+		if !c.brk.allow(c.clock.Now(), mayProbe(ctx)) {
 			if last != nil {
 				return openai.ChatCompletionResponse{}, fmt.Errorf("%w (last error: %w)", ErrUnavailable, last)
 			}
@@ -343,7 +348,8 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 		}
 		now := c.clock.Now()
 		c.brk.failure(now)
-		if attempt >= c.retries {
+		if _, open := c.brk.outage(); open || attempt >= c.retries {
+			// An open breaker is not retried: a probe is one request.
 			return openai.ChatCompletionResponse{}, last
 		}
 		wait := c.backoff << attempt

@@ -25,6 +25,7 @@ type metrics struct {
 	smartRetries prometheus.Counter
 	toolCalls    *prometheus.CounterVec
 	breakerOpen  prometheus.Gauge
+	breakerSince prometheus.Gauge
 }
 
 // newMetrics builds the metrics on reg; a nil reg leaves them unregistered (a no-op for
@@ -64,6 +65,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		breakerOpen: f.NewGauge(prometheus.GaugeOpts{
 			Name: "anima_cognition_breaker_open",
 			Help: "1 while the LLM circuit breaker is open (requests fail fast), else 0.",
+		}),
+		breakerSince: f.NewGauge(prometheus.GaugeOpts{
+			Name: "anima_cognition_breaker_open_since_seconds",
+			Help: "Unix time the LLM circuit breaker opened (the model unreachable since then); 0 while it is closed.",
 		}),
 	}
 }

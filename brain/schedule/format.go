@@ -20,20 +20,58 @@ func FormatList(items []brain.ScheduleItem, loc *time.Location, now time.Time) s
 	}
 	var b strings.Builder
 	b.WriteString("Your reminders:")
+	writeItems(&b, items, loc, now)
+	return b.String()
+}
+
+// PageSize is how many items a page of /reminders shows: 20 lines of about 100
+// characters stay well inside one Telegram message.
+const PageSize = 20
+
+// FormatPage renders page (from 1) of items for /reminders: PageSize items as FormatList
+// does, then "… and N more — /reminders P for the next page" when more follow. A page past
+// the end says how many pages there are.
+func FormatPage(items []brain.ScheduleItem, page int, loc *time.Location, now time.Time) string {
+	if len(items) == 0 {
+		return "You have no reminders."
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	pages := (len(items) + PageSize - 1) / PageSize
+	page = max(page, 1)
+	if page > pages {
+		return fmt.Sprintf("There are only %d page(s) of reminders; /reminders %d shows the last.", pages, pages)
+	}
+	from, to := (page-1)*PageSize, min(page*PageSize, len(items))
+	var b strings.Builder
+	if pages == 1 {
+		b.WriteString("Your reminders:")
+	} else {
+		fmt.Fprintf(&b, "Your reminders (%d–%d of %d):", from+1, to, len(items))
+	}
+	writeItems(&b, items[from:to], loc, now)
+	if rest := len(items) - to; rest > 0 {
+		fmt.Fprintf(&b, "\n… and %d more — /reminders %d for the next page", rest, page+1)
+	}
+	return b.String()
+}
+
+// writeItems writes one line per item.
+func writeItems(b *strings.Builder, items []brain.ScheduleItem, loc *time.Location, now time.Time) {
 	for _, it := range items {
-		fmt.Fprintf(&b, "\n• %s — %s (%s)", it.ID, localTime(it.Due, loc), Until(now, it.Due))
+		fmt.Fprintf(b, "\n• %s — %s (%s)", it.ID, localTime(it.Due, loc), Until(now, it.Due))
 		if it.Cron != "" {
-			fmt.Fprintf(&b, ", repeats %s", it.Cron)
+			fmt.Fprintf(b, ", repeats %s", it.Cron)
 			if it.Zone != "" && it.Zone != loc.String() {
-				fmt.Fprintf(&b, " (%s)", it.Zone)
+				fmt.Fprintf(b, " (%s)", it.Zone)
 			}
 		}
 		if it.Kind == brain.KindFollowup {
 			b.WriteString(", my follow-up")
 		}
-		fmt.Fprintf(&b, ": %s", strings.Join(strings.Fields(it.Note), " "))
+		fmt.Fprintf(b, ": %s", strings.Join(strings.Fields(it.Note), " "))
 	}
-	return b.String()
 }
 
 // localTime formats t in loc as "Tue 3 Nov 15:04 CET" (the relative "in 3d" shown next

@@ -28,7 +28,15 @@ type Options struct {
 	Logger      *slog.Logger
 	// Registerer receives the package's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
+	// MaxPending caps a chat's pending items (default 50; negative: no cap), MaxPerRun
+	// the items one cognition run may schedule (default 4; negative: no cap).
+	MaxPending, MaxPerRun int
+	// Refusals counts what the caps refused (nil: not counted).
+	Refusals *brain.Refusals
 }
+
+// ErrTooMany is returned (wrapped) by AddTx when the chat already has MaxPending items.
+var ErrTooMany = errors.New("too many pending reminders")
 
 // fireRetention is how long fire records of a recurring item are kept.
 const fireRetention = 30 * 24 * time.Hour
@@ -44,6 +52,9 @@ type Scheduler struct {
 
 	// op serialises the methods that run their own transactions (FireDue, Add, Cancel).
 	op sync.Mutex
+
+	maxPending, maxPerRun int
+	refusals              *brain.Refusals
 
 	// mu guards the fields below; it is never held across disk I/O.
 	mu sync.Mutex
@@ -65,14 +76,23 @@ func New(st *storage.Store, opts Options) *Scheduler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.MaxPending == 0 {
+		opts.MaxPending = 50
+	}
+	if opts.MaxPerRun == 0 {
+		opts.MaxPerRun = 4
+	}
 	return &Scheduler{
-		st:       st,
-		clock:    opts.Clock,
-		zone:     opts.DefaultZone,
-		log:      opts.Logger.With("component", "schedule"),
-		metrics:  newMetrics(opts.Registerer),
-		earliest: math.MinInt64,
-		added:    math.MaxInt64,
+		maxPending: opts.MaxPending,
+		maxPerRun:  opts.MaxPerRun,
+		refusals:   opts.Refusals,
+		st:         st,
+		clock:      opts.Clock,
+		zone:       opts.DefaultZone,
+		log:        opts.Logger.With("component", "schedule"),
+		metrics:    newMetrics(opts.Registerer),
+		earliest:   math.MinInt64,
+		added:      math.MaxInt64,
 	}
 }
 
@@ -115,6 +135,17 @@ func (s *Scheduler) AddTx(tx *storage.Tx, item brain.ScheduleItem) error {
 	existed, err := tx.GetRaw(storage.BucketSchedules, itemKey(item.Chat, item.ID))
 	if err != nil {
 		return fmt.Errorf("add schedule %s: %w", item.ID, err)
+	}
+	if existed == nil && s.maxPending > 0 {
+		// The tool checks too, but turns committed together could pass it together.
+		n, err := countTx(tx, item.Chat)
+		if err != nil {
+			return fmt.Errorf("add schedule %s: %w", item.ID, err)
+		}
+		if n >= s.maxPending {
+			s.refusals.Refused(brain.LimitPendingReminders)
+			return fmt.Errorf("add schedule %s of chat %d: %w (%d)", item.ID, item.Chat, ErrTooMany, s.maxPending)
+		}
 	}
 	if err := tx.Put(storage.BucketSchedules, itemKey(item.Chat, item.ID), item); err != nil {
 		return fmt.Errorf("add schedule %s: %w", item.ID, err)
@@ -173,6 +204,27 @@ func cancelTx(tx *storage.Tx, chat int64, id string) (bool, error) {
 		return false, err
 	}
 	return true, tx.Delete(storage.BucketSchedules, itemKey(chat, id))
+}
+
+// countTx counts chat's pending items.
+func countTx(tx *storage.Tx, chat int64) (int, error) {
+	n := 0
+	err := tx.Scan(storage.BucketSchedules, storage.ID64(chat), func(_, _ []byte) error { n++; return nil })
+	return n, err
+}
+
+// Pending returns how many items chat has. Errors are the store's.
+func (s *Scheduler) Pending(chat int64) (int, error) {
+	var n int
+	err := s.st.View(func(tx *storage.Tx) error {
+		var err error
+		n, err = countTx(tx, chat)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count schedules of chat %d: %w", chat, err)
+	}
+	return n, nil
 }
 
 // List returns chat's items, soonest first. Errors are the store's.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -619,5 +620,104 @@ func TestAddTxDuringRescanStillFires(t *testing.T) {
 	sigs, err := s.FireDue(item.Due)
 	if err != nil || len(sigs) != 1 || sigs[0].Ref != item.ID {
 		t.Fatalf("FireDue at due = %+v, %v; want the item added during the rescan", sigs, err)
+	}
+}
+
+// TestCaps: core_schedule refuses beyond MaxPerRun new items in one run and beyond
+// MaxPending items in a chat, saying why; AddTx refuses beyond MaxPending too (turns
+// committed together can pass the tool's check together). Refusals are counted.
+func TestCaps(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	reg := prometheus.NewRegistry()
+	s := schedule.New(st, schedule.Options{MaxPending: 3, MaxPerRun: 2, Refusals: brain.NewRefusals(reg)})
+	tool := s.Tools()[0]
+	now := time.Date(2026, 11, 3, 13, 4, 0, 0, time.UTC)
+	call := func(i int, earlier []brain.Intent) (brain.ToolResult, error) {
+		return tool.Call(context.Background(), brain.ToolCall{Chat: 7, User: 70, Now: now, Earlier: earlier,
+			Args: json.RawMessage(fmt.Sprintf(`{"note":"n%d","delay_seconds":%d,"at":null,"cron":null,"kind":null,"reason":null}`, i, 60+i))})
+	}
+	var run []brain.Intent
+	for i := range 3 {
+		res, err := call(i, run)
+		if i < 2 {
+			if err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+			run = append(run, res.Intents...)
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "at most 2 new reminders per turn") {
+			t.Errorf("third call in one run: %v, want the per-run refusal", err)
+		}
+	}
+	for _, in := range run {
+		if err := s.Add(in.(brain.Schedule).Item); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A new run: one more fits (3 pending), then the chat is full.
+	res, err := call(10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(11, res.Intents); err == nil || !strings.Contains(err.Error(), "already has 3 pending reminders") {
+		t.Errorf("call past the chat's cap: %v", err)
+	}
+	if err := s.Add(res.Intents[0].(brain.Schedule).Item); err != nil {
+		t.Fatal(err)
+	}
+	// The store refuses a fourth, even when the tool was not asked.
+	extra := res.Intents[0].(brain.Schedule).Item
+	extra.ID = "zz7zz7"
+	if err := s.Add(extra); !errors.Is(err, schedule.ErrTooMany) {
+		t.Errorf("Add past the cap = %v, want ErrTooMany", err)
+	}
+	// Replacing an existing item is not a new one.
+	if err := s.Add(res.Intents[0].(brain.Schedule).Item); err != nil {
+		t.Errorf("re-adding a stored item: %v", err)
+	}
+	if n, _ := s.Pending(7); n != 3 {
+		t.Errorf("%d pending, want 3", n)
+	}
+	want := map[string]float64{brain.LimitRemindersPerRun: 1, brain.LimitPendingReminders: 2}
+	mfs, _ := reg.Gather()
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			l := m.GetLabel()[0].GetValue()
+			if w, ok := want[l]; ok && m.GetCounter().GetValue() != w {
+				t.Errorf("refusals{limit=%s} = %v, want %v", l, m.GetCounter().GetValue(), w)
+			}
+		}
+	}
+}
+
+func TestFormatPage(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	var items []brain.ScheduleItem
+	for i := range 45 {
+		items = append(items, brain.ScheduleItem{ID: fmt.Sprintf("id%04d", i), Note: "n", Due: now.Add(time.Duration(i+1) * time.Hour)})
+	}
+	for _, tc := range []struct {
+		page        int
+		lines       int
+		has, hasNot string
+	}{
+		{1, 20, "… and 25 more — /reminders 2 for the next page", ""},
+		{2, 20, "… and 5 more — /reminders 3 for the next page", "id0019"},
+		{3, 5, "(41–45 of 45)", "more —"},
+		{4, 0, "only 3 page(s)", "•"},
+	} {
+		t.Run(fmt.Sprint(tc.page), func(t *testing.T) {
+			got := schedule.FormatPage(items, tc.page, time.UTC, now)
+			if n := strings.Count(got, "\n• "); n != tc.lines || !strings.Contains(got, tc.has) || (tc.hasNot != "" && strings.Contains(got, tc.hasNot)) {
+				t.Errorf("page %d (%d lines):\n%s", tc.page, n, got)
+			}
+		})
+	}
+	if got := schedule.FormatPage(items[:3], 1, time.UTC, now); strings.Contains(got, "more") || !strings.HasPrefix(got, "Your reminders:") {
+		t.Errorf("one page:\n%s", got)
+	}
+	if got := schedule.FormatPage(nil, 1, time.UTC, now); got != "You have no reminders." {
+		t.Errorf("none: %q", got)
 	}
 }

@@ -82,6 +82,9 @@ func (t scheduleTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRe
 	if loc == nil {
 		loc = t.s.zone
 	}
+	if err := t.s.admit(call); err != nil {
+		return brain.ToolResult{}, err
+	}
 	item, err := t.s.Plan(call.Chat, call.User, *a.Note, deref(a.Reason), a.DelaySeconds, a.At, a.Cron, call.Now, loc)
 	if err != nil {
 		return brain.ToolResult{}, err
@@ -91,6 +94,36 @@ func (t scheduleTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRe
 		Content: describe(item, loc, call.Now),
 		Intents: []brain.Intent{brain.Schedule{Item: item}},
 	}, nil
+}
+
+// admit refuses a new item beyond the per-run or the per-chat cap, saying why (the
+// model reads it and can tell the user).
+func (s *Scheduler) admit(call brain.ToolCall) error {
+	earlier := 0
+	for _, in := range call.Earlier {
+		if sc, ok := in.(brain.Schedule); ok && sc.Item.Chat == call.Chat {
+			earlier++
+		}
+	}
+	if s.maxPerRun > 0 && earlier >= s.maxPerRun {
+		s.refusals.Refused(brain.LimitRemindersPerRun)
+		return fmt.Errorf("not scheduled: at most %d new reminders per turn, and %d are already set in this one; "+
+			"tell the user which ones you set and that they can ask for the rest later", s.maxPerRun, earlier)
+	}
+	if s.maxPending <= 0 {
+		return nil
+	}
+	n, err := s.Pending(call.Chat)
+	if err != nil {
+		s.log.Error("counting schedules failed", "chat", call.Chat, "err", err)
+		return errors.New("schedules are unavailable right now")
+	}
+	if n+earlier >= s.maxPending {
+		s.refusals.Refused(brain.LimitPendingReminders)
+		return fmt.Errorf("not scheduled: this chat already has %d pending reminders, the most it may have; "+
+			"tell the user to cancel some (/reminders lists them, /cancel ID removes one)", s.maxPending)
+	}
+	return nil
 }
 
 // describe is the tool's answer: "scheduled r7k2q9 for Tue 3 Nov 15:04 CET (in 2h)".

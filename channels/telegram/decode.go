@@ -26,6 +26,8 @@ type classifier struct {
 	me      identity
 	allowed map[int64]bool
 	public  bool
+	// own reports whether anima sent message id of chat; nil: every message counts.
+	own func(chat int64, id int) bool
 }
 
 // verdict is what became of one update.
@@ -233,6 +235,9 @@ func (c classifier) reaction(updateID int64, r *models.MessageReactionUpdated) v
 	}
 	if !c.authorized(r.User.ID) {
 		return verdict{kind: kindUnauthorized, why: "sender not allowed"}
+	}
+	if c.own != nil && !c.own(r.Chat.ID, r.MessageID) {
+		return verdict{kind: kindReactionOther, why: "reaction to a message anima did not send"}
 	}
 	return verdict{ok: true, kind: kindReaction, sig: brain.Signal{
 		Type:      brain.SignalReaction,

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,5 +84,34 @@ func TestNewNeedsAToken(t *testing.T) {
 	rec, sink := newMemRecorder(0), newSink()
 	if _, err := New(Config{}, rec, sink, Options{}); err == nil || !strings.Contains(err.Error(), "token") {
 		t.Fatalf("err = %v, want mention of the token", err)
+	}
+}
+
+// TestReactionsOnlyToOwnMessages: with a sent log, a reaction becomes a signal only when
+// it is to a message anima sent; others are counted as reaction_other.
+func TestReactionsOnlyToOwnMessages(t *testing.T) {
+	cl := classifier{me: identity{id: 123456}, allowed: map[int64]bool{1001: true},
+		own: func(chat int64, id int) bool { return chat == 1001 && id == 3 }}
+	for _, tc := range []struct {
+		name   string
+		msgID  int
+		ok     bool
+		kind   string
+		reason string
+	}{
+		{"to anima's message", 3, true, kindReaction, ""},
+		{"to the user's own message", 4, false, kindReactionOther, "did not send"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := fmt.Sprintf(`{"update_id":5,"message_reaction":{"chat":{"id":1001,"type":"private"},"message_id":%d,"user":{"id":1001},"date":1,"old_reaction":[],"new_reaction":[{"type":"emoji","emoji":"❤"}]}}`, tc.msgID)
+			var u models.Update
+			if err := json.Unmarshal([]byte(raw), &u); err != nil {
+				t.Fatal(err)
+			}
+			v := cl.classify(&u, time.Now())
+			if v.ok != tc.ok || v.kind != tc.kind || !strings.Contains(v.why, tc.reason) {
+				t.Errorf("verdict = %+v, want ok %v kind %s", v, tc.ok, tc.kind)
+			}
+		})
 	}
 }

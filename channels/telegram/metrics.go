@@ -22,13 +22,15 @@ const (
 
 // Update kinds (the kind label of anima_telegram_updates_total).
 const (
-	kindMessage      = "message"
-	kindCommand      = "command"
-	kindReaction     = "reaction"
-	kindIgnored      = "ignored"
-	kindUnauthorized = "unauthorized"
-	kindMalformed    = "malformed"
-	kindDuplicate    = "duplicate"
+	kindMessage  = "message"
+	kindCommand  = "command"
+	kindReaction = "reaction"
+	// kindReactionOther is a reaction to a message anima did not send: ignored.
+	kindReactionOther = "reaction_other"
+	kindIgnored       = "ignored"
+	kindUnauthorized  = "unauthorized"
+	kindMalformed     = "malformed"
+	kindDuplicate     = "duplicate"
 )
 
 type metrics struct {
@@ -40,7 +42,7 @@ type metrics struct {
 // unregistered metrics.
 func newMetrics(reg prometheus.Registerer) *metrics {
 	f := promauto.With(reg)
-	return &metrics{
+	m := &metrics{
 		requests: f.NewCounterVec(prometheus.CounterOpts{
 			Name: "anima_telegram_requests_total",
 			Help: "Telegram Bot API requests by method and outcome.",
@@ -50,6 +52,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Telegram updates received, by what became of them.",
 		}, []string{"kind"}),
 	}
+	// Known label values start at 0, so rates and dashboards see them before the first event.
+	for _, k := range []string{kindMessage, kindCommand, kindReaction, kindReactionOther, kindIgnored, kindUnauthorized, kindMalformed, kindDuplicate} {
+		m.updates.WithLabelValues(k)
+	}
+	return m
 }
 
 // knownMethods bounds the method label; anything else counts as "other".

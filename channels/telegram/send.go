@@ -108,11 +108,16 @@ func (c *Channel) sendPart(ctx context.Context, m brain.SendMessage, text string
 		}
 		var st atomic.Int32
 		rctx, cancel := context.WithTimeout(withStatus(ctx, &st), sendTimeout)
-		_, err := c.bot.SendMessage(rctx, params)
+		msg, err := c.bot.SendMessage(rctx, params)
 		err = c.redact(err)
 		cancel()
 		c.pace.done(m.Chat, time.Now())
 		if err == nil {
+			if c.sent != nil && msg != nil {
+				if err := c.sent.RecordSent(m.Chat, msg.ID); err != nil {
+					c.log.Warn("could not remember a sent message; reactions to it will be ignored", "err", err)
+				}
+			}
 			return nil
 		}
 		if ctx.Err() != nil {

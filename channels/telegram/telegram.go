@@ -102,6 +102,16 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the clock for updates without a date of their own; nil uses time.Now.
 	Now func() time.Time
+	// Sent remembers the messages the channel sent, so that only reactions to anima's
+	// own messages become signals; nil: every reaction does.
+	Sent SentLog
+}
+
+// SentLog remembers which messages anima sent, per chat (bounded). Implemented by
+// storage; errors are the store's.
+type SentLog interface {
+	RecordSent(chat int64, id int) error
+	Sent(chat int64, id int) (bool, error)
 }
 
 // Channel is the Telegram channel. Create it with New.
@@ -116,6 +126,7 @@ type Channel struct {
 	bot      *bot.Bot
 	pace     *pacer
 	locks    *chatLocks
+	sent     SentLog // may be nil
 	sleep    func(context.Context, time.Duration) error
 	now      func() time.Time
 	base     time.Duration
@@ -154,6 +165,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 		allowed:  make(map[int64]bool, len(cfg.AllowedUsers)),
 		ready:    make(chan struct{}),
 		locks:    newChatLocks(),
+		sent:     opts.Sent,
 
 		webhookLimits: webhookLimits(),
 	}
@@ -321,6 +333,16 @@ func (c *Channel) learnIdentity(ctx context.Context) error {
 
 func (c *Channel) classifier() classifier {
 	cl := classifier{allowed: c.allowed, public: c.cfg.Public}
+	if c.sent != nil {
+		cl.own = func(chat int64, id int) bool {
+			ok, err := c.sent.Sent(chat, id)
+			if err != nil {
+				c.log.Warn("sent messages unavailable; taking the reaction as one to anima's message", "err", err)
+				return true
+			}
+			return ok
+		}
+	}
 	if me := c.me.Load(); me != nil {
 		cl.me = *me
 	}

@@ -1,7 +1,9 @@
 // Command anima runs the anima companion bot: `anima run` serves Telegram, `anima chat`
 // talks on the console, `anima check` validates a configuration, `anima backup` copies
-// the store while the service runs, `anima health` asks a running instance whether it is
-// ready (the container health check), `anima version` prints the version.
+// the store while the service runs, `anima compact` rewrites a stopped service's store
+// without the space (and the bytes) of deleted data, `anima health` asks a running
+// instance whether it is ready (the container health check), `anima version` prints the
+// version.
 package main
 
 import (
@@ -31,6 +33,7 @@ Usage:
   anima chat   --config PATH          talk to anima on this console (no Telegram token needed)
   anima check  --config PATH          validate a configuration
   anima backup --config PATH --out F  copy the store (hot, while the service runs)
+  anima compact --config PATH         rewrite the store without deleted data (service stopped)
   anima health --config PATH          exit 0 if the running instance's /readyz (at
                                       metrics.listen) answers 200 within --timeout (3s)
   anima sim    --config PATH [--days N] replay N silent days under a simulated clock and
@@ -62,7 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "run", "chat", "check", "backup", "sim", "health":
+	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -106,6 +109,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		bot.PrintSim(stdout, res)
+		return 0
+	case "compact":
+		cfg, err := config.Check(*cfgPath, false)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		rep, err := bot.Compact(cfg.Storage.Path)
+		if err != nil {
+			fmt.Fprintf(stderr, "anima: %s\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "compacted %s: %d → %d bytes (%v)\n", cfg.Storage.Path, rep.Before, rep.After, rep.Took.Round(time.Millisecond))
 		return 0
 	case "health":
 		cfg, err := config.Check(*cfgPath, false)

@@ -123,3 +123,20 @@ func PostWebhook(ctx context.Context, url, secret string, update any) (int, erro
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, nil
 }
+
+// Reaction builds a message_reaction update: userID sets the emoji reaction on message
+// msgID of the private chat chatID (old_reaction empty, date now). Its fields are the
+// Bot API's MessageReactionUpdated (chat, message_id, user, date, old_reaction,
+// new_reaction).
+func Reaction(userID, chatID int64, msgID int, emoji string) models.MessageReactionUpdated {
+	from := User(userID)
+	return models.MessageReactionUpdated{
+		Chat:        models.Chat{ID: chatID, Type: models.ChatTypePrivate, FirstName: from.FirstName},
+		MessageID:   msgID,
+		User:        &from,
+		Date:        int(time.Now().Unix()),
+		OldReaction: []models.ReactionType{},
+		NewReaction: []models.ReactionType{{Type: models.ReactionTypeTypeEmoji,
+			ReactionTypeEmoji: &models.ReactionTypeEmoji{Type: models.ReactionTypeTypeEmoji, Emoji: emoji}}},
+	}
+}

@@ -732,6 +732,13 @@ func (s *Server) PushCallback(userID, chatID int64, data string) int64 {
 	return s.PushUpdate(models.Update{CallbackQuery: &cq})
 }
 
+// PushReaction queues a message_reaction update: userID reacts with emoji to message
+// msgID of the private chat chatID. It returns the update id.
+func (s *Server) PushReaction(userID, chatID int64, msgID int, emoji string) int64 {
+	r := Reaction(userID, chatID, msgID, emoji)
+	return s.PushUpdate(models.Update{MessageReaction: &r})
+}
+
 // Pending returns the ids of the updates not yet confirmed.
 func (s *Server) Pending() []int64 {
 	s.mu.Lock()

@@ -384,3 +384,64 @@ func TestEntities(t *testing.T) {
 		t.Errorf("entities (-want +got):\n%s", diff)
 	}
 }
+
+// TestReactionMatchesSpec checks the message_reaction builder against the embedded Bot
+// API description: every required field of MessageReactionUpdated is present, and
+// nothing the type does not have.
+func TestReactionMatchesSpec(t *testing.T) {
+	var doc struct {
+		Types map[string]struct {
+			Fields []struct {
+				Name     string `json:"name"`
+				Required bool   `json:"required"`
+			} `json:"fields"`
+		} `json:"types"`
+	}
+	if err := json.Unmarshal(specJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	spec, ok := doc.Types["MessageReactionUpdated"]
+	if !ok {
+		t.Fatal("the spec has no MessageReactionUpdated")
+	}
+	r := Reaction(7, 7, 3, "👍")
+	raw, err := json.Marshal(models.Update{ID: 1, MessageReaction: &r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u struct {
+		MessageReaction map[string]json.RawMessage `json:"message_reaction"`
+	}
+	if err := json.Unmarshal(raw, &u); err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, f := range spec.Fields {
+		known[f.Name] = true
+		if _, ok := u.MessageReaction[f.Name]; f.Required && !ok {
+			t.Errorf("required field %s missing: %s", f.Name, raw)
+		}
+	}
+	for name := range u.MessageReaction {
+		if !known[name] {
+			t.Errorf("field %s is not in the spec's MessageReactionUpdated", name)
+		}
+	}
+	if !strings.Contains(string(u.MessageReaction["new_reaction"]), `"emoji":"👍"`) {
+		t.Errorf("new_reaction = %s", u.MessageReaction["new_reaction"])
+	}
+
+	// Pushed, it comes back from getUpdates and decodes through the library's models.
+	s := New(t)
+	id := s.PushReaction(7, 7, 3, "❤")
+	status, body := rawCall(t, s, s.Token, "getUpdates", `{}`)
+	raw, _ = json.Marshal(body["result"])
+	var got []models.Update
+	if err := json.Unmarshal(raw, &got); status != 200 || err != nil || len(got) != 1 {
+		t.Fatalf("getUpdates = %d %s (%v)", status, raw, err)
+	}
+	if g := got[0]; g.ID != id || g.MessageReaction == nil || g.MessageReaction.MessageID != 3 ||
+		len(g.MessageReaction.NewReaction) != 1 || g.MessageReaction.NewReaction[0].ReactionTypeEmoji.Emoji != "❤" {
+		t.Errorf("update = %s", raw)
+	}
+}

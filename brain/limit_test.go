@@ -1,0 +1,126 @@
+package brain_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// TestLoopFoldsReactionsAndDueReminders: reactions and due reminders that arrive while a
+// run of the chat is in flight fold into one next run, as messages do.
+func TestLoopFoldsReactionsAndDueReminders(t *testing.T) {
+	const a = 1
+	for _, tc := range []struct {
+		name string
+		typ  brain.SignalType
+		code string
+	}{
+		{"reactions", brain.SignalReaction, brain.ReasonReaction},
+		{"due reminders", brain.SignalScheduleDue, brain.ReasonSchedule},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, noProactive())
+			release := make(chan struct{})
+			h.think.holdChat[a] = release
+			h.start()
+			h.submit(h.msg(1, a, "hi"))
+			recv(t, h.think.entered, "the first run")
+			for id := uint64(2); id <= 11; id++ {
+				h.submit(brain.Signal{ID: id, Type: tc.typ, Source: "test", Chat: a, User: a, Text: "x", At: h.clock.Now()})
+			}
+			// Another chat's answer shows the loop has taken in everything submitted before.
+			h.submit(h.msg(12, 2, "other"))
+			recv(t, h.think.entered, "the other chat's run")
+			recv(t, h.sender.attempts, "the other chat's reply")
+			close(release)
+			w := recv(t, h.think.entered, "the second run")
+			if w.Reason.Code != tc.code || !slices.Equal(signalIDs(w), []uint64{2, 3, 4, 5, 6, 7, 8, 9, 10, 11}) {
+				t.Errorf("second run: reason %s, signals %v; want %s with all ten", w.Reason.Code, signalIDs(w), tc.code)
+			}
+			h.stop()
+			if n := len(h.think.Wakes()); n != 3 {
+				t.Errorf("%d runs, want 3 (two of the chat, one of the other)", n)
+			}
+		})
+	}
+}
+
+// TestLoopRateLimitsUserRuns: beyond UserRunsPerMinute a user's wakes wait, folded into
+// one, until the minute allows them; the user gets one notice (no model run for it).
+func TestLoopRateLimitsUserRuns(t *testing.T) {
+	const a = 1
+	h := newHarness(t, noProactive())
+	h.cfg.UserRunsPerMinute = 2
+	h.cfg.RateNotice = "slow down"
+	h.cfg.Tick = 5 * time.Millisecond
+	reg := prometheus.NewRegistry()
+	refusals := brain.NewRefusals(reg)
+	h.reg = reg
+	h.build()
+	h.loop = brain.NewCoreLoop(h.inbox, h.sender, h.cfg, brain.LoopDeps{
+		Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: h.think, Journal: h.journal,
+		Commands: h.cmds, StateStore: h.store, Refusals: refusals,
+	})
+	h.start()
+	for id := uint64(1); id <= 2; id++ {
+		h.submit(h.msg(id, a, "quick"))
+		recv(t, h.think.entered, "an allowed run")
+		recv(t, h.sender.attempts, "its reply")
+		h.clock.Advance(time.Second)
+	}
+	h.submit(h.msg(3, a, "three"))
+	if m := recv(t, h.sender.attempts, "the notice"); m.Text != "slow down" || m.Kind != brain.KindSystem {
+		t.Fatalf("sent %+v, want the notice", m)
+	}
+	h.submit(h.msg(4, a, "four"))
+	h.submit(h.msg(5, a, "five"))
+	h.clock.Advance(30 * time.Second)
+	h.submit(h.msg(6, a, "six")) // still limited: no second notice
+	select {
+	case w := <-h.think.entered:
+		t.Fatalf("a run started inside the limit: %v", signalIDs(w))
+	case m := <-h.sender.attempts:
+		t.Fatalf("sent %q inside the limit", m.Text)
+	case <-time.After(100 * time.Millisecond):
+	}
+	h.clock.Advance(30 * time.Second) // the first run's minute is over
+	w := recv(t, h.think.entered, "the folded run")
+	if !slices.Equal(signalIDs(w), []uint64{3, 4, 5, 6}) {
+		t.Errorf("folded run has %v, want [3 4 5 6]", signalIDs(w))
+	}
+	recv(t, h.sender.attempts, "its reply")
+	h.stop()
+	if n := len(h.think.Wakes()); n != 3 {
+		t.Errorf("%d runs, want 3", n)
+	}
+	if got := testutil.ToFloat64(refusalsOf(t, reg, brain.LimitUserRuns)); got != 1 {
+		t.Errorf("user_runs refusals = %v, want 1 (one hold)", got)
+	}
+}
+
+func refusalsOf(t *testing.T, reg *prometheus.Registry, limit string) prometheus.Collector {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"})
+	for _, mf := range mfs {
+		if mf.GetName() != "anima_limits_refused_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "limit" && l.GetValue() == limit {
+					g.Set(m.GetCounter().GetValue())
+				}
+			}
+		}
+	}
+	return g
+}

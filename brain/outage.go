@@ -1,0 +1,230 @@
+package brain
+
+import (
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// OutageReporter is an optional extension of a Thinker: Outage says since when the model
+// has been unreachable (ok false while it answers). It must be safe to call from any
+// goroutine. The core loop releases held messages as soon as it reports the model back.
+type OutageReporter interface {
+	Outage() (since time.Time, ok bool)
+}
+
+// The rules of a model outage, per chat:
+//
+//   - A run answering user messages that fails with ErrModelUnavailable consumes nothing:
+//     its messages stay in the store's inbox (so they survive a restart) and the chat is
+//     held. The first time in an outage, the chat gets one short notice.
+//   - A new user message in a held chat runs with the held ones folded in, oldest first;
+//     such a run may probe the model (the Thinker decides whether it does).
+//   - When a run succeeds and the Thinker no longer reports an outage — or a tick finds it
+//     so — every held chat is released, in the order it was first held: one run per chat
+//     answers all its waiting messages.
+//   - While the outage lasts, the longest-held chat is retried every HoldRetry.
+//   - Messages held longer than MaxHold are dropped (consumed unanswered), logged and
+//     counted.
+
+// heldChat is a chat whose user messages wait for the model.
+type heldChat struct {
+	wake    Wake   // reason, user and profile of the held run; Signals are the waiting messages
+	seq     uint64 // the order chats were first held in
+	running bool   // its messages are in a run now
+}
+
+// parked are the chats waiting for the model. Owned by the loop goroutine.
+type parked struct {
+	chats     map[int64]*heldChat
+	seq       uint64
+	lastRetry time.Time
+	gauge     prometheus.Gauge
+	dropped   prometheus.Counter
+}
+
+func newParked(reg prometheus.Registerer) parked {
+	f := promauto.With(reg)
+	return parked{
+		chats: map[int64]*heldChat{},
+		gauge: f.NewGauge(prometheus.GaugeOpts{Name: "anima_held_chats",
+			Help: "Chats whose messages wait for the model to come back."}),
+		dropped: f.NewCounter(prometheus.CounterOpts{Name: "anima_held_messages_dropped_total",
+			Help: "User messages dropped unanswered after waiting longer than the hold limit for the model."}),
+	}
+}
+
+// noticed reports whether chat was already told about the outage: it is held.
+func (h *parked) noticed(chat int64) bool { return h.chats[chat] != nil }
+
+// put holds the messages of a run that could not reach the model, ahead of any that
+// arrived since.
+func (h *parked) put(w Wake) {
+	c := h.chats[w.Chat]
+	if c == nil {
+		h.seq++
+		c = &heldChat{seq: h.seq}
+		h.chats[w.Chat] = c
+		h.gauge.Set(float64(len(h.chats)))
+	}
+	sigs := append(slices.Clone(w.Signals), c.wake.Signals...)
+	c.wake = w
+	c.wake.Signals = sigs
+	c.running = false
+}
+
+// take moves chat's held messages into w, a user-message run about to start, ahead of
+// w's own. It reports false when w has nothing to answer.
+func (h *parked) take(w *Wake) bool {
+	c := h.chats[w.Chat]
+	if c != nil {
+		w.Signals = append(c.wake.Signals, w.Signals...)
+		c.wake.Signals = nil
+		c.running = true
+	}
+	return len(w.Signals) > 0
+}
+
+// answered records that a run for chat got through to the model: its held messages were
+// answered.
+func (h *parked) answered(chat int64) {
+	if c := h.chats[chat]; c != nil && len(c.wake.Signals) == 0 {
+		delete(h.chats, chat)
+		h.gauge.Set(float64(len(h.chats)))
+	}
+}
+
+// order returns the held chats not running now, in the order they were first held.
+func (h *parked) order() []int64 {
+	var out []int64
+	for chat, c := range h.chats {
+		if !c.running {
+			out = append(out, chat)
+		}
+	}
+	slices.SortFunc(out, func(a, b int64) int { return int(h.chats[a].seq - h.chats[b].seq) })
+	return out
+}
+
+// modelBack reports whether the Thinker says the model answers (a Thinker that does not
+// report outages is taken to answer).
+func (l *CoreLoop) modelBack() bool {
+	r, ok := l.deps.Thinker.(OutageReporter)
+	if !ok {
+		return true
+	}
+	_, down := r.Outage()
+	return !down
+}
+
+// release queues a run for chat's held messages (taken when it starts).
+func (l *CoreLoop) release(chat int64) {
+	c := l.parked.chats[chat]
+	w := Wake{Chat: chat, User: c.wake.User, Reason: c.wake.Reason, Profile: c.wake.Profile, At: l.deps.Clock.Now()}
+	if rel := l.st.Rel(chat); rel != nil {
+		w.Rel = *rel
+		w.Loc = l.st.Location(rel)
+	} else {
+		w.Rel = c.wake.Rel
+		w.Loc = c.wake.Loc
+	}
+	c.running = true // until its run takes the messages
+	l.dispatch(job{kind: jobWake, wake: w})
+}
+
+// releaseParked releases every chat held by an outage, in the order they were first held.
+func (l *CoreLoop) releaseParked() {
+	order := l.parked.order()
+	if len(order) > 0 {
+		l.log.Info("the model is back; answering held messages", "chats", len(order))
+	}
+	for _, chat := range order {
+		l.release(chat)
+	}
+}
+
+// holdTick drops messages held too long, and releases or retries the held chats.
+func (l *CoreLoop) holdTick(now time.Time) {
+	if len(l.parked.chats) == 0 {
+		return
+	}
+	for _, chat := range l.parked.order() {
+		c := l.parked.chats[chat]
+		keep := c.wake.Signals[:0:0]
+		var drop []uint64
+		for _, s := range c.wake.Signals {
+			if !s.At.IsZero() && now.Sub(s.At) > l.cfg.MaxHold {
+				if s.ID != 0 {
+					drop = append(drop, s.ID)
+				}
+				continue
+			}
+			keep = append(keep, s)
+		}
+		if n := len(c.wake.Signals) - len(keep); n > 0 {
+			l.log.Warn("held messages dropped unanswered: the model was unreachable for longer than the hold limit",
+				"chat", chat, "messages", n, "max_hold", l.cfg.MaxHold)
+			l.parked.dropped.Add(float64(n))
+			c.wake.Signals = keep
+			if len(drop) > 0 {
+				l.dispatch(job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: drop, At: now}})
+			}
+		}
+		if len(c.wake.Signals) == 0 {
+			delete(l.parked.chats, chat)
+			l.parked.gauge.Set(float64(len(l.parked.chats)))
+		}
+	}
+	switch order := l.parked.order(); {
+	case len(order) == 0:
+	case l.modelBack():
+		l.releaseParked()
+	case now.Sub(l.parked.lastRetry) >= l.cfg.HoldRetry:
+		// Still down: the longest-held chat asks again (its run may probe).
+		l.parked.lastRetry = now
+		l.release(order[0])
+	}
+}
+
+// settleHeld applies a finished job to the held chats: a run that could not reach the
+// model holds its messages; one that went through releases every held chat once the model
+// is back.
+func (l *CoreLoop) settleHeld(r result) {
+	if r.held != nil {
+		if len(l.parked.chats) == 0 {
+			l.parked.lastRetry = l.deps.Clock.Now() // the first retry comes HoldRetry from now
+		}
+		l.parked.put(*r.held)
+		return
+	}
+	if c := l.parked.chats[r.chat]; c != nil && c.running {
+		// Its messages were in the run (answered, or given the apology).
+		c.running = false
+		l.parked.answered(r.chat)
+	}
+	if r.thought && len(l.parked.chats) > 0 && l.modelBack() {
+		l.releaseParked()
+	}
+}
+
+// dropHeld forgets a forgotten chat's held messages: the handler deleted the chat, so
+// they are consumed unanswered.
+func (l *CoreLoop) dropHeld(chat int64) {
+	c := l.parked.chats[chat]
+	if c == nil {
+		return
+	}
+	var ids []uint64
+	for _, s := range c.wake.Signals {
+		if s.ID != 0 {
+			ids = append(ids, s.ID)
+		}
+	}
+	delete(l.parked.chats, chat)
+	l.parked.gauge.Set(float64(len(l.parked.chats)))
+	if len(ids) > 0 {
+		l.dispatch(job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: ids, At: l.deps.Clock.Now()}})
+	}
+}

@@ -1,0 +1,65 @@
+package brain
+
+import (
+	"context"
+	"time"
+)
+
+// userDriven reports whether a wake is caused by a user (a message or a reaction): those
+// are what the per-user rate limit counts.
+func userDriven(w Wake) bool {
+	return w.Reason.Code == ReasonUserMessage || w.Reason.Code == ReasonReaction
+}
+
+// admit decides whether chat's next job, a user-driven wake, may start now. When the
+// user's runs are used up the wake stays queued (later wakes of the chat fold into it)
+// until the limit allows it, and the returned notice job, if ok, is to run first: the
+// user hears once per limited period that their messages wait.
+func (l *CoreLoop) admit(chat int64, w Wake) (start bool, notice job, ok bool) {
+	now := l.deps.Clock.Now()
+	allowed, at := l.limit.allow(w.User, now)
+	if allowed {
+		delete(l.held, chat)
+		return true, job{}, false
+	}
+	if _, held := l.held[chat]; !held {
+		l.deps.Refusals.Refused(LimitUserRuns)
+		l.log.Info("user rate limited; their messages wait for the next allowed run", "chat", chat, "until", at)
+	}
+	l.held[chat] = at
+	if until, seen := l.noticed[w.User]; seen && now.Before(until) {
+		return false, job{}, false
+	}
+	l.noticed[w.User] = at
+	replyTo := 0
+	for _, s := range w.Signals {
+		if s.Type == SignalUserMessage {
+			replyTo = s.MessageID
+		}
+	}
+	return false, job{kind: jobNotice, notice: SendMessage{Chat: chat, Text: l.cfg.RateNotice, Kind: KindSystem, Plain: true, ReplyTo: replyTo}}, true
+}
+
+// releaseHeld starts the chats whose rate-limited wake may run now.
+func (l *CoreLoop) releaseHeld(now time.Time) {
+	for chat, until := range l.held {
+		if !now.Before(until) {
+			delete(l.held, chat)
+			l.startNext(chat)
+		}
+	}
+	if now.Sub(l.limitPruned) >= time.Minute {
+		l.limitPruned = now
+		l.limit.prune(now)
+		for u, until := range l.noticed {
+			if !now.Before(until) {
+				delete(l.noticed, u)
+			}
+		}
+	}
+}
+
+// notify commits a notice (no model call) as a turn of its own and delivers it.
+func (l *CoreLoop) notify(ctx context.Context, r *result, m SendMessage, holding bool) {
+	l.commit(ctx, r, TurnRecord{Chat: m.Chat, At: l.deps.Clock.Now(), Outbox: []SendMessage{m}}, holding)
+}

@@ -1,0 +1,117 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// compactTxSize is how many bytes bbolt.Compact copies per transaction.
+const compactTxSize = 64 << 20
+
+// CompactReport says what a compaction did.
+type CompactReport struct {
+	Before, After int64         // file sizes in bytes
+	Took          time.Duration // the time transactions waited for it
+}
+
+// Compact rewrites the store into a fresh file and swaps it in, so that nothing deleted —
+// a forgotten user's messages, consumed inbox entries — survives anywhere in the file
+// (bbolt leaves freed pages as they were, and a hot backup copies them). Transactions
+// wait for it (they do not fail): it holds the store's lock for writing while it copies
+// the live data into <path>.compact, syncs it, closes the store, renames the copy over the
+// file, syncs the directory and reopens. A crash at any point leaves either the old file
+// or the complete new one at path. On error the old file stays in use.
+func (s *Store) Compact() (CompactReport, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	began := time.Now()
+	var rep CompactReport
+	if s.db.IsReadOnly() {
+		return rep, fmt.Errorf("compact store %s: opened read-only", s.path)
+	}
+	if fi, err := os.Stat(s.path); err == nil {
+		rep.Before = fi.Size()
+	}
+	tmp := s.path + ".compact"
+	if err := writeCompact(s.db, tmp); err != nil {
+		_ = os.Remove(tmp)
+		return rep, fmt.Errorf("compact store %s: %w", s.path, err)
+	}
+	if err := s.db.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return rep, fmt.Errorf("compact store %s: close: %w", s.path, errors.Join(err, s.reopen()))
+	}
+	if err := os.Rename(tmp, s.path); err != nil {
+		_ = os.Remove(tmp)
+		return rep, fmt.Errorf("compact store %s: %w", s.path, errors.Join(err, s.reopen()))
+	}
+	if err := syncDir(filepath.Dir(s.path)); err != nil {
+		return rep, fmt.Errorf("compact store %s: %w", s.path, errors.Join(err, s.reopen()))
+	}
+	if err := s.reopen(); err != nil {
+		return rep, fmt.Errorf("compact store %s: %w", s.path, err)
+	}
+	if fi, err := os.Stat(s.path); err == nil {
+		rep.After = fi.Size()
+	}
+	rep.Took = time.Since(began)
+	return rep, nil
+}
+
+// writeCompact copies the live data of src into a new file at path and syncs it.
+func writeCompact(src *bolt.DB, path string) error {
+	_ = os.Remove(path) // left by a crashed compaction
+	dst, err := bolt.Open(path, 0o600, &bolt.Options{
+		// The copy's freelist is written, so the first Open of it reads it rather than
+		// walking the file (see Open).
+		Timeout: time.Second, NoSync: true, FreelistType: bolt.FreelistMapType,
+	})
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := bolt.Compact(dst, src, compactTxSize); err != nil {
+		_ = dst.Close()
+		return fmt.Errorf("copy into %s: %w", path, err)
+	}
+	if err := dst.Sync(); err != nil {
+		_ = dst.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := dst.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	return nil
+}
+
+// reopen opens the file at s.path again as the store's database. The caller holds s.mu.
+func (s *Store) reopen() error {
+	db, err := bolt.Open(s.path, 0o600, &bolt.Options{
+		Timeout: 5 * time.Second, NoFreelistSync: s.freelistAtClose, FreelistType: bolt.FreelistMapType,
+	})
+	if err != nil {
+		return fmt.Errorf("reopen %s: %w", s.path, err)
+	}
+	s.db = db
+	return nil
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open directory %s: %w", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
