@@ -90,6 +90,8 @@ type Store struct {
 	sentDelay time.Duration
 	sentMu    sync.Mutex
 	sent      map[uint64]bool // delivered outbox entries the next commit removes (MarkSent)
+	sentIDs   map[int64][]int // platform message ids a commit is to record (RecordSent)
+	sentIDsN  int             // how many ids sentIDs holds
 	sentTimer *time.Timer     // flushes sent after sentDelay; nil when none waits
 	afterFunc func(time.Duration, func()) *time.Timer
 }
@@ -126,7 +128,7 @@ func Open(path string, opts Options) (*Store, error) {
 		opts.SentDelay = 2 * time.Second
 	}
 	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly,
-		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, afterFunc: time.AfterFunc}
+		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, sentIDs: map[int64][]int{}, afterFunc: time.AfterFunc}
 	if opts.ReadOnly {
 		return s, nil
 	}
@@ -216,13 +218,13 @@ func (s *Store) Close() error {
 		s.sentTimer.Stop()
 		s.sentTimer = nil
 	}
-	waiting := len(s.sent) > 0
+	waiting := len(s.sent) > 0 || s.sentIDsN > 0
 	s.sentMu.Unlock()
 	if s.freelistAtClose || waiting {
 		// One last commit: the delivered outbox entries still waiting (MarkSent), and
 		// the freelist (set inside the write transaction, whose lock orders it with
 		// every other commit).
-		err := s.Update(func(*Tx) error {
+		err := s.update(true, func(*Tx) error {
 			if s.freelistAtClose {
 				s.db.NoFreelistSync = false
 			}
@@ -517,7 +519,11 @@ func prefixEnd(prefix []byte) []byte {
 // Update runs fn in a read-write transaction (committed, and synced to disk, if fn
 // returns nil). The commit also removes the delivered outbox entries waiting for one
 // (MarkSent).
-func (s *Store) Update(fn func(tx *Tx) error) error {
+func (s *Store) Update(fn func(tx *Tx) error) error { return s.update(false, fn) }
+
+// update is Update; all makes it write every sent id waiting (RecordSent), not only a
+// full batch.
+func (s *Store) update(all bool, fn func(tx *Tx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.db.Update(func(btx *bolt.Tx) error {
@@ -525,7 +531,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		if err := fn(tx); err != nil {
 			return err
 		}
-		return s.carrySent(tx)
+		return s.carrySent(tx, all)
 	})
 }
 
@@ -554,6 +560,10 @@ func (s *Store) Get(bucket string, key []byte, v any) (found bool, err error) {
 // search index, schedules, facts, acks and undelivered outbox entries. Inbox entries
 // stay: they are messages that arrived after the user asked, and get answered.
 func (s *Store) Forget(chat int64) error {
+	s.sentMu.Lock()
+	s.sentIDsN -= len(s.sentIDs[chat])
+	delete(s.sentIDs, chat) // not to be written back by the commit below
+	s.sentMu.Unlock()
 	return s.Update(func(tx *Tx) error { return forgetChatTx(tx, chat) })
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
@@ -178,9 +179,7 @@ func (s *Store) markSent(id uint64) error {
 	})
 	if err == nil && last {
 		s.sent[id] = true
-		if s.sentTimer == nil {
-			s.sentTimer = s.afterFunc(s.sentDelay, func() { _ = s.FlushSent() })
-		}
+		s.flushLater()
 	}
 	s.sentMu.Unlock()
 	if err != nil || last {
@@ -191,27 +190,48 @@ func (s *Store) markSent(id uint64) error {
 		_ = btx.Rollback()
 		return err
 	}
-	if err := s.carrySent(tx); err != nil {
+	if err := s.carrySent(tx, false); err != nil {
 		_ = btx.Rollback()
 		return err
 	}
 	return btx.Commit()
 }
 
-// carrySent removes, in tx, the delivered outbox entries waiting for a commit, and
-// forgets them once tx commits.
-func (s *Store) carrySent(tx *Tx) error {
+// flushLater makes sure a commit comes within sentDelay for what waits (MarkSent,
+// RecordSent). The caller holds sentMu.
+func (s *Store) flushLater() {
+	if s.sentTimer == nil {
+		s.sentTimer = s.afterFunc(max(s.sentDelay, 0), func() { _ = s.FlushSent() })
+	}
+}
+
+// carrySent writes, in tx, what waits for a commit: the removal of delivered outbox
+// entries (MarkSent) and the sent message ids (RecordSent) once a batch has gathered, or
+// all of them; it forgets them once tx commits.
+func (s *Store) carrySent(tx *Tx, all bool) error {
 	s.sentMu.Lock()
 	ids := make([]uint64, 0, len(s.sent))
 	for id := range s.sent {
 		ids = append(ids, id)
 	}
+	var msgs map[int64][]int
+	if all || s.sentIDsN >= sentBatch {
+		msgs = make(map[int64][]int, len(s.sentIDs))
+		for chat, m := range s.sentIDs {
+			msgs[chat] = slices.Clone(m)
+		}
+	}
 	s.sentMu.Unlock()
-	if len(ids) == 0 {
+	if len(ids) == 0 && len(msgs) == 0 {
 		return nil
 	}
 	for _, id := range ids {
 		if err := tx.Delete(BucketOutbox, U64(id)); err != nil {
+			return err
+		}
+	}
+	for chat, m := range msgs {
+		if err := recordSentTx(tx, chat, m); err != nil {
 			return err
 		}
 	}
@@ -221,6 +241,17 @@ func (s *Store) carrySent(tx *Tx) error {
 		for _, id := range ids {
 			delete(s.sent, id)
 		}
+		for chat, m := range msgs {
+			if len(s.sentIDs[chat]) < len(m) {
+				continue // forgotten meanwhile
+			}
+			s.sentIDsN -= len(m)
+			if rest := s.sentIDs[chat][len(m):]; len(rest) > 0 {
+				s.sentIDs[chat] = rest
+			} else {
+				delete(s.sentIDs, chat)
+			}
+		}
 		if len(s.sent) == 0 && s.sentTimer != nil {
 			s.sentTimer.Stop()
 			s.sentTimer = nil
@@ -229,17 +260,17 @@ func (s *Store) carrySent(tx *Tx) error {
 	return nil
 }
 
-// FlushSent commits the removal of delivered outbox entries still waiting for a commit
-// (MarkSent); it does nothing when none waits.
+// FlushSent commits what waits for a commit (MarkSent, RecordSent); it does nothing
+// when nothing waits.
 func (s *Store) FlushSent() error {
 	s.sentMu.Lock()
 	s.sentTimer = nil
-	n := len(s.sent)
+	n := len(s.sent) + s.sentIDsN
 	s.sentMu.Unlock()
 	if n == 0 {
 		return nil
 	}
-	if err := s.Update(func(*Tx) error { return nil }); err != nil {
+	if err := s.update(true, func(*Tx) error { return nil }); err != nil {
 		return fmt.Errorf("flush sent outbox entries: %w", err)
 	}
 	return nil

@@ -121,8 +121,8 @@ func (d *driver) chatOf(i, chats int) int64 {
 	return 2 + int64((i/2)%(chats-1))
 }
 
-// message records one user message and commits its turn with the reply, then marks the
-// reply sent and runs memory's upkeep, as the core loop does (bot's journal commits the
+// message records one user message and commits its turn with the reply, then records the
+// reply's platform id and marks it sent and runs memory's upkeep, as the core loop does (bot's journal commits the
 // turn with memory's IndexTx inside it).
 func (d *driver) message(ctx context.Context, chat int64) error {
 	d.sent++
@@ -150,6 +150,11 @@ func (d *driver) message(ctx context.Context, chat int64) error {
 	}
 	mark = d.phase(1, mark)
 	for _, e := range out {
+		// The channel remembers the platform's id of what it sent (for reactions),
+		// then the loop removes the entry from the outbox.
+		if err := d.st.RecordSent(chat, 2*d.sent); err != nil {
+			return err
+		}
 		if err := d.st.MarkSent(e.ID); err != nil {
 			return err
 		}

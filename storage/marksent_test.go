@@ -159,3 +159,58 @@ func TestMarkSentWaitsAtMostSentDelay(t *testing.T) {
 		t.Fatalf("pending after the flush = %+v, %v", out, err)
 	}
 }
+
+// TestRecordSentRidesOnTheNextCommit: sent message ids are seen at once and written by
+// the store's next commit once a batch has gathered (fewer, by Close), not by commits of
+// their own, trimmed to SentKeep per chat.
+func TestRecordSentRidesOnTheNextCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	s, err := Open(path, Options{SentDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := s.Space()
+	for id := 1; id <= SentKeep+10; id++ {
+		if err := s.RecordSent(7, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, _ := s.Space(); after.PageWrites != before.PageWrites {
+		t.Errorf("RecordSent wrote %d pages of its own", after.PageWrites-before.PageWrites)
+	}
+	for id, want := range map[int]bool{10: false, 11: true, SentKeep + 10: true} {
+		if ok, err := s.Sent(7, id); err != nil || ok != want {
+			t.Errorf("Sent(7, %d) before a commit = %v, %v; want %v", id, ok, err, want)
+		}
+	}
+	if _, err := s.Record("telegram", []brain.Signal{{Type: brain.SignalUserMessage, Chat: 7, Text: "hi"}}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Close(); err != nil { // a crash after that commit
+		t.Fatal(err)
+	}
+	s, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[int]bool{1: false, 10: false, 11: true, SentKeep + 10: true, SentKeep + 11: false} {
+		if ok, err := s.Sent(7, id); err != nil || ok != want {
+			t.Errorf("Sent(7, %d) after the commit = %v, %v; want %v", id, ok, err, want)
+		}
+	}
+	// Fewer than a batch wait for Close.
+	if err := s.RecordSent(9, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ok, err := s.Sent(9, 1); err != nil || !ok {
+		t.Errorf("Sent(9, 1) after Close = %v, %v", ok, err)
+	}
+}
