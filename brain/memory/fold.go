@@ -62,6 +62,9 @@ func fold(tx *storage.Tx, chat int64) (more bool, err error) {
 	if err != nil || len(tail) < foldMin {
 		return false, err
 	}
+	if err := fence(tx, chat); err != nil {
+		return false, err
+	}
 	b := newSegBuilder()
 	for _, d := range tail {
 		st.Through = max(st.Through, d.seq)

@@ -15,8 +15,14 @@ import (
 
 // The search index lives in storage.BucketIndex, every key prefixed with the chat id:
 //
-//	chat 's'             → indexStats (JSON): folded totals, segments, high-water mark
+//	chat 'f'             → a fence (one byte)
 //	chat 'g' segment id  → the postings of a run of folded turns (see segment.go)
+//	chat 'h'             → a fence (one byte)
+//	chat 's'             → indexStats (JSON): folded totals, segments, high-water mark
+//
+// The fences keep the stats, which every fold rewrites, off the pages of the segments,
+// which are large and written once: bbolt puts at least two keys in a page, and rewrites
+// the whole page (a large value's included) when any of its keys changes.
 //
 // Turns not yet folded (the tail) have no key of their own: the turn's commit marks its
 // history entry indexed (storage.Tx.MarkIndexed), on the page the commit writes anyway,
@@ -30,9 +36,29 @@ import (
 // migrated from an older schema) folds them first. Facts and the summary are few and
 // change in place, so Search scores them on the fly instead of indexing them.
 const (
-	tagStats   = 's'
-	tagSegment = 'g'
+	tagStats     = 's'
+	tagSegment   = 'g'
+	tagFenceLow  = 'f'
+	tagFenceHigh = 'h'
 )
+
+// fence writes chat's fences around its segments if they are not there yet.
+func fence(tx *storage.Tx, chat int64) error {
+	for _, tag := range []byte{tagFenceLow, tagFenceHigh} {
+		k := storage.Key(chat, []byte{tag})
+		v, err := tx.Peek(storage.BucketIndex, k)
+		if err != nil || v != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := tx.PutRaw(storage.BucketIndex, k, []byte{1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // BM25 parameters.
 const (

@@ -59,6 +59,15 @@ func TestFoldedIndexSearchesAsTheTail(t *testing.T) {
 	if n := segments(t, st, chat); n == 0 || n > 8 {
 		t.Fatalf("%d segments after folding 1500 turns, want 1..8 (merged)", n)
 	}
+	// The segments are fenced off from the stats every fold rewrites.
+	_ = st.View(func(tx *storage.Tx) error {
+		for _, tag := range []byte{'f', 'h'} {
+			if v, _ := tx.GetRaw(storage.BucketIndex, storage.Key(chat, []byte{tag})); v == nil {
+				t.Errorf("no fence %q around the segments", tag)
+			}
+		}
+		return nil
+	})
 	for _, q := range queries {
 		after, err := m.Search(chat, 7, q, 20)
 		if err != nil {
