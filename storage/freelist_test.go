@@ -74,9 +74,15 @@ func TestFreelistWrittenAtClose(t *testing.T) {
 	if syncedFreelist(t, path) {
 		t.Fatal("freelist written without Close")
 	}
+	if freelistOnDisk(path) {
+		t.Fatal("freelistOnDisk sees a freelist a crash did not write")
+	}
 	s, err = Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !syncedFreelist(t, path) || !freelistOnDisk(path) {
+		t.Fatal("an Open after a crash did not write the freelist it rebuilt")
 	}
 	commit(s, 3)
 	for chat := int64(1); chat <= 3; chat++ {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,7 +103,9 @@ type Store struct {
 // etcd runs it): on a store with years of turns the freelist is a page or more per
 // commit. Close writes it once, so the next Open reads it instead of walking every page
 // of the file to rebuild it — a walk that takes seconds and maps the whole file into
-// memory at 100,000 messages. Only the first Open after a crash pays for that walk.
+// memory at 100,000 messages. Only the first Open after a crash pays for that walk; it then
+// writes the freelist and opens the file again, which unmaps what the walk read, so the
+// walk costs time once but no memory.
 func Open(path string, opts Options) (*Store, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = 500 * time.Millisecond
@@ -112,17 +115,24 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("create store directory %s: %w", dir, err)
 		}
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:        opts.LockTimeout,
-		ReadOnly:       opts.ReadOnly,
-		NoFreelistSync: !opts.SyncFreelist,
-		FreelistType:   bolt.FreelistMapType,
-	})
+	walked := !opts.ReadOnly && !freelistOnDisk(path)
+	db, err := openBolt(path, opts)
 	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
+		return nil, err
+	}
+	if walked {
+		// bbolt rebuilt the freelist by reading every page (after a crash): write it,
+		// and open again to drop the pages the walk mapped in.
+		err := db.Update(func(*bolt.Tx) error {
+			db.NoFreelistSync = false
+			return nil
+		})
+		if err = errors.Join(err, db.Close()); err != nil {
+			return nil, fmt.Errorf("open store %s: write freelist: %w", path, err)
 		}
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		if db, err = openBolt(path, opts); err != nil {
+			return nil, err
+		}
 	}
 	if opts.SentDelay == 0 {
 		opts.SentDelay = 2 * time.Second
@@ -139,7 +149,75 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+func openBolt(path string, opts Options) (*bolt.DB, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:        opts.LockTimeout,
+		ReadOnly:       opts.ReadOnly,
+		NoFreelistSync: !opts.SyncFreelist,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// freelistOnDisk reports whether the bbolt file at path has its freelist written, so
+// that opening it reads the freelist rather than walking the file. A file that does not
+// exist, or that it cannot read, counts as having it (there is nothing to walk, or bbolt
+// will say what is wrong). It reads the two meta pages: a 16-byte page header, then
+// magic, version, page size, flags, the root bucket (16 bytes), the freelist's page id,
+// the high-water page id, the transaction id and a checksum of what precedes it; bbolt
+// uses the valid meta with the higher transaction id.
+func freelistOnDisk(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	head := make([]byte, 16+64)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return true
+	}
+	pageSize := int64(binary.LittleEndian.Uint32(head[16+8:]))
+	const magic, noFreelist = 0xED0CDAED, ^uint64(0)
+	best, found, freelist := uint64(0), false, uint64(0)
+	for _, off := range []int64{0, pageSize} {
+		m := make([]byte, 64)
+		if _, err := f.ReadAt(m, off+16); err != nil {
+			continue
+		}
+		h := fnv.New64a()
+		_, _ = h.Write(m[:56])
+		if binary.LittleEndian.Uint32(m) != magic || h.Sum64() != binary.LittleEndian.Uint64(m[56:]) {
+			continue
+		}
+		if txid := binary.LittleEndian.Uint64(m[48:]); !found || txid > best {
+			best, found, freelist = txid, true, binary.LittleEndian.Uint64(m[32:])
+		}
+	}
+	return !found || freelist != noFreelist
+}
+
 func (s *Store) init() error {
+	// Most opens find everything in place: no commit then (it would write and sync a
+	// meta page, and drop the freelist Close wrote).
+	current := false
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if tx.Bucket([]byte(name)) == nil {
+				return nil
+			}
+		}
+		current = string(tx.Bucket([]byte(BucketMeta)).Get([]byte("schema"))) == strconv.Itoa(SchemaVersion)
+		return nil
+	})
+	if current {
+		return nil
+	}
 	return s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
