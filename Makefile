@@ -28,6 +28,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSplit$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./channels/telegram
 	$(GO) test -run '^$$' -fuzz '^FuzzPlanCron$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./brain/schedule
 	$(GO) test -run '^$$' -fuzz '^FuzzRepairJSON$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./brain/cognition
+	$(GO) test -run '^$$' -fuzz '^FuzzParseAnswer$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./brain/cognition
+	$(GO) test -run '^$$' -fuzz '^FuzzDraftText$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./brain/cognition
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -126,16 +127,17 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	refusals := brain.NewRefusals(reg)
 	s.sched = schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg,
 		Refusals: refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
-	tools := cognition.NewRegistry()
-	for _, t := range append(mem.Tools(), s.sched.Tools()...) {
-		if err := tools.Register(t); err != nil {
-			return nil, fmt.Errorf("register tool: %w", err)
-		}
-	}
-	plugs, err := plugins.Install(tools, plugins.Options{Logger: log, Registerer: reg},
+	var plugTools toolList // registered after the core tools
+	plugs, err := plugins.Install(&plugTools, plugins.Options{Logger: log, Registerer: reg},
 		append(builtinPlugins(cfg.Plugins, clock, log, reg), opts.Plugins...)...)
 	if err != nil {
 		return nil, err
+	}
+	tools := cognition.NewRegistry()
+	for _, t := range slices.Concat(mem.Tools(pluginSearchers(store, plugs)...), s.sched.Tools(), plugTools) {
+		if err := tools.Register(t); err != nil {
+			return nil, fmt.Errorf("register tool: %w", err)
+		}
 	}
 	if err := loadPlugins(store, plugs); err != nil {
 		return nil, err
@@ -184,7 +186,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs},
 			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs,
 			outage: s.think, compact: s.compact},
-		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg,
+		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
 	})
 
 	// Work left from the last run: undelivered messages first, then unprocessed signals.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/innerlife"
 	"github.com/anima-bot/anima/storage"
@@ -156,3 +157,33 @@ func (h pluginHost) Commit(ctx context.Context, chat, user int64, intents []brai
 }
 
 func (h pluginHost) Recent(chat int64, n int) ([]brain.Turn, error) { return h.store.History(chat, n) }
+
+// pluginSearch is what core_memory_search finds in the plugins' own buckets
+// (memory.Searcher), read in a read-only transaction.
+type pluginSearch struct {
+	store *storage.Store
+	set   *plugins.Set
+}
+
+var _ memory.Searcher = pluginSearch{}
+
+func (s pluginSearch) Search(chat, user int64, query string, limit int) []brain.Hit {
+	return s.set.Search(func(plugin string, fn func(plugins.Bucket) error) error {
+		return s.store.View(func(tx *storage.Tx) error { return fn(pluginBucket{tx: tx, name: pluginBucketName(plugin)}) })
+	}, chat, user, query, limit)
+}
+
+// pluginSearchers are the searchers core_memory_search consults besides memory: the
+// plugins', when any plugin is searchable.
+func pluginSearchers(store *storage.Store, set *plugins.Set) []memory.Searcher {
+	if !set.Searching() {
+		return nil
+	}
+	return []memory.Searcher{pluginSearch{store: store, set: set}}
+}
+
+// toolList collects the plugins' tools, to be registered after the core tools (the order
+// the model sees them in).
+type toolList []brain.Tool
+
+func (l *toolList) Register(t brain.Tool) error { *l = append(*l, t); return nil }

@@ -51,6 +51,15 @@ func telegramConfig(t config.TelegramConfig) telegram.Config {
 	}
 }
 
+// drafter is what shows replies as they are written: the Telegram channel when
+// telegram.stream_replies is on, else nothing (and the console has no drafts).
+func drafter(t config.TelegramConfig, tg *telegram.Channel) brain.Drafter {
+	if !t.StreamReplies || tg == nil {
+		return nil
+	}
+	return tg
+}
+
 // ProactiveLayers builds the two layers the proactive policy drives: the aggregation layer
 // that applies it and the autonomic layer whose social pressure follows its min_silence.
 func ProactiveLayers(pol brain.ProactivePolicy, reg prometheus.Registerer, neurons ...brain.Neuron) (*aggregation.Aggregator, *autonomic.Layer) {

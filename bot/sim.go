@@ -1,26 +1,38 @@
 package bot
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/plugins"
 )
 
 // SimResult is what Simulate observed.
 type SimResult struct {
-	// PerDay counts proactive wakes (model calls) per simulated local day.
+	// PerDay counts proactive wakes (model calls) per simulated local day, check-ins
+	// included.
 	PerDay []int
-	// Wakes lists every wake with its local time and reason.
+	// Checkins counts the proactive wakes that were concern check-ins, per day (nil: not
+	// simulated).
+	Checkins []int
+	// Dreams counts dream runs (model calls too) per day (nil: not simulated).
+	Dreams []int
+	// Wakes lists every wake (and dream) with its local time and reason.
 	Wakes []string
 }
 
 // Simulate replays the configured brain under a simulated clock: one user writes once at
 // 09:00 local time on the first day and then stays silent for the given days, while anima
 // sends a message on every proactive wake. Nothing calls a model or Telegram; it shows
-// what the proactive policy of cfg does, one simulated minute per step.
+// what the proactive policy of cfg does, one simulated minute per step, with the inner
+// life's check-ins (gated proactive wakes) and nightly dreams (each one model call).
 func Simulate(cfg config.Config, days int) (SimResult, error) {
 	if err := cfg.Validate(); err != nil {
 		return SimResult{}, err
@@ -29,7 +41,15 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 	if err != nil {
 		return SimResult{}, err
 	}
-	agg, auto := ProactiveLayers(cfg.Proactive.Policy(), nil)
+	// The inner life as configured: its check-in neuron runs in the autonomic layer, and
+	// its nightly dream on the simulated clock (a dream counts as one model call).
+	clock := &simClock{}
+	var plugTools toolList
+	plugs, err := plugins.Install(&plugTools, plugins.Options{}, builtinPlugins(cfg.Plugins, clock, nil, nil)...)
+	if err != nil {
+		return SimResult{}, err
+	}
+	agg, auto := ProactiveLayers(cfg.Proactive.Policy(), nil, plugs.Neurons()...)
 	st := brain.NewState(zone)
 	// The simulation runs only the brain's per-tick part, a Stepper: the autonomic and
 	// aggregation layers over the state, and the wake bookkeeping. It leaves out the rest
@@ -42,20 +62,114 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 	const chat = 1
 	stepper.Step(start, []brain.Signal{{Type: brain.SignalUserMessage, Source: "sim", Chat: chat, User: chat, Text: "hi", At: start}})
 	st.Rel(chat).MarkSent(start.Add(time.Second), brain.KindReply)
-	res := SimResult{PerDay: make([]int, days)}
+	res := SimResult{PerDay: make([]int, days), Checkins: make([]int, days), Dreams: make([]int, days)}
+	midnight := time.Date(2026, 3, 2, 0, 0, 0, 0, zone)
+	dayOf := func(now time.Time) int { return int(now.Sub(midnight).Hours() / 24) }
+	host := &simHost{set: plugs, bucket: memBucket{}, st: st, onDream: func(w brain.Wake) {
+		if d := dayOf(clock.now); d < days {
+			res.Dreams[d]++
+		}
+		res.Wakes = append(res.Wakes, fmt.Sprintf("%s  %s: %s", clock.now.In(zone).Format("Mon 02 Jan 15:04"), w.Reason.Code, w.Reason.Text))
+	}}
+	for _, name := range plugs.StatefulNames() {
+		p, _ := plugs.Stateful(name)
+		if err := p.Load(host.bucket); err != nil {
+			return SimResult{}, err
+		}
+	}
+	jobs := plugins.NewJobs(plugs, host, simJobLog{}, zone)
 	end := start.AddDate(0, 0, days)
 	for now := start.Add(time.Minute); now.Before(end); now = now.Add(time.Minute) {
+		clock.now = now
 		for _, w := range stepper.Step(now, nil) {
-			day := int(now.Sub(time.Date(2026, 3, 2, 0, 0, 0, 0, zone)).Hours() / 24)
-			if day < days {
+			if day := dayOf(now); day < days {
 				res.PerDay[day]++
+				if w.Reason.Code == brain.ReasonConcernCheckin {
+					res.Checkins[day]++
+				}
 			}
 			res.Wakes = append(res.Wakes, fmt.Sprintf("%s  %s: %s", now.In(zone).Format("Mon 02 Jan 15:04"), w.Reason.Code, w.Reason.Text))
 			st.Rel(chat).MarkSent(now, brain.KindProactive)
 		}
+		jobs.Step(context.Background(), now)
 	}
 	return res, nil
 }
+
+// simClock is Simulate's clock, set at each step.
+type simClock struct{ now time.Time }
+
+func (c *simClock) Now() time.Time { return c.now }
+
+// simHost is the plugins' host in Simulate: the state's relationships, a dream that only
+// counts (no model), and the plugins' changes applied to an in-memory bucket.
+type simHost struct {
+	set     *plugins.Set
+	bucket  memBucket
+	st      *brain.State
+	onDream func(brain.Wake)
+}
+
+func (h *simHost) Chats() ([]brain.Relationship, error) {
+	rels := make([]brain.Relationship, 0, len(h.st.Rels))
+	for _, r := range h.st.Rels {
+		rels = append(rels, *r)
+	}
+	return rels, nil
+}
+
+func (h *simHost) Think(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+	h.onDream(w)
+	return brain.Outcome{Requests: 1}, nil
+}
+
+func (h *simHost) Commit(_ context.Context, _, _ int64, intents []brain.Intent, at time.Time) error {
+	for _, in := range intents {
+		c, ok := in.(brain.PluginChange)
+		if !ok {
+			continue
+		}
+		p, ok := h.set.Stateful(c.Plugin)
+		if !ok {
+			continue
+		}
+		if err := p.Apply(h.bucket, c, at); err != nil {
+			return fmt.Errorf("plugin %s: %w", c.Plugin, err)
+		}
+	}
+	return nil
+}
+
+func (h *simHost) Recent(int64, int) ([]brain.Turn, error) { return nil, nil }
+
+// memBucket is an in-memory plugins.Bucket whose transactions always commit.
+type memBucket map[string][]byte
+
+func (b memBucket) Get(k []byte) []byte   { return b[string(k)] }
+func (b memBucket) Put(k, v []byte) error { b[string(k)] = bytes.Clone(v); return nil }
+func (b memBucket) Delete(k []byte) error { delete(b, string(k)); return nil }
+func (b memBucket) OnCommit(fn func())    { fn() }
+func (b memBucket) Scan(prefix []byte, fn func(k, v []byte) error) error {
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		if strings.HasPrefix(k, string(prefix)) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := fn([]byte(k), b[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// simJobLog keeps the jobs' last runs in memory.
+type simJobLog map[string]time.Time
+
+func (l simJobLog) LastRun(key string) (time.Time, bool, error) { t, ok := l[key]; return t, ok, nil }
+func (l simJobLog) SetLastRun(key string, t time.Time) error    { l[key] = t; return nil }
 
 // PrintSim writes a simulation's result for people.
 func PrintSim(w io.Writer, res SimResult) { PrintPerDay(w, res, "silent days") }
@@ -66,10 +180,24 @@ func PrintPerDay(w io.Writer, res SimResult, days string) {
 	for _, line := range res.Wakes {
 		fmt.Fprintln(w, line)
 	}
-	total := 0
+	total, checkins, dreams := 0, 0, 0
 	for i, n := range res.PerDay {
-		fmt.Fprintf(w, "day %d: %d proactive model call(s)\n", i+1, n)
+		line := fmt.Sprintf("day %d: %d proactive model call(s)", i+1, n)
+		if i < len(res.Checkins) && res.Checkins[i] > 0 {
+			line += fmt.Sprintf(" (%d check-in(s))", res.Checkins[i])
+			checkins += res.Checkins[i]
+		}
+		if i < len(res.Dreams) {
+			line += fmt.Sprintf(", %d dream(s)", res.Dreams[i])
+			n += res.Dreams[i]
+			dreams += res.Dreams[i]
+		}
+		fmt.Fprintln(w, line)
 		total += n
 	}
-	fmt.Fprintf(w, "total: %d model calls over %d %s\n", total, len(res.PerDay), days)
+	fmt.Fprintf(w, "total: %d model calls over %d %s", total, len(res.PerDay), days)
+	if res.Dreams != nil {
+		fmt.Fprintf(w, " (%d check-in(s), %d dream(s))", checkins, dreams)
+	}
+	fmt.Fprintln(w)
 }

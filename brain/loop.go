@@ -28,7 +28,8 @@ type LoopConfig struct {
 	DuplicateWindow int
 	// LogText logs message texts at debug level (off by default: texts are private).
 	LogText bool
-	// TypingDelay is how long a run may take before the typing indicator shows
+	// TypingDelay is how long a run may take before the typing indicator (and the draft of
+	// a streamed answer) shows
 	// (default 250ms; a negative value shows it at once).
 	TypingDelay time.Duration
 	// UserRunsPerMinute caps the model runs a user's messages and reactions cause in any
@@ -51,7 +52,9 @@ type LoopDeps struct {
 	Journal    Journal
 	Commands   CommandHandler // optional
 	StateStore StateStore     // optional
-	Refusals   *Refusals      // optional: counts what the limits held back
+	// Drafter shows answers to a user in a private chat as they are written (optional).
+	Drafter    Drafter
+	Refusals   *Refusals // optional: counts what the limits held back
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 }

@@ -49,9 +49,12 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 			asked, replyTo = true, s.MessageID
 		}
 	}
-	stopTyping := func() {}
+	stopTyping, stopDrafts := func() {}, func() {}
 	if asked {
 		stopTyping = l.typing(ctx, w.Chat)
+		if l.deps.Drafter != nil && !w.Rel.Group {
+			w.Drafter, stopDrafts = startDrafts(ctx, l.deps.Drafter, l.cfg.TypingDelay, &l.wg)
+		}
 	}
 	if p, ok := l.deps.Thinker.(Perceiver); ok && HasMedia(w.Signals) {
 		w = p.Perceive(ctx, w, l.deps.Media) // downloads and transcriptions: here, off the tick
@@ -66,6 +69,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 		out, err = l.safeThink(ctx, mw)
 	}
 	stopTyping()
+	stopDrafts()
 	now := l.deps.Clock.Now()
 	rec := TurnRecord{Done: done, Chat: w.Chat, User: w.User, At: now}
 	for _, s := range w.Signals {

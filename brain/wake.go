@@ -54,6 +54,9 @@ type Wake struct {
 	// was made; nil means the default zone.
 	Loc *time.Location `json:"-"`
 	At  time.Time      `json:"at"`
+	// Drafter, when set, shows the answer as it is written (see Drafter); nil means the
+	// answer is only sent when it is complete.
+	Drafter Drafter `json:"-"`
 }
 
 // UserName is the first name of the person the wake is about ("the user" if unknown),

@@ -20,6 +20,7 @@ const (
 	PartContext = "context"
 	PartState   = "state"
 	PartCommand = "command"
+	PartSearch  = "search"
 )
 
 // guard logs and counts a plugin's failures.
@@ -34,7 +35,7 @@ func newGuard(log *slog.Logger, reg prometheus.Registerer) *guard {
 	}
 	return &guard{log: log.With("component", "plugins"),
 		errors: promauto.With(reg).NewCounterVec(prometheus.CounterOpts{Name: "anima_plugin_errors_total",
-			Help: "Failures (errors and panics) of plugins, by plugin and part (tool, neuron, job, context, state, command)."},
+			Help: "Failures (errors and panics) of plugins, by plugin and part (tool, neuron, job, context, state, command, search)."},
 			[]string{"plugin", "part"})}
 }
 

@@ -26,6 +26,12 @@ type Set struct {
 	order    []string // names of the stateful plugins, in list order
 	jobs     []pluginJob
 	reporter []namedReporter
+	search   []namedSearchable
+}
+
+type namedSearchable struct {
+	name string
+	s    Searchable
 }
 
 type namedReporter struct {
@@ -75,6 +81,9 @@ func Install(reg ToolRegistry, opts Options, ps ...Plugin) (*Set, error) {
 		if st, ok := p.(Stateful); ok {
 			s.stateful[name] = st
 			s.order = append(s.order, name)
+		}
+		if sr, ok := p.(Searchable); ok {
+			s.search = append(s.search, namedSearchable{name: name, s: sr})
 		}
 		if r, ok := p.(Reporter); ok {
 			s.reporter = append(s.reporter, namedReporter{name: name, r: r})
@@ -176,3 +185,31 @@ func (s *Set) Fail(plugin, part string, err error) { s.g.fail(plugin, part, err)
 // Recovered counts a panic of plugin's part (r is recover()'s value) and reports whether
 // there was one.
 func (s *Set) Recovered(plugin, part string, r any) bool { return s.g.recovered(plugin, part, r) }
+
+// Searching reports whether any plugin is Searchable.
+func (s *Set) Searching() bool { return len(s.search) > 0 }
+
+// Search asks every Searchable plugin for up to limit of chat's records matching query;
+// view runs fn with the plugin's bucket in a read-only transaction. A failing plugin (an
+// error or a panic) is logged, counted and left out.
+func (s *Set) Search(view func(plugin string, fn func(Bucket) error) error, chat, user int64, query string, limit int) []brain.Hit {
+	var out []brain.Hit
+	for _, ns := range s.search {
+		var hits []brain.Hit
+		err := view(ns.name, func(b Bucket) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			hits, err = ns.s.Search(b, chat, user, query, limit)
+			return err
+		})
+		if err != nil {
+			s.g.fail(ns.name, PartSearch, fmt.Errorf("search: %w", err))
+			continue
+		}
+		out = append(out, hits...)
+	}
+	return out
+}

@@ -2,7 +2,8 @@
 // package bot (no init() registration) and switched under plugins.<name> in the
 // configuration. Every plugin has a name, tools and neurons (Plugin); it may also keep
 // state in its own bucket (Stateful), run daily jobs on the loop's clock (Scheduled), add a
-// section to prompts (Contextual) and answer commands (Reporter). Install wires them in:
+// section to prompts (Contextual), be found by core_memory_search (Searchable) and answer
+// commands (Reporter). Install wires them in:
 // tools go through the same registry as the core tools (strict schemas, capability
 // profiles), and every part is guarded, so a failing plugin is logged and counted
 // (anima_plugin_errors_total{plugin,part}), never fatal to the brain.
@@ -71,17 +72,19 @@ type Scheduled interface {
 	Jobs() []Job
 }
 
-// Job is a daily job. It runs off the core loop's tick, on the loop's clock (so `anima
-// sim` and tests run it under a simulated clock). A run missed while anima was down runs
-// once at the next start if it is less than 12 h late; otherwise it is skipped.
+// Job is a daily job in the users' own time zones. It runs off the core loop's tick, on
+// the loop's clock (so `anima sim` and tests run it under a simulated clock), once a day
+// in each zone some user is in, for the chats in that zone. A run missed while anima was
+// down runs once at the next start if it is less than 12 h late; otherwise it is skipped.
 type Job struct {
-	// Name is unique within the plugin (it keys the job's last run in the store).
+	// Name is unique within the plugin (it keys the job's last runs in the store).
 	Name string
-	// At is the local time "HH:MM" the job runs every day, in the users' default zone.
+	// At is the local time "HH:MM" the job runs every day, in each user's zone (their
+	// /timezone, else the default user.timezone).
 	At string
-	// Run does the job; due is the scheduled time it runs for. An error or a panic is
-	// logged and counted; the job runs again the next day.
-	Run func(ctx context.Context, h Host, due time.Time) error
+	// Run does the job for chats, the relationships (as last saved) whose zone reached At
+	// at due. An error or a panic is logged and counted; the job runs again the next day.
+	Run func(ctx context.Context, h Host, due time.Time, chats []brain.Relationship) error
 }
 
 // Host is what anima offers a plugin's jobs.
@@ -96,6 +99,14 @@ type Host interface {
 	Commit(ctx context.Context, chat, user int64, intents []brain.Intent, at time.Time) error
 	// Recent returns up to n of chat's latest turns, oldest first.
 	Recent(chat int64, n int) ([]brain.Turn, error)
+}
+
+// Searchable is a plugin whose own records core_memory_search also finds (the inner
+// life's concerns, dormant ones included, and its older journal entries).
+type Searchable interface {
+	// Search returns up to limit of chat's records matching query, best first, read from
+	// the plugin's bucket b (a read-only transaction). Hit.Source names the kind of record.
+	Search(b Bucket, chat, user int64, query string, limit int) ([]brain.Hit, error)
 }
 
 // Reporter is a plugin that adds to the /status answer and may own commands.

@@ -62,6 +62,9 @@ type TelegramConfig struct {
 	// empty list unless Public is set.
 	AllowedUsers []int64 `yaml:"allowed_users"`
 	Public       bool    `yaml:"public"` // answer everyone
+	// StreamReplies shows a reply in a private chat as it is written (sendMessageDraft)
+	// before the complete reply is sent; default true.
+	StreamReplies bool `yaml:"stream_replies"`
 }
 
 // WebhookConfig is telegram.webhook, used when telegram.mode is webhook.
@@ -188,8 +191,9 @@ func (l LogConfig) SlogLevel() slog.Level {
 func Default() Config {
 	return Config{
 		Telegram: TelegramConfig{
-			APIURL: "https://api.telegram.org",
-			Mode:   ModePolling,
+			APIURL:        "https://api.telegram.org",
+			Mode:          ModePolling,
+			StreamReplies: true,
 			Webhook: WebhookConfig{
 				Listen: "127.0.0.1:8443",
 				Path:   "/telegram",

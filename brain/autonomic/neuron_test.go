@@ -101,6 +101,23 @@ func TestSocialPressureRelationshipsChange(t *testing.T) {
 	}
 }
 
+// A relationship added after the last (the common case, taken without a rebuild) keeps the
+// detectors of the others.
+func TestSocialPressureRelationshipAppended(t *testing.T) {
+	st := brain.NewState(time.UTC)
+	st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
+	n := NewSocialPressure(time.Hour, DefaultDetectorConfig())
+	n.Sense(t0.Add(10*time.Minute), st, nil)
+	st.Upsert(brain.Relationship{Chat: 9, LastUserMsg: t0})
+	out := n.Sense(t0.Add(20*time.Minute), st, nil)
+	if len(out) != 1 || out[0].Chat != 5 {
+		t.Errorf("after appending chat 9: %+v, want one signal for chat 5", out)
+	}
+	if len(n.dets) != 2 || n.dets[0].chat != 5 || n.dets[1].chat != 9 {
+		t.Errorf("detectors for %+v, want chats 5 and 9", n.dets)
+	}
+}
+
 func TestTimeOfDay(t *testing.T) {
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {

@@ -84,9 +84,29 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 	return out
 }
 
+// appended reports whether rels is dets' chats, in order, followed by more.
+func appended(dets []chatDetector, rels []*brain.Relationship) bool {
+	if len(rels) <= len(dets) {
+		return false
+	}
+	for i := range dets {
+		if dets[i].chat != rels[i].Chat {
+			return false
+		}
+	}
+	return true
+}
+
 // sync rebuilds dets to match st.Rels, keeping the detector state of chats that remain.
 func (n *SocialPressure) sync(st *brain.State) {
 	old := n.dets
+	if appended(old, st.Rels) {
+		// The usual change, a new relationship at the end: keep every detector in place.
+		for _, rel := range st.Rels[len(old):] {
+			n.dets = append(n.dets, chatDetector{chat: rel.Chat, det: NewDetector(n.cfg)})
+		}
+		return
+	}
 	next := n.spare[:0]
 	if cap(next) < len(st.Rels) {
 		next = make([]chatDetector, 0, len(st.Rels)+len(st.Rels)/4)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -161,8 +162,11 @@ type Cognition struct {
 	m       *metrics
 	mm      *mediaMetrics
 	brk     *breaker
-	sects   func(w brain.Wake, now time.Time) []brain.Section
-	refused *brain.Refusals
+	// noStreamUntil (unix nanoseconds of the clock) keeps streaming off after the endpoint
+	// refused a stream.
+	noStreamUntil atomic.Int64
+	sects         func(w brain.Wake, now time.Time) []brain.Section
+	refused       *brain.Refusals
 
 	tokMu  sync.Mutex
 	tokDay string

@@ -35,13 +35,14 @@ type run struct {
 	requests   int
 	maxIter    int            // requests before the final answer is forced
 	seen       map[string]int // name + canonical args → calls
+	drafts     *drafts        // shows the answer as it is written; nil: not drafted
 }
 
 // DreamRequests is the most model requests a dream run makes (its last one forced to a
 // final answer; no smart retry).
 const DreamRequests = 3
 
-func (c *Cognition) newRun(w brain.Wake, profile brain.Profile, model string, start []openai.ChatCompletionMessage) *run {
+func (c *Cognition) newRun(w brain.Wake, profile brain.Profile, model string, start []openai.ChatCompletionMessage, ds *drafts) *run {
 	budget := c.cfg.MaxToolCalls
 	if profile == brain.ProfileProactive {
 		budget = min(budget, c.cfg.ProactiveToolCalls)
@@ -54,7 +55,7 @@ func (c *Cognition) newRun(w brain.Wake, profile brain.Profile, model string, st
 		w: w, profile: profile, zone: c.zone(w), model: model,
 		specs:      c.reg.specsFor(profile),
 		msgs:       slices.Clip(start), // appends must not write into the shared start
-		toolBudget: budget, seen: map[string]int{}, maxIter: maxIter,
+		toolBudget: budget, seen: map[string]int{}, maxIter: maxIter, drafts: ds,
 	}
 }
 
@@ -81,7 +82,8 @@ func (c *Cognition) tools(r *run) []brain.ToolSpec {
 func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profile, rc brain.Recall) (brain.Outcome, error) {
 	began := time.Now()
 	start := c.BuildMessages(w, rc, c.clock.Now())
-	r := c.newRun(w, profile, c.cfg.FastModel, start)
+	ds := c.newDrafts(w)
+	r := c.newRun(w, profile, c.cfg.FastModel, start, ds)
 	ans, err := c.loop(ctx, r)
 	if err != nil {
 		return brain.Outcome{}, err
@@ -93,7 +95,9 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 		// be thought again from the start; only one of the two answers is used.
 		retried = true
 		c.m.smartRetries.Inc()
-		r2 := c.newRun(w, profile, c.cfg.SmartModel, start)
+		// The smart answer replaces the fast one in the same draft: one message in the end.
+		ds.clear(ctx)
+		r2 := c.newRun(w, profile, c.cfg.SmartModel, start, ds)
 		if ans2, err := c.loop(ctx, r2); err != nil {
 			c.log.Warn("smart retry failed, keeping the fast answer", "chat", w.Chat, "err", err)
 		} else {
@@ -275,7 +279,7 @@ func canonical(raw json.RawMessage) string {
 // a success on the other model moves the run there.
 func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 	r.requests++
-	resp, err := c.request(ctx, req)
+	resp, err := c.request(ctx, req, r.drafts)
 	if err == nil {
 		c.addUserTokens(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 	}
@@ -296,7 +300,7 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 		}
 	}
 	r.requests++
-	resp, err = c.request(ctx, req)
+	resp, err = c.request(ctx, req, r.drafts)
 	if err != nil {
 		return resp, fmt.Errorf("model %s: %w; then model %s: %w", r.model, first, other, err)
 	}
@@ -307,8 +311,8 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 
 // request sends req, retrying endpoint failures (timeouts, 429, 5xx, transport errors)
 // with backoff or the endpoint's Retry-After, under the circuit breaker. Other 4xx answers
-// are not retried.
-func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+// are not retried. With ds, the request is streamed and its answer drafted (see send).
+func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionRequest, ds *drafts) (openai.ChatCompletionResponse, error) {
 	setMaxTokens(&req, c.cfg.MaxOutputTokens)
 	var last error
 	for attempt := 0; ; attempt++ {
@@ -321,7 +325,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 		rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 		rctx, slot := withRetryAfterSlot(rctx)
 		began := time.Now()
-		resp, err := c.client.CreateChatCompletion(rctx, req)
+		resp, err := c.send(rctx, req, ds)
 		cancel()
 		c.m.duration.WithLabelValues(req.Model).Observe(time.Since(began).Seconds())
 		if err == nil && len(resp.Choices) == 0 {

@@ -25,7 +25,9 @@ type metrics struct {
 	smartRetries prometheus.Counter
 	toolCalls    *prometheus.CounterVec
 	breakerOpen  prometheus.Gauge
-	breakerSince prometheus.Gauge
+	// streamFallbacks counts streams the endpoint refused (answered whole instead).
+	streamFallbacks prometheus.Counter
+	breakerSince    prometheus.Gauge
 }
 
 // newMetrics builds the metrics on reg; a nil reg leaves them unregistered (a no-op for
@@ -65,6 +67,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		breakerOpen: f.NewGauge(prometheus.GaugeOpts{
 			Name: "anima_cognition_breaker_open",
 			Help: "1 while the LLM circuit breaker is open (requests fail fast), else 0.",
+		}),
+		streamFallbacks: f.NewCounter(prometheus.CounterOpts{
+			Name: "anima_llm_stream_fallbacks_total",
+			Help: "Streamed requests the endpoint refused, asked again without streaming (streaming then stays off for a while).",
 		}),
 		breakerSince: f.NewGauge(prometheus.GaugeOpts{
 			Name: "anima_cognition_breaker_open_since_seconds",

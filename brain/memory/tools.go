@@ -19,9 +19,18 @@ const (
 
 const maxQueryRunes = 500
 
-// Tools returns memory's tools for cognition: core_remember and core_memory_search.
-func (m *Memory) Tools() []brain.Tool {
-	return []brain.Tool{rememberTool{}, searchTool{m: m}}
+// Searcher is more for core_memory_search to look in than the memory's own index: a
+// plugin's records (the inner life's concerns and journal, say). It returns up to limit
+// of chat's records matching query, best first; the tool lists them after the memory's
+// own hits. A Searcher logs and counts its own failures (it returns what it found).
+type Searcher interface {
+	Search(chat, user int64, query string, limit int) []brain.Hit
+}
+
+// Tools returns memory's tools for cognition: core_remember and core_memory_search,
+// which also consults more (may be empty).
+func (m *Memory) Tools(more ...Searcher) []brain.Tool {
+	return []brain.Tool{rememberTool{}, searchTool{m: m, more: more}}
 }
 
 var (
@@ -70,16 +79,24 @@ func (rememberTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 	}, nil
 }
 
-type searchTool struct{ m *Memory }
+type searchTool struct {
+	m    *Memory
+	more []Searcher
+}
 
 var searchSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"query":{"type":"string","description":"Keywords to look for in past conversations, the summary and the facts about the user."}},` +
 	`"required":["query"],"additionalProperties":false}`)
 
-func (searchTool) Spec() brain.ToolSpec {
+func (t searchTool) Spec() brain.ToolSpec {
+	about := "Search your memory of this chat: earlier messages, the conversation summary and facts about the user."
+	if len(t.more) > 0 {
+		about = "Search your memory of this chat: earlier messages, the conversation summary, facts about the user, " +
+			"and your own private notes (the concerns you follow, older journal entries)."
+	}
 	return brain.ToolSpec{
 		Name:        ToolSearch,
-		Description: "Search your memory of this chat: earlier messages, the conversation summary and facts about the user.",
+		Description: about,
 		Parameters:  searchSchema,
 		Profiles:    []brain.Profile{brain.ProfileChat, brain.ProfileProactive, brain.ProfileDream},
 	}
@@ -95,10 +112,14 @@ func (t searchTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 	if args.Query == nil || strings.TrimSpace(*args.Query) == "" {
 		return brain.ToolResult{}, errors.New("query must not be empty")
 	}
-	hits, err := t.m.Search(call.Chat, call.User, brain.TruncateRunes(*args.Query, maxQueryRunes), defaultLimit)
+	query := brain.TruncateRunes(*args.Query, maxQueryRunes)
+	hits, err := t.m.Search(call.Chat, call.User, query, defaultLimit)
 	if err != nil {
 		t.m.log.Error("memory search failed", "chat", call.Chat, "err", err)
 		return brain.ToolResult{}, errors.New("memory search is unavailable right now")
+	}
+	for _, s := range t.more {
+		hits = append(hits, s.Search(call.Chat, call.User, query, defaultLimit)...)
 	}
 	return brain.ToolResult{Content: FormatHits(hits, call.Zone)}, nil
 }

@@ -69,6 +69,11 @@ type renderer struct {
 	inPre  bool           // inside <pre>: prefix suppressed in HTML mode
 	quote  int            // blockquote depth
 	open   map[string]int // open inline tags, to avoid <b><b>
+
+	// md and mdw resolve escapes in text nodes (markdownText); kept for the whole render
+	// so a message with many text nodes does not allocate a 4 KiB writer for each.
+	md  bytes.Buffer
+	mdw *bufio.Writer
 }
 
 // content prepares for writing visible content: flushes owed newlines and the prefix.
@@ -134,16 +139,27 @@ func (r *renderer) text(s string, escaped bool) {
 // markdownText writes Markdown text, resolving backslash escapes and entity references
 // the way goldmark's own HTML renderer does.
 func (r *renderer) markdownText(v []byte, raw bool) {
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	if raw {
-		ghtml.DefaultWriter.RawWrite(w, v)
-	} else {
-		ghtml.DefaultWriter.Write(w, v)
+	if !bytes.ContainsAny(v, markdownSpecial) {
+		// Nothing to resolve or escape: goldmark's writers would copy v unchanged.
+		r.text(string(v), true)
+		return
 	}
-	_ = w.Flush()
-	r.text(buf.String(), true)
+	r.md.Reset()
+	if r.mdw == nil {
+		r.mdw = bufio.NewWriterSize(&r.md, 512)
+	}
+	if raw {
+		ghtml.DefaultWriter.RawWrite(r.mdw, v)
+	} else {
+		ghtml.DefaultWriter.Write(r.mdw, v)
+	}
+	_ = r.mdw.Flush()
+	r.text(r.md.String(), true)
 }
+
+// markdownSpecial are the bytes goldmark's HTML writers change: backslash escapes, entity
+// references, the HTML-special characters and NUL.
+const markdownSpecial = "\\&<>\"\x00"
 
 func (r *renderer) openTag(name, raw string) bool {
 	if !r.html || r.open[name] > 0 {

@@ -63,6 +63,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 var knownMethods = map[string]bool{
 	"getUpdates": true, "getMe": true, "sendMessage": true, "sendChatAction": true,
 	"deleteWebhook": true, "setWebhook": true, "answerCallbackQuery": true, "getFile": true,
+	"sendMessageDraft": true,
 }
 
 // statusKey carries a *atomic.Int32 in a request context; the transport stores the HTTP

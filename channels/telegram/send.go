@@ -47,6 +47,7 @@ func (c *Channel) Send(ctx context.Context, m brain.SendMessage) error {
 		return fmt.Errorf("telegram send: %w", err)
 	}
 	defer unlock()
+	c.drafts.end(m.Chat) // the reply replaces its draft; the next one gets a new draft
 
 	htmlMode := !m.Plain
 	var parts []string

@@ -35,6 +35,16 @@ func Split(s string, limit int, html bool) []string {
 	if limit <= 0 {
 		return []string{s}
 	}
+	// Most replies are short: the raw text is at least as long as what Telegram counts,
+	// so when it fits, only blankness needs deciding, without splitting into atoms.
+	if utf16Len(s) <= limit && plainVisible(s, html) {
+		return []string{s}
+	}
+	return splitAtoms(s, limit, html)
+}
+
+// splitAtoms is Split for a non-empty s and a positive limit, by atoms.
+func splitAtoms(s string, limit int, html bool) []string {
 	atoms := atomize(s, html, limit)
 	total := 0
 	content := false
@@ -62,6 +72,25 @@ func Split(s string, limit int, html bool) []string {
 		start = end
 	}
 	return parts
+}
+
+// plainVisible reports whether s surely has visible text: a rune outside any tag that is
+// neither whitespace nor the start of an entity. False means "not sure", not "blank".
+func plainVisible(s string, isHTML bool) bool {
+	for i := 0; i < len(s); {
+		if isHTML && s[i] == '<' {
+			if a, ok := parseTag(s[i:]); ok {
+				i += len(a.raw)
+				continue
+			}
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !(isHTML && r == '&') && !isSpace(r) {
+			return true
+		}
+		i += n
+	}
+	return false
 }
 
 // utf16Len is the length of s in UTF-16 code units, the unit of Telegram's limits.

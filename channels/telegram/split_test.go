@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -137,4 +138,36 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestSplitShortFastPath checks that Split's shortcut for text that fits gives what the
+// full atom-by-atom split gives.
+func TestSplitShortFastPath(t *testing.T) {
+	tests := []struct {
+		name  string
+		s     string
+		limit int
+		html  bool
+	}{
+		{"plain", "echo: how is your day going?", 4096, false},
+		{"blank", " \n\t ", 4096, false},
+		{"html tags only", "<b> </b>", 4096, true},
+		{"html entity only", "&nbsp;", 4096, true},
+		{"html entity text", "&lt;3", 4096, true},
+		{"html bold", "<b>hi</b> there", 4096, true},
+		{"stray angle", "a < b", 4096, true},
+		{"exactly at limit", "abcd", 4, false},
+		{"emoji at limit", "🙂🙂", 4, false},
+		{"over limit", "abcde fghij", 5, false},
+		{"html over limit raw but not visible", "<b>abcd</b>", 4, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Split(tc.s, tc.limit, tc.html)
+			want := splitAtoms(tc.s, tc.limit, tc.html)
+			if !slices.Equal(got, want) {
+				t.Errorf("Split(%q, %d, %v) = %q, want %q", tc.s, tc.limit, tc.html, got, want)
+			}
+		})
+	}
 }

@@ -126,6 +126,7 @@ type Channel struct {
 	bot      *bot.Bot
 	pace     *pacer
 	locks    *chatLocks
+	drafts   *drafts
 	sent     SentLog // may be nil
 	sleep    func(context.Context, time.Duration) error
 	now      func() time.Time
@@ -165,6 +166,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 		allowed:  make(map[int64]bool, len(cfg.AllowedUsers)),
 		ready:    make(chan struct{}),
 		locks:    newChatLocks(),
+		drafts:   newDrafts(),
 		sent:     opts.Sent,
 
 		webhookLimits: webhookLimits(),

@@ -58,6 +58,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	days := fs.Int("days", 7, "sim: days to simulate (with --scenario: overrides its days)")
 	scenario := fs.String("scenario", "", "sim: scripted user scenario (YAML)")
 	timeout := fs.Duration("timeout", 3*time.Second, "health: how long to wait for /readyz")
+	// Profiling (run and chat; not in the usage text, see docs/profiling.md).
+	cpuProfile := fs.String("cpuprofile", "", "run, chat: write a CPU profile of the whole run to this file")
+	memProfile := fs.String("memprofile", "", "run, chat: write a heap profile to this file on exit")
 	switch cmd {
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
@@ -168,11 +171,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cmd == "chat" {
 		opts.Console, opts.In, opts.Out = true, stdin, stdout
 	}
-	if err := bot.Run(ctx, cfg, opts); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error("anima failed", "err", err)
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return 1
 	}
-	return 0
+	code := 0
+	if err := bot.Run(ctx, cfg, opts); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("anima failed", "err", err)
+		code = 1
+	}
+	if err := stopProfiles(); err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	return code
 }
 
 // simScenario runs `anima sim --scenario S --out DIR` by handing the arguments to the

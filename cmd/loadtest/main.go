@@ -21,11 +21,12 @@ import (
 // options are the command-line flags.
 type options struct {
 	binary   string
-	messages int  // sequential messages, one user each
-	users    int  // burst users
-	perUser  int  // burst messages per user
-	starts   int  // start-up measurements
-	keep     bool // keep the temporary directory
+	messages int    // sequential messages, one user each
+	users    int    // burst users
+	perUser  int    // burst messages per user
+	starts   int    // start-up measurements
+	keep     bool   // keep the temporary directory
+	profile  string // directory for the traffic run's CPU and heap profiles; empty: none
 	// gap is the least time from a sequential reply to the next message: at least
 	// Telegram's 1/30 s between any two sends, or the global pacing is what gets measured.
 	gap time.Duration
@@ -44,6 +45,7 @@ func run() int {
 	fs.DurationVar(&o.gap, "gap", 50*time.Millisecond,
 		"least time from a sequential reply to the next message (≥ 1/30 s keeps global pacing out of the figure)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, stores, anima logs)")
+	fs.StringVar(&o.profile, "profile", "", "write the traffic run's cpu.pprof and heap.pprof (anima --cpuprofile/--memprofile) to this directory")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -95,6 +97,16 @@ func (o *options) validate() error {
 		if f.v < 1 {
 			return fmt.Errorf("%s must be at least 1, got %d", f.name, f.v)
 		}
+	}
+	if o.profile != "" {
+		abs, err := filepath.Abs(o.profile)
+		if err != nil {
+			return fmt.Errorf("--profile: %w", err)
+		}
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return fmt.Errorf("--profile: %w", err)
+		}
+		o.profile = abs
 	}
 	if o.gap < 0 {
 		return fmt.Errorf("--gap must not be negative, got %v", o.gap)

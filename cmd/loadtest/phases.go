@@ -68,7 +68,7 @@ func (f *fakes) close() {
 
 // launch starts anima with a fresh store in dir/name, talking to f, and waits for its
 // first getUpdates.
-func (lt *loadtest) launch(ctx context.Context, f *fakes, name string, users []int64) (*proc, error) {
+func (lt *loadtest) launch(ctx context.Context, f *fakes, name string, users []int64, extra ...string) (*proc, error) {
 	dir := filepath.Join(lt.dir, name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("mkdir: %w", err)
@@ -77,7 +77,7 @@ func (lt *loadtest) launch(ctx context.Context, f *fakes, name string, users []i
 	if err != nil {
 		return nil, err
 	}
-	p, err := startAnima(lt.o.binary, dir, cfg)
+	p, err := startAnima(lt.o.binary, dir, cfg, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,12 @@ func (lt *loadtest) traffic(ctx context.Context) error {
 	}
 	warm, seq, burst := users[0], users[1:1+lt.o.messages], users[1+lt.o.messages:]
 
-	p, err := lt.launch(ctx, f, "run", users)
+	var extra []string
+	if lt.o.profile != "" {
+		extra = []string{"--cpuprofile", filepath.Join(lt.o.profile, "cpu.pprof"),
+			"--memprofile", filepath.Join(lt.o.profile, "heap.pprof")}
+	}
+	p, err := lt.launch(ctx, f, "run", users, extra...)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
@@ -220,7 +225,7 @@ func (lt *loadtest) awaitReply(ctx context.Context, tg *telegramtest.Server, cha
 func (lt *loadtest) sequential(ctx context.Context, f *fakes, p *proc, users []int64) error {
 	lt.printf("\n2. per-message overhead (%d sequential messages, one user each, next sent %v after the previous reply;\n"+
 		"   update handed out by getUpdates → its sendMessage received)\n", len(users), lt.o.gap)
-	ticks0, err := cpuTicks(p.pid())
+	user0, sys0, err := cpuSplit(p.pid())
 	if err != nil {
 		return err
 	}
@@ -267,7 +272,7 @@ func (lt *loadtest) sequential(ctx context.Context, f *fakes, p *proc, users []i
 		prev = f.tg.SentTo(u)[0].At
 	}
 	wall := time.Since(start)
-	ticks1, err := cpuTicks(p.pid())
+	user1, sys1, err := cpuSplit(p.pid())
 	if err != nil {
 		return err
 	}
@@ -332,11 +337,15 @@ func (lt *loadtest) sequential(ctx context.Context, f *fakes, p *proc, users []i
 	lt.judge("overhead p99", ms(percentile(lat, 99)), "≤ "+ms(targetP99), percentile(lat, 99) <= targetP99)
 
 	lt.printf("\n3. CPU and memory of the anima process\n")
+	ticks0, ticks1 := user0+sys0, user1+sys1
 	cpu := float64(ticks1-ticks0) / float64(lt.tck)
 	per200 := cpu * 200 / float64(len(users))
 	lt.printf("   CPU (utime+stime) for %d messages: %.2f s (%d ticks at %d Hz; resolution %.2f s), %.2f ms per message\n",
 		len(users), cpu, ticks1-ticks0, lt.tck, 1/float64(lt.tck), cpu*1000/float64(len(users)))
-	lt.printf("   VmRSS %s, VmHWM (peak) %s after the sequential messages\n", mb(mem.RSS), mb(mem.HWM))
+	lt.printf("   of which user %.2f s, system %.2f s\n",
+		float64(user1-user0)/float64(lt.tck), float64(sys1-sys0)/float64(lt.tck))
+	lt.printf("   VmRSS %s (anonymous %s, file-backed %s), VmHWM (peak) %s after the sequential messages\n",
+		mb(mem.RSS), mb(mem.Anon), mb(mem.FileMap), mb(mem.HWM))
 	lt.judge("CPU per 200 messages", fmt.Sprintf("%.2f s", per200), fmt.Sprintf("≤ %.1f s", targetCPUPer200), per200 <= targetCPUPer200)
 	lt.judge("VmRSS", mb(mem.RSS), "≤ "+mb(targetRSS), mem.RSS <= targetRSS)
 	lt.judge("VmHWM (peak RSS)", mb(mem.HWM), "≤ "+mb(targetRSS), mem.HWM <= targetRSS)

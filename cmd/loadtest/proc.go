@@ -62,14 +62,14 @@ log:
 	return path, nil
 }
 
-// startAnima runs `binary run --config cfg` with its output in dir/anima.log.
-func startAnima(binary, dir, cfg string) (*proc, error) {
+// startAnima runs `binary run --config cfg [extra...]` with its output in dir/anima.log.
+func startAnima(binary, dir, cfg string, extra ...string) (*proc, error) {
 	logPath := filepath.Join(dir, "anima.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, fmt.Errorf("create log: %w", err)
 	}
-	cmd := exec.Command(binary, "run", "--config", cfg)
+	cmd := exec.Command(binary, append([]string{"run", "--config", cfg}, extra...)...)
 	cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	p := &proc{cmd: cmd, log: logPath, exited: make(chan struct{})}
@@ -160,26 +160,32 @@ func (p *proc) logTail(n int) string {
 
 // cpuTicks returns utime+stime of pid from /proc/<pid>/stat, in clock ticks.
 func cpuTicks(pid int) (int64, error) {
+	u, s, err := cpuSplit(pid)
+	return u + s, err
+}
+
+// cpuSplit returns utime and stime of pid from /proc/<pid>/stat, in clock ticks.
+func cpuSplit(pid int) (user, system int64, err error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, fmt.Errorf("read stat: %w", err)
+		return 0, 0, fmt.Errorf("read stat: %w", err)
 	}
 	// The command name (field 2) is in parentheses and may hold spaces: split after it.
 	i := bytes.LastIndexByte(data, ')')
 	if i < 0 {
-		return 0, errors.New("read stat: no command name")
+		return 0, 0, errors.New("read stat: no command name")
 	}
 	f := strings.Fields(string(data[i+1:]))
 	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
 	if len(f) < 13 {
-		return 0, fmt.Errorf("read stat: %d fields", len(f)+2)
+		return 0, 0, fmt.Errorf("read stat: %d fields", len(f)+2)
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
-		return 0, fmt.Errorf("read stat: %w", err)
+		return 0, 0, fmt.Errorf("read stat: %w", err)
 	}
-	return utime + stime, nil
+	return utime, stime, nil
 }
 
 // clockTicks is sysconf(_SC_CLK_TCK) as getconf reports it, or Linux's usual 100.
@@ -197,7 +203,8 @@ func clockTicks() int64 {
 
 // memory is the resident set of a process.
 type memory struct {
-	RSS, HWM int64 // VmRSS and VmHWM (peak), bytes
+	RSS, HWM      int64 // VmRSS and VmHWM (peak), bytes
+	Anon, FileMap int64 // RssAnon (heap, stacks) and RssFile (the binary's mapped pages), bytes
 }
 
 // readMemory reads VmRSS and VmHWM from /proc/<pid>/status.
@@ -209,7 +216,18 @@ func readMemory(pid int) (memory, error) {
 	var m memory
 	for line := range strings.Lines(string(data)) {
 		key, val, ok := strings.Cut(line, ":")
-		if !ok || (key != "VmRSS" && key != "VmHWM") {
+		var dst *int64
+		switch key {
+		case "VmRSS":
+			dst = &m.RSS
+		case "VmHWM":
+			dst = &m.HWM
+		case "RssAnon":
+			dst = &m.Anon
+		case "RssFile":
+			dst = &m.FileMap
+		}
+		if !ok || dst == nil {
 			continue
 		}
 		f := strings.Fields(val) // "12345 kB"
@@ -220,11 +238,7 @@ func readMemory(pid int) (memory, error) {
 		if err != nil {
 			return memory{}, fmt.Errorf("read status %s: %w", key, err)
 		}
-		if key == "VmRSS" {
-			m.RSS = kb << 10
-		} else {
-			m.HWM = kb << 10
-		}
+		*dst = kb << 10
 	}
 	if m.RSS == 0 || m.HWM == 0 {
 		return memory{}, errors.New("read status: no VmRSS/VmHWM")

@@ -83,6 +83,22 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 		b.OnCommit(func() { p.mu.Lock(); p.put(&c); p.mu.Unlock(); p.m.asked.WithLabelValues(v.How).Inc() })
 	case writeEntry:
 		e := v.Entry
+		// The slot is taken here, in the turn's transaction: an entry less than
+		// JournalEvery after the chat's last committed one (a dream's and a chat run's at
+		// once, say) is dropped, not an error that would roll the turn back.
+		mark := chatKey('l', e.Chat)
+		var last time.Time
+		if data := b.Get(mark); data != nil {
+			if err := json.Unmarshal(data, &last); err == nil && e.At.Sub(last).Abs() < JournalEvery {
+				p.log.Info("journal entry dropped: another was written less than 5 minutes apart", "chat", e.Chat)
+				return nil
+			}
+		}
+		if e.At.After(last) {
+			if err := putJSON(b, mark, e.At); err != nil {
+				return err
+			}
+		}
 		p.mu.Lock()
 		p.seq++
 		seq := p.seq

@@ -13,14 +13,21 @@ const promptWords = 180
 // Context implements plugins.Contextual: the bot's own recent journal entries (marked as
 // private), the concerns it follows (at most 8 non-dormant, Active first, about 180
 // words) and the chat's due check-ins. A run that shows a due check-in carries it: the
-// check-in counts as asked once the run's turn is committed.
+// check-in counts as asked once the run's turn is committed, whether or not the model
+// chose to write — a run that stays silent judged the moment wrong, and raising the
+// check-in again would nag and cost another model run. A run that fails commits nothing,
+// so its check-in stays due (the neuron raises it again).
+//
+// Context is called once at the start of every run, so it also ends the chat's previous
+// run's claim on the journal slot (that run has committed or failed by now).
 func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.claimed, w.Chat)
 	if w.Rel.Group {
 		return brain.Section{} // the inner life is kept for private chats
 	}
 	loc := zoneOr(w.Loc)
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	sec := brain.Section{Title: "Your inner life (private; the user has not seen it): your latest journal entries, " +
 		"the concerns you follow, check-ins that are due"}
 	es := p.entries[w.Chat]
@@ -47,6 +54,7 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 			line += "; weave it in naturally if it fits what they wrote"
 		}
 		sec.Lines = append(sec.Lines, line)
+		p.shown[c.ID] = now
 		sec.Intents = append(sec.Intents, change(w.Chat, checkinAsked{ID: c.ID, How: how}))
 	}
 	return sec

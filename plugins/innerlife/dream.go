@@ -19,15 +19,12 @@ func (p *Plugin) Jobs() []plugins.Job {
 	return []plugins.Job{{Name: "dream", At: p.cfg.DreamAt, Run: p.dream}}
 }
 
-// dream runs one dream for each private chat that had a turn since its last dream and
+// dream runs one dream for each private chat (of those whose dream_at it is, in the
+// user's own zone) where the user wrote since its last dream and
 // whose user has been quiet for at least DreamMinQuiet, at most DreamParallel at once.
 // A dream reads the day under the dream profile; its tools may write a digest entry,
 // touch or close concerns and remember facts; anything it would send is dropped.
-func (p *Plugin) dream(ctx context.Context, h plugins.Host, due time.Time) error {
-	rels, err := h.Chats()
-	if err != nil {
-		return fmt.Errorf("list chats: %w", err)
-	}
+func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []brain.Relationship) error {
 	now := p.clock.Now()
 	sem := make(chan struct{}, p.cfg.DreamParallel)
 	var wg sync.WaitGroup
@@ -40,11 +37,13 @@ func (p *Plugin) dream(ctx context.Context, h plugins.Host, due time.Time) error
 		p.mu.Lock()
 		last := p.dreamed[rel.Chat]
 		p.mu.Unlock()
-		if !rel.LastExchange().After(last) {
-			continue // no turn since the last dream: nothing to dream about, no cost
+		if !rel.LastUserMsg.After(last) {
+			// The user wrote nothing since the last dream (anima's own unanswered
+			// messages are not news): nothing to dream about, no cost.
+			continue
 		}
 		if now.Sub(rel.LastUserMsg) < p.cfg.DreamMinQuiet {
-			p.m.dreams.WithLabelValues("skipped_quiet").Inc()
+			p.m.dreams.WithLabelValues(dreamSkipped).Inc()
 			continue
 		}
 		sem <- struct{}{}
@@ -67,8 +66,9 @@ func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relati
 		Reason: brain.Reason{Code: ReasonDream, Text: "the night's reflection on the day's conversation, your journal and your concerns"}}
 	out, err := h.Think(ctx, w)
 	p.m.dreamRequests.Add(float64(out.Requests))
+	p.m.dreamRun.Observe(float64(out.Requests))
 	if err != nil {
-		p.m.dreams.WithLabelValues("error").Inc()
+		p.m.dreams.WithLabelValues(dreamError).Inc()
 		return fmt.Errorf("dream chat %d: %w", rel.Chat, err)
 	}
 	intents := make([]brain.Intent, 0, len(out.Intents)+1)
@@ -80,9 +80,9 @@ func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relati
 	}
 	intents = append(intents, change(rel.Chat, dreamt{}))
 	if err := h.Commit(ctx, rel.Chat, rel.User, intents, now); err != nil {
-		p.m.dreams.WithLabelValues("error").Inc()
+		p.m.dreams.WithLabelValues(dreamError).Inc()
 		return fmt.Errorf("dream chat %d: %w", rel.Chat, err)
 	}
-	p.m.dreams.WithLabelValues("ok").Inc()
+	p.m.dreams.WithLabelValues(dreamOK).Inc()
 	return nil
 }

@@ -11,3 +11,8 @@ func OpenConcernChange(chat int64, id string, checkIn time.Time) brain.PluginCha
 	return change(chat, openConcern{Concern: Concern{ID: id, Chat: chat, Summary: "concern " + id, Kind: "event",
 		Created: checkIn.Add(-48 * time.Hour), Touched: checkIn.Add(-48 * time.Hour), CheckInAt: checkIn}})
 }
+
+// EntryChange is the change that writes a reflection entry text at at in chat.
+func EntryChange(chat int64, text string, at time.Time) brain.PluginChange {
+	return change(chat, writeEntry{Entry: Entry{Chat: chat, Kind: "reflection", Text: text, At: at}})
+}

@@ -53,10 +53,12 @@ type Plugin struct {
 	mu       sync.Mutex
 	concerns map[int64][]*Concern // by chat
 	byID     map[string]*Concern
-	entries  map[int64][]Entry   // latest entries per chat, oldest first (at most promptEntries)
-	lastOpen map[int64]time.Time // when each chat's latest journal entry was written or reserved
-	dreamed  map[int64]time.Time // last dream per chat
-	due      checkinHeap         // pending check-ins by time
+	entries  map[int64][]Entry    // latest entries per chat, oldest first (at most promptEntries)
+	lastOpen map[int64]time.Time  // when each chat's latest journal entry was committed
+	claimed  map[int64]bool       // chats whose current run was told an entry is written
+	shown    map[string]time.Time // when a run last carried each due check-in
+	dreamed  map[int64]time.Time  // last dream per chat
+	due      checkinHeap          // pending check-ins by time
 	seq      uint64
 }
 
@@ -85,7 +87,7 @@ func New(cfg Config, opts Options) *Plugin {
 	}
 	p := &Plugin{cfg: cfg, log: log.With("component", "innerlife"), m: newMetrics(opts.Registerer),
 		clock: opts.Clock, concerns: map[int64][]*Concern{}, byID: map[string]*Concern{}, entries: map[int64][]Entry{},
-		lastOpen: map[int64]time.Time{}, dreamed: map[int64]time.Time{}}
+		lastOpen: map[int64]time.Time{}, claimed: map[int64]bool{}, shown: map[string]time.Time{}, dreamed: map[int64]time.Time{}}
 	if p.clock == nil {
 		p.clock = brain.RealClock{}
 	}
@@ -117,7 +119,7 @@ func (p *Plugin) Tools() []brain.Tool { return []brain.Tool{concernTool{p}, jour
 func (p *Plugin) Neurons() []brain.Neuron { return []brain.Neuron{checkinNeuron{p}} }
 
 // Keys in the plugin's bucket: "c" chat id → concern, "j" chat at seq → entry, "d" chat →
-// last dream. Chat ids are 8 bytes big-endian, so a chat's entries share a prefix.
+// last dream, "l" chat → the time of the latest journal entry (the 5-minute slot). Chat ids are 8 bytes big-endian, so a chat's entries share a prefix.
 func chatKey(tag byte, chat int64) []byte {
 	k := make([]byte, 9, 32)
 	k[0] = tag
@@ -168,15 +170,21 @@ func (p *Plugin) Load(b plugins.Bucket) error {
 
 // put adds or replaces c in memory (p.mu held).
 func (p *Plugin) put(c *Concern) {
+	pending := !c.CheckInAt.IsZero() && !c.CheckInDone
 	if old, ok := p.byID[c.ID]; ok {
+		// Already in the heap unless the check-in is new, moved or asked again.
+		pending = pending && (old.CheckInDone || !old.CheckInAt.Equal(c.CheckInAt))
 		*old = *c
 		c = old
 	} else {
 		p.byID[c.ID] = c
 		p.concerns[c.Chat] = append(p.concerns[c.Chat], c)
 	}
-	if !c.CheckInAt.IsZero() && !c.CheckInDone {
-		heap.Push(&p.due, checkin{at: c.CheckInAt, id: c.ID})
+	if c.CheckInDone {
+		delete(p.shown, c.ID)
+	}
+	if pending {
+		heap.Push(&p.due, checkin{at: c.CheckInAt, planned: c.CheckInAt, id: c.ID})
 	}
 }
 
@@ -187,6 +195,7 @@ func (p *Plugin) remove(id string) {
 		return
 	}
 	delete(p.byID, id)
+	delete(p.shown, id)
 	p.concerns[c.Chat] = slices.DeleteFunc(p.concerns[c.Chat], func(x *Concern) bool { return x.ID == id })
 	if len(p.concerns[c.Chat]) == 0 {
 		delete(p.concerns, c.Chat)
@@ -209,7 +218,7 @@ func (p *Plugin) addEntry(e Entry) {
 // Forget implements plugins.Stateful: the user's private chat's concerns, journal and
 // dreams (the plugin keeps nothing about users of groups).
 func (p *Plugin) Forget(b plugins.Bucket, user int64) error {
-	for _, tag := range []byte{'c', 'j', 'd'} {
+	for _, tag := range []byte{'c', 'j', 'd', 'l'} {
 		var keys [][]byte
 		if err := b.Scan(chatKey(tag, user), func(k, _ []byte) error {
 			keys = append(keys, slices.Clone(k))
@@ -231,6 +240,7 @@ func (p *Plugin) Forget(b plugins.Bucket, user int64) error {
 		}
 		delete(p.entries, user)
 		delete(p.lastOpen, user)
+		delete(p.claimed, user)
 		delete(p.dreamed, user)
 	})
 	return nil

@@ -2,6 +2,7 @@ package innerlife_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,22 +56,30 @@ func (b memBucket) Scan(p []byte, fn func(k, v []byte) error) error {
 }
 
 // host is a plugins.Host: it counts dream runs and applies their intents to the plugin.
+// Dreams run two at once, so it locks.
 type host struct {
+	mu     sync.Mutex
 	p      *innerlife.Plugin
 	b      memBucket
 	rels   []brain.Relationship
 	thinks int
+	woke   []brain.Wake
 }
 
 func (h *host) Chats() ([]brain.Relationship, error) { return h.rels, nil }
 func (h *host) Think(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.thinks++
+	h.woke = append(h.woke, w)
 	if w.Profile != brain.ProfileDream {
 		panic("a dream must run under the dream profile")
 	}
 	return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: "never sent"}}, Requests: 1}, nil
 }
 func (h *host) Commit(_ context.Context, _, _ int64, ins []brain.Intent, at time.Time) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, in := range ins {
 		if _, ok := in.(brain.SendMessage); ok {
 			panic("a dream sent a message")
@@ -146,3 +155,47 @@ func TestDreamWeek(t *testing.T) {
 type nopRegistry struct{}
 
 func (nopRegistry) Register(brain.Tool) error { return nil }
+
+// TestDreamInEachUsersZone: the dream runs at dream_at in each user's own zone (their
+// /timezone override; an unknown zone falls back to the default), once per chat.
+func TestDreamInEachUsersZone(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
+	clock := braintest.NewClock(start)
+	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
+	set, err := plugins.Install(nopRegistry{}, plugins.Options{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	talked := start.Add(-2 * time.Hour)
+	h := &host{p: p, b: memBucket{}, rels: []brain.Relationship{
+		{Chat: 7, User: 7, LastUserMsg: talked, LastAgentMsg: talked},
+		{Chat: 8, User: 8, Timezone: "Asia/Tokyo", LastUserMsg: talked, LastAgentMsg: talked},
+		{Chat: 9, User: 9, Timezone: "Mars/Olympus", LastUserMsg: talked, LastAgentMsg: talked},
+	}}
+	jobs := plugins.NewJobs(set, h, jobLog{}, time.UTC)
+	for m := 0; m <= 48*60; m += 10 {
+		clock.Set(start.Add(time.Duration(m) * time.Minute))
+		jobs.Step(context.Background(), clock.Now())
+	}
+	want := map[int64]time.Time{
+		7: time.Date(2025, 3, 3, 4, 0, 0, 0, time.UTC),
+		8: time.Date(2025, 3, 4, 4, 0, 0, 0, tokyo), // 04:00 in Tokyo on the 3rd was before the first step (19:00 UTC on the 2nd)
+		9: time.Date(2025, 3, 3, 4, 0, 0, 0, time.UTC),
+	}
+	got := map[int64]time.Time{}
+	for _, w := range h.woke {
+		if _, dup := got[w.Chat]; dup {
+			t.Errorf("chat %d dreamt twice (no turn since its first dream)", w.Chat)
+		}
+		got[w.Chat] = w.At
+	}
+	for chat, at := range want {
+		if !got[chat].Equal(at) {
+			t.Errorf("chat %d dreamt at %v, want %v", chat, got[chat].UTC(), at.UTC())
+		}
+	}
+}

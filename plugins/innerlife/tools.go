@@ -168,14 +168,19 @@ func (t journalTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 	return brain.ToolResult{Content: "written in your journal", Intents: []brain.Intent{change(call.Chat, writeEntry{Entry: e})}}, nil
 }
 
-// reserveEntry claims chat's journal slot at now, false if an entry was written (or
-// claimed) less than JournalEvery ago.
+// reserveEntry claims chat's journal slot for the run now going on: false if an entry was
+// committed less than JournalEvery before now, or this run already wrote one. The slot is
+// taken for good only when the run's turn commits (Apply); a run that fails leaves it
+// free, since the next run of the chat starts afresh (Context clears the claim).
 func (p *Plugin) reserveEntry(chat int64, now time.Time) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if last, ok := p.lastOpen[chat]; ok && now.Sub(last) < JournalEvery {
 		return false
 	}
-	p.lastOpen[chat] = now
+	if p.claimed[chat] {
+		return false
+	}
+	p.claimed[chat] = true
 	return true
 }

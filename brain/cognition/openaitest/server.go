@@ -1,7 +1,8 @@
 // Package openaitest is a fake OpenAI-compatible chat completions server on httptest, for
 // driving the real go-openai client in tests. It records and strictly validates every
 // request (roles, tool call ids, strict tool schemas), answers from a script of replies
-// (content, tool calls, HTTP errors, Retry-After, delays) and, when the script is empty,
+// (content, tool calls, HTTP errors, Retry-After, delays) — streamed as server-sent events
+// when the request asks for a stream (see StreamMode) — and, when the script is empty,
 // from a default responder — by default an instant echo, which is what load tests use.
 package openaitest
 
@@ -51,6 +52,12 @@ type Reply struct {
 	Hang bool
 	// PromptTokens and CompletionTokens override the usage estimate when non-zero.
 	PromptTokens, CompletionTokens int
+	// ChunkDelay, for a streamed reply, pauses between its chunks (wall-clock): a model
+	// writing at that pace. Chunk is the content's size per chunk in runes; 0 sends the
+	// content in one delta (an instant model, as the load test wants), unless ChunkDelay is
+	// set, when it defaults to 8.
+	ChunkDelay time.Duration
+	Chunk      int
 }
 
 // Responder answers a request when no scripted reply matches.
@@ -75,6 +82,7 @@ type Server struct {
 	violations []string
 	issued     map[string]bool
 	seq        int
+	streaming  StreamMode
 	hear       Transcriber // nil: Hear
 	heard      []Transcription
 	wire       [][]byte // every request as it arrived, for Contains
@@ -278,6 +286,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 		writeError(w, reply.Status, "server_error", msg)
 		return
+	}
+	if body.Stream {
+		s.mu.Lock()
+		mode := s.streaming
+		s.mu.Unlock()
+		switch mode {
+		case StreamRefuse:
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "stream is not supported")
+			return
+		case StreamSSE:
+			s.stream(w, r, body, reply)
+			return
+		}
 	}
 	s.answer(w, body, reply)
 }

@@ -37,8 +37,11 @@ type wireRequest struct {
 	} `json:"tools"`
 	ToolChoice json.RawMessage `json:"tool_choice"`
 	Stream     bool            `json:"stream"`
-	MaxTokens  int             `json:"max_tokens"`
-	MaxComp    int             `json:"max_completion_tokens"`
+	StreamOpts *struct {
+		IncludeUsage *bool `json:"include_usage"`
+	} `json:"stream_options"`
+	MaxTokens int `json:"max_tokens"`
+	MaxComp   int `json:"max_completion_tokens"`
 }
 
 // validate checks one request body the way a strict OpenAI endpoint would and returns
@@ -54,8 +57,8 @@ func validate(raw []byte, issued func(id string) bool) []string {
 	if req.Model == "" {
 		add("model is empty")
 	}
-	if req.Stream {
-		add("stream is not supported by this fake")
+	if req.StreamOpts != nil && !req.Stream {
+		add("stream_options is only allowed with stream: true")
 	}
 	if req.MaxTokens < 0 || req.MaxComp < 0 {
 		add("negative max tokens")

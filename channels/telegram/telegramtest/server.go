@@ -6,7 +6,8 @@
 // embedded Bot API spec (404), parses JSON, multipart and url-encoded bodies, rejects
 // missing required parameters (400), implements getUpdates with Telegram's offset
 // confirmation and long polling, validates sendMessage text (4096 UTF-16 units after
-// entity parsing, Telegram's HTML subset), records every call, and can inject faults
+// entity parsing, Telegram's HTML subset), checks and records sendMessageDraft (private
+// chats, a non-zero draft_id), records every call, and can inject faults
 // (429 with retry_after, 5xx, 403, non-JSON bodies) and latency.
 package telegramtest
 
@@ -140,6 +141,7 @@ type Server struct {
 	webhooks   []Webhook
 	actions    []ChatAction
 	answers    []CallbackAnswer
+	drafts     []Draft
 	faults     map[string][]Fault // lower-case method → queued faults
 	latency    time.Duration
 	files      map[string]*heldFile // by file id
@@ -428,6 +430,8 @@ func (s *Server) dispatch(ctx context.Context, method string, p map[string]strin
 		return s.getUpdates(ctx, p, at)
 	case "sendMessage":
 		return s.sendMessage(p, at)
+	case "sendMessageDraft":
+		return s.sendMessageDraft(p, at)
 	case "sendChatAction":
 		chat, err := chatID(p)
 		if err != nil {

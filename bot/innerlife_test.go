@@ -1,0 +1,115 @@
+package bot_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/storage"
+)
+
+// TestInnerLifeCommands: /thoughts shows the journal and the concerns and /status the
+// active concerns and the next check-in, neither with a model call; /forget leaves nothing
+// of the user in the plugin's bucket.
+func TestInnerLifeCommands(t *testing.T) {
+	h := newHarness(t)
+	h.cfg.User.Timezone = "UTC"
+	_, stop := h.start()
+	checkIn := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Minute)
+	h.ai.Enqueue(
+		openaitest.Reply{ToolCalls: []openaitest.Call{
+			{Name: "innerlife_concern", Args: fmt.Sprintf(`{"action":"open","id":null,"summary":"the driving test on Friday",`+
+				`"kind":"event","check_in_at":%q,"note":null}`, checkIn.Format(time.RFC3339))},
+			{Name: "innerlife_journal", Args: `{"kind":"observation","text":"They sound nervous about the driving test."}`},
+		}},
+		openaitest.Answer("Good luck on Friday!", "active", 0.95),
+	)
+	h.tg.PushText(user, user, "My driving test is on Friday")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	calls := len(h.ai.Requests())
+	steps := []struct {
+		send string
+		want []string
+	}{
+		{"/thoughts", []string{"What I've been thinking lately:", "They sound nervous about the driving test. (observation",
+			"Things of yours I'm following:", "the driving test on Friday — I mean to ask how it went, " + checkIn.Format("Mon 2 Jan 15:04")}},
+		{"/status", []string{"Things of yours I'm following: the driving test on Friday.",
+			"Next check-in: the driving test on Friday, " + checkIn.Format("Mon 2 Jan 15:04")}},
+	}
+	for i, s := range steps {
+		h.tg.PushText(user, user, s.send)
+		sent, err := h.tg.WaitSent(waitCtx(t), i+2)
+		if err != nil {
+			t.Fatalf("%s: %v", s.send, err)
+		}
+		for _, w := range s.want {
+			if got := sent[i+1].Visible; !strings.Contains(got, w) {
+				t.Errorf("%s → %q, want it to contain %q", s.send, got, w)
+			}
+		}
+	}
+	if n := len(h.ai.Requests()); n != calls {
+		t.Errorf("/thoughts and /status cost %d model calls, want 0", n-calls)
+	}
+
+	h.tg.PushText(user, user, "/forget")
+	if _, err := h.tg.WaitSent(waitCtx(t), 4); err != nil {
+		t.Fatal(err)
+	}
+	h.tg.PushCallback(user, user, "/forget yes")
+	if _, err := h.tg.WaitSent(waitCtx(t), 5); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var left []string
+	if err := st.View(func(tx *storage.Tx) error {
+		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { left = append(left, fmt.Sprintf("%q", k)); return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Errorf("the inner life's bucket holds %d keys after /forget: %s", len(left), strings.Join(left, " "))
+	}
+}
+
+// TestInnerLifeBucketFilledBeforeForget guards the test above: without /forget the bucket
+// holds the concern, the entry and the journal slot.
+func TestInnerLifeBucketFilledBeforeForget(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.start()
+	h.ai.Enqueue(
+		openaitest.Reply{ToolCalls: []openaitest.Call{
+			{Name: "innerlife_concern", Args: `{"action":"open","id":null,"summary":"a new job","kind":"project","check_in_at":null,"note":null}`},
+			{Name: "innerlife_journal", Args: `{"kind":"gratitude","text":"Glad they told me about the job."}`},
+		}},
+		openaitest.Answer("Congratulations!", "active", 0.95),
+	)
+	h.tg.PushText(user, user, "I got the job")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tags := map[byte]int{}
+	if err := st.View(func(tx *storage.Tx) error {
+		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { tags[k[0]]++; return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if tags['c'] != 1 || tags['j'] != 1 || tags['l'] != 1 {
+		t.Errorf("bucket keys by tag %v, want one concern, one entry, one journal slot", tags)
+	}
+}

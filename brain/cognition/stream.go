@@ -1,0 +1,328 @@
+package cognition
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// Streaming is presentation only. When a wake comes with a brain.Drafter (an answer to
+// someone in a private chat), every request of the run asks for a stream; the content of a
+// step that makes no tool call is shown as a draft while it arrives, and the assembled
+// message is then handled exactly like a plain response. The answer itself still leaves as
+// a SendMessage intent, through the outbox, once.
+
+// streamOffFor is how long streaming stays off after the endpoint refused a stream.
+const streamOffFor = 10 * time.Minute
+
+// errStreamRefused marks an endpoint that would not stream: it refused stream: true
+// (a 4xx other than 401, 403 and 429) or answered without server-sent events.
+var errStreamRefused = errors.New("endpoint does not stream")
+
+// send makes one request: as a stream while a draft is being shown and the endpoint
+// streams, else as a plain request (also right after a refused stream, within the same
+// attempt, so the fallback costs the user nothing but the refused round trip).
+func (c *Cognition) send(ctx context.Context, req openai.ChatCompletionRequest, ds *drafts) (openai.ChatCompletionResponse, error) {
+	if ds.active() && c.streams() {
+		resp, err := c.stream(ctx, req, ds)
+		if !errors.Is(err, errStreamRefused) {
+			return resp, err
+		}
+		c.m.streamFallbacks.Inc()
+		c.noStreamUntil.Store(c.clock.Now().Add(streamOffFor).UnixNano())
+		c.log.Warn("llm endpoint refused to stream; answers are sent whole for a while", "model", req.Model, "for", streamOffFor, "err", err)
+	}
+	return c.client.CreateChatCompletion(ctx, req)
+}
+
+// streams reports whether the endpoint is asked for streams: not while a refusal is recent.
+func (c *Cognition) streams() bool {
+	return c.clock.Now().UnixNano() >= c.noStreamUntil.Load()
+}
+
+// stream asks for req as a stream of deltas (with the usage in a last chunk), shows the
+// content on ds while no tool call has appeared, and returns the assembled response.
+func (c *Cognition) stream(ctx context.Context, req openai.ChatCompletionRequest, ds *drafts) (openai.ChatCompletionResponse, error) {
+	req.Stream = true
+	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	st, err := c.client.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		if refusesStream(err) {
+			return openai.ChatCompletionResponse{}, fmt.Errorf("%w: %w", errStreamRefused, err)
+		}
+		return openai.ChatCompletionResponse{}, err
+	}
+	defer func() { _ = st.Close() }()
+	var a assembler
+	for {
+		chunk, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return openai.ChatCompletionResponse{}, fmt.Errorf("read stream: %w", err)
+		}
+		hadCalls := len(a.calls) > 0
+		a.add(chunk)
+		switch {
+		case len(a.calls) == 0:
+			ds.update(ctx, a.content.String())
+		case !hadCalls:
+			ds.clear(ctx) // a tool-calling step: what it said before the call is not the answer
+		}
+	}
+	if a.chunks == 0 {
+		// An answer without a single "data:" event: a plain JSON body, say.
+		return openai.ChatCompletionResponse{}, fmt.Errorf("%w: no server-sent events in the answer", errStreamRefused)
+	}
+	return a.response(req.Model), nil
+}
+
+// refusesStream reports whether an error at the start of a stream says the endpoint will not
+// stream, as opposed to failing for reasons a plain request would meet too (throttling,
+// authentication, server errors, the network).
+func refusesStream(err error) bool {
+	status := 0
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		status = apiErr.HTTPStatusCode
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+	}
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
+		return false
+	}
+	return status >= 400 && status < 500
+}
+
+// assembler puts a streamed message back together: content deltas are concatenated, tool
+// call deltas are merged by their Index (the id, type and name come in a call's first
+// delta, the arguments in pieces), and the usage comes in a last chunk without choices.
+type assembler struct {
+	id      string
+	content strings.Builder
+	calls   []openai.ToolCall
+	finish  openai.FinishReason
+	usage   openai.Usage
+	chunks  int
+}
+
+func (a *assembler) add(ch openai.ChatCompletionStreamResponse) {
+	a.chunks++
+	if a.id == "" {
+		a.id = ch.ID
+	}
+	if ch.Usage != nil {
+		a.usage = *ch.Usage
+	}
+	for _, choice := range ch.Choices {
+		if choice.Index != 0 {
+			continue // anima asks for one choice
+		}
+		a.content.WriteString(choice.Delta.Content)
+		for _, d := range choice.Delta.ToolCalls {
+			a.addCall(d)
+		}
+		if choice.FinishReason != "" {
+			a.finish = choice.FinishReason
+		}
+	}
+}
+
+// addCall merges one tool call delta. Without an Index (some servers omit it), a delta
+// carrying an id starts a new call and one without continues the last.
+func (a *assembler) addCall(d openai.ToolCall) {
+	var i int
+	switch {
+	case d.Index != nil && *d.Index >= 0 && *d.Index < 128:
+		i = *d.Index
+	case d.Index == nil && d.ID == "" && len(a.calls) > 0:
+		i = len(a.calls) - 1
+	default:
+		i = len(a.calls)
+	}
+	for len(a.calls) <= i {
+		a.calls = append(a.calls, openai.ToolCall{Type: openai.ToolTypeFunction})
+	}
+	tc := &a.calls[i]
+	if d.ID != "" {
+		tc.ID = d.ID
+	}
+	if d.Type != "" {
+		tc.Type = d.Type
+	}
+	// The name normally arrives whole in the first delta; a server that repeats it in later
+	// deltas must not double it, one that splits it is put together.
+	if n := d.Function.Name; n != "" && n != tc.Function.Name {
+		tc.Function.Name += n
+	}
+	tc.Function.Arguments += d.Function.Arguments
+}
+
+// response is the assembled message as a plain chat completion response.
+func (a *assembler) response(model string) openai.ChatCompletionResponse {
+	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: a.content.String()}
+	for _, tc := range a.calls {
+		if tc.ID == "" && tc.Function.Name == "" && tc.Function.Arguments == "" {
+			continue // an index the server skipped
+		}
+		msg.ToolCalls = append(msg.ToolCalls, tc)
+	}
+	return openai.ChatCompletionResponse{
+		ID: a.id, Object: "chat.completion", Model: model, Usage: a.usage,
+		Choices: []openai.ChatCompletionChoice{{Message: msg, FinishReason: a.finish}},
+	}
+}
+
+// drafts shows a run's answer as it is written, on the wake's Drafter. A nil *drafts shows
+// nothing. It is used by one run at a time (the smart retry reuses the fast run's, so its
+// answer replaces the fast one in the same draft).
+type drafts struct {
+	d     brain.Drafter
+	chat  int64
+	shown string // the text last handed to the Drafter
+	off   bool   // the Drafter refused: no more drafts in this run
+	log   func(err error)
+}
+
+// newDrafts returns the drafts of w, or nil when w is not to be drafted.
+func (c *Cognition) newDrafts(w brain.Wake) *drafts {
+	if w.Drafter == nil {
+		return nil
+	}
+	return &drafts{d: w.Drafter, chat: w.Chat, log: func(err error) {
+		c.log.Debug("drafts off for this answer", "chat", w.Chat, "err", err)
+	}}
+}
+
+func (ds *drafts) active() bool { return ds != nil && !ds.off }
+
+// update shows what may be shown of content, the message being written, if it changed.
+func (ds *drafts) update(ctx context.Context, content string) {
+	if !ds.active() {
+		return
+	}
+	if text := draftText(content); text != "" && text != ds.shown {
+		ds.show(ctx, text)
+	}
+}
+
+// clear takes back a draft already shown (the answer it previewed will not be sent): the
+// chat shows "thinking…" until the next draft.
+func (ds *drafts) clear(ctx context.Context) {
+	if ds.active() && ds.shown != "" {
+		ds.show(ctx, "")
+	}
+}
+
+func (ds *drafts) show(ctx context.Context, text string) {
+	ds.shown = text
+	if err := ds.d.Draft(ctx, ds.chat, text); err != nil {
+		ds.off = true
+		ds.log(err)
+	}
+}
+
+// draftText is what may be shown of a final answer still being written, following the rule
+// of parseAnswer: the text itself when it is clearly prose (it does not open with "{" or a
+// code fence around one), the "response" field of the structured answer as far as it has
+// arrived, else "" (undecided yet, or no response field): raw JSON is never shown.
+func draftText(content string) string {
+	s := strings.TrimLeft(content, " \t\r\n")
+	switch {
+	case s == "":
+		return ""
+	case s[0] == '{':
+		return partialResponse(s)
+	case strings.HasPrefix("```", s):
+		return "" // "`" or "``": a fence may be opening
+	case strings.HasPrefix(s, "```"):
+		// The closing fence is not part of an answer cut short: backticks at the end go.
+		line, rest, complete := strings.Cut(strings.TrimRight(s[3:], "` \t\r\n"), "\n")
+		if i := strings.IndexByte(line, '{'); i >= 0 && isInfoString(line[:i]) {
+			return partialResponse(line[i:]) // ```json {…
+		}
+		if !complete {
+			return "" // the fence's first line is not complete
+		}
+		if rest = strings.TrimLeft(rest, " \t\r\n"); rest == "" {
+			return ""
+		} else if rest[0] == '{' && isInfoString(line) {
+			return partialResponse(rest)
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// partialResponse reads the top-level "response" string of a JSON object that may still be
+// incomplete, as far as it has arrived; "" when it has not begun.
+func partialResponse(s string) string {
+	depth := 0
+	wantKey := false
+	key := ""
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '{', '[':
+			depth++
+			wantKey = c == '{' && depth == 1
+		case '}', ']':
+			depth--
+			if depth <= 0 {
+				return "" // the object ended without a response string
+			}
+		case ',':
+			wantKey = depth == 1
+		case '"':
+			raw, n := scanString(s[i:])
+			i += n - 1
+			if depth != 1 {
+				continue
+			}
+			if wantKey {
+				key, wantKey = decodeString(raw), false
+				continue
+			}
+			if key == "response" {
+				return strings.TrimSpace(decodeString(raw))
+			}
+		}
+	}
+	return ""
+}
+
+// scanString reads the JSON string opening at s[0], which may not be closed yet: its raw
+// body (escapes kept) and the bytes consumed.
+func scanString(s string) (raw string, n int) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return s[1:i], i + 1
+		}
+	}
+	return s[1:], len(s)
+}
+
+// decodeString decodes a raw JSON string body that may stop in the middle of an escape.
+func decodeString(raw string) string {
+	for cut := 0; cut <= 6 && cut <= len(raw); cut++ {
+		var out string
+		if json.Unmarshal([]byte(`"`+raw[:len(raw)-cut]+`"`), &out) == nil {
+			return out
+		}
+	}
+	return ""
+}

@@ -1,0 +1,99 @@
+package innerlife
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/plugins"
+)
+
+var _ plugins.Searchable = (*Plugin)(nil)
+
+// Hit sources of the plugin's records in core_memory_search.
+const (
+	SourceConcern = "concern"
+	SourceJournal = "journal"
+)
+
+// Search implements plugins.Searchable: chat's concerns (dormant ones too, which prompts
+// no longer carry) and its whole journal (prompts carry only the latest entries), scored
+// by the share of the query's words each contains; ties go to the newest.
+func (p *Plugin) Search(b plugins.Bucket, chat, _ int64, query string, limit int) ([]brain.Hit, error) {
+	terms := words(query)
+	if len(terms) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	now := p.clock.Now()
+	var hits []brain.Hit
+	score := func(text string) float64 {
+		have := words(text)
+		n := 0
+		for _, t := range terms {
+			if slices.Contains(have, t) {
+				n++
+			}
+		}
+		return float64(n) / float64(len(terms))
+	}
+	if err := b.Scan(chatKey('c', chat), func(_, v []byte) error {
+		var c Concern
+		if err := json.Unmarshal(v, &c); err != nil {
+			return fmt.Errorf("decode concern: %w", err)
+		}
+		text := c.Summary + " " + strings.Join(c.Notes, " ")
+		if s := score(text); s > 0 {
+			hits = append(hits, brain.Hit{Source: SourceConcern, At: c.Touched, Score: s,
+				Text: "you followed (" + SalienceAt(c.Touched, now).String() + ", " + c.Kind + "): " + c.Summary + lastNote(c.Notes)})
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := b.Scan(chatKey('j', chat), func(_, v []byte) error {
+		var e Entry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return fmt.Errorf("decode journal entry: %w", err)
+		}
+		if s := score(e.Text); s > 0 {
+			hits = append(hits, brain.Hit{Source: SourceJournal, At: e.At, Score: s, Text: "you wrote (" + e.Kind + "): " + e.Text})
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(hits, func(a, b brain.Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return b.At.Compare(a.At)
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+func lastNote(notes []string) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	return " — latest: " + notes[len(notes)-1]
+}
+
+// words are the distinct lower-case words of s of at least 3 letters or digits.
+func words(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(f)) >= 3 && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
