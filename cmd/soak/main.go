@@ -39,6 +39,7 @@ type config struct {
 	forget      int
 	probe       string
 	crash       string
+	latency     string
 	opts        storage.Options
 }
 
@@ -59,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.opts.SyncFreelist, "sync-freelist", false, "write bbolt's freelist in every commit (default: once, at Close)")
 	fs.DurationVar(&c.opts.SentDelay, "sent-delay", 0, "storage.Options.SentDelay (negative: mark sent in a commit of its own)")
 	fs.StringVar(&c.probe, "startup-probe", "", "internal: open this store as anima starts and report")
+	fs.StringVar(&c.latency, "latency", "", "time Recall and core_memory_search on this store (one built with -keep) and exit")
 	fs.StringVar(&c.crash, "crash-store", "", "internal: open this store, commit once and exit without closing it")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -68,6 +70,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if c.crash != "" {
 		return crash(c.crash, c.opts, stderr)
+	}
+	if c.latency != "" {
+		c.chats = max(c.chats, 2)
+		if err := latencyOnly(c, stdout); err != nil {
+			fmt.Fprintf(stderr, "soak: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	for f := range strings.SplitSeq(cps, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -449,5 +459,24 @@ func firstErr(errs ...error) error {
 			return e
 		}
 	}
+	return nil
+}
+
+// latencyOnly times Recall and core_memory_search on an existing store, as the soak's
+// checkpoints do, without writing.
+func latencyOnly(c config, w io.Writer) error {
+	st, err := storage.Open(c.latency, c.opts)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = st.Close() }()
+	d := &driver{st: st, mem: memory.New(st, nil, memory.Options{}), at: time.Now()}
+	lat, err := sampleLatency(context.Background(), d, newTalker(c.seed+1, c.vocab), c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d samples: recall p50 %s p99 %s ms (cpu p99 %s), search p50 %s p99 %s ms, other chats' recall p99 %s ms\n",
+		c.queries, ms(percentile(lat.recall, 50)), ms(percentile(lat.recall, 99)), ms(percentile(lat.recallCPU, 99)),
+		ms(percentile(lat.search, 50)), ms(percentile(lat.search, 99)), ms(percentile(lat.spread, 99)))
 	return nil
 }
