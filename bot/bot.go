@@ -11,7 +11,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -127,19 +126,12 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	refusals := brain.NewRefusals(reg)
 	s.sched = schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg,
 		Refusals: refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
-	var plugTools toolList // registered after the core tools
-	plugs, err := plugins.Install(&plugTools, plugins.Options{Logger: log, Registerer: reg},
-		append(builtinPlugins(cfg.Plugins, clock, log, reg), opts.Plugins...)...)
+	plugs, err := NewPlugins(cfg, store, clock, log, reg, opts.Plugins...)
 	if err != nil {
 		return nil, err
 	}
-	tools := cognition.NewRegistry()
-	for _, t := range slices.Concat(mem.Tools(pluginSearchers(store, plugs)...), s.sched.Tools(), plugTools) {
-		if err := tools.Register(t); err != nil {
-			return nil, fmt.Errorf("register tool: %w", err)
-		}
-	}
-	if err := loadPlugins(store, plugs); err != nil {
+	tools, err := plugs.Tools(mem, s.sched)
+	if err != nil {
 		return nil, err
 	}
 	neurons := plugs.Neurons()
@@ -177,14 +169,14 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	if runsPerMinute == 0 || opts.Console {
 		runsPerMinute = -1 // no limit; the operator at the keyboard is never rate limited
 	}
-	jr := &journal{store: store, index: mem, facts: mem, sched: s.sched, upkeep: mem, plugs: plugs, log: log.With("component", "journal")}
-	s.jobs = plugins.NewJobs(plugs, pluginHost{store: store, thinker: s.think, journal: jr}, jobLog{store: store}, zone)
+	jr := plugs.Journal(mem, s.sched, log)
+	s.jobs = plugs.Jobs(s.think, jr, zone, nil)
 	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
 		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think, Media: media,
 		Journal: jr,
-		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs},
-			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs,
+		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs.set},
+			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs.set,
 			outage: s.think, compact: s.compact},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
 	})

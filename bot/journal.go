@@ -152,9 +152,3 @@ type TurnJournal interface {
 	brain.Journal
 	brain.Maintainer
 }
-
-// NewJournal returns the journal `anima run` uses over store, for tools that replay turns
-// outside the core loop (anima-sim).
-func NewJournal(store *storage.Store, mem *memory.Memory, sched *schedule.Scheduler, log *slog.Logger) TurnJournal {
-	return &journal{store: store, index: mem, facts: mem, sched: sched, upkeep: mem, log: log}
-}

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/innerlife"
 	"github.com/anima-bot/anima/storage"
@@ -25,6 +28,67 @@ func builtinPlugins(cfg config.PluginsConfig, clock brain.Clock, log *slog.Logge
 			innerlife.Options{Logger: log, Registerer: reg, Clock: clock}))
 	}
 	return ps
+}
+
+// Plugins are the plugins installed as `anima run` installs them (the built-in ones
+// switched on in the configuration, then any extra), their state loaded from the store:
+// what cognition, the brain, the journal and the daily jobs get from them. Tools that
+// replay turns outside the core loop (anima-sim) build their pieces from it too, so the
+// wiring lives here once.
+type Plugins struct {
+	set   *plugins.Set
+	store *storage.Store
+	tools toolList // the plugins' tools, registered after the core tools
+}
+
+// NewPlugins installs the plugins of cfg (and extra) on clock and loads their state from
+// store. log and reg may be nil.
+func NewPlugins(cfg config.Config, store *storage.Store, clock brain.Clock, log *slog.Logger, reg prometheus.Registerer, extra ...plugins.Plugin) (*Plugins, error) {
+	p := &Plugins{store: store}
+	set, err := plugins.Install(&p.tools, plugins.Options{Logger: log, Registerer: reg},
+		append(builtinPlugins(cfg.Plugins, clock, log, reg), extra...)...)
+	if err != nil {
+		return nil, err
+	}
+	p.set = set
+	if err := loadPlugins(store, set); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Tools returns cognition's tool registry as `anima run` builds it: memory's tools (whose
+// search also reads the plugins' records), the schedule's, then the plugins'.
+func (p *Plugins) Tools(mem *memory.Memory, sched *schedule.Scheduler) (*cognition.Registry, error) {
+	tools := cognition.NewRegistry()
+	for _, t := range slices.Concat(mem.Tools(pluginSearchers(p.store, p.set)...), sched.Tools(), p.tools) {
+		if err := tools.Register(t); err != nil {
+			return nil, fmt.Errorf("register tool: %w", err)
+		}
+	}
+	return tools, nil
+}
+
+// Neurons are the plugins' neurons, for the autonomic layer.
+func (p *Plugins) Neurons() []brain.Neuron { return p.set.Neurons() }
+
+// Sections are the plugins' prompt sections for a run (cognition.Options.Sections).
+func (p *Plugins) Sections(w brain.Wake, now time.Time) []brain.Section {
+	return p.set.Sections(w, now)
+}
+
+// Journal returns the journal `anima run` commits turns through: inbox entries, history,
+// search index, outbox, facts, schedules and the plugins' changes in one transaction.
+func (p *Plugins) Journal(mem *memory.Memory, sched *schedule.Scheduler, log *slog.Logger) TurnJournal {
+	return &journal{store: p.store, index: mem, facts: mem, sched: sched, upkeep: mem, plugs: p.set, log: log.With("component", "journal")}
+}
+
+// Jobs returns the runner of the plugins' daily jobs (the inner life's dream) in the
+// users' zones (zone is the default), thinking through thinker and committing through
+// journal. chats lists the relationships the jobs see; nil means those the core loop
+// last saved in the store.
+func (p *Plugins) Jobs(thinker brain.Thinker, journal brain.Journal, zone *time.Location, chats func() ([]brain.Relationship, error)) *plugins.Jobs {
+	return plugins.NewJobs(p.set, pluginHost{store: p.store, thinker: thinker, journal: journal, chats: chats}, jobLog{store: p.store}, zone)
 }
 
 // pluginBucketName is the store bucket of a plugin's own state.
@@ -132,11 +196,17 @@ type pluginHost struct {
 	store   *storage.Store
 	thinker brain.Thinker
 	journal brain.Journal
+	chats   func() ([]brain.Relationship, error) // nil: the saved relationships
 }
 
 var _ plugins.Host = pluginHost{}
 
-func (h pluginHost) Chats() ([]brain.Relationship, error) { return h.store.Relationships() }
+func (h pluginHost) Chats() ([]brain.Relationship, error) {
+	if h.chats != nil {
+		return h.chats()
+	}
+	return h.store.Relationships()
+}
 
 func (h pluginHost) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
 	return h.thinker.Think(ctx, w)

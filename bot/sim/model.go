@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -15,16 +17,18 @@ import (
 // simModel is the offline scripted model: a fake OpenAI-compatible endpoint on 127.0.0.1
 // (openaitest) that the real go-openai client and the real cognition code talk to. Before
 // each cognition run the simulation tells it what kind of wake comes; it answers chat
-// requests with a scripted reply for that wake and summary requests with a summary.
+// requests with a scripted reply for that wake (a tool call first when it opens the
+// scenario's concern; an empty answer for a dream) and summary requests with a summary.
 type simModel struct {
 	srv *openaitest.Server
 	sc  SimModel
 	rng *rand.Rand
 
-	mu        sync.Mutex // the server calls respond on its own goroutines
-	next      openaitest.Reply
-	calls     int // chat completion requests of cognition runs
-	summaries int // requests of the memory summarizer
+	mu        sync.Mutex         // the server calls respond on its own goroutines
+	next      []openaitest.Reply // the run's replies in order; the last one repeats
+	opened    bool               // the scenario's concern was opened
+	calls     int                // chat completion requests of cognition runs
+	summaries int                // requests of the memory summarizer
 	n         int
 }
 
@@ -45,21 +49,37 @@ func (m *simModel) Close() { m.srv.Close() }
 // URL is the endpoint's base URL for the OpenAI client.
 func (m *simModel) URL() string { return m.srv.URL() }
 
-// prepare scripts the answer to the next cognition run, for wake w.
-func (m *simModel) prepare(w brain.Wake) {
+// prepare scripts the answer to the next cognition run, for wake w at now on the
+// scenario's day (1 = the first).
+func (m *simModel) prepare(w brain.Wake, now time.Time, day int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.n++
 	switch w.Reason.Code {
 	case brain.ReasonProactive, brain.ReasonFollowup:
 		if m.rng.Float64() < m.sc.Silent {
-			m.next = openaitest.Answer("", m.sc.ProactiveStatus, 0.9)
+			m.next = []openaitest.Reply{openaitest.Answer("", m.sc.ProactiveStatus, 0.9)}
 			return
 		}
-		m.next = openaitest.Answer(fmt.Sprintf("Thinking of you (%s #%d): how are things?", w.Reason.Code, m.n), m.sc.ProactiveStatus, 0.9)
+		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("Thinking of you (%s #%d): how are things?", w.Reason.Code, m.n), m.sc.ProactiveStatus, 0.9)}
+	case brain.ReasonConcernCheckin:
+		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), m.sc.ProactiveStatus, 0.9)}
 	default:
-		m.next = openaitest.Answer(fmt.Sprintf("Scripted answer #%d.", m.n), m.sc.ReplyStatus, 0.9)
+		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("Scripted answer #%d.", m.n), m.sc.ReplyStatus, 0.9)}
+		if c := m.sc.Concern; c != nil && !m.opened && day == c.Day && w.Reason.Code == brain.ReasonUserMessage {
+			m.opened = true
+			args, _ := json.Marshal(map[string]any{"action": "open", "id": nil, "summary": c.Summary, "kind": "event",
+				"check_in_at": now.Add(c.CheckIn.Std()).Format(time.RFC3339), "note": nil})
+			m.next = append([]openaitest.Reply{openaitest.Tool("innerlife_concern", string(args))}, m.next...)
+		}
 	}
+}
+
+// prepareDream scripts a dream run: it reflects in silence (an empty answer, no tools).
+func (m *simModel) prepareDream() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.next = []openaitest.Reply{openaitest.Answer("", string(brain.StatusActive), 0.9)}
 }
 
 // respond answers one request: the memory summarizer gets a summary, cognition the
@@ -72,7 +92,14 @@ func (m *simModel) respond(req openai.ChatCompletionRequest) openaitest.Reply {
 		return openaitest.Reply{Content: "The user and anima talk now and then; nothing is pending."}
 	}
 	m.calls++
-	return m.next
+	if len(m.next) == 0 {
+		return openaitest.Answer("", string(brain.StatusActive), 0.9)
+	}
+	r := m.next[0]
+	if len(m.next) > 1 {
+		m.next = m.next[1:]
+	}
+	return r
 }
 
 // requests returns the number of requests answered so far: cognition's and the

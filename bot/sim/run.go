@@ -17,6 +17,7 @@ import (
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -38,8 +39,10 @@ type simClock struct{ now time.Time }
 func (c *simClock) Now() time.Time { return c.now }
 
 // scenarioSim is one scenario replayed through anima's real pieces: the Stepper (autonomic
-// and aggregation layers and the wake bookkeeping), cognition with its memory and tools
-// over the scripted model's endpoint, the journal over a temporary bbolt store, and the
+// and aggregation layers with the plugins' neurons, and the wake bookkeeping), cognition
+// with its memory, tools and the plugins' tools and prompt sections over the scripted
+// model's endpoint, the journal (plugin changes included) over a temporary bbolt store,
+// the plugins' daily jobs (the inner life's dream) on the simulated clock, and the
 // scripted user as the channel.
 type scenarioSim struct {
 	sc      Scenario
@@ -50,6 +53,8 @@ type scenarioSim struct {
 	stepper *brain.Stepper
 	think   brain.Thinker
 	journal bot.TurnJournal
+	jobs    *plugins.Jobs
+	row     *simRow // the step's row, for the jobs' runs
 	model   *simModel
 	user    *simUser
 	tl      *timeline
@@ -127,18 +132,23 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	mem := memory.New(store, &memory.OpenAISummarizer{Client: client, Model: cfg.LLM.FastModel, MaxTokens: 400},
 		memory.Options{Logger: log, Clock: s.clock})
 	sched := schedule.New(store, schedule.Options{Clock: s.clock, DefaultZone: zone, Logger: log})
-	tools := cognition.NewRegistry()
-	for _, t := range append(mem.Tools(), sched.Tools()...) {
-		if err := tools.Register(t); err != nil {
-			s.model.Close()
-			return nil, fmt.Errorf("register tool: %w", err)
-		}
+	plugs, err := bot.NewPlugins(cfg, store, s.clock, log, nil)
+	if err != nil {
+		s.model.Close()
+		return nil, err
 	}
-	s.think = cognition.New(bot.CognitionConfig(cfg, zone), client, mem, tools, cognition.Options{Logger: log, Clock: s.clock})
-	s.journal = bot.NewJournal(store, mem, sched, log)
+	tools, err := plugs.Tools(mem, sched)
+	if err != nil {
+		s.model.Close()
+		return nil, err
+	}
+	s.think = cognition.New(bot.CognitionConfig(cfg, zone), client, mem, tools,
+		cognition.Options{Logger: log, Clock: s.clock, Sections: plugs.Sections})
+	s.journal = plugs.Journal(mem, sched, log)
+	s.jobs = plugs.Jobs(dreamer{s}, s.journal, zone, s.chats)
 
 	pol := cfg.Proactive.Policy()
-	agg, auto := bot.ProactiveLayers(pol, nil)
+	agg, auto := bot.ProactiveLayers(pol, nil, plugs.Neurons()...)
 	s.agg = agg
 	s.st = brain.NewState(zone)
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
@@ -175,6 +185,8 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 				return err
 			}
 		}
+		s.row = row
+		s.jobs.Step(ctx, now)
 		if rel := s.st.Rel(simChat); rel != nil {
 			row.pressure = rel.SocialPressure
 		}
@@ -192,6 +204,36 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 	return nil
 }
 
+// chats are the relationships the plugins' jobs see: the state's, as the loop's
+// persister saves them after every tick that changed them.
+func (s *scenarioSim) chats() ([]brain.Relationship, error) {
+	rels := make([]brain.Relationship, 0, len(s.st.Rels))
+	for _, r := range s.st.Rels {
+		rels = append(rels, *r)
+	}
+	return rels, nil
+}
+
+// dreamer is the thinker the plugins' jobs run cognition through: it scripts the model
+// for a dream and records the run (and its model calls) in the step's row.
+type dreamer struct{ s *scenarioSim }
+
+func (d dreamer) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
+	s := d.s
+	calls, sums := s.model.requests()
+	s.model.prepareDream()
+	out, err := s.think.Think(ctx, w)
+	c, m := s.model.requests()
+	s.row.modelCalls += c - calls + m - sums
+	s.row.dreams++
+	s.tl.dream(s.clock.now, w.Reason)
+	if err != nil {
+		s.row.failed++
+	}
+	return out, err
+}
+
 // errIntent is returned when the scripted model produced an intent the simulation does
-// not apply (it never calls tools, so only messages come back).
+// not apply: the loop's own (brain.InLoop) intents, which its scripted tool calls never
+// produce.
 var errIntent = errors.New("sim: cognition returned an intent the simulation does not apply")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -83,6 +84,17 @@ type SimModel struct {
 	ProactiveStatus string `yaml:"proactive_status"`
 	// Silent is the chance that a proactive run decides to say nothing.
 	Silent float64 `yaml:"silent"`
+	// Concern, when set, has the model open one inner-life concern (innerlife_concern)
+	// while answering the user, so that its check-in shows later.
+	Concern *SimConcern `yaml:"concern"`
+}
+
+// SimConcern is the one concern the scripted model opens: in its answer to the user's
+// first message on Day, with a check-in CheckIn after that message.
+type SimConcern struct {
+	Day     int             `yaml:"day"`
+	Summary string          `yaml:"summary"`
+	CheckIn config.Duration `yaml:"check_in"`
 }
 
 // LoadScenario reads and checks the scenario at path.
@@ -214,6 +226,15 @@ func (sc *Scenario) validate() error {
 	} {
 		if !brain.ConversationStatus(f.status).Valid() {
 			bad(f.key, "%q is not a status; want active, awaiting_answer, closed or idle", f.status)
+		}
+	}
+	if c := sc.Model.Concern; c != nil {
+		day("model.concern.day", c.Day)
+		if strings.TrimSpace(c.Summary) == "" {
+			bad("model.concern.summary", "is empty; want what the user cares about, one short line")
+		}
+		if c.CheckIn.Std() <= 0 {
+			bad("model.concern.check_in", "%s is not after the message; want a positive duration", c.CheckIn)
 		}
 	}
 	if sc.Model.Silent < 0 || sc.Model.Silent > 1 {

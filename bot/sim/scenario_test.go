@@ -36,6 +36,9 @@ func TestParseScenarioStrict(t *testing.T) {
 		{"unknown zone", "user:\n  timezone: Mars/Olympus\n", "user.timezone"},
 		{"block outside the run", "days: 2\nuser:\n  block: {day: 5, at: \"10:00\"}\n", "user.block.day"},
 		{"unknown status", "model:\n  proactive_status: chatty\n", "model.proactive_status"},
+		{"concern outside the run", "days: 2\nmodel:\n  concern: {day: 3, summary: x, check_in: 1h}\n", "model.concern.day"},
+		{"concern without a summary", "model:\n  concern: {day: 1, check_in: 1h}\n", "model.concern.summary"},
+		{"concern without a check-in", "model:\n  concern: {day: 1, summary: x}\n", "model.concern.check_in"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

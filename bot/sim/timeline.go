@@ -48,7 +48,8 @@ type simRow struct {
 	quiet      bool     // inside the quiet hours, in the user's zone
 	blocked    bool     // the user has blocked the bot
 	wakes      []string // reason codes of the wakes
-	modelCalls int      // requests to the model endpoint
+	modelCalls int      // requests to the model endpoint, dreams' included
+	dreams     int      // dream runs (the inner life's nightly job)
 	msgs       [msgKinds]int
 	silent     int // proactive runs that said nothing
 	failed     int // cognition runs that failed
@@ -64,12 +65,15 @@ type timeline struct {
 	rows  []simRow
 	// wakeLines are the proactive wakes as PrintSim lists them.
 	wakeLines []string
-	perDay    []int
+	perDay    []int // proactive wakes (check-ins included) per local day
+	checkins  []int // concern check-in wakes per local day
+	dreams    []int // dream runs per local day
 }
 
 func newTimeline(sc Scenario, pol brain.ProactivePolicy, loc *time.Location, start time.Time) *timeline {
 	steps := int(time.Duration(sc.Days) * 24 * time.Hour / sc.Step.Std())
-	return &timeline{sc: sc, pol: pol, loc: loc, start: start, rows: make([]simRow, 0, steps+2), perDay: make([]int, sc.Days)}
+	return &timeline{sc: sc, pol: pol, loc: loc, start: start, rows: make([]simRow, 0, steps+2),
+		perDay: make([]int, sc.Days), checkins: make([]int, sc.Days), dreams: make([]int, sc.Days)}
 }
 
 // add starts the row of a step; the pointer is valid until the next add.
@@ -78,24 +82,42 @@ func (t *timeline) add(at time.Time, chat int64) *simRow {
 	return &t.rows[len(t.rows)-1]
 }
 
-// proactiveWake records a proactive or follow-up wake for the per-day table.
+// proactiveWake records a proactive, follow-up or check-in wake for the per-day table.
 func (t *timeline) proactiveWake(at time.Time, r brain.Reason) {
+	if d, ok := t.listed(at, r); ok {
+		t.perDay[d]++
+		if r.Code == brain.ReasonConcernCheckin {
+			t.checkins[d]++
+		}
+	}
+}
+
+// dream records a dream run for the per-day table.
+func (t *timeline) dream(at time.Time, r brain.Reason) {
+	if d, ok := t.listed(at, r); ok {
+		t.dreams[d]++
+	}
+}
+
+// listed adds a wake line and returns the index of at's local day, if inside the run.
+func (t *timeline) listed(at time.Time, r brain.Reason) (int, bool) {
 	local := at.In(t.loc)
 	t.wakeLines = append(t.wakeLines, fmt.Sprintf("%s  %s: %s", local.Format("Mon 02 Jan 15:04"), r.Code, r.Text))
 	a := time.Date(t.start.Year(), t.start.Month(), t.start.Day(), 12, 0, 0, 0, time.UTC)
 	b := time.Date(local.Year(), local.Month(), local.Day(), 12, 0, 0, 0, time.UTC)
-	if d := int(b.Sub(a).Hours() / 24); d >= 0 && d < len(t.perDay) {
-		t.perDay[d]++
-	}
+	d := int(b.Sub(a).Hours() / 24)
+	return d, d >= 0 && d < len(t.perDay)
 }
 
-// result is the run as Simulate reports one: proactive wakes per local day, listed.
+// result is the run as Simulate reports one: proactive wakes, check-ins and dreams per
+// local day, listed.
 func (t *timeline) result() bot.SimResult {
-	return bot.SimResult{PerDay: append([]int(nil), t.perDay...), Wakes: append([]string(nil), t.wakeLines...)}
+	return bot.SimResult{PerDay: append([]int(nil), t.perDay...), Checkins: append([]int(nil), t.checkins...),
+		Dreams: append([]int(nil), t.dreams...), Wakes: append([]string(nil), t.wakeLines...)}
 }
 
 // totals sums the rows' message columns, wakes, model calls and refused sends.
-func (t *timeline) totals() (msgs [msgKinds]int, wakes, calls, silent, failed, refused int) {
+func (t *timeline) totals() (msgs [msgKinds]int, wakes, calls, silent, failed, refused, dreams int) {
 	for _, r := range t.rows {
 		for i, n := range r.msgs {
 			msgs[i] += n
@@ -105,8 +127,9 @@ func (t *timeline) totals() (msgs [msgKinds]int, wakes, calls, silent, failed, r
 		silent += r.silent
 		failed += r.failed
 		refused += r.refused
+		dreams += r.dreams
 	}
-	return msgs, wakes, calls, silent, failed, refused
+	return msgs, wakes, calls, silent, failed, refused, dreams
 }
 
 // write writes timeline.csv, timeline.png and summary.txt into dir.
@@ -152,10 +175,11 @@ func writeFile(path string, write func(io.Writer) error) error {
 // csvHeader names timeline.csv's columns.
 var csvHeader = []string{"time", "chat", "social_pressure", "quiet_hours", "blocked", "wakes", "wake_reasons",
 	"model_calls", "msgs_user", "msgs_reply", "msgs_proactive", "msgs_followup", "msgs_other",
-	"silent_runs", "failed_runs", "refused_blocked"}
+	"silent_runs", "failed_runs", "refused_blocked", "checkins", "dreams"}
 
 // writeCSV writes one line per step: the time in the user's zone, the chat, its social
-// pressure, the wakes with their reasons, the model calls and the messages by kind.
+// pressure, the wakes with their reasons, the model calls (dreams' included), the
+// messages by kind, and the check-in wakes and dream runs.
 func (t *timeline) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
@@ -175,7 +199,13 @@ func (t *timeline) writeCSV(w io.Writer) error {
 		for _, n := range r.msgs {
 			rec = append(rec, itoa(n))
 		}
-		rec = append(rec, itoa(r.silent), itoa(r.failed), itoa(r.refused))
+		checkins := 0
+		for _, w := range r.wakes {
+			if w == brain.ReasonConcernCheckin {
+				checkins++
+			}
+		}
+		rec = append(rec, itoa(r.silent), itoa(r.failed), itoa(r.refused), itoa(checkins), itoa(r.dreams))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -193,8 +223,9 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	fmt.Fprintf(w, "scenario %s: %d days from %s, seed %d, user zone %s, step %s\n\n",
 		name, t.sc.Days, t.sc.Start, t.sc.Seed, t.loc, t.sc.Step)
 	bot.PrintPerDay(w, t.result(), "simulated days")
-	msgs, wakes, calls, silent, failed, refused := t.totals()
-	fmt.Fprintf(w, "\nwakes: %d; model requests: %d; proactive runs that said nothing: %d; failed runs: %d\n", wakes, calls, silent, failed)
+	msgs, wakes, calls, silent, failed, refused, dreams := t.totals()
+	fmt.Fprintf(w, "\nwakes: %d; dreams: %d; model requests: %d; proactive runs that said nothing: %d; failed runs: %d\n",
+		wakes, dreams, calls, silent, failed)
 	fmt.Fprint(w, "messages:")
 	for i, n := range msgs {
 		fmt.Fprintf(w, " %s=%d", msgNames[i], n)

@@ -17,7 +17,7 @@ import (
 func (s *scenarioSim) turn(ctx context.Context, w brain.Wake, row *simRow) error {
 	row.wakes = append(row.wakes, w.Reason.Code)
 	proactive := w.Reason.Code == brain.ReasonProactive || w.Reason.Code == brain.ReasonFollowup
-	if proactive {
+	if proactive || w.Reason.Code == brain.ReasonConcernCheckin {
 		s.tl.proactiveWake(s.clock.now, w.Reason)
 	}
 	calls, sums := s.model.requests()
@@ -25,7 +25,7 @@ func (s *scenarioSim) turn(ctx context.Context, w brain.Wake, row *simRow) error
 		c, m := s.model.requests()
 		row.modelCalls += c - calls + m - sums
 	}()
-	s.model.prepare(w)
+	s.model.prepare(w, s.clock.now, s.user.day(s.clock.now))
 	out, thinkErr := s.think.Think(ctx, w)
 	if thinkErr != nil && ctx.Err() != nil {
 		return thinkErr
@@ -56,7 +56,11 @@ func (s *scenarioSim) turn(ctx context.Context, w brain.Wake, row *simRow) error
 	for _, in := range out.Intents {
 		m, ok := in.(brain.SendMessage)
 		if !ok {
-			return fmt.Errorf("%w: %s", errIntent, in.IntentName())
+			if brain.HomeOf(in)&brain.InTurn == 0 {
+				return fmt.Errorf("%w: %s", errIntent, in.IntentName())
+			}
+			rec.Intents = append(rec.Intents, in) // facts, schedules, plugin changes
+			continue
 		}
 		if m.Chat == 0 {
 			m.Chat = w.Chat
