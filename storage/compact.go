@@ -67,7 +67,9 @@ func (s *Store) Compact() (CompactReport, error) {
 func writeCompact(src *bolt.DB, path string) error {
 	_ = os.Remove(path) // left by a crashed compaction
 	dst, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout: time.Second, NoSync: true, NoFreelistSync: true, FreelistType: bolt.FreelistMapType,
+		// The copy's freelist is written, so the first Open of it reads it rather than
+		// walking the file (see Open).
+		Timeout: time.Second, NoSync: true, FreelistType: bolt.FreelistMapType,
 	})
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
@@ -89,7 +91,7 @@ func writeCompact(src *bolt.DB, path string) error {
 // reopen opens the file at s.path again as the store's database. The caller holds s.mu.
 func (s *Store) reopen() error {
 	db, err := bolt.Open(s.path, 0o600, &bolt.Options{
-		Timeout: 5 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType,
+		Timeout: 5 * time.Second, NoFreelistSync: s.freelistAtClose, FreelistType: bolt.FreelistMapType,
 	})
 	if err != nil {
 		return fmt.Errorf("reopen %s: %w", s.path, err)

@@ -25,6 +25,8 @@ func (s Space) LiveBytes() int64 { return s.FileBytes - s.FreeBytes }
 // Space reports the store's file and free sizes.
 func (s *Store) Space() (Space, error) {
 	var sp Space
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	err := s.db.View(func(tx *bolt.Tx) error {
 		sp.FileBytes = tx.Size()
 		return nil

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,8 +28,10 @@ import (
 // SchemaVersion is the version of the bucket layout this code reads and writes.
 // Version 2 keys facts by chat and user (version 1 by user alone: those become the
 // user's private-chat facts when Open migrates the file). Version 3 changes memory's
-// search index to per-turn tail entries folded into segments (migrateIndexV3).
-const SchemaVersion = 3
+// search index to per-turn tail entries folded into segments (migrateIndexV3). Version 4
+// moves the unfolded tail into history: an indexed turn's history entry carries a mark
+// (MarkIndexed) instead of a key of its own in the index (migrateIndexV4).
+const SchemaVersion = 4
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
 // first. Forget relies on that.
@@ -66,6 +69,13 @@ type Options struct {
 	LockTimeout time.Duration
 	// ReadOnly opens the file without writing (a cold inspection).
 	ReadOnly bool
+	// SentDelay bounds how long the removal of a delivered outbox entry may wait for the
+	// store's next commit to carry it (see MarkSent); default 2s, negative: never wait.
+	SentDelay time.Duration
+	// SyncFreelist writes bbolt's freelist in every commit (bbolt's default). Off, the
+	// store writes it once, at Close: commits are a page cheaper, and only an open after
+	// a crash walks the file to rebuild it (see Open).
+	SyncFreelist bool
 }
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
@@ -75,9 +85,27 @@ type Store struct {
 	mu   sync.RWMutex
 	db   *bolt.DB
 	path string
+	// freelistAtClose: commits skip the freelist, Close writes it (Options.SyncFreelist).
+	freelistAtClose bool
+
+	sentDelay time.Duration
+	sentMu    sync.Mutex
+	sent      map[uint64]bool // delivered outbox entries the next commit removes (MarkSent)
+	sentIDs   map[int64][]int // platform message ids a commit is to record (RecordSent)
+	sentIDsN  int             // how many ids sentIDs holds
+	sentTimer *time.Timer     // flushes sent after sentDelay; nil when none waits
+	afterFunc func(time.Duration, func()) *time.Timer
 }
 
 // Open opens (creating if needed, mode 0600) the store at path.
+//
+// Commits do not write bbolt's freelist (NoFreelistSync with the hashmap freelist, as
+// etcd runs it): on a store with years of turns the freelist is a page or more per
+// commit. Close writes it once, so the next Open reads it instead of walking every page
+// of the file to rebuild it — a walk that takes seconds and maps the whole file into
+// memory at 100,000 messages. Only the first Open after a crash pays for that walk; it then
+// writes the freelist and opens the file again, which unmaps what the walk read, so the
+// walk costs time once but no memory.
 func Open(path string, opts Options) (*Store, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = 500 * time.Millisecond
@@ -87,19 +115,30 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("create store directory %s: %w", dir, err)
 		}
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:        opts.LockTimeout,
-		ReadOnly:       opts.ReadOnly,
-		NoFreelistSync: true,
-		FreelistType:   bolt.FreelistMapType,
-	})
+	walked := !opts.ReadOnly && !freelistOnDisk(path)
+	db, err := openBolt(path, opts)
 	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
-		}
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, err
 	}
-	s := &Store{db: db, path: path}
+	if walked {
+		// bbolt rebuilt the freelist by reading every page (after a crash): write it,
+		// and open again to drop the pages the walk mapped in.
+		err := db.Update(func(*bolt.Tx) error {
+			db.NoFreelistSync = false
+			return nil
+		})
+		if err = errors.Join(err, db.Close()); err != nil {
+			return nil, fmt.Errorf("open store %s: write freelist: %w", path, err)
+		}
+		if db, err = openBolt(path, opts); err != nil {
+			return nil, err
+		}
+	}
+	if opts.SentDelay == 0 {
+		opts.SentDelay = 2 * time.Second
+	}
+	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly,
+		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, sentIDs: map[int64][]int{}, afterFunc: time.AfterFunc}
 	if opts.ReadOnly {
 		return s, nil
 	}
@@ -110,7 +149,75 @@ func Open(path string, opts Options) (*Store, error) {
 	return s, nil
 }
 
+func openBolt(path string, opts Options) (*bolt.DB, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:        opts.LockTimeout,
+		ReadOnly:       opts.ReadOnly,
+		NoFreelistSync: !opts.SyncFreelist,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, fmt.Errorf("open store %s: %w", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// freelistOnDisk reports whether the bbolt file at path has its freelist written, so
+// that opening it reads the freelist rather than walking the file. A file that does not
+// exist, or that it cannot read, counts as having it (there is nothing to walk, or bbolt
+// will say what is wrong). It reads the two meta pages: a 16-byte page header, then
+// magic, version, page size, flags, the root bucket (16 bytes), the freelist's page id,
+// the high-water page id, the transaction id and a checksum of what precedes it; bbolt
+// uses the valid meta with the higher transaction id.
+func freelistOnDisk(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	head := make([]byte, 16+64)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return true
+	}
+	pageSize := int64(binary.LittleEndian.Uint32(head[16+8:]))
+	const magic, noFreelist = 0xED0CDAED, ^uint64(0)
+	best, found, freelist := uint64(0), false, uint64(0)
+	for _, off := range []int64{0, pageSize} {
+		m := make([]byte, 64)
+		if _, err := f.ReadAt(m, off+16); err != nil {
+			continue
+		}
+		h := fnv.New64a()
+		_, _ = h.Write(m[:56])
+		if binary.LittleEndian.Uint32(m) != magic || h.Sum64() != binary.LittleEndian.Uint64(m[56:]) {
+			continue
+		}
+		if txid := binary.LittleEndian.Uint64(m[48:]); !found || txid > best {
+			best, found, freelist = txid, true, binary.LittleEndian.Uint64(m[32:])
+		}
+	}
+	return !found || freelist != noFreelist
+}
+
 func (s *Store) init() error {
+	// Most opens find everything in place: no commit then (it would write and sync a
+	// meta page, and drop the freelist Close wrote).
+	current := false
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if tx.Bucket([]byte(name)) == nil {
+				return nil
+			}
+		}
+		current = string(tx.Bucket([]byte(BucketMeta)).Get([]byte("schema"))) == strconv.Itoa(SchemaVersion)
+		return nil
+	})
+	if current {
+		return nil
+	}
 	return s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
@@ -137,6 +244,11 @@ func (s *Store) init() error {
 		if n < 3 {
 			if err := migrateIndexV3(tx.Bucket([]byte(BucketIndex))); err != nil {
 				return fmt.Errorf("migrate search index to schema 3: %w", err)
+			}
+		}
+		if n < 4 {
+			if err := migrateIndexV4(&Tx{tx: tx}); err != nil {
+				return fmt.Errorf("migrate search index to schema 4: %w", err)
 			}
 		}
 		return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))
@@ -176,8 +288,33 @@ func migrateFactsV2(b *bolt.Bucket) error {
 // Path returns the file the store lives in.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the file. It is safe to call more than once.
+// Close writes the freelist (see Open) and closes the file. It is safe to call more
+// than once.
 func (s *Store) Close() error {
+	s.sentMu.Lock()
+	if s.sentTimer != nil {
+		s.sentTimer.Stop()
+		s.sentTimer = nil
+	}
+	waiting := len(s.sent) > 0 || s.sentIDsN > 0
+	s.sentMu.Unlock()
+	if s.freelistAtClose || waiting {
+		// One last commit: the delivered outbox entries still waiting (MarkSent), and
+		// the freelist (set inside the write transaction, whose lock orders it with
+		// every other commit).
+		err := s.update(true, func(*Tx) error {
+			if s.freelistAtClose {
+				s.db.NoFreelistSync = false
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
+			s.mu.Lock()
+			_ = s.db.Close()
+			s.mu.Unlock()
+			return fmt.Errorf("close store %s: write freelist: %w", s.path, err)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.db.Close(); err != nil {
@@ -367,6 +504,25 @@ func (t *Tx) Scan(bucket string, prefix []byte, fn func(k, v []byte) error) erro
 	return nil
 }
 
+// ScanFrom is Scan starting at the first key at or after from (which should have the
+// prefix).
+func (t *Tx) ScanFrom(bucket string, prefix, from []byte, fn func(k, v []byte) error) error {
+	b, err := t.bucket(bucket)
+	if err != nil {
+		return err
+	}
+	c := b.Cursor()
+	for k, v := c.Seek(from); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // ScanReverse is Scan from the last key with the prefix backwards.
 func (t *Tx) ScanReverse(bucket string, prefix []byte, fn func(k, v []byte) error) error {
 	b, err := t.bucket(bucket)
@@ -439,11 +595,22 @@ func prefixEnd(prefix []byte) []byte {
 }
 
 // Update runs fn in a read-write transaction (committed, and synced to disk, if fn
-// returns nil).
-func (s *Store) Update(fn func(tx *Tx) error) error {
+// returns nil). The commit also removes the delivered outbox entries waiting for one
+// (MarkSent).
+func (s *Store) Update(fn func(tx *Tx) error) error { return s.update(false, fn) }
+
+// update is Update; all makes it write every sent id waiting (RecordSent), not only a
+// full batch.
+func (s *Store) update(all bool, fn func(tx *Tx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return s.db.Update(func(btx *bolt.Tx) error {
+		tx := &Tx{tx: btx}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return s.carrySent(tx, all)
+	})
 }
 
 // View runs fn in a read-only transaction.
@@ -471,6 +638,10 @@ func (s *Store) Get(bucket string, key []byte, v any) (found bool, err error) {
 // search index, schedules, facts, acks and undelivered outbox entries. Inbox entries
 // stay: they are messages that arrived after the user asked, and get answered.
 func (s *Store) Forget(chat int64) error {
+	s.sentMu.Lock()
+	s.sentIDsN -= len(s.sentIDs[chat])
+	delete(s.sentIDs, chat) // not to be written back by the commit below
+	s.sentMu.Unlock()
 	return s.Update(func(tx *Tx) error { return forgetChatTx(tx, chat) })
 }
 

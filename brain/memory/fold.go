@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/anima-bot/anima/storage"
@@ -11,6 +10,23 @@ import (
 // at least foldMin have gathered; it merges segments as they fill a tier. It runs in the
 // upkeep after a turn (Maintain), off the turn's commit.
 func (m *Memory) foldAll(chat int64) error {
+	// Most upkeeps find fewer than foldMin turns after the fold point: a look at their
+	// keys tells, and spares the store an empty synced commit.
+	var n int
+	err := m.st.View(func(tx *storage.Tx) error {
+		st, err := loadStats(tx, chat)
+		if err != nil {
+			return err
+		}
+		n, err = tailLen(tx, chat, st.Through, foldMin)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("fold index of chat %d: %w", chat, err)
+	}
+	if n < foldMin {
+		return nil
+	}
 	for {
 		var more bool
 		err := m.st.Update(func(tx *storage.Tx) error {
@@ -31,41 +47,33 @@ func (m *Memory) foldAll(chat int64) error {
 // least foldMin have gathered, then merges segments. more reports that a full batch was
 // folded (there may be another).
 func fold(tx *storage.Tx, chat int64) (more bool, err error) {
-	var keys [][]byte
-	var vals [][]byte
-	err = tx.Scan(storage.BucketIndex, tailPrefix(chat), func(k, v []byte) error {
-		keys = append(keys, bytes.Clone(k))
-		vals = append(vals, bytes.Clone(v))
-		if len(keys) == foldMax {
-			return storage.ErrStop
-		}
-		return nil
-	})
-	if err != nil || len(keys) < foldMin {
-		return false, err
-	}
 	st, err := loadStats(tx, chat)
 	if err != nil {
 		return false, err
 	}
-	b := newSegBuilder()
-	for i, k := range keys {
-		d, ok, err := decodeTail(tx, chat, k, vals[i], nil)
-		if err != nil {
-			return false, err
+	var tail []tailDoc
+	err = scanTail(tx, chat, st.Through, nil, func(d tailDoc) error {
+		tail = append(tail, d)
+		if len(tail) == foldMax {
+			return storage.ErrStop
 		}
+		return nil
+	})
+	if err != nil || len(tail) < foldMin {
+		return false, err
+	}
+	if err := fence(tx, chat); err != nil {
+		return false, err
+	}
+	b := newSegBuilder()
+	for _, d := range tail {
 		st.Through = max(st.Through, d.seq)
-		if !ok || d.dl == 0 {
+		if d.dl == 0 {
 			continue
 		}
 		b.add(d.seq, d.dl, d.tf)
 		st.Docs++
 		st.TotalLen += d.dl
-	}
-	for _, k := range keys {
-		if err := tx.Delete(storage.BucketIndex, k); err != nil {
-			return false, err
-		}
 	}
 	if len(b.docs) > 0 {
 		st.NextSeg++
@@ -80,7 +88,7 @@ func fold(tx *storage.Tx, chat int64) (more bool, err error) {
 	if err := tx.Put(storage.BucketIndex, statsKey(chat), st); err != nil {
 		return false, err
 	}
-	return len(keys) == foldMax, nil
+	return len(tail) == foldMax, nil
 }
 
 // tier is a segment's size class: 0 below 4·foldMin turns, then one more for every

@@ -15,24 +15,50 @@ import (
 
 // The search index lives in storage.BucketIndex, every key prefixed with the chat id:
 //
-//	chat 's'             → indexStats (JSON): folded totals, segments, high-water mark
-//	chat 't' seq         → a turn not yet folded: its terms and their counts (tailDoc)
+//	chat 'f'             → a fence (one byte)
 //	chat 'g' segment id  → the postings of a run of folded turns (see segment.go)
+//	chat 'h'             → a fence (one byte)
+//	chat 's'             → indexStats (JSON): folded totals, segments, high-water mark
 //
-// The turn's commit writes one small key per turn under sequential keys ('t', the turn's
-// history Seq), next to the chat's other recent ones: a commit dirties a page or two of
-// the index, whatever the vocabulary. The text itself lives only in history; the index
-// refers to turns by their Seq. The upkeep after turns (Maintain → fold) moves the tail
-// into a new segment once foldMin turns have gathered, and merges the last mergeWidth
-// segments of one size tier into one, so a chat has a few dozen segments at most and
-// every turn's postings are rewritten a handful of times in its life. Search reads the
-// segments and scans the tail directly. Facts and the summary are few and change in
-// place, so Search scores them on the fly instead of indexing them.
+// The fences keep the stats, which every fold rewrites, off the pages of the segments,
+// which are large and written once: bbolt puts at least two keys in a page, and rewrites
+// the whole page (a large value's included) when any of its keys changes.
+//
+// Turns not yet folded (the tail) have no key of their own: the turn's commit marks its
+// history entry indexed (storage.Tx.MarkIndexed), on the page the commit writes anyway,
+// so indexing a turn costs the commit no page of the index. The text lives only in
+// history; the index refers to turns by their Seq. The tail is the chat's marked history
+// entries after the stats' Through, read and tokenized when searched. The upkeep after
+// turns (Maintain → fold) moves the tail into a new segment once foldMin turns have
+// gathered, and merges the last mergeWidth segments of one size tier into one, so a chat
+// has a few dozen segments at most and every turn's postings are rewritten a handful of
+// times in its life. A search that finds more than foldMax turns unfolded (a chat
+// migrated from an older schema) folds them first. Facts and the summary are few and
+// change in place, so Search scores them on the fly instead of indexing them.
 const (
-	tagStats   = 's'
-	tagTail    = 't'
-	tagSegment = 'g'
+	tagStats     = 's'
+	tagSegment   = 'g'
+	tagFenceLow  = 'f'
+	tagFenceHigh = 'h'
 )
+
+// fence writes chat's fences around its segments if they are not there yet.
+func fence(tx *storage.Tx, chat int64) error {
+	for _, tag := range []byte{tagFenceLow, tagFenceHigh} {
+		k := storage.Key(chat, []byte{tag})
+		v, err := tx.Peek(storage.BucketIndex, k)
+		if err != nil || v != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := tx.PutRaw(storage.BucketIndex, k, []byte{1}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // BM25 parameters.
 const (
@@ -85,12 +111,6 @@ type segMeta struct {
 
 func statsKey(chat int64) []byte { return storage.Key(chat, []byte{tagStats}) }
 
-func tailPrefix(chat int64) []byte { return storage.Key(chat, []byte{tagTail}) }
-
-func tailKey(chat int64, seq uint64) []byte {
-	return storage.Key(chat, []byte{tagTail}, storage.U64(seq))
-}
-
 func segKey(chat int64, id uint64) []byte {
 	return storage.Key(chat, []byte{tagSegment}, storage.U64(id))
 }
@@ -110,43 +130,20 @@ type tailDoc struct {
 	tf  map[string]uint64
 }
 
-// encodeTail encodes a turn's terms: uvarint length, uvarint distinct terms, then per
-// term uvarint len(term), term, uvarint count. A turn with no terms is two zero bytes; an
-// empty value (written by the schema-3 migration) means "read the turn from history".
-func encodeTail(terms []string) []byte {
-	tf := map[string]uint64{}
-	for _, t := range terms {
-		tf[t]++
-	}
-	keys := make([]string, 0, len(tf))
-	for t := range tf {
-		keys = append(keys, t)
-	}
-	slices.Sort(keys)
-	v := binary.AppendUvarint(nil, uint64(len(terms)))
-	v = binary.AppendUvarint(v, uint64(len(keys)))
-	for _, t := range keys {
-		v = binary.AppendUvarint(v, uint64(len(t)))
-		v = append(v, t...)
-		v = binary.AppendUvarint(v, tf[t])
-	}
-	return v
-}
-
-// decodeTail reads the tail entry at key k. want, when not nil, limits the counts kept
-// to those terms. ok is false for a turn no longer in history.
-func decodeTail(tx *storage.Tx, chat int64, k, v []byte, want map[string]bool) (d tailDoc, ok bool, err error) {
-	if len(k) < 8 {
-		return d, false, fmt.Errorf("corrupt index tail key")
-	}
-	d.seq = binary.BigEndian.Uint64(k[len(k)-8:])
-	d.tf = map[string]uint64{}
-	if len(v) == 0 {
-		var t brain.Turn
-		found, err := tx.Get(storage.BucketHistory, storage.Key(chat, storage.U64(d.seq)), &t)
-		if err != nil || !found {
-			return d, false, err
+// scanTail calls fn with chat's unfolded turns (marked history entries after through),
+// oldest first. want, when not nil, limits the counts kept to those terms. fn returns
+// storage.ErrStop to end early.
+func scanTail(tx *storage.Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
+	from := storage.Key(chat, storage.U64(through+1))
+	return tx.ScanFrom(storage.BucketHistory, storage.ID64(chat), from, func(k, v []byte) error {
+		if len(k) != 16 {
+			return nil
 		}
+		t, marked, err := storage.DecodeHistory(v)
+		if err != nil || !marked {
+			return err
+		}
+		d := tailDoc{seq: binary.BigEndian.Uint64(k[8:]), tf: map[string]uint64{}}
 		terms := tokenize(t.Text, maxDocTerms)
 		d.dl = uint64(len(terms))
 		for _, term := range terms {
@@ -154,51 +151,54 @@ func decodeTail(tx *storage.Tx, chat int64, k, v []byte, want map[string]bool) (
 				d.tf[term]++
 			}
 		}
-		return d, true, nil
-	}
-	dl, a := binary.Uvarint(v)
-	n, b := binary.Uvarint(v[max(a, 0):])
-	if a <= 0 || b <= 0 {
-		return d, false, fmt.Errorf("corrupt index tail entry %d", d.seq)
-	}
-	d.dl = dl
-	v = v[a+b:]
-	for range n {
-		l, a := binary.Uvarint(v)
-		if a <= 0 || uint64(len(v)-a) < l {
-			return d, false, fmt.Errorf("corrupt index tail entry %d", d.seq)
-		}
-		term := v[a : a+int(l)]
-		c, b := binary.Uvarint(v[a+int(l):])
-		if b <= 0 {
-			return d, false, fmt.Errorf("corrupt index tail entry %d", d.seq)
-		}
-		v = v[a+int(l)+b:]
-		if want == nil || want[string(term)] {
-			d.tf[string(term)] = c
-		}
-	}
-	return d, true, nil
+		return fn(d)
+	})
 }
 
-// indexedThrough is the highest history Seq of chat in the index, folded or not.
+// tailLen counts chat's history entries after through, marked or not, up to limit
+// (keys only: it decodes nothing).
+func tailLen(tx *storage.Tx, chat int64, through uint64, limit int) (int, error) {
+	n := 0
+	from := storage.Key(chat, storage.U64(through+1))
+	err := tx.ScanFrom(storage.BucketHistory, storage.ID64(chat), from, func(_, _ []byte) error {
+		n++
+		if n >= limit {
+			return storage.ErrStop
+		}
+		return nil
+	})
+	return n, err
+}
+
+// indexedThrough is the highest history Seq of chat in the index, folded or not: the
+// newest marked history entry, or the folded high-water mark.
 func indexedThrough(tx *storage.Tx, chat int64, st indexStats) (uint64, error) {
 	through := st.Through
-	err := tx.ScanReverse(storage.BucketIndex, tailPrefix(chat), func(k, _ []byte) error {
-		if len(k) >= 8 {
-			through = max(through, binary.BigEndian.Uint64(k[len(k)-8:]))
+	err := tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		if seq <= st.Through {
+			return storage.ErrStop
 		}
-		return storage.ErrStop
+		_, marked, err := storage.DecodeHistory(v)
+		if err != nil {
+			return err
+		}
+		if marked {
+			through = seq
+			return storage.ErrStop
+		}
+		return nil
 	})
 	return through, err
 }
 
 // IndexTx adds turns of chat to the search index inside tx, so that history and index
-// are committed together (use it as storage.Commit.Also). Turns without a Seq take the
-// Seq of the chat's latest history entries in tx when those match them, as they do when
-// CommitTurn wrote them earlier in the same transaction; turns that match none are not
-// indexed (the index refers to history for the text). Turns already indexed (Seq at or
-// below the index's high-water mark) are skipped. Errors are the store's.
+// are committed together (use it as storage.Commit.Also): it marks their history
+// entries. Turns without a Seq take the Seq of the chat's latest history entries in tx
+// when those match them, as they do when CommitTurn wrote them earlier in the same
+// transaction; turns that match none are not indexed (the index refers to history for
+// the text). Turns already indexed (marked, or folded: Seq at or below the folded
+// high-water mark) are skipped. Errors are the store's.
 func (m *Memory) IndexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
 	if len(turns) == 0 {
 		return nil
@@ -254,16 +254,11 @@ func indexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
 	if err != nil {
 		return err
 	}
-	through, err := indexedThrough(tx, chat, st)
-	if err != nil {
-		return err
-	}
 	for _, t := range turns {
-		if t.Seq == 0 || t.Seq <= through {
+		if t.Seq == 0 || t.Seq <= st.Through {
 			continue
 		}
-		through = t.Seq
-		if err := tx.PutRaw(storage.BucketIndex, tailKey(chat, t.Seq), encodeTail(tokenize(t.Text, maxDocTerms))); err != nil {
+		if _, err := tx.MarkIndexed(chat, t.Seq); err != nil {
 			return err
 		}
 	}
@@ -318,7 +313,7 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 }
 
 // UnindexTx removes the turns of chat with the given history Seqs from the search index
-// inside tx (storage.Store.ForgetUser): their tail entries, and their postings and share
+// inside tx (storage.Store.ForgetUser): their postings and share
 // of the statistics in the segments that hold them (those are rewritten without them).
 // Errors are the store's.
 func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
@@ -327,10 +322,7 @@ func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
 	}
 	drop := make(map[uint64]bool, len(seqs))
 	for _, s := range seqs {
-		drop[s] = true
-		if err := tx.Delete(storage.BucketIndex, tailKey(chat, s)); err != nil {
-			return fmt.Errorf("unindex turns of chat %d: %w", chat, err)
-		}
+		drop[s] = true // unfolded ones go with their history entries
 	}
 	st, err := loadStats(tx, chat)
 	if err != nil {

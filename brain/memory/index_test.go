@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,15 @@ func TestFoldedIndexSearchesAsTheTail(t *testing.T) {
 	if n := segments(t, st, chat); n == 0 || n > 8 {
 		t.Fatalf("%d segments after folding 1500 turns, want 1..8 (merged)", n)
 	}
+	// The segments are fenced off from the stats every fold rewrites.
+	_ = st.View(func(tx *storage.Tx) error {
+		for _, tag := range []byte{'f', 'h'} {
+			if v, _ := tx.GetRaw(storage.BucketIndex, storage.Key(chat, []byte{tag})); v == nil {
+				t.Errorf("no fence %q around the segments", tag)
+			}
+		}
+		return nil
+	})
 	for _, q := range queries {
 		after, err := m.Search(chat, 7, q, 20)
 		if err != nil {
@@ -198,8 +208,8 @@ func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
 	check("folded")
 	var schema []byte
 	_ = st.View(func(tx *storage.Tx) error { schema, err = tx.GetRaw(storage.BucketMeta, []byte("schema")); return err })
-	if string(schema) != "3" {
-		t.Errorf("schema %q, want 3", schema)
+	if want := strconv.Itoa(storage.SchemaVersion); string(schema) != want {
+		t.Errorf("schema %q, want %s", schema, want)
 	}
 	// Old keys are gone.
 	_ = st.View(func(tx *storage.Tx) error {
@@ -213,12 +223,29 @@ func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
 	})
 }
 
+// tailEntries counts chat's unfolded indexed turns: history entries marked indexed
+// after the index's folded high-water mark.
 func tailEntries(t *testing.T, st *storage.Store, chat int64) int {
 	t.Helper()
 	n := 0
-	_ = st.View(func(tx *storage.Tx) error {
-		return tx.Scan(storage.BucketIndex, storage.Key(chat, []byte{'t'}), func(_, _ []byte) error { n++; return nil })
+	err := st.View(func(tx *storage.Tx) error {
+		var stats struct {
+			Through uint64 `json:"through_seq"`
+		}
+		if _, err := tx.Get(storage.BucketIndex, storage.Key(chat, []byte{'s'}), &stats); err != nil {
+			return err
+		}
+		return tx.Scan(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
+			_, marked, err := storage.DecodeHistory(v)
+			if marked && binary.BigEndian.Uint64(k[8:]) > stats.Through {
+				n++
+			}
+			return err
+		})
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return n
 }
 
@@ -229,4 +256,149 @@ func segments(t *testing.T, st *storage.Store, chat int64) int {
 		return tx.Scan(storage.BucketIndex, storage.Key(chat, []byte{'g'}), func(_, _ []byte) error { n++; return nil })
 	})
 	return n
+}
+
+// TestOpenMigratesSchemaThreeTail: a store with schema-3 tail keys (one index key per
+// unfolded turn) is converted on Open: the keys go, the turns' history entries are
+// marked, and search finds the turns (before and after folding) but not turns that were
+// never indexed — both for a chat migrated from schema 2 (its high-water mark past the
+// tail) and for one whose tail was written by schema 3.
+func TestOpenMigratesSchemaThreeTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	st := openStore(t, path)
+	for _, chat := range []int64{11, 12} {
+		for i := range 100 {
+			tn := varied(i)
+			if i == 40 {
+				tn.Text = "the stolen bicycle in lisbon"
+			}
+			if _, err := st.CommitTurn(storage.Commit{Chat: chat, Turns: []brain.Turn{tn}}, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h, err := st.History(chat, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = st.Update(func(tx *storage.Tx) error {
+			for i, tn := range h[:90] {
+				v := []byte{} // schema 2 → 3: read the turn from history
+				if chat == 12 && i%2 == 0 {
+					v = []byte{2, 1, 4, 't', 'u', 'r', 'n', 1} // schema 3: the turn's terms
+				}
+				if err := tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'t'}, storage.U64(tn.Seq)), v); err != nil {
+					return err
+				}
+			}
+			if chat == 12 {
+				return nil
+			}
+			stats, _ := json.Marshal(map[string]uint64{"docs": 0, "total_len": 0, "through_seq": h[89].Seq})
+			return tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'s'}), stats)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Update(func(tx *storage.Tx) error { return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st = openStore(t, path)
+	m := memory.New(st, nil, memory.Options{})
+	for _, chat := range []int64{11, 12} {
+		check := func(stage string) {
+			t.Helper()
+			hits, err := m.Search(chat, chat, "stolen bicycle", 3)
+			if err != nil || len(hits) != 1 || hits[0].Text != `"Ann": the stolen bicycle in lisbon` {
+				t.Errorf("chat %d %s: hits = %+v, %v", chat, stage, hits, err)
+			}
+			hits, _ = m.Search(chat, chat, "turn 95", 50)
+			for _, h := range hits {
+				if strings.Contains(h.Text, "turn 95:") {
+					t.Errorf("chat %d %s: a turn never indexed is found: %+v", chat, stage, h)
+				}
+			}
+			if hits, _ := m.Search(chat, chat, "turn 85", 1); len(hits) != 1 || !strings.Contains(hits[0].Text, "turn 85:") {
+				t.Errorf("chat %d %s: turn 85 not found: %+v", chat, stage, hits)
+			}
+		}
+		if n := tailEntries(t, st, chat); n != 90 {
+			t.Errorf("chat %d: %d unfolded turns after migration, want 90", chat, n)
+		}
+		check("migrated")
+		if err := m.Maintain(context.Background(), chat); err != nil {
+			t.Fatal(err)
+		}
+		if n := tailEntries(t, st, chat); n != 0 {
+			t.Errorf("chat %d: %d unfolded turns after Maintain, want all 90 folded", chat, n)
+		}
+		check("folded")
+		_ = st.View(func(tx *storage.Tx) error {
+			return tx.Scan(storage.BucketIndex, storage.ID64(chat), func(k, _ []byte) error {
+				if k[8] == 't' {
+					t.Errorf("chat %d: schema-3 tail key %q left", chat, k)
+					return storage.ErrStop
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestTurnCommitWritesNoIndexKey: indexing a turn in its commit marks its history entry
+// and writes nothing to the index bucket (the commit's pages are history's).
+func TestTurnCommitWritesNoIndexKey(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	m := memory.New(st, nil, memory.Options{})
+	commit(t, st, m, 3, brain.Turn{Role: "user", Text: "my kitten is called Miso", At: t0})
+	commit(t, st, m, 3, brain.Turn{Role: "assistant", Text: "Miso is a lovely name", At: t0})
+	_ = st.View(func(tx *storage.Tx) error {
+		return tx.Scan(storage.BucketIndex, nil, func(k, _ []byte) error {
+			t.Errorf("index key %q written by a turn's commit", k)
+			return nil
+		})
+	})
+	if n := tailEntries(t, st, 3); n != 2 {
+		t.Errorf("%d turns marked indexed, want 2", n)
+	}
+	// Committing the same turns again (a retried IndexTx) changes nothing.
+	h, _ := st.History(3, 0)
+	if err := st.Update(func(tx *storage.Tx) error { return m.IndexTx(tx, 3, h) }); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := m.Search(3, 3, "kitten miso", 5); err != nil || len(hits) != 2 {
+		t.Errorf("hits = %+v, %v, want both turns", hits, err)
+	}
+}
+
+// TestSearchFoldsALongTail: a chat with more unfolded turns than one fold takes (as a
+// migrated chat has before its first upkeep) is folded by its first search, which then
+// finds what it finds unfolded.
+func TestSearchFoldsALongTail(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	m := memory.New(st, nil, memory.Options{})
+	const chat, n = 4, 4200 // more than foldMax (4096)
+	turns := make([]brain.Turn, n)
+	for i := range turns {
+		turns[i] = varied(i)
+	}
+	turns[123].Text = "the stolen bicycle in lisbon"
+	commit(t, st, m, chat, turns...)
+	if got := segments(t, st, chat); got != 0 {
+		t.Fatalf("%d segments before any upkeep", got)
+	}
+	hits, err := m.Search(chat, chat, "stolen bicycle", 1)
+	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Text, "stolen bicycle") {
+		t.Fatalf("hits = %+v, %v", hits, err)
+	}
+	if got := segments(t, st, chat); got == 0 {
+		t.Error("the first search folded nothing")
+	}
+	if got := tailEntries(t, st, chat); got >= 64 {
+		t.Errorf("%d turns left unfolded after the first search", got)
+	}
 }

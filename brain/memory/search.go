@@ -94,6 +94,9 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	if err := m.foldBacklog(chat); err != nil {
+		return nil, fmt.Errorf("search chat %d: %w", chat, err)
+	}
 	want := make(map[string]bool, len(terms))
 	for _, t := range terms {
 		want[t] = true
@@ -138,10 +141,9 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 		}
 		// The unfolded tail, read directly.
 		var tail []tailDoc
-		err = tx.Scan(storage.BucketIndex, tailPrefix(chat), func(k, v []byte) error {
-			d, ok, err := decodeTail(tx, chat, k, v, want)
-			if err != nil || !ok || d.dl == 0 {
-				return err
+		err = scanTail(tx, chat, st.Through, want, func(d tailDoc) error {
+			if d.dl == 0 {
+				return nil
 			}
 			tail = append(tail, d)
 			n++
@@ -288,4 +290,23 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 		return nil, fmt.Errorf("search chat %d: %w", chat, err)
 	}
 	return hits, nil
+}
+
+// foldBacklog folds chat's tail first when more than foldMax turns are unfolded (a chat
+// migrated from an older schema, before its first upkeep), so that no search reads a
+// long tail turn by turn; otherwise it costs a look at the tail's keys.
+func (m *Memory) foldBacklog(chat int64) error {
+	var n int
+	err := m.st.View(func(tx *storage.Tx) error {
+		st, err := loadStats(tx, chat)
+		if err != nil {
+			return err
+		}
+		n, err = tailLen(tx, chat, st.Through, foldMax+1)
+		return err
+	})
+	if err != nil || n <= foldMax {
+		return err
+	}
+	return m.foldAll(chat)
 }

@@ -493,6 +493,52 @@ func TestHotBackupCLI(t *testing.T) {
 	}
 }
 
+// TestKillAfterSendRepeatsAtMostTheLast kills anima with SIGKILL just after its second
+// reply went out, before any other commit could record the delivery (the store leaves the
+// removal of the outbox's last entry to its next commit): after a restart the second reply
+// may come again, the first never does.
+func TestKillAfterSendRepeatsAtMostTheLast(t *testing.T) {
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	dir := t.TempDir()
+	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+
+	p := start(t, "run", "--config", path)
+	ctx := waitCtx(t, 30*time.Second)
+	tg.PushText(user, user, "first words")
+	if _, err := tg.WaitSent(ctx, 1); err != nil {
+		t.Fatalf("no first reply: %v", err)
+	}
+	tg.PushText(user, user, "second words")
+	if _, err := tg.WaitSent(ctx, 2); err != nil {
+		t.Fatalf("no second reply: %v", err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+	p.done <- nil
+
+	p = start(t, "run", "--config", path)
+	// The restart resends what the outbox still holds first thing; give it 10s.
+	_, _ = tg.WaitSent(waitCtx(t, 10*time.Second), 3)
+	time.Sleep(time.Second) // a further repeat would come now
+	p.stop(t)
+	count := map[string]int{}
+	for _, m := range tg.Sent() {
+		count[m.Visible]++
+	}
+	if count["echo: first words"] != 1 {
+		t.Errorf("first reply sent %d times, want 1: %v", count["echo: first words"], count)
+	}
+	if n := count["echo: second words"]; n < 1 || n > 2 {
+		t.Errorf("second reply sent %d times, want 1 or 2: %v", n, count)
+	}
+	if len(ai.Requests()) != 2 {
+		t.Errorf("%d model calls, want 2: a repeat comes from the outbox", len(ai.Requests()))
+	}
+}
+
 // TestKillDuringSendDeliversOnce kills anima with SIGKILL while the reply is on its way to
 // Telegram (written to the outbox, request in flight) and checks that after a restart the
 // reply arrives exactly once, from the outbox, without asking the model again.

@@ -38,6 +38,9 @@ type config struct {
 	checkpoints []int
 	forget      int
 	probe       string
+	crash       string
+	latency     string
+	opts        storage.Options
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -54,12 +57,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.keep, "keep", false, "keep the store file")
 	fs.StringVar(&cps, "checkpoints", "1000,10000,100000", "message counts to measure at")
 	fs.IntVar(&c.forget, "forget", 10, "after the run, forget this many users and re-add as many messages (0: skip)")
+	fs.BoolVar(&c.opts.SyncFreelist, "sync-freelist", false, "write bbolt's freelist in every commit (default: once, at Close)")
+	fs.DurationVar(&c.opts.SentDelay, "sent-delay", 0, "storage.Options.SentDelay (negative: mark sent in a commit of its own)")
 	fs.StringVar(&c.probe, "startup-probe", "", "internal: open this store as anima starts and report")
+	fs.StringVar(&c.latency, "latency", "", "time Recall and core_memory_search on this store (one built with -keep) and exit")
+	fs.StringVar(&c.crash, "crash-store", "", "internal: open this store, commit once and exit without closing it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if c.probe != "" {
-		return probe(c.probe, stdout, stderr)
+		return probe(c.probe, c.opts, stdout, stderr)
+	}
+	if c.crash != "" {
+		return crash(c.crash, c.opts, stderr)
+	}
+	if c.latency != "" {
+		c.chats = max(c.chats, 2)
+		if err := latencyOnly(c, stdout); err != nil {
+			fmt.Fprintf(stderr, "soak: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	for f := range strings.SplitSeq(cps, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -95,11 +113,13 @@ func (shortSummarizer) Summarize(_ context.Context, previous string, turns []bra
 type driver struct {
 	// pages counts page writes by phase: record, commit, sent, upkeep.
 	pages [4]int64
-	st    *storage.Store
-	mem   *memory.Memory
-	talk  *talker
-	sent  int
-	at    time.Time
+	// wchar and wbytes count wchar and write_bytes (/proc/self/io) by phase.
+	wchar, wbytes [4]int64
+	st            *storage.Store
+	mem           *memory.Memory
+	talk          *talker
+	sent          int
+	at            time.Time
 }
 
 // chatOf is the chat of the i-th message: chat 1 takes every other one, the other chats
@@ -111,8 +131,8 @@ func (d *driver) chatOf(i, chats int) int64 {
 	return 2 + int64((i/2)%(chats-1))
 }
 
-// message records one user message and commits its turn with the reply, then marks the
-// reply sent and runs memory's upkeep, as the core loop does (bot's journal commits the
+// message records one user message and commits its turn with the reply, then records the
+// reply's platform id and marks it sent and runs memory's upkeep, as the core loop does (bot's journal commits the
 // turn with memory's IndexTx inside it).
 func (d *driver) message(ctx context.Context, chat int64) error {
 	d.sent++
@@ -140,6 +160,11 @@ func (d *driver) message(ctx context.Context, chat int64) error {
 	}
 	mark = d.phase(1, mark)
 	for _, e := range out {
+		// The channel remembers the platform's id of what it sent (for reactions),
+		// then the loop removes the entry from the outbox.
+		if err := d.st.RecordSent(chat, 2*d.sent); err != nil {
+			return err
+		}
 		if err := d.st.MarkSent(e.ID); err != nil {
 			return err
 		}
@@ -150,15 +175,21 @@ func (d *driver) message(ctx context.Context, chat int64) error {
 	return err
 }
 
-func (d *driver) pageWrites() int64 {
+// counters is where a phase starts: page writes and write_bytes.
+type counters struct{ pages, wchar, wbytes int64 }
+
+func (d *driver) pageWrites() counters {
 	sp, _ := d.st.Space()
-	return sp.PageWrites
+	io := readIO()
+	return counters{pages: sp.PageWrites, wchar: io.wchar, wbytes: io.writeBytes}
 }
 
-// phase adds the page writes since mark to phase i and returns the new mark.
-func (d *driver) phase(i int, mark int64) int64 {
+// phase adds the page writes and bytes since mark to phase i and returns the new mark.
+func (d *driver) phase(i int, mark counters) counters {
 	now := d.pageWrites()
-	d.pages[i] += now - mark
+	d.pages[i] += now.pages - mark.pages
+	d.wchar[i] += now.wchar - mark.wchar
+	d.wbytes[i] += now.wbytes - mark.wbytes
 	return now
 }
 
@@ -175,7 +206,7 @@ func soak(c config, w io.Writer) error {
 		}
 	}
 	path := filepath.Join(dir, "anima.db")
-	st, err := storage.Open(path, storage.Options{})
+	st, err := storage.Open(path, c.opts)
 	if err != nil {
 		return err
 	}
@@ -184,8 +215,8 @@ func soak(c config, w io.Writer) error {
 	d.mem = memory.New(st, shortSummarizer{}, memory.Options{})
 	qs := newTalker(c.seed+1, c.vocab) // queries from the same vocabulary, other words
 
-	fmt.Fprintf(w, "soak: %d messages (~300 chars, ~110-char reply), chat 1 takes every other one, %d other chats share the rest; vocabulary %d, seed %d\n",
-		c.messages, c.chats-1, c.vocab, c.seed)
+	fmt.Fprintf(w, "soak: %d messages (~300 chars, ~110-char reply), chat 1 takes every other one, %d other chats share the rest; vocabulary %d, seed %d, freelist in every commit %v, sent delay %v\n",
+		c.messages, c.chats-1, c.vocab, c.seed, c.opts.SyncFreelist, c.opts.SentDelay)
 	fmt.Fprintf(w, "%9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n",
 		"messages", "wchar/m", "wbytes/m", "pages/m", "cpu/m", "wall/m", "file/m", "live/m",
 		"recall50", "recall99", "rcpu99", "search50", "search99", "spread99", "rssMiB")
@@ -229,8 +260,13 @@ func soak(c config, w io.Writer) error {
 		return err
 	}
 	pm := func(i int) float64 { return float64(d.pages[i]) / float64(c.messages) }
-	fmt.Fprintf(w, "page writes per message (%d-byte pages): record %.2f, turn commit %.2f, mark sent %.2f, upkeep (fold, summary) %.2f\n",
+	fmt.Fprintf(w, "page writes per message (%d-byte pages; a node of several pages counts once): record %.2f, turn commit %.2f, mark sent %.2f, upkeep (fold, summary) %.2f\n",
 		sp.PageSize, pm(0), pm(1), pm(2), pm(3))
+	bm := func(v [4]int64, i int) string { return kb(float64(v[i]) / float64(c.messages)) }
+	fmt.Fprintf(w, "bytes written per message (wchar), KB: record %s, turn commit %s, mark sent %s, upkeep %s\n",
+		bm(d.wchar, 0), bm(d.wchar, 1), bm(d.wchar, 2), bm(d.wchar, 3))
+	fmt.Fprintf(w, "write_bytes per message (whole page-cache folios dirtied), KB: record %s, turn commit %s, mark sent %s, upkeep %s\n",
+		bm(d.wbytes, 0), bm(d.wbytes, 1), bm(d.wbytes, 2), bm(d.wbytes, 3))
 	fmt.Fprintf(w, "store after %d messages: file %.1f MiB (data area %.1f MiB), live %.1f MiB, free %.1f MiB\n",
 		c.messages, mib(fileSize(path)), mib(sp.FileBytes), mib(sp.LiveBytes()), mib(sp.FreeBytes))
 	if c.forget > 0 {
@@ -241,7 +277,7 @@ func soak(c config, w io.Writer) error {
 	if err := st.Close(); err != nil {
 		return err
 	}
-	return startup(path, w)
+	return startup(path, c.opts, w)
 }
 
 type latencies struct{ recall, recallCPU, search, spread []time.Duration }
@@ -335,14 +371,30 @@ func fileSize(path string) int64 {
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
-// startup runs the probe in a fresh process, three times, and prints its report.
-func startup(path string, w io.Writer) error {
+// startup runs the probe in a fresh process, three times after a clean stop, then once
+// after a crash (a process that committed and exited without closing the store), and
+// prints its reports.
+func startup(path string, opts storage.Options, w io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	for range 3 {
-		out, err := exec.Command(exe, "-startup-probe", path).CombinedOutput()
+	args := []string{"-startup-probe", path}
+	if opts.SyncFreelist {
+		args = append(args, "-sync-freelist")
+	}
+	for i := range 4 {
+		if i == 3 {
+			crashArgs := []string{"-crash-store", path}
+			if opts.SyncFreelist {
+				crashArgs = append(crashArgs, "-sync-freelist")
+			}
+			if out, err := exec.Command(exe, crashArgs...).CombinedOutput(); err != nil {
+				return fmt.Errorf("crash: %w: %s", err, out)
+			}
+			fmt.Fprint(w, "after a crash: ")
+		}
+		out, err := exec.Command(exe, args...).CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("startup probe: %w: %s", err, out)
 		}
@@ -351,12 +403,28 @@ func startup(path string, w io.Writer) error {
 	return nil
 }
 
+// crash opens the store, commits once and exits without closing it, as a killed anima
+// leaves it.
+func crash(path string, opts storage.Options, stderr io.Writer) int {
+	st, err := storage.Open(path, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "crash: %v\n", err)
+		return 1
+	}
+	if err := st.Put(storage.BucketState, []byte("soak-crash"), time.Now()); err != nil {
+		fmt.Fprintf(stderr, "crash: %v\n", err)
+		return 1
+	}
+	os.Exit(0) // no Close
+	return 0
+}
+
 // probe opens the store as anima's start-up does before its first getUpdates (the
 // outbox, the inbox, relationships, acks, the offset), then runs the first turn's
 // Recall, and reports the time taken and the process's memory.
-func probe(path string, stdout, stderr io.Writer) int {
+func probe(path string, opts storage.Options, stdout, stderr io.Writer) int {
 	t := time.Now()
-	st, err := storage.Open(path, storage.Options{})
+	st, err := storage.Open(path, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "probe: %v\n", err)
 		return 1
@@ -391,5 +459,24 @@ func firstErr(errs ...error) error {
 			return e
 		}
 	}
+	return nil
+}
+
+// latencyOnly times Recall and core_memory_search on an existing store, as the soak's
+// checkpoints do, without writing.
+func latencyOnly(c config, w io.Writer) error {
+	st, err := storage.Open(c.latency, c.opts)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = st.Close() }()
+	d := &driver{st: st, mem: memory.New(st, nil, memory.Options{}), at: time.Now()}
+	lat, err := sampleLatency(context.Background(), d, newTalker(c.seed+1, c.vocab), c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d samples: recall p50 %s p99 %s ms (cpu p99 %s), search p50 %s p99 %s ms, other chats' recall p99 %s ms\n",
+		c.queries, ms(percentile(lat.recall, 50)), ms(percentile(lat.recall, 99)), ms(percentile(lat.recallCPU, 99)),
+		ms(percentile(lat.search, 50)), ms(percentile(lat.search, 99)), ms(percentile(lat.spread, 99)))
 	return nil
 }
