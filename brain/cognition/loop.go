@@ -382,15 +382,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 
 // classify maps a request error to its metrics outcome and whether it is worth retrying.
 func classify(err error) (outcome string, retryable bool) {
-	status := 0
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		status = apiErr.HTTPStatusCode
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-	}
+	status := httpStatus(err)
 	var netErr net.Error
 	switch {
 	case status == http.StatusTooManyRequests:
@@ -403,6 +395,20 @@ func classify(err error) (outcome string, retryable bool) {
 		return outcomeTimeout, true
 	}
 	return outcomeError, true // transport errors, garbled bodies
+}
+
+// httpStatus is the HTTP status an endpoint answered a failed request with, from go-openai's
+// *APIError (a JSON error body) or *RequestError (any other body); 0 when there was no answer.
+func httpStatus(err error) int {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.HTTPStatusCode
+	case errors.As(err, &reqErr):
+		return reqErr.HTTPStatusCode
+	}
+	return 0
 }
 
 // setMaxTokens caps the response: reasoning models take max_completion_tokens, the others

@@ -91,15 +91,7 @@ func (c *Cognition) stream(ctx context.Context, req openai.ChatCompletionRequest
 // stream, as opposed to failing for reasons a plain request would meet too (throttling,
 // authentication, server errors, the network).
 func refusesStream(err error) bool {
-	status := 0
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		status = apiErr.HTTPStatusCode
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-	}
+	status := httpStatus(err)
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
 		return false
