@@ -10,6 +10,42 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// kv is one key and value of a bucket, copied out of the transaction's pages.
+type kv struct{ k, v []byte }
+
+// snapshot copies every key and value of b, so a migration can delete and rewrite keys
+// while it walks them (bbolt's cursor must not see the bucket change under it).
+func snapshot(b *bolt.Bucket) ([]kv, error) {
+	var all []kv
+	err := b.ForEach(func(k, v []byte) error {
+		all = append(all, kv{bytes.Clone(k), bytes.Clone(v)})
+		return nil
+	})
+	return all, err
+}
+
+// migrateFactsV2 rekeys schema-1 facts (user | attribute) as the user's private-chat facts
+// (user | user | attribute), in the caller's transaction.
+func migrateFactsV2(b *bolt.Bucket) error {
+	old, err := snapshot(b)
+	if err != nil {
+		return err
+	}
+	for _, e := range old {
+		if len(e.k) < 8 {
+			continue
+		}
+		if err := b.Delete(e.k); err != nil {
+			return err
+		}
+		nk := append(bytes.Clone(e.k[:8]), e.k...)
+		if err := b.Put(nk, e.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // migrateIndexV3 converts memory's search index from the schema-2 layout (per chat: 's'
 // stats, 'd' id → a copy of the turn, 'p' term 0 id → one posting) to the schema-3
 // layout (brain/memory/index.go): every indexed turn becomes an unfolded tail entry
@@ -17,12 +53,8 @@ import (
 // upkeep; the stats keep only the high-water mark. Turns indexed without a history Seq
 // (none since history recorded it) cannot be referred to and are dropped.
 func migrateIndexV3(b *bolt.Bucket) error {
-	type kv struct{ k, v []byte }
-	var old []kv
-	if err := b.ForEach(func(k, v []byte) error {
-		old = append(old, kv{bytes.Clone(k), bytes.Clone(v)})
-		return nil
-	}); err != nil {
+	old, err := snapshot(b)
+	if err != nil {
 		return err
 	}
 	for _, e := range old {

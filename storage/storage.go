@@ -259,32 +259,6 @@ func (s *Store) init() error {
 // attribute. A private chat's facts (chat = user) are the user's private facts.
 func FactKey(chat, user int64, attr string) []byte { return Key(chat, ID64(user), []byte(attr)) }
 
-// migrateFactsV2 rekeys schema-1 facts (user | attribute) as the user's private-chat facts
-// (user | user | attribute), in the caller's transaction.
-func migrateFactsV2(b *bolt.Bucket) error {
-	type kv struct{ k, v []byte }
-	var old []kv
-	if err := b.ForEach(func(k, v []byte) error {
-		old = append(old, kv{bytes.Clone(k), bytes.Clone(v)})
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, e := range old {
-		if len(e.k) < 8 {
-			continue
-		}
-		if err := b.Delete(e.k); err != nil {
-			return err
-		}
-		nk := append(bytes.Clone(e.k[:8]), e.k...)
-		if err := b.Put(nk, e.v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Path returns the file the store lives in.
 func (s *Store) Path() string { return s.path }
 
