@@ -2,6 +2,7 @@ package telegramtest
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,13 +63,7 @@ func (s *Server) Drafts() []Draft {
 
 // DraftsTo returns the drafts shown in chat.
 func (s *Server) DraftsTo(chat int64) []Draft {
-	var out []Draft
-	for _, d := range s.Drafts() {
-		if d.ChatID == chat {
-			out = append(out, d)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.Drafts(), func(d Draft) bool { return d.ChatID != chat })
 }
 
 // WaitDrafts waits until at least n drafts were accepted and returns them all.

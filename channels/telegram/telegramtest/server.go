@@ -767,13 +767,7 @@ func (s *Server) Calls() []Call {
 
 // CallsTo returns the calls of one method (canonical spelling).
 func (s *Server) CallsTo(method string) []Call {
-	var out []Call
-	for _, c := range s.Calls() {
-		if c.Method == method {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.Calls(), func(c Call) bool { return c.Method != method })
 }
 
 // Sent returns the messages sent successfully, in the order received.
@@ -785,13 +779,7 @@ func (s *Server) Sent() []Message {
 
 // SentTo returns the messages sent to chat.
 func (s *Server) SentTo(chat int64) []Message {
-	var out []Message
-	for _, m := range s.Sent() {
-		if m.ChatID == chat {
-			out = append(out, m)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.Sent(), func(m Message) bool { return m.ChatID != chat })
 }
 
 // Polls returns the getUpdates calls answered or in progress.
