@@ -8,29 +8,14 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// FormatList renders items for the /reminders command: one line each with its id, its
-// next time in loc and how far off it is, the recurring spec, and the note. It returns
-// "You have no reminders." for none.
-func FormatList(items []brain.ScheduleItem, loc *time.Location, now time.Time) string {
-	if len(items) == 0 {
-		return "You have no reminders."
-	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	var b strings.Builder
-	b.WriteString("Your reminders:")
-	writeItems(&b, items, loc, now)
-	return b.String()
-}
-
 // PageSize is how many items a page of /reminders shows: 20 lines of about 100
 // characters stay well inside one Telegram message.
 const PageSize = 20
 
-// FormatPage renders page (from 1) of items for /reminders: PageSize items as FormatList
-// does, then "… and N more — /reminders P for the next page" when more follow. A page past
-// the end says how many pages there are.
+// FormatPage renders page (from 1) of items for /reminders: PageSize items, one line each
+// with its id, its next time in loc and how far off it is, the recurring spec, and the note;
+// then "… and N more — /reminders P for the next page" when more follow. It returns "You
+// have no reminders." for none, and a page past the end says how many pages there are.
 func FormatPage(items []brain.ScheduleItem, page int, loc *time.Location, now time.Time) string {
 	if len(items) == 0 {
 		return "You have no reminders."

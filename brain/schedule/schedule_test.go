@@ -505,10 +505,11 @@ func TestTools(t *testing.T) {
 	}
 }
 
-func TestFormatList(t *testing.T) {
+// TestFormatLines: one page of /reminders, each item on its own line.
+func TestFormatLines(t *testing.T) {
 	loc := berlin(t)
 	now := time.Date(2026, 11, 3, 13, 4, 0, 0, loc)
-	if got := schedule.FormatList(nil, loc, now); got != "You have no reminders." {
+	if got := schedule.FormatPage(nil, 1, loc, now); got != "You have no reminders." {
 		t.Errorf("empty list = %q", got)
 	}
 	items := []brain.ScheduleItem{
@@ -520,7 +521,7 @@ func TestFormatList(t *testing.T) {
 		"• abcdef — Tue 3 Nov 15:04 CET (in 2h): call mum\n" +
 		"• k2k2k2 — Wed 4 Nov 09:00 CET (in 19h 56m), repeats 0 9 * * *: stretch\n" +
 		"• zz2345 — Wed 4 Nov 15:04 CET (in 1d 2h), repeats @weekly (UTC), my follow-up: ask about the exam"
-	if got := schedule.FormatList(items, loc, now); got != want {
+	if got := schedule.FormatPage(items, 1, loc, now); got != want {
 		t.Errorf("list =\n%s\nwant\n%s", got, want)
 	}
 }

@@ -47,11 +47,10 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 	ctx := waitCtx(t, 40*time.Second)
 	checkinScript(ai, time.Now().Add(5*time.Second).Truncate(time.Second).Add(time.Second))
 	tg.PushText(user, user, "I have my driving test this afternoon!")
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
+	if _, err := tg.WaitSent(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	sent, err = tg.WaitSent(ctx, 2)
+	sent, err := tg.WaitSent(ctx, 2)
 	if err != nil {
 		t.Fatalf("the check-in never came: %v", err)
 	}

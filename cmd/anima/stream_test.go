@@ -33,13 +33,13 @@ func TestStreamedReplyShowsDrafts(t *testing.T) {
 	p := start(t, "run", "--config", path)
 	tg.PushText(user, user, "good morning, did you sleep well?")
 	ctx := waitCtx(t, 30*time.Second)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
+	if _, err := tg.WaitSent(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	// A second message's reply: any duplicate of the first would come before it.
 	tg.PushText(user, user, "ping")
-	if sent, err = tg.WaitSent(ctx, 2); err != nil {
+	sent, err := tg.WaitSent(ctx, 2)
+	if err != nil {
 		t.Fatal(err)
 	}
 	p.stop(t)
@@ -101,12 +101,12 @@ func TestKillDuringStreamDeliversOnce(t *testing.T) {
 	}
 
 	p = start(t, "run", "--config", path)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
+	if _, err := tg.WaitSent(ctx, 1); err != nil {
 		t.Fatalf("no reply after restart: %v", err)
 	}
 	tg.PushText(user, user, "ping")
-	if sent, err = tg.WaitSent(ctx, 2); err != nil {
+	sent, err := tg.WaitSent(ctx, 2)
+	if err != nil {
 		t.Fatal(err)
 	}
 	p.stop(t)
@@ -161,12 +161,12 @@ func TestDraftRefusedFallsBack(t *testing.T) {
 	p := start(t, "run", "--config", path)
 	ctx := waitCtx(t, 30*time.Second)
 	tg.PushText(user, user, "hello")
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
+	if _, err := tg.WaitSent(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	tg.PushText(user, user, "ping")
-	if sent, err = tg.WaitSent(ctx, 2); err != nil {
+	sent, err := tg.WaitSent(ctx, 2)
+	if err != nil {
 		t.Fatal(err)
 	}
 	p.stop(t)

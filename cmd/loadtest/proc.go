@@ -158,12 +158,6 @@ func (p *proc) logTail(n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// cpuTicks returns utime+stime of pid from /proc/<pid>/stat, in clock ticks.
-func cpuTicks(pid int) (int64, error) {
-	u, s, err := cpuSplit(pid)
-	return u + s, err
-}
-
 // cpuSplit returns utime and stime of pid from /proc/<pid>/stat, in clock ticks.
 func cpuSplit(pid int) (user, system int64, err error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
