@@ -526,7 +526,7 @@ func (t *Tx) ScanReverse(bucket string, prefix []byte, fn func(k, v []byte) erro
 	return nil
 }
 
-// DeletePrefix removes every key with the prefix and returns how many.
+// DeletePrefix removes every key with the prefix (blobs too) and returns how many.
 func (t *Tx) DeletePrefix(bucket string, prefix []byte) (int, error) {
 	b, err := t.bucket(bucket)
 	if err != nil {
@@ -538,7 +538,7 @@ func (t *Tx) DeletePrefix(bucket string, prefix []byte) (int, error) {
 		keys = append(keys, bytes.Clone(k))
 	}
 	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
+		if err := deleteKey(b, k); err != nil {
 			return 0, err
 		}
 	}

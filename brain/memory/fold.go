@@ -77,7 +77,7 @@ func fold(tx *storage.Tx, chat int64) (more bool, err error) {
 	}
 	if len(b.docs) > 0 {
 		st.NextSeg++
-		if err := tx.PutRaw(storage.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
+		if err := tx.PutBlob(storage.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
 			return false, err
 		}
 		st.Segs = append(st.Segs, segMeta{ID: st.NextSeg, Docs: len(b.docs)})
@@ -117,7 +117,7 @@ func merge(tx *storage.Tx, chat int64, st *indexStats) error {
 		}
 		b := newSegBuilder()
 		for _, s := range last {
-			v, err := tx.Peek(storage.BucketIndex, segKey(chat, s.ID))
+			v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, s.ID))
 			if err != nil {
 				return err
 			}
@@ -130,12 +130,12 @@ func merge(tx *storage.Tx, chat int64, st *indexStats) error {
 			}
 		}
 		for _, s := range last {
-			if err := tx.Delete(storage.BucketIndex, segKey(chat, s.ID)); err != nil {
+			if err := tx.DeleteBlob(storage.BucketIndex, segKey(chat, s.ID)); err != nil {
 				return err
 			}
 		}
 		st.NextSeg++
-		if err := tx.PutRaw(storage.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
+		if err := tx.PutBlob(storage.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
 			return err
 		}
 		st.Segs = append(st.Segs[:len(st.Segs)-mergeWidth], segMeta{ID: st.NextSeg, Docs: len(b.docs)})

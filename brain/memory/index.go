@@ -16,13 +16,15 @@ import (
 // The search index lives in storage.BucketIndex, every key prefixed with the chat id:
 //
 //	chat 'f'             → a fence (one byte)
-//	chat 'g' segment id  → the postings of a run of folded turns (see segment.go)
+//	chat 'g' segment id  → a blob: the postings of a run of folded turns (see segment.go)
 //	chat 'h'             → a fence (one byte)
 //	chat 's'             → indexStats (JSON): folded totals, segments, high-water mark
 //
-// The fences keep the stats, which every fold rewrites, off the pages of the segments,
-// which are large and written once: bbolt puts at least two keys in a page, and rewrites
-// the whole page (a large value's included) when any of its keys changes.
+// bbolt puts at least two keys in a page and rewrites the whole page (a large value's
+// included) when any of its keys changes. So segments, large and written once, are blobs
+// (storage.Tx.PutBlob: a bucket each), and a new segment copies none of the others; the
+// fences keep the stats, which every fold rewrites, off the pages of segments a store
+// written before blobs still holds as plain values.
 //
 // Turns not yet folded (the tail) have no key of their own: the turn's commit marks its
 // history entry indexed (storage.Tx.MarkIndexed), on the page the commit writes anyway,
@@ -331,7 +333,7 @@ func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
 	changed := false
 	segs := st.Segs[:0:0]
 	for _, sm := range st.Segs {
-		v, err := tx.Peek(storage.BucketIndex, segKey(chat, sm.ID))
+		v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, sm.ID))
 		if err != nil {
 			return err
 		}
@@ -360,12 +362,12 @@ func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
 			return fmt.Errorf("segment %d of chat %d: %w", sm.ID, chat, err)
 		}
 		if len(kept) == 0 {
-			if err := tx.Delete(storage.BucketIndex, segKey(chat, sm.ID)); err != nil {
+			if err := tx.DeleteBlob(storage.BucketIndex, segKey(chat, sm.ID)); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := tx.PutRaw(storage.BucketIndex, segKey(chat, sm.ID), b.encode()); err != nil {
+		if err := tx.PutBlob(storage.BucketIndex, segKey(chat, sm.ID), b.encode()); err != nil {
 			return err
 		}
 		segs = append(segs, segMeta{ID: sm.ID, Docs: len(kept)})

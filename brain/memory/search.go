@@ -156,7 +156,7 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 		// The segments' postings of the query terms.
 		segs := make([]segPostings, 0, len(st.Segs))
 		for _, sm := range st.Segs {
-			v, err := tx.Peek(storage.BucketIndex, segKey(chat, sm.ID))
+			v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, sm.ID))
 			if err != nil {
 				return err
 			}
