@@ -160,3 +160,35 @@ func migrateIndexV4(tx *Tx) error {
 	}
 	return nil
 }
+
+// migrateSentV5 turns the schema-4 sent ids (a key chat | id each) into one list per chat
+// (encodeSent), oldest first, keeping the latest SentKeep.
+func migrateSentV5(b *bolt.Bucket) error {
+	old, err := snapshot(b)
+	if err != nil {
+		return err
+	}
+	lists := map[int64][]int{}
+	var chats []int64
+	for _, e := range old {
+		if len(e.k) != 16 {
+			continue
+		}
+		chat := int64(binary.BigEndian.Uint64(e.k[:8]))
+		if _, ok := lists[chat]; !ok {
+			chats = append(chats, chat)
+		}
+		lists[chat] = append(lists[chat], int(binary.BigEndian.Uint64(e.k[8:])))
+		if err := b.Delete(e.k); err != nil {
+			return err
+		}
+	}
+	for _, chat := range chats {
+		ids := lists[chat]
+		ids = ids[max(len(ids)-SentKeep, 0):]
+		if err := b.Put(ID64(chat), encodeSent(ids)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

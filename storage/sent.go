@@ -1,7 +1,8 @@
 package storage
 
 import (
-	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -32,27 +33,48 @@ func (s *Store) RecordSent(chat int64, id int) error {
 // sentBatch is how many sent ids (RecordSent) gather before a commit writes them.
 const sentBatch = 32
 
-// recordSentTx stores chat's sent ids in tx and trims the chat to its latest SentKeep.
+// recordSentTx appends ids to chat's list of sent ids in tx, keeping the latest SentKeep.
+// A chat's ids are one value (see encodeSent), so a batch writes one value per chat it
+// touches rather than a key per id and the deletion of as many old ones.
 func recordSentTx(tx *Tx, chat int64, ids []int) error {
-	for _, id := range ids {
-		if err := tx.PutRaw(BucketSent, Key(chat, U64(uint64(id))), []byte{1}); err != nil {
-			return err
-		}
-	}
-	var keys [][]byte
-	if err := tx.Scan(BucketSent, ID64(chat), func(k, _ []byte) error {
-		keys = append(keys, bytes.Clone(k))
-		return nil
-	}); err != nil {
+	old, err := tx.Peek(BucketSent, ID64(chat))
+	if err != nil {
 		return err
 	}
-	// Ids grow within a chat: the first keys are the oldest.
-	for _, k := range keys[:max(len(keys)-SentKeep, 0)] {
-		if err := tx.Delete(BucketSent, k); err != nil {
-			return err
-		}
+	list, err := decodeSent(old)
+	if err != nil {
+		return fmt.Errorf("sent ids of chat %d: %w", chat, err)
 	}
-	return nil
+	list = append(list, ids...)
+	list = list[max(len(list)-SentKeep, 0):]
+	return tx.PutRaw(BucketSent, ID64(chat), encodeSent(list))
+}
+
+// A chat's sent ids are stored oldest first as zigzag varint deltas from the previous id
+// (the first from 0): Telegram's message ids grow within a chat, so most take a byte.
+func encodeSent(ids []int) []byte {
+	out := make([]byte, 0, len(ids)+8)
+	prev := 0
+	for _, id := range ids {
+		out = binary.AppendVarint(out, int64(id-prev))
+		prev = id
+	}
+	return out
+}
+
+func decodeSent(v []byte) ([]int, error) {
+	var ids []int
+	prev := 0
+	for len(v) > 0 {
+		d, n := binary.Varint(v)
+		if n <= 0 {
+			return nil, errors.New("corrupt sent id list")
+		}
+		prev += int(d)
+		ids = append(ids, prev)
+		v = v[n:]
+	}
+	return ids, nil
 }
 
 // Sent reports whether anima sent the message id in chat (among the chat's last
@@ -64,28 +86,20 @@ func (s *Store) Sent(chat int64, id int) (bool, error) {
 	if i := slices.Index(waiting, id); i >= 0 {
 		return len(waiting)-1-i < SentKeep, nil
 	}
-	newer := 0 // ids after id among those waiting, then stored
-	for _, w := range waiting {
-		if w > id {
-			newer++
-		}
-	}
-	var found bool
+	var stored []int
 	err := s.View(func(tx *Tx) error {
-		v, err := tx.GetRaw(BucketSent, Key(chat, U64(uint64(id))))
-		found = v != nil
-		if !found || newer == 0 {
+		v, err := tx.Peek(BucketSent, ID64(chat))
+		if err != nil {
 			return err
 		}
-		return tx.ScanFrom(BucketSent, ID64(chat), Key(chat, U64(uint64(id)+1)), func(_, _ []byte) error {
-			if newer++; newer >= SentKeep {
-				return ErrStop
-			}
-			return nil
-		})
+		stored, err = decodeSent(v)
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("look up sent message %d of chat %d: %w", id, chat, err)
 	}
+	i := slices.Index(stored, id)
+	found := i >= 0
+	newer := len(stored) - 1 - i + len(waiting) // ids sent after id: stored, then waiting
 	return found && newer < SentKeep, nil
 }

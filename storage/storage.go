@@ -30,8 +30,10 @@ import (
 // user's private-chat facts when Open migrates the file). Version 3 changes memory's
 // search index to per-turn tail entries folded into segments (migrateIndexV3). Version 4
 // moves the unfolded tail into history: an indexed turn's history entry carries a mark
-// (MarkIndexed) instead of a key of its own in the index (migrateIndexV4).
-const SchemaVersion = 4
+// (MarkIndexed) instead of a key of its own in the index (migrateIndexV4). Version 5
+// keeps the ids anima sent in a chat as one list value instead of a key each
+// (migrateSentV5).
+const SchemaVersion = 5
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
 // first. Forget relies on that.
@@ -48,7 +50,7 @@ const (
 	BucketFires         = "fires"         // chat | id | due → fire record
 	BucketFacts         = "facts"         // chat | user | attribute → brain.Fact (see FactKey)
 	BucketState         = "state"         // agent-wide state
-	BucketSent          = "sent"          // chat | message id → nothing: what anima sent (SentKeep per chat)
+	BucketSent          = "sent"          // chat → the ids of the last SentKeep messages anima sent (sent.go)
 )
 
 var (
@@ -249,6 +251,11 @@ func (s *Store) init() error {
 		if n < 4 {
 			if err := migrateIndexV4(&Tx{tx: tx}); err != nil {
 				return fmt.Errorf("migrate search index to schema 4: %w", err)
+			}
+		}
+		if n < 5 {
+			if err := migrateSentV5(tx.Bucket([]byte(BucketSent))); err != nil {
+				return fmt.Errorf("migrate sent ids to schema 5: %w", err)
 			}
 		}
 		return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))

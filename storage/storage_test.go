@@ -1,6 +1,8 @@
 package storage_test
 
 import (
+	bolt "go.etcd.io/bbolt"
+
 	"bytes"
 	"errors"
 	"os"
@@ -296,5 +298,61 @@ func TestSentIsBoundedPerChat(t *testing.T) {
 	}
 	if got, _ := st.Sent(7, 11); got {
 		t.Error("Forget left the chat's sent ids")
+	}
+}
+
+// TestOpenMigratesSentIDsToLists: a schema-4 file kept a key per sent id; opened by this
+// version each chat's ids are one list, the latest SentKeep of them, and lookups agree.
+func TestOpenMigratesSentIDsToLists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucket([]byte(storage.BucketMeta))
+		if err != nil {
+			return err
+		}
+		if err := meta.Put([]byte("schema"), []byte("4")); err != nil {
+			return err
+		}
+		sent, err := tx.CreateBucket([]byte(storage.BucketSent))
+		if err != nil {
+			return err
+		}
+		for id := 1; id <= storage.SentKeep+5; id++ {
+			if err := sent.Put(storage.Key(7, storage.U64(uint64(id))), []byte{1}); err != nil {
+				return err
+			}
+		}
+		return sent.Put(storage.Key(-2, storage.U64(40)), []byte{1})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := storage.Open(path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, tc := range []struct {
+		chat int64
+		id   int
+		want bool
+	}{{7, 5, false}, {7, 6, true}, {7, storage.SentKeep + 5, true}, {-2, 40, true}, {-2, 41, false}} {
+		if got, err := st.Sent(tc.chat, tc.id); err != nil || got != tc.want {
+			t.Errorf("Sent(%d, %d) = %v, %v after migration; want %v", tc.chat, tc.id, got, err, tc.want)
+		}
+	}
+	keys := 0
+	_ = st.View(func(tx *storage.Tx) error {
+		return tx.Scan(storage.BucketSent, nil, func(_, _ []byte) error { keys++; return nil })
+	})
+	if keys != 2 {
+		t.Errorf("sent bucket has %d keys after migration, want one list per chat (2)", keys)
 	}
 }
