@@ -27,6 +27,7 @@ type options struct {
 	starts   int    // start-up measurements
 	keep     bool   // keep the temporary directory
 	profile  string // directory for the traffic run's CPU and heap profiles; empty: none
+	store    string // a store to start from (only the stored start-up is measured); empty: none
 	// gap is the least time from a sequential reply to the next message: at least
 	// Telegram's 1/30 s between any two sends, or the global pacing is what gets measured.
 	gap time.Duration
@@ -46,6 +47,7 @@ func run() int {
 		"least time from a sequential reply to the next message (≥ 1/30 s keeps global pacing out of the figure)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, stores, anima logs)")
 	fs.StringVar(&o.profile, "profile", "", "write the traffic run's cpu.pprof and heap.pprof (anima --cpuprofile/--memprofile) to this directory")
+	fs.StringVar(&o.store, "store", "", "measure only start-ups on a copy of this store (e.g. one `go run ./cmd/soak -keep` built) and the answer to its largest chat")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -151,11 +153,17 @@ func (lt *loadtest) run(ctx context.Context) error {
 	lt.printf("fakes in-process on 127.0.0.1 (instant echo model); %d CPUs; %s; CLK_TCK %d\n\n",
 		runtime.NumCPU(), runtime.Version(), lt.tck)
 
-	if err := lt.startup(ctx); err != nil {
-		return fmt.Errorf("start-up: %w", err)
-	}
-	if err := lt.traffic(ctx); err != nil {
-		return err
+	if lt.o.store != "" {
+		if err := lt.storedStart(ctx); err != nil {
+			return fmt.Errorf("stored start-up: %w", err)
+		}
+	} else {
+		if err := lt.startup(ctx); err != nil {
+			return fmt.Errorf("start-up: %w", err)
+		}
+		if err := lt.traffic(ctx); err != nil {
+			return err
+		}
 	}
 
 	lt.printf("\ntargets\n")

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,7 @@ type config struct {
 	probe       string
 	crash       string
 	latency     string
+	cpuprofile  string
 	opts        storage.Options
 }
 
@@ -62,8 +64,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.probe, "startup-probe", "", "internal: open this store as anima starts and report")
 	fs.StringVar(&c.latency, "latency", "", "time Recall and core_memory_search on this store (one built with -keep) and exit")
 	fs.StringVar(&c.crash, "crash-store", "", "internal: open this store, commit once and exit without closing it")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run (or of -latency) to this file")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if c.cpuprofile != "" {
+		stop, err := startProfile(c.cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "soak: %v\n", err)
+			return 1
+		}
+		defer stop()
 	}
 	if c.probe != "" {
 		return probe(c.probe, c.opts, stdout, stderr)
@@ -479,4 +490,20 @@ func latencyOnly(c config, w io.Writer) error {
 		c.queries, ms(percentile(lat.recall, 50)), ms(percentile(lat.recall, 99)), ms(percentile(lat.recallCPU, 99)),
 		ms(percentile(lat.search, 50)), ms(percentile(lat.search, 99)), ms(percentile(lat.spread, 99)))
 	return nil
+}
+
+// startProfile starts a CPU profile into path and returns what stops it.
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
