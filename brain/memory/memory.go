@@ -69,6 +69,7 @@ type Memory struct {
 	recent  int
 	after   int
 	metrics *metrics
+	docs    *docCache
 
 	mu          sync.Mutex
 	summarizing map[int64]bool // chats with a Maintain in flight
@@ -99,6 +100,7 @@ func New(st *storage.Store, s Summarizer, opts Options) *Memory {
 		recent:      opts.RecentTurns,
 		after:       opts.SummarizeAfter,
 		metrics:     newMetrics(opts.Registerer),
+		docs:        newDocCache(docCacheBytes),
 		summarizing: map[int64]bool{},
 	}
 }

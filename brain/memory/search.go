@@ -209,7 +209,7 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 		top := topK{k: limit}
 		var scores []float64
 		for _, sp := range segs {
-			docs, err := sp.seg.docTable()
+			docs, err := m.docs.table(sp.seg)
 			if err != nil {
 				return err
 			}
