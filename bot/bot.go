@@ -175,7 +175,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
 		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think, Media: media,
 		Journal: jr,
-		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem}, store: store, set: plugs.set},
+		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem, sched: s.sched}, store: store, set: plugs.set},
 			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs.set,
 			outage: s.think, compact: s.compact},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),

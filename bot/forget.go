@@ -9,10 +9,14 @@ type unindexer interface {
 	UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error
 }
 
+// recounter recomputes what the scheduler keeps of the store (its pending gauge).
+type recounter interface{ Recount() error }
+
 // userForgetter deletes a user's data from the store and the memory index together.
 type userForgetter struct {
 	store *storage.Store
 	index unindexer // may be nil
+	sched recounter // may be nil
 }
 
 var _ forgetter = userForgetter{}
@@ -23,5 +27,10 @@ func (f userForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
 	if f.index != nil {
 		un = f.index.UnindexTx
 	}
-	return f.store.ForgetUser(user, un)
+	rep, err := f.store.ForgetUser(user, un)
+	if err != nil || f.sched == nil {
+		return rep, err
+	}
+	// The user's reminders went with the rest: the pending gauge counts them no more.
+	return rep, f.sched.Recount()
 }

@@ -198,6 +198,17 @@ func (s *Scheduler) CancelTx(tx *storage.Tx, chat int64, id string) (bool, error
 	return found, nil
 }
 
+// Recount recomputes the earliest due time and the pending gauge from the store, after
+// items went without the scheduler (a user's /forget deletes their reminders).
+func (s *Scheduler) Recount() error {
+	s.op.Lock()
+	defer s.op.Unlock()
+	if err := s.rescan(nil); err != nil {
+		return fmt.Errorf("recount schedules: %w", err)
+	}
+	return nil
+}
+
 func cancelTx(tx *storage.Tx, chat int64, id string) (bool, error) {
 	raw, err := tx.GetRaw(storage.BucketSchedules, itemKey(chat, id))
 	if err != nil || raw == nil {

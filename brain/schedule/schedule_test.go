@@ -722,3 +722,24 @@ func TestFormatPage(t *testing.T) {
 		t.Errorf("none: %q", got)
 	}
 }
+
+// TestRecountAfterForget: a user's /forget deletes their reminders in the store, behind
+// the scheduler; Recount lowers the pending gauge to what is left.
+func TestRecountAfterForget(t *testing.T) {
+	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	s := schedule.New(st, schedule.Options{Registerer: prometheus.NewRegistry()})
+	mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
+	mustPlan(t, s, ptr[int64](7200), nil, nil, now0, time.UTC)
+	if got := testutil.ToFloat64(s.MetricsPending()); got != 2 {
+		t.Fatalf("pending = %v, want 2", got)
+	}
+	if _, err := st.ForgetUser(70, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Recount(); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ToFloat64(s.MetricsPending()); got != 0 {
+		t.Errorf("pending after the user's /forget = %v, want 0", got)
+	}
+}
