@@ -194,7 +194,7 @@ func (r *retries) drop(chat int64) int {
 
 // retryDue queues due entries at the front of their chats' queues, so later replies do
 // not overtake them any further.
-func (l *CoreLoop) retryDue(now time.Time) {
+func (l *CoreLoop) retryDue(ctx context.Context, now time.Time) {
 	for chat, w := range l.retries.chats {
 		if len(w.entries) == 0 || now.Before(w.due) {
 			continue
@@ -202,7 +202,7 @@ func (l *CoreLoop) retryDue(now time.Time) {
 		q := l.queue(chat)
 		q.jobs = append([]job{{kind: jobDeliver, deliver: w.entries}}, q.jobs...)
 		w.entries = nil
-		l.startNext(chat)
+		l.startNext(ctx, chat)
 	}
 }
 

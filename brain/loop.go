@@ -88,7 +88,6 @@ type CoreLoop struct {
 	retries     retries
 	parked      parked
 	wg          sync.WaitGroup
-	workCtx     context.Context
 	stopping    bool // set by stop: no new job starts
 	persist     chan persistJob
 	// the per-user rate limit (ratelimit.go)
@@ -189,9 +188,10 @@ func (l *CoreLoop) Deliver(entries []Outgoing) {
 // Run runs the loop until ctx ends, then waits (bounded) for runs in flight and persists
 // state. It returns nil on a clean stop.
 func (l *CoreLoop) Run(ctx context.Context) error {
-	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	// Runs get a context of their own: a stop lets them finish (StopGrace) before it
+	// cancels them.
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
-	l.workCtx = workCtx
 	ticker := time.NewTicker(l.cfg.Tick)
 	defer ticker.Stop()
 	flushEvery := 0
@@ -207,18 +207,18 @@ func (l *CoreLoop) Run(ctx context.Context) error {
 	}()
 
 	for chat := range l.chats {
-		l.startNext(chat)
+		l.startNext(work, chat)
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return l.stop(cancelWork)
+			return l.stop(work, cancelWork)
 		case sigs := <-l.in.c:
-			l.step(l.deps.Clock.Now(), sigs, false)
+			l.step(work, l.deps.Clock.Now(), sigs, false)
 		case r := <-l.done:
-			l.finish(r)
+			l.finish(work, r)
 		case <-ticker.C:
-			l.step(l.deps.Clock.Now(), nil, true)
+			l.step(work, l.deps.Clock.Now(), nil, true)
 			flushEvery++
 			if flushEvery >= 5 {
 				flushEvery = 0
@@ -230,24 +230,24 @@ func (l *CoreLoop) Run(ctx context.Context) error {
 
 // step runs the layers over sigs (and, on a tick, queues due retries) and dispatches the
 // wakes and commands.
-func (l *CoreLoop) step(now time.Time, sigs []Signal, tick bool) {
+func (l *CoreLoop) step(ctx context.Context, now time.Time, sigs []Signal, tick bool) {
 	if tick {
 		l.m.ticks.Inc()
-		l.retryDue(now)
-		l.releaseHeld(now)
-		l.holdTick(now)
+		l.retryDue(ctx, now)
+		l.releaseHeld(ctx, now)
+		l.holdTick(ctx, now)
 	}
 	for _, w := range l.stepper.Step(now, sigs) {
-		l.dispatch(job{kind: jobWake, wake: w})
+		l.dispatch(ctx, job{kind: jobWake, wake: w})
 	}
 	for _, s := range sigs {
 		if s.Type == SignalCommand {
-			l.dispatch(job{kind: jobCommand, command: s})
+			l.dispatch(ctx, job{kind: jobCommand, command: s})
 		}
 	}
 }
 
-func (l *CoreLoop) stop(cancelWork context.CancelFunc) error {
+func (l *CoreLoop) stop(ctx context.Context, cancelWork context.CancelFunc) error {
 	// Jobs still queued stay undone (their signals in the inbox, their entries in the
 	// outbox) for the next start; starting one now would outlive Run and race l.wg.Wait.
 	l.stopping = true
@@ -258,7 +258,7 @@ func (l *CoreLoop) stop(cancelWork context.CancelFunc) error {
 	for {
 		select {
 		case r := <-l.done:
-			l.finish(r)
+			l.finish(ctx, r)
 			continue
 		case <-waited:
 		case <-timer.C:
@@ -275,7 +275,7 @@ func (l *CoreLoop) stop(cancelWork context.CancelFunc) error {
 	for {
 		select {
 		case r := <-l.done:
-			l.finish(r)
+			l.finish(ctx, r)
 			continue
 		default:
 		}

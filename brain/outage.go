@@ -1,6 +1,7 @@
 package brain
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -120,7 +121,7 @@ func (l *CoreLoop) modelBack() bool {
 }
 
 // release queues a run for chat's held messages (taken when it starts).
-func (l *CoreLoop) release(chat int64) {
+func (l *CoreLoop) release(ctx context.Context, chat int64) {
 	c := l.parked.chats[chat]
 	w := Wake{Chat: chat, User: c.wake.User, Reason: c.wake.Reason, Profile: c.wake.Profile, At: l.deps.Clock.Now()}
 	if rel := l.st.Rel(chat); rel != nil {
@@ -131,22 +132,22 @@ func (l *CoreLoop) release(chat int64) {
 		w.Loc = c.wake.Loc
 	}
 	c.running = true // until its run takes the messages
-	l.dispatch(job{kind: jobWake, wake: w})
+	l.dispatch(ctx, job{kind: jobWake, wake: w})
 }
 
 // releaseParked releases every chat held by an outage, in the order they were first held.
-func (l *CoreLoop) releaseParked() {
+func (l *CoreLoop) releaseParked(ctx context.Context) {
 	order := l.parked.order()
 	if len(order) > 0 {
 		l.log.Info("the model is back; answering held messages", "chats", len(order))
 	}
 	for _, chat := range order {
-		l.release(chat)
+		l.release(ctx, chat)
 	}
 }
 
 // holdTick drops messages held too long, and releases or retries the held chats.
-func (l *CoreLoop) holdTick(now time.Time) {
+func (l *CoreLoop) holdTick(ctx context.Context, now time.Time) {
 	if len(l.parked.chats) == 0 {
 		return
 	}
@@ -169,7 +170,7 @@ func (l *CoreLoop) holdTick(now time.Time) {
 			l.parked.dropped.Add(float64(n))
 			c.wake.Signals = keep
 			if len(drop) > 0 {
-				l.dispatch(job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: drop, At: now}})
+				l.dispatch(ctx, job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: drop, At: now}})
 			}
 		}
 		if len(c.wake.Signals) == 0 {
@@ -180,18 +181,18 @@ func (l *CoreLoop) holdTick(now time.Time) {
 	switch order := l.parked.order(); {
 	case len(order) == 0:
 	case l.modelBack():
-		l.releaseParked()
+		l.releaseParked(ctx)
 	case now.Sub(l.parked.lastRetry) >= l.cfg.HoldRetry:
 		// Still down: the longest-held chat asks again (its run may probe).
 		l.parked.lastRetry = now
-		l.release(order[0])
+		l.release(ctx, order[0])
 	}
 }
 
 // settleHeld applies a finished job to the held chats: a run that could not reach the
 // model holds its messages; one that went through releases every held chat once the model
 // is back.
-func (l *CoreLoop) settleHeld(r result) {
+func (l *CoreLoop) settleHeld(ctx context.Context, r result) {
 	if r.held != nil {
 		if len(l.parked.chats) == 0 {
 			l.parked.lastRetry = l.deps.Clock.Now() // the first retry comes HoldRetry from now
@@ -205,13 +206,13 @@ func (l *CoreLoop) settleHeld(r result) {
 		l.parked.answered(r.chat)
 	}
 	if r.thought && len(l.parked.chats) > 0 && l.modelBack() {
-		l.releaseParked()
+		l.releaseParked(ctx)
 	}
 }
 
 // dropHeld forgets a forgotten chat's held messages: the handler deleted the chat, so
 // they are consumed unanswered.
-func (l *CoreLoop) dropHeld(chat int64) {
+func (l *CoreLoop) dropHeld(ctx context.Context, chat int64) {
 	c := l.parked.chats[chat]
 	if c == nil {
 		return
@@ -225,6 +226,6 @@ func (l *CoreLoop) dropHeld(chat int64) {
 	delete(l.parked.chats, chat)
 	l.parked.gauge.Set(float64(len(l.parked.chats)))
 	if len(ids) > 0 {
-		l.dispatch(job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: ids, At: l.deps.Clock.Now()}})
+		l.dispatch(ctx, job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: ids, At: l.deps.Clock.Now()}})
 	}
 }

@@ -1,5 +1,7 @@
 package brain
 
+import "context"
+
 type jobKind int
 
 const (
@@ -54,7 +56,7 @@ func (l *CoreLoop) queue(chat int64) *chatQueue {
 // dispatch queues a job for its chat; wakes for user messages that arrive while a run is
 // queued are folded into that run, if it is the last job queued (folding past a queued
 // command would answer a later message before an earlier command).
-func (l *CoreLoop) dispatch(j job) {
+func (l *CoreLoop) dispatch(ctx context.Context, j job) {
 	chat := j.wake.Chat
 	switch j.kind {
 	case jobCommand:
@@ -79,7 +81,7 @@ func (l *CoreLoop) dispatch(j job) {
 	if q.running {
 		return
 	}
-	l.startNext(chat)
+	l.startNext(ctx, chat)
 }
 
 // foldable says whether next may join the queued wake: wakes of the same reason fold
@@ -99,8 +101,9 @@ func foldable(queued, next Wake) bool {
 }
 
 // startNext starts chat's next job off the loop goroutine, unless the chat is busy, the
-// loop is stopping or every slot is taken.
-func (l *CoreLoop) startNext(chat int64) {
+// loop is stopping or every slot is taken. ctx is the runs' context (Run's work context,
+// which the loop's own functions pass along): cancelled only when a stop's grace is over.
+func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 	q := l.chats[chat]
 	if q == nil || q.running || l.stopping {
 		return
@@ -135,7 +138,7 @@ func (l *CoreLoop) startNext(chat int64) {
 	}
 	if j.kind == jobWake && j.wake.Reason.Code == ReasonUserMessage && !l.parked.take(&j.wake) {
 		// A release whose messages were answered or dropped meanwhile.
-		l.startNext(chat)
+		l.startNext(ctx, chat)
 		return
 	}
 	q.running = true
@@ -154,19 +157,19 @@ func (l *CoreLoop) startNext(chat int64) {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		r := l.work(l.workCtx, chat, j, view, holding, noticed)
+		r := l.work(ctx, chat, j, view, holding, noticed)
 		l.done <- r
 	}()
 }
 
 // finish applies a finished job's effects to the state and starts the chat's next job.
-func (l *CoreLoop) finish(r result) {
+func (l *CoreLoop) finish(ctx context.Context, r result) {
 	l.running--
 	if q := l.chats[r.chat]; q != nil {
 		q.running = false
 	}
 	if r.forget != 0 {
-		l.forget(r.forget)
+		l.forget(ctx, r.forget)
 	}
 	if rel := l.st.Rel(r.chat); rel != nil && r.forget != r.chat {
 		d := r.delivery
@@ -193,7 +196,7 @@ func (l *CoreLoop) finish(r result) {
 	if r.thinking {
 		l.st.LLMWork++
 	}
-	l.settleHeld(r)
+	l.settleHeld(ctx, r)
 	for _, in := range r.intents {
 		if HomeOf(in)&InLoop != 0 {
 			l.applyInLoop(in)
@@ -204,20 +207,20 @@ func (l *CoreLoop) finish(r result) {
 	if r.forget == r.chat {
 		l.retries.dueNow(r.chat, now) // only the confirmation waits: no backoff
 	}
-	l.startNext(r.chat)
+	l.startNext(ctx, r.chat)
 	// A slot freed: start the chats waiting for one, first come first served.
 	for len(l.waitingSlot) > 0 && l.running < l.cfg.MaxConcurrent {
 		chat := l.waitingSlot[0]
 		l.waitingSlot = l.waitingSlot[1:]
 		if q := l.chats[chat]; q != nil {
 			q.waiting = false
-			l.startNext(chat)
+			l.startNext(ctx, chat)
 		}
 	}
 }
 
 // forget drops everything the loop holds about a chat whose handler deleted it.
-func (l *CoreLoop) forget(chat int64) {
+func (l *CoreLoop) forget(ctx context.Context, chat int64) {
 	// A flush may have written the relationship back since the handler deleted it: the
 	// persister deletes it again.
 	l.changed.forgotten = append(l.changed.forgotten, chat)
@@ -227,5 +230,5 @@ func (l *CoreLoop) forget(chat int64) {
 	l.changed.acks = true
 	forgetThoughts(l.st, chat)
 	l.dropUndelivered(chat)
-	l.dropHeld(chat)
+	l.dropHeld(ctx, chat)
 }

@@ -41,11 +41,11 @@ func (l *CoreLoop) admit(chat int64, w Wake) (start bool, notice job, ok bool) {
 }
 
 // releaseHeld starts the chats whose rate-limited wake may run now.
-func (l *CoreLoop) releaseHeld(now time.Time) {
+func (l *CoreLoop) releaseHeld(ctx context.Context, now time.Time) {
 	for chat, until := range l.held {
 		if !now.Before(until) {
 			delete(l.held, chat)
-			l.startNext(chat)
+			l.startNext(ctx, chat)
 		}
 	}
 	if now.Sub(l.limitPruned) >= time.Minute {
