@@ -97,197 +97,258 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 	if err := m.foldBacklog(chat); err != nil {
 		return nil, fmt.Errorf("search chat %d: %w", chat, err)
 	}
+	var hits []hit
+	err := m.st.View(func(tx *storage.Tx) error {
+		c, err := m.loadCorpus(tx, chat, user, terms)
+		if err != nil || c.n == 0 {
+			return err
+		}
+		ranked, err := m.rank(c, limit)
+		if err != nil {
+			return err
+		}
+		hits, err = loadHits(tx, chat, c, ranked[:min(limit, len(ranked))])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search chat %d: %w", chat, err)
+	}
+	return hits, nil
+}
+
+// corpus is what one search scores: the chat's segments that hold a query term, its
+// unfolded tail and the documents scored on the fly (the user's facts, the chat's
+// summary), with the BM25 statistics over all of them.
+type corpus struct {
+	terms    []string
+	segs     []segPostings
+	tail     []tailDoc
+	extra    []hit
+	extraTF  []map[string]int
+	extraLen []int
+	n, total float64   // documents and their summed lengths in terms
+	avgdl    float64   // total / n
+	idfs     []float64 // by query term
+}
+
+// loadCorpus reads chat's documents for the query terms.
+func (m *Memory) loadCorpus(tx *storage.Tx, chat, user int64, terms []string) (*corpus, error) {
+	st, err := loadStats(tx, chat)
+	if err != nil {
+		return nil, err
+	}
+	c := &corpus{terms: terms, n: float64(st.Docs), total: float64(st.TotalLen)}
+	if err := m.loadExtra(tx, c, chat, user); err != nil {
+		return nil, err
+	}
+	// The unfolded tail, read directly.
 	want := make(map[string]bool, len(terms))
 	for _, t := range terms {
 		want[t] = true
 	}
-	var hits []hit
-	err := m.st.View(func(tx *storage.Tx) error {
-		st, err := loadStats(tx, chat)
-		if err != nil {
-			return err
-		}
-		// On-the-fly documents: the user's facts and the chat's summary.
-		facts, err := loadFacts(tx, chat, user)
-		if err != nil {
-			return err
-		}
-		sum, err := m.loadSummary(tx, chat)
-		if err != nil {
-			return err
-		}
-		var extra []hit
-		for _, f := range facts {
-			extra = append(extra, hit{Hit: brain.Hit{Source: sourceFact, Text: f.Attribute + ": " + f.Value, At: f.At}})
-		}
-		if sum.Text != "" {
-			extra = append(extra, hit{Hit: brain.Hit{Source: sourceSummary, Text: sum.Text, At: sum.At}})
-		}
-		extraTF := make([]map[string]int, len(extra))
-		extraLen := make([]int, len(extra))
-		n, total := float64(st.Docs), float64(st.TotalLen)
-		for i, e := range extra {
-			toks := tokenize(e.Text, maxDocTerms)
-			extraLen[i] = len(toks)
-			if len(toks) == 0 {
-				continue
-			}
-			extraTF[i] = map[string]int{}
-			for _, t := range toks {
-				extraTF[i][t]++
-			}
-			n++
-			total += float64(len(toks))
-		}
-		// The unfolded tail, read directly.
-		var tail []tailDoc
-		err = scanTail(tx, chat, st.Through, want, func(d tailDoc) error {
-			if d.dl == 0 {
-				return nil
-			}
-			tail = append(tail, d)
-			n++
-			total += float64(d.dl)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		// The segments' postings of the query terms.
-		segs := make([]segPostings, 0, len(st.Segs))
-		for _, sm := range st.Segs {
-			v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, sm.ID))
-			if err != nil {
-				return err
-			}
-			seg, err := parseSegment(v)
-			if err != nil {
-				return fmt.Errorf("segment %d: %w", sm.ID, err)
-			}
-			sp := segPostings{seg: seg, terms: make([][]byte, len(terms)), dfs: make([]uint64, len(terms))}
-			found := false
-			for i, t := range terms {
-				p, df, err := seg.lookup(t)
-				if err != nil {
-					return fmt.Errorf("segment %d: %w", sm.ID, err)
-				}
-				sp.terms[i], sp.dfs[i] = p, df
-				found = found || df > 0
-			}
-			if found {
-				segs = append(segs, sp)
-			}
-		}
-		if n == 0 {
+	err = scanTail(tx, chat, st.Through, want, func(d tailDoc) error {
+		if d.dl == 0 {
 			return nil
 		}
-		avgdl := total / n
-		bm := func(tf, dl, idf float64) float64 {
-			return idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
-		}
-		idfs := make([]float64, len(terms))
-		for i, term := range terms {
-			var df float64
-			for _, sp := range segs {
-				df += float64(sp.dfs[i])
-			}
-			for _, d := range tail {
-				if d.tf[term] > 0 {
-					df++
-				}
-			}
-			for j := range extra {
-				if extraTF[j][term] > 0 {
-					df++
-				}
-			}
-			if df > 0 {
-				idfs[i] = math.Log(1 + (n-df+0.5)/(df+0.5))
-			}
-		}
-
-		top := topK{k: limit}
-		var scores []float64
-		for _, sp := range segs {
-			docs, err := m.docs.table(sp.seg)
-			if err != nil {
-				return err
-			}
-			scores = slices.Grow(scores[:0], len(docs))[:len(docs)]
-			clear(scores)
-			for i := range terms {
-				if sp.dfs[i] == 0 {
-					continue
-				}
-				err := eachPosting(sp.terms[i], sp.dfs[i], func(idx, tf uint64) {
-					if idx < uint64(len(docs)) {
-						scores[idx] += bm(float64(tf), float64(docs[idx].dl), idfs[i])
-					}
-				})
-				if err != nil {
-					return err
-				}
-			}
-			for idx, s := range scores {
-				if s > 0 {
-					top.offer(scored{doc: docs[idx].seq, score: s})
-				}
-			}
-		}
-		for _, d := range tail {
-			var s float64
-			for i, term := range terms {
-				if tf := d.tf[term]; tf > 0 {
-					s += bm(float64(tf), float64(d.dl), idfs[i])
-				}
-			}
-			if s > 0 {
-				top.offer(scored{doc: d.seq, score: s})
-			}
-		}
-		ranked := top.best
-		for i := range extra {
-			var s float64
-			for j, term := range terms {
-				if tf := extraTF[i][term]; tf > 0 {
-					s += bm(float64(tf), float64(extraLen[i]), idfs[j])
-				}
-			}
-			if s > 0 {
-				ranked = append(ranked, scored{extra: i, score: s, at: extra[i].At})
-			}
-		}
-		slices.SortFunc(ranked, better)
-		for _, r := range ranked[:min(limit, len(ranked))] {
-			if r.doc == 0 {
-				h := extra[r.extra]
-				h.Score = r.score
-				hits = append(hits, h)
-				continue
-			}
-			var t brain.Turn
-			ok, err := tx.Get(storage.BucketHistory, storage.Key(chat, storage.U64(r.doc)), &t)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue
-			}
-			who := t.Role
-			if t.Name != "" && t.Role == "user" {
-				who = strconv.Quote(brain.CleanName(t.Name))
-			}
-			text := brain.TruncateRunes(t.Text, maxDocRunes)
-			hits = append(hits, hit{
-				Hit: brain.Hit{Source: sourceTurn, Text: who + ": " + text, At: t.At, Score: r.score},
-				seq: r.doc,
-				raw: text,
-			})
-		}
+		c.tail = append(c.tail, d)
+		c.n++
+		c.total += float64(d.dl)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("search chat %d: %w", chat, err)
+		return nil, err
+	}
+	if c.segs, err = segmentPostings(tx, chat, st.Segs, terms); err != nil {
+		return nil, err
+	}
+	c.idfs = c.idf()
+	if c.n > 0 {
+		c.avgdl = c.total / c.n
+	}
+	return c, nil
+}
+
+// loadExtra adds the documents scored on the fly: the user's facts and the chat's summary.
+func (m *Memory) loadExtra(tx *storage.Tx, c *corpus, chat, user int64) error {
+	facts, err := loadFacts(tx, chat, user)
+	if err != nil {
+		return err
+	}
+	sum, err := m.loadSummary(tx, chat)
+	if err != nil {
+		return err
+	}
+	for _, f := range facts {
+		c.extra = append(c.extra, hit{Hit: brain.Hit{Source: sourceFact, Text: f.Attribute + ": " + f.Value, At: f.At}})
+	}
+	if sum.Text != "" {
+		c.extra = append(c.extra, hit{Hit: brain.Hit{Source: sourceSummary, Text: sum.Text, At: sum.At}})
+	}
+	c.extraTF = make([]map[string]int, len(c.extra))
+	c.extraLen = make([]int, len(c.extra))
+	for i, e := range c.extra {
+		toks := tokenize(e.Text, maxDocTerms)
+		c.extraLen[i] = len(toks)
+		if len(toks) == 0 {
+			continue
+		}
+		c.extraTF[i] = map[string]int{}
+		for _, t := range toks {
+			c.extraTF[i][t]++
+		}
+		c.n++
+		c.total += float64(len(toks))
+	}
+	return nil
+}
+
+// segmentPostings looks the query terms up in each of chat's segments and keeps the
+// segments that hold any.
+func segmentPostings(tx *storage.Tx, chat int64, metas []segMeta, terms []string) ([]segPostings, error) {
+	segs := make([]segPostings, 0, len(metas))
+	for _, sm := range metas {
+		v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, sm.ID))
+		if err != nil {
+			return nil, err
+		}
+		seg, err := parseSegment(v)
+		if err != nil {
+			return nil, fmt.Errorf("segment %d: %w", sm.ID, err)
+		}
+		sp := segPostings{seg: seg, terms: make([][]byte, len(terms)), dfs: make([]uint64, len(terms))}
+		found := false
+		for i, t := range terms {
+			p, df, err := seg.lookup(t)
+			if err != nil {
+				return nil, fmt.Errorf("segment %d: %w", sm.ID, err)
+			}
+			sp.terms[i], sp.dfs[i] = p, df
+			found = found || df > 0
+		}
+		if found {
+			segs = append(segs, sp)
+		}
+	}
+	return segs, nil
+}
+
+// idf returns each query term's inverse document frequency over the whole corpus.
+func (c *corpus) idf() []float64 {
+	idfs := make([]float64, len(c.terms))
+	for i, term := range c.terms {
+		var df float64
+		for _, sp := range c.segs {
+			df += float64(sp.dfs[i])
+		}
+		for _, d := range c.tail {
+			if d.tf[term] > 0 {
+				df++
+			}
+		}
+		for j := range c.extra {
+			if c.extraTF[j][term] > 0 {
+				df++
+			}
+		}
+		if df > 0 {
+			idfs[i] = math.Log(1 + (c.n-df+0.5)/(df+0.5))
+		}
+	}
+	return idfs
+}
+
+// bm is term i's BM25 score in a document of dl terms where it occurs tf times.
+func (c *corpus) bm(tf, dl float64, i int) float64 {
+	return c.idfs[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/c.avgdl))
+}
+
+// rank scores the corpus: the best limit turns of the segments and the tail, and every
+// on-the-fly document that matches, best first.
+func (m *Memory) rank(c *corpus, limit int) ([]scored, error) {
+	top := topK{k: limit}
+	var scores []float64
+	for _, sp := range c.segs {
+		docs, err := m.docs.table(sp.seg)
+		if err != nil {
+			return nil, err
+		}
+		scores = slices.Grow(scores[:0], len(docs))[:len(docs)]
+		clear(scores)
+		for i := range c.terms {
+			if sp.dfs[i] == 0 {
+				continue
+			}
+			err := eachPosting(sp.terms[i], sp.dfs[i], func(idx, tf uint64) {
+				if idx < uint64(len(docs)) {
+					scores[idx] += c.bm(float64(tf), float64(docs[idx].dl), i)
+				}
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		for idx, s := range scores {
+			if s > 0 {
+				top.offer(scored{doc: docs[idx].seq, score: s})
+			}
+		}
+	}
+	for _, d := range c.tail {
+		var s float64
+		for i, term := range c.terms {
+			if tf := d.tf[term]; tf > 0 {
+				s += c.bm(float64(tf), float64(d.dl), i)
+			}
+		}
+		if s > 0 {
+			top.offer(scored{doc: d.seq, score: s})
+		}
+	}
+	ranked := top.best
+	for i := range c.extra {
+		var s float64
+		for j, term := range c.terms {
+			if tf := c.extraTF[i][term]; tf > 0 {
+				s += c.bm(float64(tf), float64(c.extraLen[i]), j)
+			}
+		}
+		if s > 0 {
+			ranked = append(ranked, scored{extra: i, score: s, at: c.extra[i].At})
+		}
+	}
+	slices.SortFunc(ranked, better)
+	return ranked, nil
+}
+
+// loadHits turns ranked results into hits: a turn's text comes from history (a turn
+// deleted meanwhile is left out).
+func loadHits(tx *storage.Tx, chat int64, c *corpus, ranked []scored) ([]hit, error) {
+	var hits []hit
+	for _, r := range ranked {
+		if r.doc == 0 {
+			h := c.extra[r.extra]
+			h.Score = r.score
+			hits = append(hits, h)
+			continue
+		}
+		var t brain.Turn
+		ok, err := tx.Get(storage.BucketHistory, storage.Key(chat, storage.U64(r.doc)), &t)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		who := t.Role
+		if t.Name != "" && t.Role == "user" {
+			who = strconv.Quote(brain.CleanName(t.Name))
+		}
+		text := brain.TruncateRunes(t.Text, maxDocRunes)
+		hits = append(hits, hit{
+			Hit: brain.Hit{Source: sourceTurn, Text: who + ": " + text, At: t.At, Score: r.score},
+			seq: r.doc,
+			raw: text,
+		})
 	}
 	return hits, nil
 }
