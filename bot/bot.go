@@ -177,7 +177,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		Journal: jr,
 		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem, sched: s.sched}, store: store, set: plugs.set},
 			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs.set,
-			outage: s.think, compact: s.compact},
+			outage: s.think, compact: s.compact, admins: admins(s.tg)},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
 	})
 
@@ -210,6 +210,15 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		}
 	}
 	return s, nil
+}
+
+// admins is the channel that tells a group's admins: Telegram, or nobody (the console
+// has no groups).
+func admins(tg *telegram.Channel) adminChecker {
+	if tg == nil {
+		return nil
+	}
+	return tg
 }
 
 // run supervises the components until ctx ends or one of them fails, then waits for all

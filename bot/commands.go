@@ -56,6 +56,12 @@ type commands struct {
 	plugins   pluginCommands // may be nil
 	outage    outageReporter // may be nil
 	compact   compactor      // may be nil
+	admins    adminChecker   // may be nil: any member may change a group's settings
+}
+
+// adminChecker tells a group's admins (the Telegram channel: getChatMember).
+type adminChecker interface {
+	IsAdmin(ctx context.Context, chat, user int64) (bool, error)
 }
 
 // pluginCommands is what the plugins add to commands: lines for /status, and commands
@@ -190,6 +196,9 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		}
 		return reply(fmt.Sprintf("Cancelled %s.", arg)), nil
 	case "/quiet":
+		if refusal, err := c.groupSetting(ctx, sig, group, "ask me to keep quiet here"); err != nil || refusal != "" {
+			return reply(refusal), err
+		}
 		hours := 3.0
 		if arg != "" {
 			h, err := strconv.ParseFloat(strings.TrimSuffix(strings.ToLower(arg), "h"), 64)
@@ -212,8 +221,15 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		return reply(text), nil
 	case "/timezone":
 		if arg == "" {
-			return reply(fmt.Sprintf("Your time zone is %s (it's %s there). Send /timezone Area/City to change it, e.g. /timezone Europe/Berlin.",
-				view.Loc, view.Now.In(view.Loc).Format("15:04"))), nil
+			whose := "Your"
+			if group {
+				whose = "This group's"
+			}
+			return reply(fmt.Sprintf("%s time zone is %s (it's %s there). Send /timezone Area/City to change it, e.g. /timezone Europe/Berlin.",
+				whose, view.Loc, view.Now.In(view.Loc).Format("15:04"))), nil
+		}
+		if refusal, err := c.groupSetting(ctx, sig, group, "change this group's time zone"); err != nil || refusal != "" {
+			return reply(refusal), err
 		}
 		loc, err := time.LoadLocation(arg)
 		if err != nil || arg == "Local" {
@@ -229,6 +245,24 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		}
 	}
 	return reply("I don't know that command. /help lists what I understand."), nil
+}
+
+// groupSetting says why the sender may not change a setting the whole chat shares
+// (/quiet, /timezone), or "" when they may: anyone in a private chat, only the owner and
+// administrators in a group. An error is the admin check's (the loop logs it and says
+// the command didn't work).
+func (c *commands) groupSetting(ctx context.Context, sig brain.Signal, group bool, what string) (string, error) {
+	if !group || c.admins == nil {
+		return "", nil
+	}
+	admin, err := c.admins.IsAdmin(ctx, sig.Chat, sig.User)
+	if err != nil {
+		return "", fmt.Errorf("check the group's admins: %w", err)
+	}
+	if !admin {
+		return "Only this group's admins can " + what + ". In our private chat, it's yours to decide.", nil
+	}
+	return "", nil
 }
 
 // notYours answers a member who pressed a confirmation button another member asked for.

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,51 @@ func TestPrivateForgetAnswersAsBefore(t *testing.T) {
 	want := "Done. I have deleted everything I had stored about you: our conversation, what I remembered and your reminders."
 	if !res.Forget || res.Reply[0].Text != want || fg.users[0] != 5 {
 		t.Errorf("private /forget yes = %q forget=%v forgot %v", res.Reply[0].Text, res.Forget, fg.users)
+	}
+}
+
+// fakeAdmins answers IsAdmin from a set, or fails.
+type fakeAdmins struct {
+	admins map[int64]bool
+	err    error
+	asked  int
+}
+
+func (f *fakeAdmins) IsAdmin(_ context.Context, _, user int64) (bool, error) {
+	f.asked++
+	return f.admins[user], f.err
+}
+
+// TestGroupSettingsAreForAdmins: in a group, /quiet and /timezone change what every
+// member shares, so only the group's admins may use them; showing the zone is for
+// everyone, a private chat is its user's own, and a failed check is an error (logged,
+// "didn't work") that changes nothing.
+func TestGroupSettingsAreForAdmins(t *testing.T) {
+	const group, ann, ben = -100, int64(1), int64(2)
+	admins := &fakeAdmins{admins: map[int64]bool{ann: true}}
+	c := &commands{policy: brain.DefaultProactivePolicy(), admins: admins}
+	view := brain.CommandView{Loc: time.UTC, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	run := func(chat, user int64, text string) (brain.CommandResult, error) {
+		return c.Command(context.Background(), brain.Signal{Type: brain.SignalCommand, Chat: chat, User: user, Text: text}, view)
+	}
+	for _, cmd := range []string{"/quiet 2", "/timezone Europe/Berlin"} {
+		res, err := run(group, ben, cmd)
+		if err != nil || len(res.Intents) != 0 || !strings.Contains(res.Reply[0].Text, "Only this group's admins") {
+			t.Errorf("member's %s in a group = %+v, %v; want a refusal and no change", cmd, res, err)
+		}
+		if res, err := run(group, ann, cmd); err != nil || len(res.Intents) != 1 {
+			t.Errorf("admin's %s in a group = %+v, %v; want it done", cmd, res, err)
+		}
+		if res, err := run(ben, ben, cmd); err != nil || len(res.Intents) != 1 {
+			t.Errorf("%s in the member's private chat = %+v, %v; want it done", cmd, res, err)
+		}
+	}
+	asked := admins.asked
+	if res, err := run(group, ben, "/timezone"); err != nil || !strings.Contains(res.Reply[0].Text, "time zone is UTC") || admins.asked != asked {
+		t.Errorf("member's bare /timezone in a group = %+v, %v (admin checks %d → %d); want the zone shown without a check", res, err, asked, admins.asked)
+	}
+	admins.err = errors.New("telegram getChatMember: 502")
+	if res, err := run(group, ann, "/quiet"); err == nil || len(res.Intents) != 0 {
+		t.Errorf("/quiet with the admin check failing = %+v, %v; want an error and no change", res, err)
 	}
 }

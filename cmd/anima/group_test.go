@@ -257,4 +257,24 @@ func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
 			t.Errorf("A forgot, but %q is still in the group's prompt:\n%s", s, r.Raw)
 		}
 	}
+
+	// Probe 5: /quiet and /timezone change what the whole group shares: B, a member,
+	// is refused; A, an admin (getChatMember), is not.
+	tg.SetMember(group, memberA, telegramtest.StatusAdmin)
+	for _, cmd := range []string{"/quiet 2", "/timezone Asia/Tokyo"} {
+		if got := say(memberB, cmd); !strings.Contains(got.Visible, "Only this group's admins") {
+			t.Errorf("probe %s by B, a member: answer %q, want a refusal", cmd, got.Visible)
+		}
+		if got := say(memberA, cmd); strings.Contains(got.Visible, "admins") {
+			t.Errorf("probe %s by A, an admin: answer %q, want it done", cmd, got.Visible)
+		}
+	}
+	if got := say(memberB, "/timezone"); !strings.Contains(got.Visible, "Asia/Tokyo") {
+		t.Errorf("the group's zone after A's /timezone: %q", got.Visible)
+	}
+	for _, c := range tg.CallsTo("getChatMember") {
+		if c.Status != 200 {
+			t.Errorf("getChatMember answered %d: %v", c.Status, c.Params)
+		}
+	}
 }

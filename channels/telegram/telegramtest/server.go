@@ -146,6 +146,7 @@ type Server struct {
 	latency    time.Duration
 	files      map[string]*heldFile // by file id
 	downloads  []Download
+	members    map[int64]map[int64]string // chat → user → status (members.go)
 }
 
 // Option configures a Server.
@@ -467,6 +468,8 @@ func (s *Server) dispatch(ctx context.Context, method string, p map[string]strin
 		}
 		s.mu.Unlock()
 		return true, nil
+	case "getChatMember":
+		return s.getChatMember(p)
 	case "answerCallbackQuery":
 		s.mu.Lock()
 		s.answers = append(s.answers, CallbackAnswer{ID: p["callback_query_id"], Text: p["text"], At: at})
