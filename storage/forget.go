@@ -41,7 +41,7 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 		// History: the user's turns in other chats, by chat.
 		seqs := map[int64][]uint64{}
 		var keys [][]byte
-		err := tx.Scan(BucketHistory, nil, func(k, v []byte) error {
+		err := tx.HistoryEach(func(k, v []byte) error {
 			if len(k) != 16 {
 				return nil
 			}
@@ -61,7 +61,7 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 			return err
 		}
 		for _, k := range keys {
-			if err := tx.Delete(BucketHistory, k); err != nil {
+			if err := tx.HistoryDelete(int64(binary.BigEndian.Uint64(k[:8])), HistorySeq(k)); err != nil {
 				return err
 			}
 		}

@@ -32,7 +32,8 @@ import (
 // moves the unfolded tail into history: an indexed turn's history entry carries a mark
 // (MarkIndexed) instead of a key of its own in the index (migrateIndexV4). Version 5
 // keeps the ids anima sent in a chat as one list value instead of a key each
-// (migrateSentV5).
+// (migrateSentV5), and continues history in epochs of EpochTurns (history.go; the old
+// bucket is the first epoch, so nothing moves).
 const SchemaVersion = 5
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
@@ -78,6 +79,9 @@ type Options struct {
 	// store writes it once, at Close: commits are a page cheaper, and only an open after
 	// a crash walks the file to rebuild it (see Open).
 	SyncFreelist bool
+	// EpochTurns is how many turns a history epoch holds (default EpochTurns; tests use
+	// a few to cross epochs).
+	EpochTurns int
 }
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
@@ -89,6 +93,7 @@ type Store struct {
 	path string
 	// freelistAtClose: commits skip the freelist, Close writes it (Options.SyncFreelist).
 	freelistAtClose bool
+	epochTurns      uint64 // Options.EpochTurns
 
 	sentDelay time.Duration
 	sentMu    sync.Mutex
@@ -139,8 +144,11 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.SentDelay == 0 {
 		opts.SentDelay = 2 * time.Second
 	}
-	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly,
+	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly, epochTurns: EpochTurns,
 		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, sentIDs: map[int64][]int{}, afterFunc: time.AfterFunc}
+	if opts.EpochTurns > 0 {
+		s.epochTurns = uint64(opts.EpochTurns)
+	}
 	if opts.ReadOnly {
 		return s, nil
 	}
@@ -249,7 +257,7 @@ func (s *Store) init() error {
 			}
 		}
 		if n < 4 {
-			if err := migrateIndexV4(&Tx{tx: tx}); err != nil {
+			if err := migrateIndexV4(s.newTx(tx)); err != nil {
 				return fmt.Errorf("migrate search index to schema 4: %w", err)
 			}
 		}
@@ -354,7 +362,7 @@ func (s *Store) update(all bool, fn func(tx *Tx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.db.Update(func(btx *bolt.Tx) error {
-		tx := &Tx{tx: btx}
+		tx := s.newTx(btx)
 		if err := fn(tx); err != nil {
 			return err
 		}
@@ -366,7 +374,7 @@ func (s *Store) update(all bool, fn func(tx *Tx) error) error {
 func (s *Store) View(fn func(tx *Tx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	return s.db.View(func(tx *bolt.Tx) error { return fn(s.newTx(tx)) })
 }
 
 // Put stores v as JSON under key in its own transaction.
@@ -399,6 +407,9 @@ func forgetChatTx(tx *Tx, chat int64) error {
 		if _, err := tx.DeletePrefix(b, ID64(chat)); err != nil {
 			return fmt.Errorf("forget %s: %w", b, err)
 		}
+	}
+	if err := tx.deleteHistoryChat(chat); err != nil { // the epochs after the first
+		return fmt.Errorf("forget history: %w", err)
 	}
 	suffix := ":" + strconv.FormatInt(chat, 10)
 	if err := deleteWhere(tx, BucketAcks, func(k, _ []byte) bool { return bytes.HasSuffix(k, []byte(suffix)) }); err != nil {

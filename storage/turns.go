@@ -100,15 +100,8 @@ func (s *Store) CommitTurn(c Commit, now time.Time) ([]brain.Outgoing, error) {
 				return err
 			}
 		}
-		for _, t := range c.Turns {
-			seq, err := tx.NextSeq(BucketHistory)
-			if err != nil {
-				return err
-			}
-			t.Seq = seq
-			if err := tx.Put(BucketHistory, Key(c.Chat, U64(seq)), t); err != nil {
-				return err
-			}
+		if err := tx.appendHistory(c.Chat, c.Turns); err != nil {
+			return err
 		}
 		for _, m := range c.Outbox {
 			id, err := tx.NextSeq(BucketOutbox)
@@ -165,7 +158,7 @@ func (s *Store) markSent(id uint64) error {
 	if err != nil {
 		return err
 	}
-	tx := &Tx{tx: btx}
+	tx := s.newTx(btx)
 	s.sentMu.Lock()
 	last := true
 	err = tx.Scan(BucketOutbox, nil, func(k, _ []byte) error {
@@ -319,7 +312,7 @@ func (s *Store) PendingOutbox() ([]brain.Outgoing, error) {
 func (s *Store) History(chat int64, n int) ([]brain.Turn, error) {
 	var turns []brain.Turn
 	err := s.View(func(tx *Tx) error {
-		return tx.ScanReverse(BucketHistory, ID64(chat), func(_, v []byte) error {
+		return tx.HistoryReverse(chat, func(_, v []byte) error {
 			var t brain.Turn
 			if err := json.Unmarshal(v, &t); err != nil {
 				return fmt.Errorf("decode history entry: %w", err)
@@ -424,11 +417,10 @@ func DecodeHistory(v []byte) (brain.Turn, bool, error) {
 // commit the entry's page is already being written, so the mark costs no page of its
 // own. It reports whether the entry exists and was not marked before.
 func (t *Tx) MarkIndexed(chat int64, seq uint64) (bool, error) {
-	b, err := t.bucket(BucketHistory)
+	b, k, err := t.historyEntry(chat, seq)
 	if err != nil {
 		return false, err
 	}
-	k := Key(chat, U64(seq))
 	v := b.Get(k)
 	if v == nil {
 		return false, nil

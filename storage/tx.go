@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -31,14 +32,20 @@ func Key(id int64, parts ...[]byte) []byte {
 
 // Tx is a read-write or read-only transaction over the store's buckets, for callers that
 // need several writes to land together.
-type Tx struct{ tx *bolt.Tx }
+type Tx struct {
+	tx         *bolt.Tx
+	epochTurns uint64  // turns a history epoch holds (history.go)
+	eps        []epoch // history's epochs, once listed
+}
+
+func (s *Store) newTx(tx *bolt.Tx) *Tx { return &Tx{tx: tx, epochTurns: s.epochTurns} }
 
 func (t *Tx) bucket(name string) (*bolt.Bucket, error) {
 	b := t.tx.Bucket([]byte(name))
 	if b == nil {
 		return nil, fmt.Errorf("no bucket %q", name)
 	}
-	if appendMostly[name] {
+	if appendMostly[name] || strings.HasPrefix(name, epochPrefix) {
 		b.FillPercent = appendFill
 	}
 	return b, nil

@@ -136,8 +136,7 @@ type tailDoc struct {
 // oldest first. want, when not nil, limits the counts kept to those terms. fn returns
 // storage.ErrStop to end early.
 func scanTail(tx *storage.Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
-	from := storage.Key(chat, storage.U64(through+1))
-	return tx.ScanFrom(storage.BucketHistory, storage.ID64(chat), from, func(k, v []byte) error {
+	return tx.HistoryFrom(chat, through+1, func(k, v []byte) error {
 		if len(k) != 16 {
 			return nil
 		}
@@ -161,8 +160,7 @@ func scanTail(tx *storage.Tx, chat int64, through uint64, want map[string]bool, 
 // (keys only: it decodes nothing).
 func tailLen(tx *storage.Tx, chat int64, through uint64, limit int) (int, error) {
 	n := 0
-	from := storage.Key(chat, storage.U64(through+1))
-	err := tx.ScanFrom(storage.BucketHistory, storage.ID64(chat), from, func(_, _ []byte) error {
+	err := tx.HistoryFrom(chat, through+1, func(_, _ []byte) error {
 		n++
 		if n >= limit {
 			return storage.ErrStop
@@ -176,7 +174,7 @@ func tailLen(tx *storage.Tx, chat int64, through uint64, limit int) (int, error)
 // newest marked history entry, or the folded high-water mark.
 func indexedThrough(tx *storage.Tx, chat int64, st indexStats) (uint64, error) {
 	through := st.Through
-	err := tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
+	err := tx.HistoryReverse(chat, func(k, v []byte) error {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
 		if seq <= st.Through {
 			return storage.ErrStop
@@ -222,7 +220,7 @@ func withSeqs(tx *storage.Tx, chat int64, turns []brain.Turn) []brain.Turn {
 		return turns
 	}
 	last := make([]brain.Turn, 0, len(turns))
-	err := tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
+	err := tx.HistoryReverse(chat, func(k, v []byte) error {
 		var t brain.Turn
 		if err := json.Unmarshal(v, &t); err != nil {
 			return err
@@ -282,7 +280,7 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 			return err
 		}
 		var behind []brain.Turn
-		err = tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
+		err = tx.HistoryReverse(chat, func(k, v []byte) error {
 			seq := binary.BigEndian.Uint64(k[len(k)-8:])
 			if seq <= through {
 				return storage.ErrStop

@@ -235,9 +235,9 @@ func tailEntries(t *testing.T, st *storage.Store, chat int64) int {
 		if _, err := tx.Get(storage.BucketIndex, storage.Key(chat, []byte{'s'}), &stats); err != nil {
 			return err
 		}
-		return tx.Scan(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
+		return tx.HistoryFrom(chat, 0, func(k, v []byte) error {
 			_, marked, err := storage.DecodeHistory(v)
-			if marked && binary.BigEndian.Uint64(k[8:]) > stats.Through {
+			if marked && storage.HistorySeq(k) > stats.Through {
 				n++
 			}
 			return err

@@ -332,7 +332,7 @@ func loadHits(tx *storage.Tx, chat int64, c *corpus, ranked []scored) ([]hit, er
 			continue
 		}
 		var t brain.Turn
-		ok, err := tx.Get(storage.BucketHistory, storage.Key(chat, storage.U64(r.doc)), &t)
+		ok, err := tx.HistoryGet(chat, r.doc, &t)
 		if err != nil {
 			return nil, err
 		}

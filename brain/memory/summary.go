@@ -51,7 +51,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		// Count first: most turns leave the threshold uncrossed, and then nothing needs
 		// decoding (this runs after every turn).
 		n := 0
-		if err := tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, _ []byte) error {
+		if err := tx.HistoryReverse(chat, func(k, _ []byte) error {
 			if binary.BigEndian.Uint64(k[len(k)-8:]) <= prev.Through {
 				return storage.ErrStop
 			}
@@ -60,7 +60,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		}); err != nil || n <= m.after {
 			return err
 		}
-		return tx.ScanReverse(storage.BucketHistory, storage.ID64(chat), func(k, v []byte) error {
+		return tx.HistoryReverse(chat, func(k, v []byte) error {
 			seq := binary.BigEndian.Uint64(k[len(k)-8:])
 			if seq <= prev.Through {
 				return storage.ErrStop
@@ -104,7 +104,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 			return nil // summarised meanwhile
 		}
 		// A chat forgotten meanwhile has lost its history: do not resurrect its summary.
-		if raw, err := tx.GetRaw(storage.BucketHistory, storage.Key(chat, storage.U64(next.Through))); err != nil || raw == nil {
+		if raw, err := tx.HistoryRaw(chat, next.Through); err != nil || raw == nil {
 			return err
 		}
 		return tx.Put(storage.BucketSummaries, storage.ID64(chat), next)
