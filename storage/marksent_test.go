@@ -214,3 +214,60 @@ func TestRecordSentRidesOnTheNextCommit(t *testing.T) {
 		t.Errorf("Sent(9, 1) after Close = %v, %v", ok, err)
 	}
 }
+
+// TestSentIDsAreWrittenAChatAtATime: a commit writes the sent ids of a chat once
+// sentBatch of them have gathered, and those of every chat once sentFlushAll wait in
+// all; what a crash forgets is what had not been written.
+func TestSentIDsAreWrittenAChatAtATime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	s, err := Open(path, Options{SentDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := func() {
+		t.Helper()
+		if _, err := s.Record("telegram", []brain.Signal{{Type: brain.SignalUserMessage, Chat: 1, Text: "hi"}}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored := func(chat int64) int {
+		t.Helper()
+		var n int
+		_ = s.View(func(tx *Tx) error {
+			v, err := tx.Peek(BucketSent, ID64(chat))
+			ids, _ := decodeSent(v)
+			n = len(ids)
+			return err
+		})
+		return n
+	}
+	record := func(chat int64, n int) {
+		t.Helper()
+		for i := range n {
+			if err := s.RecordSent(chat, 100+i); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	record(1, sentBatch-1)
+	record(2, 1)
+	commit()
+	if a, b := stored(1), stored(2); a != 0 || b != 0 {
+		t.Fatalf("after a commit with no chat at a batch: stored %d and %d ids, want none", a, b)
+	}
+	record(1, 1)
+	commit()
+	if a, b := stored(1), stored(2); a != sentBatch || b != 0 {
+		t.Fatalf("after chat 1 reached a batch: stored %d and %d ids, want %d and 0", a, b, sentBatch)
+	}
+	for chat := int64(10); chat < 10+sentFlushAll/(sentBatch-1)+1; chat++ {
+		record(chat, sentBatch-1) // no chat reaches a batch; together they pass sentFlushAll
+	}
+	commit()
+	if a, b := stored(2), stored(10); a != 1 || b != sentBatch-1 {
+		t.Errorf("after %d ids waited in all: stored %d and %d ids, want every chat's", sentFlushAll, a, b)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -12,10 +12,12 @@ const SentKeep = 500
 
 // RecordSent remembers that anima sent the platform message id in chat, forgetting the
 // chat's oldest beyond SentKeep. Sent sees the id at once; the store writes ids in
-// batches, riding on its next commit once sentBatch have gathered (and at Close), instead
-// of a synced commit per message, which would cost more than the message's turn: a crash
-// forgets at most the last sentBatch-1 ids, and reactions to those few messages are
-// ignored.
+// batches riding on its next commit, instead of a synced commit per message, which
+// would cost more than the message's turn: a chat's ids once sentBatch of them have
+// gathered, everyone's once sentFlushAll wait in all, and all at Close. A batch rewrites
+// the chat's list, so writing a chat at a time keeps each batch to a page or two. A
+// crash forgets at most the last sentBatch-1 ids of a chat (sentFlushAll-1 in all), and
+// reactions to those few messages are ignored.
 func (s *Store) RecordSent(chat int64, id int) error {
 	if s.sentDelay < 0 {
 		if err := s.Update(func(tx *Tx) error { return recordSentTx(tx, chat, []int{id}) }); err != nil {
@@ -30,8 +32,12 @@ func (s *Store) RecordSent(chat int64, id int) error {
 	return nil
 }
 
-// sentBatch is how many sent ids (RecordSent) gather before a commit writes them.
-const sentBatch = 32
+// sentBatch is how many of a chat's sent ids (RecordSent) gather before a commit writes
+// them; sentFlushAll, how many of all chats' before a commit writes every chat's.
+const (
+	sentBatch    = 32
+	sentFlushAll = 256
+)
 
 // recordSentTx appends ids to chat's list of sent ids in tx, keeping the latest SentKeep.
 // A chat's ids are one value (see encodeSent), so a batch writes one value per chat it

@@ -199,8 +199,8 @@ func (s *Store) flushLater() {
 }
 
 // carrySent writes, in tx, what waits for a commit: the removal of delivered outbox
-// entries (MarkSent) and the sent message ids (RecordSent) once a batch has gathered, or
-// all of them; it forgets them once tx commits.
+// entries (MarkSent) and the sent message ids (RecordSent) of the chats where a batch has
+// gathered, or all of them; it forgets them once tx commits.
 func (s *Store) carrySent(tx *Tx, all bool) error {
 	s.sentMu.Lock()
 	ids := make([]uint64, 0, len(s.sent))
@@ -208,9 +208,12 @@ func (s *Store) carrySent(tx *Tx, all bool) error {
 		ids = append(ids, id)
 	}
 	var msgs map[int64][]int
-	if all || s.sentIDsN >= sentBatch {
-		msgs = make(map[int64][]int, len(s.sentIDs))
-		for chat, m := range s.sentIDs {
+	all = all || s.sentIDsN >= sentFlushAll
+	for chat, m := range s.sentIDs {
+		if all || len(m) >= sentBatch {
+			if msgs == nil {
+				msgs = map[int64][]int{}
+			}
 			msgs[chat] = slices.Clone(m)
 		}
 	}

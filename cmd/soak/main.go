@@ -297,6 +297,9 @@ type latencies struct{ recall, recallCPU, search, spread []time.Duration }
 // Recall in the other chats.
 func sampleLatency(ctx context.Context, d *driver, qs *talker, c config) (latencies, error) {
 	var l latencies
+	// The write phase leaves a large heap behind; collect it first so that its collection
+	// is not charged to the first queries (-latency measures a fresh process the same way).
+	runtime.GC()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	search := d.mem.Tools()[1]
