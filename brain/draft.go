@@ -37,25 +37,25 @@ type draftPump struct {
 // startDrafts starts a pump for d, run by a goroutine that wg owns; stop ends it (and
 // cancels a draft in flight: the answer it previewed is complete). Nothing is shown before
 // delay has passed: an answer that comes at once needs no preview (like the typing
-// indicator), and costs no Bot API call.
+// indicator), and costs no Bot API call — nor a goroutine: the pump's starts only when
+// the delay has passed.
 func startDrafts(ctx context.Context, d Drafter, delay time.Duration, wg *sync.WaitGroup) (p *draftPump, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	p = &draftPump{d: d, wake: make(chan struct{}, 1)}
 	wg.Add(1)
-	go func() {
+	timer := time.AfterFunc(max(delay, 0), func() {
 		defer wg.Done()
-		if delay > 0 {
-			t := time.NewTimer(delay)
-			defer t.Stop()
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
 		p.run(ctx)
-	}()
-	return p, cancel
+	})
+	var once sync.Once
+	return p, func() {
+		once.Do(func() {
+			cancel()
+			if timer.Stop() {
+				wg.Done() // the goroutine never started and never will
+			}
+		})
+	}
 }
 
 // Draft implements Drafter.

@@ -27,9 +27,14 @@ func TestStartProfilesWritesBoth(t *testing.T) {
 }
 
 func TestStartProfilesOffWritesNothing(t *testing.T) {
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
 	stop, err := startProfiles("", "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// No heap profile will be written, so allocations are not sampled for one.
+	if runtime.MemProfileRate != 0 {
+		t.Errorf("MemProfileRate = %d without --memprofile; want 0 (sampling off)", runtime.MemProfileRate)
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
