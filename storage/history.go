@@ -136,14 +136,11 @@ func (t *Tx) HistoryGet(chat int64, seq uint64, v any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	raw := b.Get(k)
-	if raw == nil {
-		return false, nil
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	found, err := decode(b.Get(k), v)
+	if err != nil {
 		return true, fmt.Errorf("decode history entry %d of chat %d: %w", seq, chat, err)
 	}
-	return true, nil
+	return found, nil
 }
 
 // HistoryFrom calls fn with chat's history entries from Seq from on, oldest first: k is

@@ -97,14 +97,19 @@ func (t *Tx) Get(bucket string, key []byte, v any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	data := b.Get(key)
+	found, err := decode(b.Get(key), v)
+	if err != nil {
+		return true, fmt.Errorf("decode %s entry: %w", bucket, err)
+	}
+	return found, nil
+}
+
+// decode decodes the JSON data (nil: absent) into v and reports whether there was any.
+func decode(data []byte, v any) (bool, error) {
 	if data == nil {
 		return false, nil
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return true, fmt.Errorf("decode %s entry: %w", bucket, err)
-	}
-	return true, nil
+	return true, json.Unmarshal(data, v)
 }
 
 // GetRaw returns a copy of the bytes under key (nil if absent).
