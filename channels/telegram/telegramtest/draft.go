@@ -33,17 +33,9 @@ func (s *Server) sendMessageDraft(p map[string]string, at time.Time) (any, *apiE
 	if err != nil || id == 0 {
 		return nil, badRequest("invalid draft_id: must be a non-zero integer")
 	}
-	text, mode := p["text"], p["parse_mode"]
-	visible := text
-	if strings.EqualFold(mode, "HTML") {
-		v, err := ParseHTML(text)
-		if err != nil {
-			return nil, badRequest("can't parse entities: %s", err.Error())
-		}
-		visible = v
-	}
-	if UTF16Len(visible) > MaxMessageLength {
-		return nil, badRequest("message is too long")
+	text, mode, visible, aerr := messageText(p)
+	if aerr != nil {
+		return nil, aerr
 	}
 	s.mu.Lock()
 	s.drafts = append(s.drafts, Draft{ChatID: chat, DraftID: id, Text: text, Visible: visible, ParseMode: mode, At: at})

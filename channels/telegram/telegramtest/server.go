@@ -571,25 +571,36 @@ func (s *Server) getUpdates(ctx context.Context, p map[string]string, at time.Ti
 	return out, nil
 }
 
+// messageText reads a message's text and parse mode and returns the text as a user sees
+// it (entities parsed), refusing what Telegram refuses: entities it cannot parse, and
+// more than 4096 UTF-16 units.
+func messageText(p map[string]string) (text, mode, visible string, aerr *apiError) {
+	text, mode = p["text"], p["parse_mode"]
+	visible = text
+	if strings.EqualFold(mode, "HTML") {
+		v, err := ParseHTML(text)
+		if err != nil {
+			return "", "", "", badRequest("can't parse entities: %s", err.Error())
+		}
+		visible = v
+	}
+	if UTF16Len(visible) > MaxMessageLength {
+		return "", "", "", badRequest("message is too long")
+	}
+	return text, mode, visible, nil
+}
+
 func (s *Server) sendMessage(p map[string]string, at time.Time) (any, *apiError) {
 	chat, aerr := chatID(p)
 	if aerr != nil {
 		return nil, aerr
 	}
-	text, mode := p["text"], p["parse_mode"]
-	visible := text
-	if strings.EqualFold(mode, "HTML") {
-		v, err := ParseHTML(text)
-		if err != nil {
-			return nil, badRequest("can't parse entities: %s", err.Error())
-		}
-		visible = v
+	text, mode, visible, aerr := messageText(p)
+	if aerr != nil {
+		return nil, aerr
 	}
 	if strings.TrimSpace(visible) == "" {
 		return nil, badRequest("message text is empty")
-	}
-	if UTF16Len(visible) > MaxMessageLength {
-		return nil, badRequest("message is too long")
 	}
 	m := Message{ChatID: chat, Text: text, Visible: visible, ParseMode: mode, At: at}
 	if v := p["reply_markup"]; v != "" {
