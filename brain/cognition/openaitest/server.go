@@ -334,14 +334,7 @@ func (s *Server) answer(w http.ResponseWriter, req openai.ChatCompletionRequest,
 	}
 	s.mu.Unlock()
 
-	usage := openai.Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens}
-	if usage.PromptTokens == 0 {
-		usage.PromptTokens = max(1, promptChars(req)/4)
-	}
-	if usage.CompletionTokens == 0 {
-		usage.CompletionTokens = max(1, completionChars/4)
-	}
-	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	usage := replyUsage(reply, req, completionChars)
 	resp := openai.ChatCompletionResponse{
 		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
 		Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: finish}},
@@ -382,4 +375,18 @@ func messageText(content string, parts []openai.ChatMessagePart) string {
 		}
 	}
 	return strings.Join(texts, "\n")
+}
+
+// replyUsage is the token usage reported for reply: the counts the script set, else
+// about four characters a token of the prompt and of what was written.
+func replyUsage(reply Reply, req openai.ChatCompletionRequest, completionChars int) openai.Usage {
+	usage := openai.Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens}
+	if usage.PromptTokens == 0 {
+		usage.PromptTokens = max(1, promptChars(req)/4)
+	}
+	if usage.CompletionTokens == 0 {
+		usage.CompletionTokens = max(1, completionChars/4)
+	}
+	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	return usage
 }

@@ -124,14 +124,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req openai.ChatC
 		return
 	}
 	if req.StreamOptions != nil && req.StreamOptions.IncludeUsage {
-		usage := openai.Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens}
-		if usage.PromptTokens == 0 {
-			usage.PromptTokens = max(1, promptChars(req)/4)
-		}
-		if usage.CompletionTokens == 0 {
-			usage.CompletionTokens = max(1, completionChars/4)
-		}
-		usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+		usage := replyUsage(reply, req, completionChars)
 		if !send(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{}, Usage: &usage}) {
 			return
 		}
