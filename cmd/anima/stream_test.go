@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strings"
 	"syscall"
@@ -22,6 +23,23 @@ func slowAnswer(text string, every time.Duration) openaitest.Reply {
 	return r
 }
 
+// exchange sends the user's texts one by one, each once the previous has its reply, then
+// stops anima and returns what was sent: a duplicate of an earlier reply would show
+// before a later one.
+func exchange(ctx context.Context, t *testing.T, tg *telegramtest.Server, p *proc, texts ...string) []telegramtest.Message {
+	t.Helper()
+	var sent []telegramtest.Message
+	for i, text := range texts {
+		tg.PushText(user, user, text)
+		var err error
+		if sent, err = tg.WaitSent(ctx, i+1); err != nil {
+			t.Fatalf("no reply to %q: %v", text, err)
+		}
+	}
+	p.stop(t)
+	return sent
+}
+
 // TestStreamedReplyShowsDrafts: a reply written slowly is shown as a growing draft (HTML,
 // one draft id, at most one update per 300 ms, never raw JSON), then sent exactly once.
 func TestStreamedReplyShowsDrafts(t *testing.T) {
@@ -31,19 +49,7 @@ func TestStreamedReplyShowsDrafts(t *testing.T) {
 	ai.Enqueue(slowAnswer(streamedText, 40*time.Millisecond))
 
 	p := start(t, "run", "--config", path)
-	tg.PushText(user, user, "good morning, did you sleep well?")
-	ctx := waitCtx(t, 30*time.Second)
-	if _, err := tg.WaitSent(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	// A second message's reply: any duplicate of the first would come before it.
-	tg.PushText(user, user, "ping")
-	sent, err := tg.WaitSent(ctx, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.stop(t)
-
+	sent := exchange(waitCtx(t, 30*time.Second), t, tg, p, "good morning, did you sleep well?", "ping")
 	if sent[0].Visible != streamedText || sent[1].Visible != "echo: ping" {
 		t.Fatalf("sent %q, %q; want the streamed reply once, then the echo", sent[0].Visible, sent[1].Visible)
 	}
@@ -127,17 +133,7 @@ func TestStreamRefusedFallsBack(t *testing.T) {
 	ai.SetStreaming(openaitest.StreamRefuse)
 
 	p := start(t, "run", "--config", path)
-	ctx := waitCtx(t, 30*time.Second)
-	tg.PushText(user, user, "one")
-	if _, err := tg.WaitSent(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	tg.PushText(user, user, "two")
-	sent, err := tg.WaitSent(ctx, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.stop(t)
+	sent := exchange(waitCtx(t, 30*time.Second), t, tg, p, "one", "two")
 	if sent[0].Visible != "echo: one" || sent[1].Visible != "echo: two" {
 		t.Fatalf("sent %q, %q", sent[0].Visible, sent[1].Visible)
 	}
@@ -159,17 +155,7 @@ func TestDraftRefusedFallsBack(t *testing.T) {
 	tg.FailNext("sendMessageDraft", 1, 400, 0)
 
 	p := start(t, "run", "--config", path)
-	ctx := waitCtx(t, 30*time.Second)
-	tg.PushText(user, user, "hello")
-	if _, err := tg.WaitSent(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	tg.PushText(user, user, "ping")
-	sent, err := tg.WaitSent(ctx, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.stop(t)
+	sent := exchange(waitCtx(t, 30*time.Second), t, tg, p, "hello", "ping")
 	if sent[0].Visible != streamedText || sent[1].Visible != "echo: ping" {
 		t.Fatalf("sent %q, %q", sent[0].Visible, sent[1].Visible)
 	}
