@@ -131,14 +131,10 @@ func TestUnindexRewritesSegments(t *testing.T) {
 	}
 }
 
-// TestOpenMigratesSchemaTwoIndex: a store whose index has the schema-2 layout (a copy of
-// each turn and one key per posting) is converted on Open, and search finds old turns
-// (before and after they are folded) but not turns that were never indexed.
-func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
-	const chat = 9
-	var seqs []uint64
+// bicycleHistory commits 100 varied turns to chat, the 41st about a stolen bicycle in
+// Lisbon, without indexing them, and returns the chat's history.
+func bicycleHistory(t *testing.T, st *storage.Store, chat int64) []brain.Turn {
+	t.Helper()
 	for i := range 100 {
 		tn := varied(i)
 		if i == 40 {
@@ -152,8 +148,20 @@ func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+// TestOpenMigratesSchemaTwoIndex: a store whose index has the schema-2 layout (a copy of
+// each turn and one key per posting) is converted on Open, and search finds old turns
+// (before and after they are folded) but not turns that were never indexed.
+func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "anima.db")
+	st := openStore(t, path)
+	const chat = 9
+	var seqs []uint64
+	h := bicycleHistory(t, st, chat)
 	// Write the old layout by hand: turns 0..89 indexed, 90..99 not.
-	err = st.Update(func(tx *storage.Tx) error {
+	err := st.Update(func(tx *storage.Tx) error {
 		for i, tn := range h[:90] {
 			seqs = append(seqs, tn.Seq)
 			doc, _ := json.Marshal(map[string]any{"seq": tn.Seq, "role": tn.Role, "text": tn.Text, "at": tn.At})
@@ -267,20 +275,8 @@ func TestOpenMigratesSchemaThreeTail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := openStore(t, path)
 	for _, chat := range []int64{11, 12} {
-		for i := range 100 {
-			tn := varied(i)
-			if i == 40 {
-				tn.Text = "the stolen bicycle in lisbon"
-			}
-			if _, err := st.CommitTurn(storage.Commit{Chat: chat, Turns: []brain.Turn{tn}}, t0); err != nil {
-				t.Fatal(err)
-			}
-		}
-		h, err := st.History(chat, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = st.Update(func(tx *storage.Tx) error {
+		h := bicycleHistory(t, st, chat)
+		err := st.Update(func(tx *storage.Tx) error {
 			for i, tn := range h[:90] {
 				v := []byte{} // schema 2 → 3: read the turn from history
 				if chat == 12 && i%2 == 0 {
