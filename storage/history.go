@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -153,11 +152,8 @@ func (t *Tx) HistoryFrom(chat int64, from uint64, fn func(k, v []byte) error) er
 		if err != nil {
 			return err
 		}
-		c := b.Cursor()
-		for k, v := c.Seek(seek); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			if err := fn(k, v); err != nil {
-				return stopped(err)
-			}
+		if err := scanFrom(b, prefix, seek, fn); err != nil {
+			return stopped(err)
 		}
 	}
 	return nil
@@ -167,18 +163,12 @@ func (t *Tx) HistoryFrom(chat int64, from uint64, fn func(k, v []byte) error) er
 func (t *Tx) HistoryReverse(chat int64, fn func(k, v []byte) error) error {
 	eps := t.epochs()
 	for i := len(eps) - 1; i >= 0; i-- {
-		err := t.ScanReverse(eps[i].name, ID64(chat), func(k, v []byte) error {
-			if err := fn(k, v); err != nil {
-				return stopEpochs{err}
-			}
-			return nil
-		})
-		var s stopEpochs
-		if errors.As(err, &s) {
-			return stopped(s.err)
-		}
+		b, err := t.bucket(eps[i].name)
 		if err != nil {
 			return err
+		}
+		if err := scanReverse(b, ID64(chat), fn); err != nil {
+			return stopped(err)
 		}
 	}
 	return nil
@@ -215,20 +205,6 @@ func (t *Tx) deleteHistoryChat(chat int64) error {
 		}
 	}
 	return nil
-}
-
-// stopEpochs carries fn's error out of one epoch's scan, so that ErrStop ends the walk
-// over all of them.
-type stopEpochs struct{ err error }
-
-func (s stopEpochs) Error() string { return s.err.Error() }
-
-// stopped turns ErrStop into the end of a walk.
-func stopped(err error) error {
-	if errors.Is(err, ErrStop) {
-		return nil
-	}
-	return err
 }
 
 // HistorySeq returns the Seq of a history key (chat | seq).

@@ -148,20 +148,7 @@ func (t *Tx) Delete(bucket string, key []byte) error {
 // Scan calls fn for every key with the prefix, in key order. k and v are valid only during
 // the call; fn must copy what it keeps. Returning ErrStop ends the scan early without error.
 func (t *Tx) Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error {
-	b, err := t.bucket(bucket)
-	if err != nil {
-		return err
-	}
-	c := b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if err := fn(k, v); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return t.ScanFrom(bucket, prefix, prefix, fn)
 }
 
 // ScanFrom is Scan starting at the first key at or after from (which should have the
@@ -171,16 +158,7 @@ func (t *Tx) ScanFrom(bucket string, prefix, from []byte, fn func(k, v []byte) e
 	if err != nil {
 		return err
 	}
-	c := b.Cursor()
-	for k, v := c.Seek(from); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if err := fn(k, v); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return stopped(scanFrom(b, prefix, from, fn))
 }
 
 // ScanReverse is Scan from the last key with the prefix backwards.
@@ -189,6 +167,24 @@ func (t *Tx) ScanReverse(bucket string, prefix []byte, fn func(k, v []byte) erro
 	if err != nil {
 		return err
 	}
+	return stopped(scanReverse(b, prefix, fn))
+}
+
+// scanFrom calls fn for b's keys from the first at or after from while they have the
+// prefix, and returns fn's first error as it is (ErrStop too: a walk over several
+// buckets stops on it).
+func scanFrom(b *bolt.Bucket, prefix, from []byte, fn func(k, v []byte) error) error {
+	c := b.Cursor()
+	for k, v := c.Seek(from); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanReverse is scanFrom from the last key with the prefix backwards.
+func scanReverse(b *bolt.Bucket, prefix []byte, fn func(k, v []byte) error) error {
 	c := b.Cursor()
 	end := prefixEnd(prefix)
 	var k, v []byte
@@ -203,13 +199,18 @@ func (t *Tx) ScanReverse(bucket string, prefix []byte, fn func(k, v []byte) erro
 	}
 	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
 		if err := fn(k, v); err != nil {
-			if errors.Is(err, ErrStop) {
-				return nil
-			}
 			return err
 		}
 	}
 	return nil
+}
+
+// stopped turns ErrStop into the end of a walk.
+func stopped(err error) error {
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
 }
 
 // DeletePrefix removes every key with the prefix (blobs too) and returns how many.
