@@ -4,8 +4,15 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=dev
-RUN mkdir -p /out/data && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/anima-bot/anima/bot.Version=${VERSION}" -o /out/anima ./cmd/anima
+# The version stamped into the binary: the VERSION build arg (make docker and
+# deploy/compose.yaml pass git describe), else git describe on the .git in the build
+# context, else "dev" with a warning in the build log.
+ARG VERSION=
+RUN v="${VERSION}"; \
+	if [ -z "$v" ]; then v=$(git describe --tags --always --dirty 2>/dev/null || true); fi; \
+	if [ -z "$v" ]; then v=dev; echo "warning: no VERSION build arg and no git history in the build context: the image says version dev" >&2; fi; \
+	echo "anima version $v"; \
+	mkdir -p /out/data && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w -X github.com/anima-bot/anima/bot.Version=$v" -o /out/anima ./cmd/anima
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/anima /anima

@@ -9,7 +9,7 @@ FUZZN ?= 20000
 FUZZN_CONFIG ?= 5000
 FUZZFLAGS := -fuzzminimizetime 3s
 
-.PHONY: build test fuzz bench lint rules run loadtest soak clean
+.PHONY: build test fuzz bench lint rules unit docker stack stack-check run loadtest soak clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/anima ./cmd/anima
@@ -42,6 +42,24 @@ lint:
 # installed from Debian's prometheus package when missing).
 rules:
 	scripts/promtool-check
+
+# deploy/systemd/anima.service through systemd-analyze verify and security.
+unit:
+	scripts/systemd-check
+
+# The image, stamped with the version git describes.
+docker:
+	docker build -t anima:$(VERSION) -t anima --build-arg VERSION=$(VERSION) .
+
+# anima, Prometheus (with the alert rules) and Grafana (with the dashboard) in Docker:
+# deploy/compose.yaml. Grafana on http://127.0.0.1:3000, Prometheus on :9090.
+stack:
+	ANIMA_VERSION=$(VERSION) docker compose -f deploy/compose.yaml up -d --build
+
+# A real Prometheus with the shipped scrape config and rules against the real binary and
+# the in-repo fakes: the target is up and every dashboard query returns data.
+stack-check: build
+	scripts/stack-check
 
 run: build
 	./bin/anima run --config config.yaml

@@ -98,6 +98,7 @@ type service struct {
 	ctl       *controlServer
 	compact   *storeCompactor
 	ms        *metricsServer // nil without metrics.listen
+	reg       *prometheus.Registry
 	jobs      *plugins.Jobs
 	clock     brain.Clock
 	pendingIn []brain.Signal // signals left unprocessed by the last run
@@ -117,7 +118,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	if opts.Clock != nil {
 		clock = opts.Clock
 	}
-	s := &service{log: log, store: store, clock: clock}
+	s := &service{log: log, store: store, clock: clock, reg: reg}
 
 	// Memory, schedules and the tool registry.
 	llmClient := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())

@@ -43,7 +43,7 @@ type query struct {
 // template variables' label_values(…) queries.
 func dashboardQueries(t *testing.T) []query {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "docs", "grafana-dashboard.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "deploy", "grafana", "dashboards", "anima.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func checkQuery(q query, names map[string]bool) []string {
 // serves; the dashboard's selectors must also filter on its job and instance variables,
 // so one Grafana can show several bots.
 func TestDashboardMetricsExist(t *testing.T) {
-	dash, err := os.ReadFile(filepath.Join("..", "docs", "grafana-dashboard.json"))
+	dash, err := os.ReadFile(filepath.Join("..", "deploy", "grafana", "dashboards", "anima.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

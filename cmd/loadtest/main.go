@@ -31,6 +31,11 @@ type options struct {
 	// gap is the least time from a sequential reply to the next message: at least
 	// Telegram's 1/30 s between any two sends, or the global pacing is what gets measured.
 	gap time.Duration
+	// serve keeps anima and the fakes running, a message every every, until a signal,
+	// with /metrics on listen (empty: a free port), instead of measuring.
+	serve  bool
+	listen string
+	every  time.Duration
 }
 
 func main() { os.Exit(run()) }
@@ -48,6 +53,9 @@ func run() int {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, stores, anima logs)")
 	fs.StringVar(&o.profile, "profile", "", "write the traffic run's cpu.pprof and heap.pprof (anima --cpuprofile/--memprofile) to this directory")
 	fs.StringVar(&o.store, "store", "", "measure only start-ups on a copy of this store (e.g. one `go run ./cmd/soak -keep` built) and the answer to its largest chat")
+	fs.BoolVar(&o.serve, "serve", false, "measure nothing: keep anima and the fakes running, a message every --every, until SIGTERM (scripts/stack-check)")
+	fs.StringVar(&o.listen, "metrics-listen", "", "with --serve: anima's metrics.listen (default: a free loopback port); the address is printed")
+	fs.DurationVar(&o.every, "every", time.Second, "with --serve: time between messages")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -113,6 +121,12 @@ func (o *options) validate() error {
 	if o.gap < 0 {
 		return fmt.Errorf("--gap must not be negative, got %v", o.gap)
 	}
+	if o.every <= 0 {
+		return fmt.Errorf("--every must be positive, got %v", o.every)
+	}
+	if o.listen != "" && !o.serve {
+		return errors.New("--metrics-listen is for --serve")
+	}
 	return nil
 }
 
@@ -153,6 +167,9 @@ func (lt *loadtest) run(ctx context.Context) error {
 	lt.printf("fakes in-process on 127.0.0.1 (instant echo model); %d CPUs; %s; CLK_TCK %d\n\n",
 		runtime.NumCPU(), runtime.Version(), lt.tck)
 
+	if lt.o.serve {
+		return lt.serve(ctx)
+	}
 	if lt.o.store != "" {
 		if err := lt.storedStart(ctx); err != nil {
 			return fmt.Errorf("stored start-up: %w", err)

@@ -29,8 +29,8 @@ type proc struct {
 }
 
 // writeConfig writes a configuration for one anima process pointing at the fakes, with a
-// fresh store in dir, and returns its path.
-func writeConfig(dir, tgURL, aiURL string, users []int64) (string, error) {
+// fresh store in dir and /metrics on metricsListen, and returns its path.
+func writeConfig(dir, tgURL, aiURL, metricsListen string, users []int64) (string, error) {
 	ids := make([]string, len(users))
 	for i, u := range users {
 		ids[i] = strconv.FormatInt(u, 10)
@@ -47,14 +47,14 @@ llm:
 storage:
   path: %s
 metrics:
-  listen: "127.0.0.1:0"
+  listen: %q
 proactive:
   enabled: false
 brain:
   tick: 1s
 log:
   level: warn
-`, tgURL, strings.Join(ids, ", "), aiURL, filepath.Join(dir, "anima.db"))
+`, tgURL, strings.Join(ids, ", "), aiURL, filepath.Join(dir, "anima.db"), metricsListen)
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return "", fmt.Errorf("write config: %w", err)

@@ -1,0 +1,131 @@
+package config
+
+import (
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// configKeys returns the dotted key of every leaf of Config, as the decoder knows them.
+func configKeys(t reflect.Type, prefix string) []string {
+	var keys []string
+	for f := range t.Fields() {
+		key := join(prefix, yamlName(f))
+		if f.Type.Kind() == reflect.Struct && !isText(f.Type) {
+			keys = append(keys, configKeys(f.Type, key)...)
+			continue
+		}
+		keys = append(keys, key)
+	}
+	return keys
+}
+
+// readmeKeys returns the keys the README's configuration table documents: each row's
+// first cell names one or more keys in backquotes; `a.b.*` covers every key under a.b,
+// and a name without a dot ("`llm.fast_model` / `smart_model`") is a sibling of the
+// cell's first key.
+func readmeKeys(t *testing.T, readme string) (exact []string, prefixes []string) {
+	t.Helper()
+	_, section, ok := strings.Cut(readme, "\n## Configuration\n")
+	if !ok {
+		t.Fatal("README.md has no ## Configuration section")
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	code := regexp.MustCompile("`([^`]+)`")
+	rows := 0
+	for line := range strings.Lines(section) {
+		cells := strings.Split(line, "|")
+		if !strings.HasPrefix(line, "| `") || len(cells) < 3 {
+			continue
+		}
+		rows++
+		parent := ""
+		for i, m := range code.FindAllStringSubmatch(cells[1], -1) {
+			name := m[1]
+			if i == 0 {
+				if j := strings.LastIndex(name, "."); j > 0 {
+					parent = name[:j]
+				}
+			} else if !strings.Contains(name, ".") {
+				name = join(parent, name)
+			}
+			if p, ok := strings.CutSuffix(name, ".*"); ok {
+				prefixes = append(prefixes, p+".")
+				continue
+			}
+			exact = append(exact, name)
+		}
+	}
+	if rows == 0 {
+		t.Fatal("README.md's configuration table has no rows")
+	}
+	return exact, prefixes
+}
+
+// TestREADMEDocumentsEveryKey fails when a configuration key is missing from the
+// README's configuration table, or the table names a key the decoder does not know.
+func TestREADMEDocumentsEveryKey(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, prefixes := readmeKeys(t, string(raw))
+	keys := configKeys(reflect.TypeFor[Config](), "")
+	for _, k := range keys {
+		if !slices.Contains(exact, k) && !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			t.Errorf("README.md's configuration table lacks %s", k)
+		}
+	}
+	for _, k := range exact {
+		if !slices.Contains(keys, k) {
+			t.Errorf("README.md's configuration table names %s, which is no configuration key", k)
+		}
+	}
+	for _, p := range prefixes {
+		if !slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, p) }) {
+			t.Errorf("README.md's configuration table names %s*, which covers no configuration key", p)
+		}
+	}
+}
+
+// TestExampleHasEveryKey fails when config.yaml, the documented example, lacks a key or
+// leaves one without a comment of its own or of its section.
+func TestExampleHasEveryKey(t *testing.T) {
+	raw, err := os.ReadFile("../../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	commented := map[string]bool{}
+	var walk func(n *yaml.Node, prefix string, inherited bool)
+	walk = func(n *yaml.Node, prefix string, inherited bool) {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			key := join(prefix, k.Value)
+			c := inherited || k.HeadComment != "" || k.LineComment != ""
+			if v.Kind == yaml.MappingNode {
+				walk(v, key, c)
+				continue
+			}
+			commented[key] = c
+		}
+	}
+	walk(doc.Content[0], "", false)
+	for _, k := range configKeys(reflect.TypeFor[Config](), "") {
+		c, ok := commented[k]
+		switch {
+		case !ok:
+			t.Errorf("config.yaml lacks %s", k)
+		case !c:
+			t.Errorf("config.yaml has %s without a comment saying what it does", k)
+		}
+	}
+}

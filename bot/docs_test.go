@@ -1,0 +1,111 @@
+package bot
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+	"github.com/anima-bot/anima/storage"
+)
+
+// registered returns the name of every anima_ metric assembled anima registers, whether
+// or not it has a series yet (a vector with no labels set exports nothing).
+func registered(t *testing.T) []string {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Telegram.Token = config.Secret(telegramtest.DefaultToken)
+	cfg.Telegram.APIURL = "http://127.0.0.1:1"
+	cfg.Telegram.AllowedUsers = []int64{1}
+	cfg.LLM.APIKey = "test-key"
+	cfg.Storage.Path = filepath.Join(t.TempDir(), "anima.db")
+	cfg.Metrics.Listen = "127.0.0.1:0"
+	if !cfg.Plugins.Innerlife.Enabled {
+		t.Fatal("the default configuration should enable the inner life, whose metrics are documented too")
+	}
+	store, err := storage.Open(cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	s, err := assemble(cfg, Options{}, store, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = s.ms.ln.Close()
+		_ = s.ctl.ln.Close()
+		_ = os.Remove(s.ctl.path)
+	})
+	descs := make(chan *prometheus.Desc)
+	go func() {
+		s.reg.Describe(descs)
+		close(descs)
+	}()
+	// A Desc says its name only in its String: Desc{fqName: "anima_ticks_total", …}.
+	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
+	var names []string
+	for d := range descs {
+		m := fqName.FindStringSubmatch(d.String())
+		if m == nil {
+			t.Fatalf("no name in %s", d)
+		}
+		if strings.HasPrefix(m[1], "anima_") && !slices.Contains(names, m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	slices.Sort(names)
+	if len(names) < 20 {
+		t.Fatalf("only %d anima metrics registered: %v", len(names), names)
+	}
+	return names
+}
+
+// TestMetricsDocumented fails when docs/metrics.md's table lacks a metric anima
+// registers, or lists one it does not.
+func TestMetricsDocumented(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "metrics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var documented []string
+	row := regexp.MustCompile("^\\| `(anima_[a-z_]+)`")
+	for line := range strings.Lines(string(raw)) {
+		if m := row.FindStringSubmatch(line); m != nil {
+			documented = append(documented, m[1])
+		}
+	}
+	names := registered(t)
+	for _, n := range names {
+		if !slices.Contains(documented, n) {
+			t.Errorf("docs/metrics.md's table lacks %s", n)
+		}
+	}
+	for _, n := range documented {
+		if !slices.Contains(names, n) {
+			t.Errorf("docs/metrics.md's table lists %s, which anima does not register", n)
+		}
+	}
+	t.Logf("%d metrics registered and documented", len(names))
+}
+
+// TestCommandsDocumented fails when the README does not mention a command anima
+// understands.
+func TestCommandsDocumented(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commandList {
+		if !strings.Contains(string(raw), "`/"+c.name) {
+			t.Errorf("README.md does not mention /%s", c.name)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package deploy
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// compose is the part of compose.yaml the tests read.
+type compose struct {
+	Services map[string]struct {
+		Image   string   `yaml:"image"`
+		Build   any      `yaml:"build"`
+		Command []string `yaml:"command"`
+		Volumes []string `yaml:"volumes"`
+	} `yaml:"services"`
+	Volumes map[string]any `yaml:"volumes"`
+}
+
+func decodeYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// mounts returns a service's bind mounts (source relative to this folder → target) and
+// its named volumes.
+func mounts(t *testing.T, vols []string) (binds map[string]string, named []string) {
+	t.Helper()
+	binds = map[string]string{}
+	for _, v := range vols {
+		parts := strings.Split(v, ":")
+		if len(parts) < 2 {
+			t.Errorf("volume %q is not source:target", v)
+			continue
+		}
+		if strings.HasPrefix(parts[0], ".") || strings.HasPrefix(parts[0], "/") {
+			binds[parts[0]] = parts[1]
+			continue
+		}
+		named = append(named, parts[0])
+	}
+	return binds, named
+}
+
+// TestComposeMounts: compose.yaml decodes, starts anima (built from the repository),
+// Prometheus and Grafana, and every file or folder it mounts exists; named volumes are
+// declared.
+func TestComposeMounts(t *testing.T) {
+	var c compose
+	decodeYAML(t, "compose.yaml", &c)
+	for _, name := range []string{"anima", "prometheus", "grafana"} {
+		if _, ok := c.Services[name]; !ok {
+			t.Errorf("compose.yaml lacks the %s service", name)
+		}
+	}
+	if c.Services["anima"].Build == nil {
+		t.Error("compose.yaml's anima is not built from the repository")
+	}
+	for name, s := range c.Services {
+		binds, named := mounts(t, s.Volumes)
+		for src, target := range binds {
+			if _, err := os.Stat(filepath.FromSlash(src)); err != nil {
+				t.Errorf("service %s mounts %s at %s: %v", name, src, target, err)
+			}
+		}
+		for _, v := range named {
+			if _, ok := c.Volumes[v]; !ok {
+				t.Errorf("service %s uses the volume %s, which compose.yaml does not declare", name, v)
+			}
+		}
+	}
+}
+
+// TestStackWiring: Prometheus loads the shipped rules and scrapes anima's metrics port,
+// Grafana's provisioning points at the folder compose mounts the dashboard in, and the
+// dashboard exists in one copy.
+func TestStackWiring(t *testing.T) {
+	var c compose
+	decodeYAML(t, "compose.yaml", &c)
+	promBinds, _ := mounts(t, c.Services["prometheus"].Volumes)
+	var prom struct {
+		RuleFiles     []string `yaml:"rule_files"`
+		ScrapeConfigs []struct {
+			JobName       string `yaml:"job_name"`
+			StaticConfigs []struct {
+				Targets []string `yaml:"targets"`
+			} `yaml:"static_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	decodeYAML(t, filepath.Join("prometheus", "prometheus.yml"), &prom)
+	if !slices.Contains(c.Services["prometheus"].Command, "--config.file="+promBinds["./prometheus/prometheus.yml"]) {
+		t.Errorf("Prometheus is not started with the mounted prometheus.yml (%v)", c.Services["prometheus"].Command)
+	}
+	for _, r := range prom.RuleFiles {
+		if _, err := os.Stat(filepath.Join("prometheus", r)); err != nil {
+			t.Errorf("prometheus.yml loads %s: %v", r, err)
+		}
+		if !slices.Contains(slices.Collect(maps.Values(promBinds)), "/etc/prometheus/"+r) {
+			t.Errorf("prometheus.yml loads %s, which compose.yaml does not mount in /etc/prometheus", r)
+		}
+	}
+	if !slices.Contains(prom.RuleFiles, "alerts.yml") {
+		t.Error("prometheus.yml does not load alerts.yml")
+	}
+	if len(prom.ScrapeConfigs) != 1 || prom.ScrapeConfigs[0].JobName != "anima" ||
+		len(prom.ScrapeConfigs[0].StaticConfigs) != 1 ||
+		!slices.Equal(prom.ScrapeConfigs[0].StaticConfigs[0].Targets, []string{"anima:9464"}) {
+		t.Errorf("prometheus.yml should scrape job anima at anima:9464 (the image's ANIMA_METRICS_LISTEN): %+v", prom.ScrapeConfigs)
+	}
+	dockerfile, err := os.ReadFile(filepath.Join("..", "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(dockerfile), "ANIMA_METRICS_LISTEN=0.0.0.0:9464") {
+		t.Error("the Dockerfile no longer listens on 0.0.0.0:9464, which prometheus.yml scrapes")
+	}
+
+	grafBinds, _ := mounts(t, c.Services["grafana"].Volumes)
+	var provider struct {
+		Providers []struct {
+			Options struct {
+				Path string `yaml:"path"`
+			} `yaml:"options"`
+		} `yaml:"providers"`
+	}
+	decodeYAML(t, filepath.Join("grafana", "provisioning", "dashboards", "anima.yaml"), &provider)
+	if len(provider.Providers) != 1 || grafBinds["./grafana/dashboards"] != provider.Providers[0].Options.Path {
+		t.Errorf("Grafana loads dashboards from %+v, compose mounts them at %q", provider.Providers, grafBinds["./grafana/dashboards"])
+	}
+	if grafBinds["./grafana/provisioning"] != "/etc/grafana/provisioning" {
+		t.Errorf("compose mounts the provisioning at %q, Grafana reads /etc/grafana/provisioning", grafBinds["./grafana/provisioning"])
+	}
+	raw, err := os.ReadFile(filepath.Join("grafana", "dashboards", "anima.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(raw) {
+		t.Error("grafana/dashboards/anima.json is not JSON")
+	}
+	var copies []string
+	err = filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, ".json") && !d.IsDir() {
+			if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), `"uid": "anima"`) {
+				copies = append(copies, path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(copies) != 1 {
+		t.Errorf("the dashboard should exist once, in deploy/grafana/dashboards; found %v", copies)
+	}
+}
