@@ -49,7 +49,8 @@ type Config struct {
 	DailyTokenBudget int
 	// DailyUserTokenBudget is each user's share of the day's tokens; 0 means none. Once a
 	// user's runs have spent it, their wakes get no model run: a user message gets
-	// BudgetNotice (once a day), other wakes an empty Outcome.
+	// BudgetNotice (once a day), other wakes an empty Outcome; nor are their files
+	// downloaded or transcribed (Perceive).
 	DailyUserTokenBudget int
 	// BudgetNotice is the notice of a spent share (a default sentence when empty).
 	BudgetNotice string

@@ -45,9 +45,9 @@ func checkDownloadRedirect(req *http.Request, via []*http.Request) error {
 	first := via[0].URL
 	switch {
 	case req.URL.Scheme != first.Scheme || req.URL.Host != first.Host:
-		return fmt.Errorf("download: to another host: %w", errRedirect)
+		return fmt.Errorf("to another host: %w", errRedirect)
 	case len(via) > maxDownloadRedirects:
-		return fmt.Errorf("download: more than %d redirects: %w", maxDownloadRedirects, errRedirect)
+		return fmt.Errorf("after %d redirects: %w", maxDownloadRedirects, errRedirect)
 	}
 	req.Header.Del("Referer")
 	return nil

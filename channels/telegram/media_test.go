@@ -126,8 +126,8 @@ func TestFetchRedirects(t *testing.T) {
 	away := h.srv.AddFile("voice", ".oga", []byte("OggS away"))
 	h.srv.RedirectFile(away, elsewhere.URL+"/voice.oga")
 	_, _, errAway := h.ch.Fetch(ctx, brain.Media{Kind: brain.MediaVoice, FileID: away})
-	if errAway == nil {
-		t.Error("a redirect to another host was followed")
+	if !errors.Is(errAway, errRedirect) {
+		t.Errorf("a redirect to another host: err = %v, want errRedirect", errAway)
 	}
 	mu.Lock()
 	if len(seen) != 0 {
@@ -152,8 +152,8 @@ func TestFetchRedirects(t *testing.T) {
 	h.srv.RedirectFile(loop, h.srv.FileURL(loop))
 	before := len(h.srv.Downloads())
 	_, _, errLoop := h.ch.Fetch(ctx, brain.Media{Kind: brain.MediaVoice, FileID: loop})
-	if errLoop == nil {
-		t.Error("a redirect loop ended in a download")
+	if !errors.Is(errLoop, errRedirect) {
+		t.Errorf("a redirect loop: err = %v, want errRedirect", errLoop)
 	}
 	if n := len(h.srv.Downloads()) - before; n > 1+maxDownloadRedirects {
 		t.Errorf("a redirect loop made %d requests, want at most %d", n, 1+maxDownloadRedirects)
