@@ -34,6 +34,7 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		MaxAudio:             cfg.LLM.MaxAudio.Std(),
 		Vision:               cfg.LLM.Vision,
 		DailyUserTokenBudget: int(cfg.LLM.DailyUserTokenBudget),
+		DailyUserAudio:       cfg.Limits.AudioPerUserPerDay.Std(),
 	}
 }
 

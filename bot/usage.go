@@ -7,12 +7,15 @@ import (
 	"github.com/anima-bot/anima/storage"
 )
 
-// usageMeter is the daily token count of cognition, in all and per user.
+// usageMeter is the daily token count of cognition, in all and per user, and the seconds
+// of each user's recordings transcribed that day.
 type usageMeter interface {
 	Usage() (day string, tokens int)
 	RestoreUsage(day string, tokens int)
 	UserUsage() (day string, spent map[int64]int, told []int64, changed bool)
 	RestoreUserUsage(day string, spent map[int64]int, told []int64)
+	UserAudio() (day string, seconds map[int64]int)
+	RestoreUserAudio(day string, seconds map[int64]int)
 }
 
 type savedUsage struct {
@@ -22,12 +25,15 @@ type savedUsage struct {
 	// share (llm.daily_user_token_budget) is spent.
 	Users map[int64]int `json:"users,omitempty"`
 	Told  []int64       `json:"told,omitempty"`
+	// Audio are the seconds of each user's recordings transcribed on Day
+	// (limits.audio_per_user_per_day).
+	Audio map[int64]int `json:"audio,omitempty"`
 }
 
 var usageKey = []byte("llm_usage")
 
 // restoreUsage loads the day's token count saved by the last run, so a restart does not
-// reset llm.daily_token_budget.
+// reset llm.daily_token_budget, the users' shares or their daily audio.
 func restoreUsage(store *storage.Store, m usageMeter) error {
 	var u savedUsage
 	if _, err := store.Get(storage.BucketState, usageKey, &u); err != nil {
@@ -35,6 +41,7 @@ func restoreUsage(store *storage.Store, m usageMeter) error {
 	}
 	m.RestoreUsage(u.Day, u.Tokens)
 	m.RestoreUserUsage(u.Day, u.Users, u.Told)
+	m.RestoreUserAudio(u.Day, u.Audio)
 	return nil
 }
 
@@ -44,7 +51,8 @@ func keepUsage(ctx context.Context, store *storage.Store, m usageMeter) error {
 	save := func() error {
 		day, tokens := m.Usage()
 		_, users, told, changed := m.UserUsage()
-		u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told}
+		_, audio := m.UserAudio()
+		u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio}
 		if (u.Day == last.Day && u.Tokens == last.Tokens && !changed) || day == "" {
 			return nil
 		}

@@ -13,6 +13,7 @@ const (
 	LimitRemindersPerRun  = "reminders_per_run" // new reminders of one cognition run
 	LimitUserRuns         = "user_runs"         // model runs per user and minute
 	LimitUserTokens       = "user_tokens"       // a user's daily share of the token budget
+	LimitUserAudio        = "user_audio"        // a user's daily audio transcribed
 )
 
 // Refusals counts what the limits refused, in anima_limits_refused_total{limit}. One is
@@ -25,9 +26,9 @@ type Refusals struct {
 // NewRefusals builds the counter on reg (nil: unregistered), every known limit at zero.
 func NewRefusals(reg prometheus.Registerer) *Refusals {
 	r := &Refusals{vec: promauto.With(reg).NewCounterVec(prometheus.CounterOpts{Name: "anima_limits_refused_total",
-		Help: "Things a limit refused or held back, by limit (pending_reminders, reminders_per_run, user_runs, user_tokens)."},
+		Help: "Things a limit refused or held back, by limit (pending_reminders, reminders_per_run, user_runs, user_tokens, user_audio)."},
 		[]string{"limit"})}
-	for _, l := range []string{LimitPendingReminders, LimitRemindersPerRun, LimitUserRuns, LimitUserTokens} {
+	for _, l := range []string{LimitPendingReminders, LimitRemindersPerRun, LimitUserRuns, LimitUserTokens, LimitUserAudio} {
 		r.vec.WithLabelValues(l)
 	}
 	return r

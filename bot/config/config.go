@@ -167,6 +167,9 @@ type LimitsConfig struct {
 	PendingRemindersPerChat int `yaml:"pending_reminders_per_chat"` // ≥ 1
 	RemindersPerRun         int `yaml:"reminders_per_run"`          // new reminders one model run may set, ≥ 1
 	UserRunsPerMinute       int `yaml:"user_runs_per_minute"`       // model runs a user may cause a minute; 0 = no limit
+	// AudioPerUserPerDay is how much of one user's voice notes, audio and video notes is
+	// transcribed a day (llm.transcription_model); 0 = no cap.
+	AudioPerUserPerDay Duration `yaml:"audio_per_user_per_day"`
 }
 
 // LogConfig is the log section.
@@ -234,7 +237,7 @@ func Default() Config {
 			Apology: "Sorry — my thoughts got tangled just now. Could you say that again in a minute?",
 		},
 		Brain:  BrainConfig{Tick: Duration(time.Second)},
-		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20},
+		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute)},
 		Log:    LogConfig{Level: "info", Format: "text"},
 		Plugins: PluginsConfig{
 			Innerlife: InnerlifeConfig{Enabled: true, DreamAt: "04:00", DreamMinQuiet: Duration(30 * time.Minute)},

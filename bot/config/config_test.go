@@ -331,6 +331,7 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"limits.pending_reminders_per_chat", func(c *Config) { c.Limits.PendingRemindersPerChat = 0 }, "at least 1"},
 		{"limits.reminders_per_run", func(c *Config) { c.Limits.RemindersPerRun = 0 }, "at least 1"},
 		{"limits.user_runs_per_minute", func(c *Config) { c.Limits.UserRunsPerMinute = -1 }, "0 (no limit) or more"},
+		{"limits.audio_per_user_per_day", func(c *Config) { c.Limits.AudioPerUserPerDay = Duration(-time.Minute) }, "0 (no cap) or more"},
 		{"llm.max_output_tokens", func(c *Config) { c.LLM.MaxOutputTokens = 0 }, "greater than 0"},
 		{"storage.path", func(c *Config) { c.Storage.Path = "" }, "must not be empty"},
 		{"metrics.listen", func(c *Config) { c.Metrics.Listen = "localhost" }, `host:port such as 127.0.0.1:9464 (or "" to disable)`},

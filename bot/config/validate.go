@@ -197,6 +197,9 @@ func (c Config) validate() []*KeyError {
 	if lim.UserRunsPerMinute < 0 {
 		p.add("limits.user_runs_per_minute", "must be 0 (no limit) or more; got %d", lim.UserRunsPerMinute)
 	}
+	if lim.AudioPerUserPerDay < 0 {
+		p.add("limits.audio_per_user_per_day", "must be 0 (no cap) or more; got %s", lim.AudioPerUserPerDay)
+	}
 
 	p.notEmpty("storage.path", c.Storage.Path)
 	if c.Metrics.Listen != "" {

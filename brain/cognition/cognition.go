@@ -49,10 +49,15 @@ type Config struct {
 	DailyTokenBudget int
 	// DailyUserTokenBudget is each user's share of the day's tokens; 0 means none. Once a
 	// user's runs have spent it, their wakes get no model run: a user message gets
-	// BudgetNotice (once a day), other wakes an empty Outcome.
+	// BudgetNotice (once a day), other wakes an empty Outcome; nor are their files
+	// downloaded or transcribed (Perceive).
 	DailyUserTokenBudget int
 	// BudgetNotice is the notice of a spent share (a default sentence when empty).
 	BudgetNotice string
+	// DailyUserAudio is how much of each user's recordings is transcribed a day (by their
+	// stated duration); 0 means no cap. A recording that would go past it is not
+	// downloaded, and gets a Media.Notice asking the user to type.
+	DailyUserAudio time.Duration
 	// ContextTokens is the prompt budget, tool definitions included (default 6000).
 	ContextTokens int
 	// MaxIterations is the number of model requests a run may make before a final answer is
@@ -174,7 +179,8 @@ type Cognition struct {
 	// per user, on tokDay: tokens spent, and who was told their share is spent
 	tokUser  map[int64]int
 	tokTold  map[int64]bool
-	tokDirty bool // changed since UserUsage was last read
+	audUser  map[int64]int // seconds of each user's recordings transcribed on tokDay
+	tokDirty bool          // changed since UserUsage was last read
 }
 
 var _ brain.Thinker = (*Cognition)(nil)
@@ -194,6 +200,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		refused: opts.Refusals,
 		tokUser: map[int64]int{},
 		tokTold: map[int64]bool{},
+		audUser: map[int64]int{},
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -280,6 +287,7 @@ func (c *Cognition) rollLocked(day string) {
 		c.tokDay, c.tokSum = day, 0
 		clear(c.tokUser)
 		clear(c.tokTold)
+		clear(c.audUser)
 		c.tokDirty = true
 	}
 }
@@ -307,7 +315,7 @@ func (c *Cognition) userShareSpent(user int64) (spent, tell bool) {
 	c.tokMu.Lock()
 	defer c.tokMu.Unlock()
 	c.rollLocked(day)
-	if c.tokUser[user] < c.cfg.DailyUserTokenBudget {
+	if !c.spentLocked(user) {
 		return false, false
 	}
 	if c.tokTold[user] {
@@ -316,6 +324,11 @@ func (c *Cognition) userShareSpent(user int64) (spent, tell bool) {
 	c.tokTold[user] = true
 	c.tokDirty = true
 	return true, true
+}
+
+// spentLocked reports whether user's runs have spent their share today (the day rolled).
+func (c *Cognition) spentLocked(user int64) bool {
+	return c.cfg.DailyUserTokenBudget > 0 && user != 0 && c.tokUser[user] >= c.cfg.DailyUserTokenBudget
 }
 
 // UserUsage returns the day and, per user, the tokens spent on it and whether they were

@@ -32,6 +32,7 @@ const (
 	mediaRefused  = "refused"  // too large, too long, not a kind anima reads
 	mediaDisabled = "disabled" // voice or vision switched off
 	mediaFailed   = "failed"   // the download or the transcription failed
+	mediaLimited  = "limited"  // the user's daily share or audio is spent
 )
 
 // The short answers given instead of reading a file. They are system messages: not in
@@ -41,6 +42,7 @@ const (
 	noticeCannotSee    = "I can't see images yet — could you tell me what's in it?"
 	noticeTooLarge     = "That file is over the 20 MB I can download — could you send a smaller one?"
 	noticeTooLong      = "That recording is longer than I can listen to (%s at most) — could you send a shorter one, or type the gist?"
+	noticeAudioSpent   = "I've listened to all the voice I can for one day (%s) — could you type it for me? I'll be all ears again tomorrow."
 	noticeNotHeard     = "I couldn't listen to that just now — could you send it again?"
 	noticeNotFetched   = "I couldn't open that just now — could you send it again?"
 	noticeCannotRead   = "I can read text files (.txt, .md, .csv, .json) up to 256 KB; I can't open this one."
@@ -53,7 +55,8 @@ const (
 // run's prompt only (the text keeps the caption and a note: "[photo] …", "[file a.md] …");
 // whatever cannot be read gets a short Media.Notice and a note in the text, so it is
 // recorded all the same. It never fails: problems become notices. f nil: nothing can be
-// downloaded.
+// downloaded. Nothing is downloaded for a user whose token share is spent (the note says
+// so; Think gives the share's notice) nor a recording past their daily audio.
 func (c *Cognition) Perceive(ctx context.Context, w brain.Wake, f brain.MediaFetcher) brain.Wake {
 	sigs := slices.Clone(w.Signals)
 	for i := range sigs {
@@ -63,20 +66,30 @@ func (c *Cognition) Perceive(ctx context.Context, w brain.Wake, f brain.MediaFet
 		}
 		m := *s.Media // the wake's own signals stay as they were
 		caption := strings.TrimSpace(s.Text)
+		user := s.User
+		if user == 0 {
+			user = w.User
+		}
 		var (
 			note, outcome string
 			err           error
 		)
 		switch {
+		case c.shareUsedUp(user):
+			// No notice of its own: Think answers for the spent share, as for a text.
+			note, outcome = unperceivedNote(m), mediaLimited
 		case m.Kind.Listened():
-			note, outcome, err = c.listen(ctx, &m, f)
+			note, outcome, err = c.listen(ctx, &m, f, user)
 		case m.Kind == brain.MediaPhoto:
 			note, outcome, err = c.see(ctx, &m, f)
 		default:
 			note, outcome, err = c.read(ctx, &m, f)
 		}
-		if err != nil && ctx.Err() == nil {
+		switch {
+		case err != nil && ctx.Err() == nil:
 			c.log.Warn("media not perceived", "chat", w.Chat, "media_kind", m.Kind, "outcome", outcome, "err", err)
+		case outcome == mediaLimited:
+			c.log.Info("media not perceived: the user's daily share or audio is spent", "chat", w.Chat, "media_kind", m.Kind)
 		}
 		c.mm.media.WithLabelValues(string(m.Kind), outcome).Inc()
 		s.Text = strings.TrimSpace(note + " " + caption)
@@ -89,13 +102,13 @@ func (c *Cognition) Perceive(ctx context.Context, w brain.Wake, f brain.MediaFet
 	return w
 }
 
-// listen transcribes a voice note, audio or video note; note is the message's text
-// without its caption: "[voice 0:42] the words", or "[voice 0:42, not heard]".
-func (c *Cognition) listen(ctx context.Context, m *brain.Media, f brain.MediaFetcher) (note, outcome string, err error) {
-	label := "[" + strings.ReplaceAll(string(m.Kind), "_", " ") + " " + clock(m.Duration)
+// listen transcribes a voice note, audio or video note of user's; note is the message's
+// text without its caption: "[voice 0:42] the words", or "[voice 0:42, not heard]". A
+// recording past the user's daily audio is not downloaded.
+func (c *Cognition) listen(ctx context.Context, m *brain.Media, f brain.MediaFetcher, user int64) (note, outcome string, err error) {
 	refuse := func(notice, outcome string, err error) (string, string, error) {
 		m.Notice = notice
-		return label + ", not heard]", outcome, err
+		return unperceivedNote(*m), outcome, err
 	}
 	switch {
 	case c.cfg.TranscriptionModel == "":
@@ -104,6 +117,9 @@ func (c *Cognition) listen(ctx context.Context, m *brain.Media, f brain.MediaFet
 		return refuse(fmt.Sprintf(noticeTooLong, human(c.cfg.MaxAudio)), mediaRefused, nil)
 	case m.Size > brain.MaxMediaBytes:
 		return refuse(noticeTooLarge, mediaRefused, nil)
+	case !c.audioAllowed(user, m.Duration):
+		c.refused.Refused(brain.LimitUserAudio)
+		return refuse(fmt.Sprintf(noticeAudioSpent, human(c.cfg.DailyUserAudio)), mediaLimited, nil)
 	}
 	data, mime, err := fetch(ctx, f, *m)
 	switch {
@@ -112,19 +128,45 @@ func (c *Cognition) listen(ctx context.Context, m *brain.Media, f brain.MediaFet
 	case err != nil:
 		return refuse(noticeNotHeard, mediaFailed, err)
 	}
-	text, err := c.transcribe(ctx, data, audioName(m.Kind, mime), m.Duration)
+	text, err := c.transcribe(ctx, data, audioName(m.Kind, mime), m.Duration, user)
 	if err != nil {
 		return refuse(noticeNotHeard, mediaFailed, err)
 	}
 	if text == "" {
 		text = "(no words)"
 	}
-	return label + "] " + text, mediaOK, nil
+	return listenLabel(*m) + "] " + text, mediaOK, nil
+}
+
+// listenLabel is the start of a recording's note: "[voice 0:42".
+func listenLabel(m brain.Media) string {
+	return "[" + strings.ReplaceAll(string(m.Kind), "_", " ") + " " + clock(m.Duration)
+}
+
+// unperceivedNote is the note of a file that was not perceived: "[voice 0:42, not
+// heard]", "[photo, not seen]", "[file a.md, not read]".
+func unperceivedNote(m brain.Media) string {
+	switch {
+	case m.Kind.Listened():
+		return listenLabel(m) + ", not heard]"
+	case m.Kind == brain.MediaPhoto:
+		return "[photo, not seen]"
+	}
+	return "[file " + fileName(m) + ", not read]"
+}
+
+// fileName is a document's name fit for its note.
+func fileName(m brain.Media) string {
+	if name := brain.CleanName(m.Name); name != "" {
+		return name
+	}
+	return "unnamed"
 }
 
 // transcribe sends audio to the endpoint's /audio/transcriptions. The request counts in
-// anima_llm_requests_total and, by its audio seconds, in the daily token budget.
-func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, seconds int) (string, error) {
+// anima_llm_requests_total and, by its audio seconds, in the daily token budget and in
+// user's share and daily audio.
+func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, seconds int, user int64) (string, error) {
 	model := c.cfg.TranscriptionModel
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
@@ -142,7 +184,9 @@ func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, s
 	c.m.requests.WithLabelValues(model, outcomeOK).Inc()
 	c.mm.transcription.Observe(took)
 	c.mm.audio.Add(float64(seconds))
-	c.addTokens(max(1, seconds) * audioTokensPerSecond)
+	tokens := max(1, seconds) * audioTokensPerSecond
+	c.addTokens(tokens)
+	c.chargeAudio(user, seconds, tokens)
 	return strings.TrimSpace(resp.Text), nil
 }
 
@@ -150,7 +194,7 @@ func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, s
 func (c *Cognition) see(ctx context.Context, m *brain.Media, f brain.MediaFetcher) (note, outcome string, err error) {
 	refuse := func(notice, outcome string, err error) (string, string, error) {
 		m.Notice = notice
-		return "[photo, not seen]", outcome, err
+		return unperceivedNote(*m), outcome, err
 	}
 	if !c.cfg.Vision {
 		return refuse(noticeCannotSee, mediaDisabled, nil)
@@ -172,13 +216,9 @@ func (c *Cognition) see(ctx context.Context, m *brain.Media, f brain.MediaFetche
 // read downloads a text file for the model to read in this run; other files get a short
 // answer saying what anima can read.
 func (c *Cognition) read(ctx context.Context, m *brain.Media, f brain.MediaFetcher) (note, outcome string, err error) {
-	name := brain.CleanName(m.Name)
-	if name == "" {
-		name = "unnamed"
-	}
 	refuse := func(notice, outcome string, err error) (string, string, error) {
 		m.Notice = notice
-		return "[file " + name + ", not read]", outcome, err
+		return unperceivedNote(*m), outcome, err
 	}
 	switch {
 	case !textLike(m.Mime, m.Name):
@@ -196,7 +236,7 @@ func (c *Cognition) read(ctx context.Context, m *brain.Media, f brain.MediaFetch
 		return refuse(noticeCannotRead, mediaRefused, nil)
 	}
 	m.Content = data
-	return "[file " + name + "]", mediaOK, nil
+	return "[file " + fileName(*m) + "]", mediaOK, nil
 }
 
 // fetch downloads m through f; a nil f fails.

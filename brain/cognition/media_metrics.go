@@ -17,7 +17,7 @@ func newMediaMetrics(reg prometheus.Registerer) *mediaMetrics {
 	return &mediaMetrics{
 		media: f.NewCounterVec(prometheus.CounterOpts{
 			Name: "anima_media_total",
-			Help: "Files in user messages by kind (voice, audio, video_note, photo, document) and outcome (ok, refused, disabled, failed).",
+			Help: "Files in user messages by kind (voice, audio, video_note, photo, document) and outcome (ok, refused, disabled, failed, limited).",
 		}, []string{"kind", "outcome"}),
 		transcription: f.NewHistogram(prometheus.HistogramOpts{
 			Name:    "anima_media_transcription_seconds",

@@ -24,6 +24,35 @@ const maxPhotoSide = 1280
 // downloadTimeout bounds getFile and the download of one file.
 const downloadTimeout = 60 * time.Second
 
+// maxDownloadRedirects is how many redirects on the Bot API's own host a download
+// follows; a redirect to any other host is never followed.
+const maxDownloadRedirects = 3
+
+// errRedirect is the error of a download redirected off the Bot API's host, or too often.
+var errRedirect = errors.New("redirect refused")
+
+// downloadClient is the HTTP client of file downloads: base's transport (so downloads are
+// counted), no cookie jar, and checkDownloadRedirect. The download link holds the token,
+// so it must not follow a redirect to another host, nor let net/http send the link along
+// as the next request's Referer.
+func downloadClient(base *http.Client) *http.Client {
+	return &http.Client{Transport: base.Transport, CheckRedirect: checkDownloadRedirect}
+}
+
+// checkDownloadRedirect follows a redirect only to the first request's scheme and host,
+// at most maxDownloadRedirects times, and strips the Referer net/http sets on it.
+func checkDownloadRedirect(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	switch {
+	case req.URL.Scheme != first.Scheme || req.URL.Host != first.Host:
+		return fmt.Errorf("to another host: %w", errRedirect)
+	case len(via) > maxDownloadRedirects:
+		return fmt.Errorf("after %d redirects: %w", maxDownloadRedirects, errRedirect)
+	}
+	req.Header.Del("Referer")
+	return nil
+}
+
 // mediaOf describes the file m carries, nil if none anima knows.
 func mediaOf(m *models.Message) *brain.Media {
 	switch {
@@ -74,8 +103,9 @@ func photoSize(sizes []models.PhotoSize) (models.PhotoSize, bool) {
 }
 
 // Fetch downloads the file of m: getFile, then the file from the Bot API's download path.
-// That link holds the bot token: it is used here and nowhere else, and every error that
-// could quote it is redacted. A file over brain.MaxMediaBytes is refused with
+// That link holds the bot token: it is used here and nowhere else, is sent to no other
+// host (a redirect off the Bot API's host is refused) nor as a Referer, and every error
+// that could quote it is redacted. A file over brain.MaxMediaBytes is refused with
 // brain.ErrMediaTooLarge, before downloading when Telegram states its size.
 func (c *Channel) Fetch(ctx context.Context, m brain.Media) ([]byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
@@ -97,7 +127,7 @@ func (c *Channel) Fetch(ctx context.Context, m brain.Media) ([]byte, string, err
 	if err != nil {
 		return nil, "", fmt.Errorf("download request: %w", c.redact(err))
 	}
-	resp, err := c.client.Do(req)
+	resp, err := c.download.Do(req)
 	if err != nil {
 		return nil, "", fmt.Errorf("download: %w", c.redact(err))
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,6 +95,71 @@ func TestFetch(t *testing.T) {
 			t.Fatal("Fetch succeeded on a failing Bot API")
 		}
 		if secret := token[strings.IndexByte(token, ':')+1:]; strings.Contains(err.Error(), secret) {
+			t.Errorf("the error shows the token: %v", err)
+		}
+	}
+}
+
+// A download that redirects to another host is not followed, so the token-bearing link
+// never reaches it, not even as a Referer; a redirect on the same host is followed a few
+// hops at most, without a Referer; no error shows the token.
+func TestFetchRedirects(t *testing.T) {
+	t.Parallel()
+	const token = "7012345678:AAHk3_fake-Token_for-tests-0123456789abc"
+	secret := token[strings.IndexByte(token, ':')+1:]
+	h := newHarness(t, 0, func(c *Config, _ *Options) { c.Token = token })
+	h.srv.Token = token
+	ctx := testCtx(t)
+
+	var (
+		mu   sync.Mutex
+		seen []http.Header
+	)
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		_, _ = w.Write([]byte("OggS elsewhere"))
+	}))
+	t.Cleanup(elsewhere.Close)
+
+	away := h.srv.AddFile("voice", ".oga", []byte("OggS away"))
+	h.srv.RedirectFile(away, elsewhere.URL+"/voice.oga")
+	_, _, errAway := h.ch.Fetch(ctx, brain.Media{Kind: brain.MediaVoice, FileID: away})
+	if !errors.Is(errAway, errRedirect) {
+		t.Errorf("a redirect to another host: err = %v, want errRedirect", errAway)
+	}
+	mu.Lock()
+	if len(seen) != 0 {
+		t.Errorf("the other host got %d requests, headers %v", len(seen), seen)
+	}
+	mu.Unlock()
+
+	target := h.srv.AddFile("voice", ".oga", []byte("OggS moved"))
+	moved := h.srv.AddFile("voice", ".oga", []byte("OggS stale"))
+	h.srv.RedirectFile(moved, h.srv.FileURL(target))
+	data, _, err := h.ch.Fetch(ctx, brain.Media{Kind: brain.MediaVoice, FileID: moved})
+	if err != nil || string(data) != "OggS moved" {
+		t.Errorf("same-host redirect: Fetch = %q, %v; want the moved file", data, err)
+	}
+	for _, d := range h.srv.Downloads() {
+		if d.Referer != "" {
+			t.Errorf("download of %s sent Referer %q", d.Path, d.Referer)
+		}
+	}
+
+	loop := h.srv.AddFile("voice", ".oga", []byte("OggS loop"))
+	h.srv.RedirectFile(loop, h.srv.FileURL(loop))
+	before := len(h.srv.Downloads())
+	_, _, errLoop := h.ch.Fetch(ctx, brain.Media{Kind: brain.MediaVoice, FileID: loop})
+	if !errors.Is(errLoop, errRedirect) {
+		t.Errorf("a redirect loop: err = %v, want errRedirect", errLoop)
+	}
+	if n := len(h.srv.Downloads()) - before; n > 1+maxDownloadRedirects {
+		t.Errorf("a redirect loop made %d requests, want at most %d", n, 1+maxDownloadRedirects)
+	}
+	for _, err := range []error{errAway, errLoop} {
+		if err != nil && strings.Contains(err.Error(), secret) {
 			t.Errorf("the error shows the token: %v", err)
 		}
 	}

@@ -123,6 +123,7 @@ type Channel struct {
 	met      *metrics
 	red      *redactor
 	client   *http.Client
+	download *http.Client // file downloads: see downloadClient
 	bot      *bot.Bot
 	pace     *pacer
 	locks    *chatLocks
@@ -214,6 +215,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 		c.client.Jar = opts.HTTPClient.Jar
 		c.client.Timeout = opts.HTTPClient.Timeout
 	}
+	c.download = downloadClient(c.client)
 	b, err := bot.New(cfg.Token,
 		bot.WithServerURL(cfg.APIURL),
 		bot.WithHTTPClient(cfg.PollTimeout, c.client),

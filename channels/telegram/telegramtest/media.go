@@ -21,13 +21,16 @@ type heldFile struct {
 	id, unique, path string
 	data             []byte
 	size             int64 // as reported; len(data) unless the file is only described
+	// redirect, when set, is where its download path sends the client instead (302).
+	redirect string
 }
 
 // Download is one request for the file download path.
 type Download struct {
-	Path   string // the file path after /file/bot<token>/
-	Status int
-	At     time.Time
+	Path    string // the file path after /file/bot<token>/
+	Status  int
+	Referer string // the request's Referer header, if any
+	At      time.Time
 }
 
 // Image is one size of a photo.
@@ -63,6 +66,29 @@ func (s *Server) addFile(dir, ext string, data []byte, size int64) string {
 	}
 	s.files[f.id] = f
 	return f.id
+}
+
+// RedirectFile makes the download path of the file id answer with a 302 redirect to
+// location (an absolute URL or a path on this server) instead of the file, as a proxy
+// or a misconfigured local Bot API server might.
+func (s *Server) RedirectFile(id, location string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.files[id]; ok {
+		f.redirect = location
+	}
+}
+
+// FileURL is the download link of the file id on this server (token included), "" for
+// an unknown id.
+func (s *Server) FileURL(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.files[id]
+	if !ok {
+		return ""
+	}
+	return s.URL + "/file/bot" + s.Token + "/" + f.path
 }
 
 // Downloads returns the file downloads asked for, in order.
@@ -131,7 +157,10 @@ func (s *Server) getFile(p map[string]string) (any, *apiError) {
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) {
 	token, path, _ := strings.Cut(rest, "/")
 	status := http.StatusOK
-	var data []byte
+	var (
+		data     []byte
+		location string
+	)
 	s.mu.Lock()
 	switch {
 	case token != s.Token:
@@ -139,7 +168,11 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) 
 	default:
 		status = http.StatusNotFound
 		for _, f := range s.files {
-			if f.path == path {
+			switch {
+			case f.path != path:
+			case f.redirect != "":
+				status, location = http.StatusFound, f.redirect
+			default:
 				status, data = http.StatusOK, f.data
 				if data == nil {
 					data = make([]byte, f.size)
@@ -147,9 +180,13 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) 
 			}
 		}
 	}
-	s.downloads = append(s.downloads, Download{Path: path, Status: status, At: time.Now()})
+	s.downloads = append(s.downloads, Download{Path: path, Status: status, Referer: r.Header.Get("Referer"), At: time.Now()})
 	s.notifyLocked()
 	s.mu.Unlock()
+	if location != "" {
+		http.Redirect(w, r, location, status)
+		return
+	}
 	if status != http.StatusOK {
 		writeJSON(w, status, apiResponse{ErrorCode: status, Description: http.StatusText(status)})
 		return
