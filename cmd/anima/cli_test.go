@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
@@ -161,5 +164,34 @@ func TestChatStore(t *testing.T) {
 	}
 	if got := chatStore("/data/anima.db", "/tmp/x.db"); got != "/tmp/x.db" {
 		t.Errorf("chatStore --store = %q", got)
+	}
+}
+
+// TestRunWithRefusedTokenExits: a 401 from getMe at start retried for ever (issue 20); now
+// `anima run` exits 1 at once, naming telegram.token.
+func TestRunWithRefusedTokenExits(t *testing.T) {
+	t.Parallel()
+	tg := telegramtest.New(t, telegramtest.WithToken("999:"+strings.Repeat("y", 35)))
+	dir := t.TempDir()
+	path := writeConfig(t, dir, tg.URL, "http://127.0.0.1:1/v1", "")
+	cmd := exec.Command(binary, "run", path)
+	cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.CombinedOutput(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("run still going with a refused token:\n%s", out)
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("run exited with %v, want exit status 1", err)
+	}
+	if !strings.Contains(string(out), "telegram.token was refused") {
+		t.Errorf("output does not name telegram.token:\n%s", out)
 	}
 }
