@@ -168,20 +168,23 @@ func TestChatStore(t *testing.T) {
 }
 
 // TestRunWithRefusedTokenExits: a 401 from getMe at start retried for ever (issue 20); now
-// `anima run` exits 1 at once, naming telegram.token.
+// `anima run` exits 1 at once, naming telegram.token. It also warns first that
+// allowed_users holds only config.yaml's example id.
 func TestRunWithRefusedTokenExits(t *testing.T) {
 	t.Parallel()
 	tg := telegramtest.New(t, telegramtest.WithToken("999:"+strings.Repeat("y", 35)))
 	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, "http://127.0.0.1:1/v1", "")
+	path := writeConfigWith(t, dir, testConfig{tgURL: tg.URL, aiURL: "http://127.0.0.1:1/v1", users: []int64{123456789}})
 	cmd := exec.Command(binary, "run", path)
 	cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
 	done := make(chan struct{})
 	var out []byte
 	var err error
+	began := time.Now()
 	go func() { out, err = cmd.CombinedOutput(); close(done) }()
 	select {
 	case <-done:
+		t.Logf("run with a refused token exited after %v", time.Since(began).Round(time.Millisecond))
 	case <-time.After(20 * time.Second):
 		_ = cmd.Process.Kill()
 		<-done
@@ -193,5 +196,8 @@ func TestRunWithRefusedTokenExits(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "telegram.token was refused") {
 		t.Errorf("output does not name telegram.token:\n%s", out)
+	}
+	if !strings.Contains(string(out), "level=WARN msg=\"telegram.allowed_users still holds the example id 123456789") {
+		t.Errorf("run does not warn of the example user id:\n%s", out)
 	}
 }
