@@ -106,6 +106,11 @@ func TestDialogue(t *testing.T) {
 			t.Errorf("getUpdates with offset %d confirms updates", p.Offset)
 		}
 	}
+	for _, c := range tg.CallsTo("getUpdates") {
+		if v := c.Params["allowed_updates"]; v != "" {
+			t.Errorf("getUpdates with allowed_updates %s changes the bot's setting for anima run", v)
+		}
+	}
 
 	// A second run refuses to overwrite, before asking anything.
 	_, err = Run(testCtx(t), opt, strings.NewReader(""), &out)

@@ -159,7 +159,9 @@ func (w *waiter) next(ctx context.Context) (*models.User, error) {
 
 // poll makes one getUpdates call without an offset, long-polling timeout seconds.
 func (w *waiter) poll(ctx context.Context, timeout int) ([]models.Update, error) {
-	body, err := json.Marshal(map[string]any{"timeout": timeout, "allowed_updates": []string{"message"}})
+	// No allowed_updates: Telegram would keep it as the bot's setting, and drop update
+	// types anima run asks for until its first poll.
+	body, err := json.Marshal(map[string]any{"timeout": timeout})
 	if err != nil {
 		return nil, fmt.Errorf("encode getUpdates: %w", err)
 	}
