@@ -34,8 +34,13 @@ telegram:
 llm:
   # Any OpenAI-compatible endpoint: OpenAI, OpenRouter, Ollama, vLLM, llama.cpp.
   base_url: {{quote .BaseURL}}
-  # Key for base_url ("" for a server on this machine that needs none).
+{{- if .APIKey}}
+  # Key for base_url.
   api_key: {{quote .APIKey}}
+{{- else}}
+  # Key for base_url: none for a server on this machine; ANIMA_LLM_API_KEY sets one.
+  # api_key: ""
+{{- end}}
   # Cheap, quick model for everyday turns.
   fast_model: {{quote .FastModel}}
   # Stronger model used when the fast one is not confident enough.

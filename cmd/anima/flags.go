@@ -49,7 +49,7 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 	if def == "" {
 		def = "config.yaml"
 	}
-	f.config = fs.String("config", def, "configuration file, also given as the argument FILE (default: $ANIMA_CONFIG, else config.yaml)")
+	f.config = fs.String("config", def, "configuration file, also given as the argument FILE; $ANIMA_CONFIG sets the default")
 	switch cmd {
 	case "run", "chat":
 		// Profiling (not in the usage text, see docs/profiling.md).
@@ -102,7 +102,8 @@ func (f *cmdFlags) parse(args []string, stdout io.Writer) (code int, ok bool) {
 }
 
 func (f *cmdFlags) usage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s\n\nFlags:\n", synopsis[f.cmd])
+	use, what, _ := strings.Cut(synopsis[f.cmd], "  ")
+	fmt.Fprintf(w, "Usage: %s\n\n%s.\n\nFlags:\n", use, strings.TrimSpace(what))
 	f.fs.SetOutput(w)
 	f.fs.PrintDefaults()
 	f.fs.SetOutput(f.stderr)
