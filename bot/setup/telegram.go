@@ -54,7 +54,7 @@ func getMe(ctx context.Context, apiURL, token string) (*models.User, error) {
 	case err == nil:
 		return me, nil
 	case errors.Is(err, tgbot.ErrorUnauthorized), errors.Is(err, tgbot.ErrorNotFound):
-		return nil, errors.New("Telegram refused this token (401 Unauthorized): copy the whole token @BotFather gave you")
+		return nil, errors.New("Telegram refused this token: copy the whole token @BotFather gave you")
 	default:
 		return nil, fmt.Errorf("cannot reach the Bot API at %s to check the token: %s", apiURL, strings.ReplaceAll(err.Error(), token, "[token]"))
 	}
