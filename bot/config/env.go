@@ -87,3 +87,46 @@ func validEnvName(s string) bool {
 	}
 	return true
 }
+
+// EnvDefaults are the environment variables that stand in for a key the file leaves out:
+// each is read when the file does not set its key (or writes it with no value, "key:").
+// A value written in the file wins, "" included (metrics.listen: "" disables the
+// server), and so does a ${VAR} reference written for the key, even one that expands to
+// nothing: the file said where the value comes from.
+var EnvDefaults = []struct{ Env, Key string }{
+	{"ANIMA_TELEGRAM_TOKEN", "telegram.token"},
+	{"ANIMA_LLM_API_KEY", "llm.api_key"},
+	{"ANIMA_STORAGE_PATH", "storage.path"},
+	{"ANIMA_METRICS_LISTEN", "metrics.listen"},
+}
+
+// envDefaultField returns the field of cfg that key names, for EnvDefaults.
+func envDefaultField(cfg *Config, key string) *string {
+	switch key {
+	case "telegram.token":
+		return (*string)(&cfg.Telegram.Token)
+	case "llm.api_key":
+		return (*string)(&cfg.LLM.APIKey)
+	case "storage.path":
+		return &cfg.Storage.Path
+	case "metrics.listen":
+		return &cfg.Metrics.Listen
+	}
+	panic("config: no field for env default " + key)
+}
+
+// applyEnvDefaults sets each EnvDefaults key the file did not set from its variable, when
+// that is set and not empty. written reports whether the file set key (with a value) and
+// whether it did so with a ${VAR} reference.
+func applyEnvDefaults(cfg *Config, lookup func(string) (string, bool), written func(key string) (set, ref bool)) {
+	for _, d := range EnvDefaults {
+		v, ok := lookup(d.Env)
+		if !ok || v == "" {
+			continue
+		}
+		if set, ref := written(d.Key); set || ref {
+			continue
+		}
+		*envDefaultField(cfg, d.Key) = v
+	}
+}

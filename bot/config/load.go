@@ -37,6 +37,10 @@ func Load(path string) (Config, error) {
 // changing the document's structure, and references work unquoted in flow style
 // too: allowed_users: [${OWNER_ID}]. Keys are never expanded.
 //
+// The variables of EnvDefaults (ANIMA_TELEGRAM_TOKEN, ANIMA_LLM_API_KEY,
+// ANIMA_STORAGE_PATH, ANIMA_METRICS_LISTEN) fill in their keys when the file leaves
+// them out; a value or ${VAR} reference written for the key wins.
+//
 // Unknown keys, duplicate keys and values of the wrong type are errors naming the
 // full key and its line. All problems are returned together (errors.Join); each
 // is a *KeyError unless the YAML itself does not parse.
@@ -51,12 +55,11 @@ func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
 	dec.KnownFields(true)
 	var doc yaml.Node
 	switch err := dec.Decode(&doc); {
-	case errors.Is(err, io.EOF):
+	case errors.Is(err, io.EOF), err == nil && len(doc.Content) == 0:
+		applyEnvDefaults(&cfg, lookup, func(string) (bool, bool) { return false, false })
 		return cfg, joinKeyErrors(cfg.validate())
 	case err != nil:
 		return Config{}, fmt.Errorf("parse YAML: %w", err)
-	case len(doc.Content) == 0:
-		return cfg, joinKeyErrors(cfg.validate())
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -66,7 +69,7 @@ func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
 		return Config{}, &KeyError{Line: extra.Line, Msg: "a second YAML document; keep the whole configuration in one"}
 	}
 
-	w := walker{lookup: lookup, restore: restore, lines: map[string]int{}, expanded: map[*yaml.Node]bool{}}
+	w := walker{lookup: lookup, restore: restore, lines: map[string]int{}, refs: map[string]bool{}, nulls: map[string]bool{}, expanded: map[*yaml.Node]bool{}}
 	w.section(doc.Content[0], reflect.TypeFor[Config](), "")
 	if len(w.errs) > 0 {
 		return Config{}, joinKeyErrors(w.errs)
@@ -76,6 +79,7 @@ func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
 	if err := doc.Decode(&cfg); err != nil {
 		return Config{}, fmt.Errorf("decode config: %w", err)
 	}
+	applyEnvDefaults(&cfg, lookup, func(key string) (bool, bool) { return w.lines[key] > 0 && !w.nulls[key], w.refs[key] })
 	problems := cfg.validate()
 	for _, p := range problems {
 		p.Line = w.lines[p.Key]

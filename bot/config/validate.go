@@ -47,6 +47,15 @@ func (c Config) ValidateRun() error {
 	return joinKeyErrors(p)
 }
 
+// ExampleUserID is the placeholder user id config.yaml ships in telegram.allowed_users.
+const ExampleUserID int64 = 123456789
+
+// HasExampleUser reports whether AllowedUsers still holds ExampleUserID, the placeholder
+// of config.yaml: anima would ignore its real user.
+func (t TelegramConfig) HasExampleUser() bool {
+	return slices.Contains(t.AllowedUsers, ExampleUserID)
+}
+
 // missingAPIKey reports an empty llm.api_key when llm.base_url is not a loopback
 // address: a remote provider would refuse every request, which anima would otherwise
 // find out only at the first message. A server on this machine usually needs no key.

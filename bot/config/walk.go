@@ -20,6 +20,8 @@ type walker struct {
 	lookup   func(string) (string, bool)
 	restore  *strings.Replacer // undoes shield
 	lines    map[string]int    // full key -> line
+	refs     map[string]bool   // full keys whose value holds a ${VAR} reference
+	nulls    map[string]bool   // full keys written with no value ("key:")
 	expanded map[*yaml.Node]bool
 	errs     []*KeyError
 }
@@ -101,6 +103,9 @@ func (w *walker) mergeOne(m *yaml.Node, t reflect.Type, prefix string) {
 
 // leaf expands ${VAR} in n and checks that it decodes into a value of type t.
 func (w *walker) leaf(n *yaml.Node, t reflect.Type, key string) {
+	if isNull(resolveAlias(n)) {
+		w.nulls[key] = true
+	}
 	before := len(w.errs)
 	w.expand(n, key)
 	if len(w.errs) > before {
@@ -149,6 +154,7 @@ func (w *walker) expand(n *yaml.Node, key string) {
 		if !strings.Contains(raw, "${") {
 			return
 		}
+		w.refs[key] = true
 		v, err := expandEnv(raw, w.lookup)
 		if err != nil {
 			w.fail(n, key, "%s", err.Error())

@@ -38,6 +38,14 @@ type verdict struct {
 	why  string // for the debug log: never message text
 	// callbackID is set for a callback query, which is answered whatever the verdict.
 	callbackID string
+	// stranger is the sender of an update ignored because they are not allowed.
+	stranger *stranger
+}
+
+// unauthorized is the verdict on an update from a sender who is not allowed.
+func unauthorized(from *models.User, chat int64) verdict {
+	return verdict{kind: kindUnauthorized, why: "sender not allowed",
+		stranger: &stranger{user: from.ID, chat: chat, name: from.FirstName, username: from.Username}}
 }
 
 // classify decides what signal, if any, u becomes. now stands in for updates without a
@@ -93,7 +101,7 @@ func (c classifier) message(updateID int64, m *models.Message) verdict {
 		return verdict{kind: kindIgnored, why: "chat type " + string(m.Chat.Type)}
 	}
 	if !c.authorized(m.From.ID) {
-		return verdict{kind: kindUnauthorized, why: "sender not allowed"}
+		return unauthorized(m.From, m.Chat.ID)
 	}
 	sig := brain.Signal{
 		Type:      brain.SignalUserMessage,
@@ -202,7 +210,7 @@ func (c classifier) callback(updateID int64, q *models.CallbackQuery, now time.T
 		return verdict{kind: kindIgnored, why: "callback without a chat"}
 	}
 	if !c.authorized(q.From.ID) {
-		return verdict{kind: kindUnauthorized, why: "sender not allowed"}
+		return unauthorized(&q.From, chat)
 	}
 	return verdict{ok: true, kind: kindCommand, sig: brain.Signal{
 		Type:      brain.SignalCommand,
@@ -234,7 +242,7 @@ func (c classifier) reaction(updateID int64, r *models.MessageReactionUpdated) v
 		return verdict{kind: kindIgnored, why: "reaction removed or not an emoji"}
 	}
 	if !c.authorized(r.User.ID) {
-		return verdict{kind: kindUnauthorized, why: "sender not allowed"}
+		return unauthorized(r.User, r.Chat.ID)
 	}
 	if c.own != nil && !c.own(r.Chat.ID, r.MessageID) {
 		return verdict{kind: kindReactionOther, why: "reaction to a message anima did not send"}

@@ -266,6 +266,9 @@ func (c *Channel) decode(cl classifier, raw []byte) (verdict, error) {
 // account counts and logs a verdict (never the text).
 func (c *Channel) account(updateID int64, v verdict) {
 	c.met.updates.WithLabelValues(v.kind).Inc()
+	if v.stranger != nil {
+		c.noteStranger(v.stranger)
+	}
 	if !v.ok {
 		c.log.Debug("telegram update produces no signal", "update_id", updateID, "kind", v.kind, "reason", v.why)
 	}

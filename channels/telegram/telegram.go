@@ -135,11 +135,12 @@ type Channel struct {
 	maxWait  time.Duration
 	attempts int
 
-	allowed map[int64]bool
-	me      atomic.Pointer[identity]
-	running atomic.Bool
-	ready   chan struct{}
-	addr    atomic.Pointer[net.Addr]
+	allowed   map[int64]bool
+	strangers *strangers
+	me        atomic.Pointer[identity]
+	running   atomic.Bool
+	ready     chan struct{}
+	addr      atomic.Pointer[net.Addr]
 	// webhookLimits bound the webhook server (webhookLimits(); tests shorten them).
 	webhookLimits listener.Limits
 
@@ -153,22 +154,23 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 	}
 	cfg.normalize()
 	c := &Channel{
-		cfg:      cfg,
-		rec:      rec,
-		sink:     sink,
-		log:      opts.Logger,
-		met:      newMetrics(opts.Registerer),
-		red:      newRedactor(cfg.Token),
-		sleep:    opts.Sleep,
-		now:      opts.Now,
-		base:     opts.RetryBase,
-		maxWait:  opts.RetryMax,
-		attempts: opts.MaxAttempts,
-		allowed:  make(map[int64]bool, len(cfg.AllowedUsers)),
-		ready:    make(chan struct{}),
-		locks:    newChatLocks(),
-		drafts:   newDrafts(),
-		sent:     opts.Sent,
+		cfg:       cfg,
+		rec:       rec,
+		sink:      sink,
+		log:       opts.Logger,
+		met:       newMetrics(opts.Registerer),
+		red:       newRedactor(cfg.Token),
+		sleep:     opts.Sleep,
+		now:       opts.Now,
+		base:      opts.RetryBase,
+		maxWait:   opts.RetryMax,
+		attempts:  opts.MaxAttempts,
+		allowed:   make(map[int64]bool, len(cfg.AllowedUsers)),
+		strangers: newStrangers(),
+		ready:     make(chan struct{}),
+		locks:     newChatLocks(),
+		drafts:    newDrafts(),
+		sent:      opts.Sent,
 
 		webhookLimits: webhookLimits(),
 	}
@@ -255,8 +257,11 @@ func (c *Channel) Run(ctx context.Context) error {
 	if !c.running.CompareAndSwap(false, true) {
 		return errors.New("telegram: Run called twice")
 	}
-	if c.learnIdentity(ctx) != nil {
-		return nil // ctx ended before getMe succeeded
+	if err := c.learnIdentity(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil // ctx ended before getMe succeeded
+		}
+		return err
 	}
 	menuDone := make(chan struct{})
 	go func() {
@@ -314,7 +319,13 @@ func (c *Channel) ReadyCheck(ctx context.Context) error {
 	return nil
 }
 
-// learnIdentity calls getMe until it succeeds (retrying with backoff) or ctx ends.
+// ErrTokenRefused is returned by Run when Telegram answers getMe with 401 Unauthorized:
+// the token is wrong or revoked, and retrying cannot help.
+var ErrTokenRefused = errors.New("telegram.token was refused by Telegram (401 Unauthorized): " +
+	"copy the token @BotFather gave you again (or /token there for a new one)")
+
+// learnIdentity calls getMe until it succeeds (retrying with backoff) or ctx ends. A
+// token Telegram refuses ends it at once with ErrTokenRefused.
 func (c *Channel) learnIdentity(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		me, err := c.bot.GetMe(ctx)
@@ -326,6 +337,9 @@ func (c *Channel) learnIdentity(ctx context.Context) error {
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if errors.Is(err, bot.ErrorUnauthorized) {
+			return fmt.Errorf("telegram getMe: %w", ErrTokenRefused)
 		}
 		d := c.backoff(attempt)
 		c.log.Warn("telegram getMe failed, retrying", "err", err, "retry_in", d)

@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,20 +28,26 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 const usage = `anima — a Telegram companion that writes first only when it has a reason
 
 Usage:
-  anima run    --config PATH          serve Telegram (SIGINT/SIGTERM stop it gracefully)
-  anima chat   --config PATH          talk to anima on this console (no Telegram token needed)
-  anima check  --config PATH          validate a configuration
-  anima backup --config PATH --out F  copy the store (hot, while the service runs)
-  anima compact --config PATH         rewrite the store without deleted data (service stopped)
-  anima health --config PATH          exit 0 if the running instance's /readyz (at
-                                      metrics.listen) answers 200 within --timeout (3s)
-  anima sim    --config PATH [--days N] replay N silent days under a simulated clock and
+  anima init [--out config.yaml]      ask for the bot token, the model endpoint and your
+                                      Telegram user, check each, and write a config
+  anima run    [FILE]                 serve Telegram (SIGINT/SIGTERM stop it gracefully)
+  anima chat   [FILE] [--store F]     talk to anima on this console (no Telegram token
+                                      needed; its own store, chat.db beside storage.path)
+  anima check  [FILE]                 exit 0 only if ` + "`anima run`" + ` would start with FILE
+  anima backup [FILE] --out F         copy the store (hot, while the service runs)
+  anima compact [FILE]                rewrite the store without deleted data (service stopped)
+  anima health [FILE] [--timeout D]   exit 0 if the running instance's /readyz (at
+                                      metrics.listen) answers 200 within D (3s)
+  anima sim    [FILE] [--days N]      replay N silent days under a simulated clock and
                                       show when anima would write first (no model calls)
-  anima sim    --config PATH --scenario S --out DIR
+  anima sim    [FILE] --scenario S --out DIR
                                       replay a scripted user (examples/sim/) through the
                                       brain, store and cognition with an offline model;
                                       writes timeline.csv, timeline.png and summary.txt
   anima version                       print the version
+
+FILE is the configuration: the argument, or --config FILE, or $ANIMA_CONFIG, else
+config.yaml. ` + "`anima COMMAND --help`" + ` lists a command's flags.
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -51,16 +56,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmd, args := args[0], args[1:]
-	fs := flag.NewFlagSet("anima "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", "config.yaml", "configuration file")
-	out := fs.String("out", "", "backup: file to write; sim: directory for the timeline")
-	days := fs.Int("days", 7, "sim: days to simulate (with --scenario: overrides its days)")
-	scenario := fs.String("scenario", "", "sim: scripted user scenario (YAML)")
-	timeout := fs.Duration("timeout", 3*time.Second, "health: how long to wait for /readyz")
-	// Profiling (run and chat; not in the usage text, see docs/profiling.md).
-	cpuProfile := fs.String("cpuprofile", "", "run, chat: write a CPU profile of the whole run to this file")
-	memProfile := fs.String("memprofile", "", "run, chat: write a heap profile to this file on exit")
 	switch cmd {
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
@@ -68,31 +63,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "init":
+		return initCommand(args, stdin, stdout, stderr)
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
+	f := newFlags(cmd, stderr)
+	if code, ok := f.parse(args, stdout); !ok {
+		return code
 	}
+	cfgPath, out, days, scenario, timeout := f.config, f.out, f.days, f.scenario, f.timeout
+	cpuProfile, memProfile := f.cpuProfile, f.memProfile
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	switch cmd {
 	case "check":
-		cfg, err := config.Check(*cfgPath, false)
-		if err != nil {
-			fmt.Fprintf(stderr, "anima: %s\n", err)
-			return 1
-		}
-		if err := cfg.ValidateRun(); err != nil {
-			fmt.Fprintf(stdout, "%s: valid (note: `anima run` also needs: %s)\n", *cfgPath, err)
-			return 0
-		}
-		fmt.Fprintf(stdout, "%s: valid\n", *cfgPath)
-		return 0
+		return check(*cfgPath, stdout, stderr)
 	case "sim":
 		cfg, err := config.Check(*cfgPath, false)
 		if err != nil {
@@ -104,7 +94,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		if *scenario != "" || *out != "" {
-			return simScenario(ctx, args, *scenario, *out, stdout, stderr)
+			return simScenario(ctx, f.simArgs(), *scenario, *out, stdout, stderr)
 		}
 		res, err := bot.Simulate(cfg, *days)
 		if err != nil {
@@ -166,7 +156,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return 1
 	}
+	if cmd == "chat" {
+		cfg.Storage.Path = chatStore(cfg.Storage.Path, *f.store)
+	}
 	log := bot.NewLogger(cfg.Log, stderr)
+	if cmd == "run" && cfg.Telegram.HasExampleUser() {
+		log.Warn(exampleUserWarning, "example_user_id", config.ExampleUserID)
+	}
 	opts := bot.Options{Logger: log}
 	if cmd == "chat" {
 		opts.Console, opts.In, opts.Out = true, stdin, stdout

@@ -302,6 +302,13 @@ func TestChatOnConsole(t *testing.T) {
 	if !strings.Contains(string(out), "echo: hello console") {
 		t.Errorf("chat output = %q", out)
 	}
+	// The console has its own store beside the service's, which it leaves alone.
+	if _, err := os.Stat(filepath.Join(dir, "chat.db")); err != nil {
+		t.Errorf("chat store: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "anima.db")); !os.IsNotExist(err) {
+		t.Errorf("chat touched the service's store: %v", err)
+	}
 }
 
 // TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → SIGTERM → restart →

@@ -86,6 +86,8 @@ type Server struct {
 	hear       Transcriber // nil: Hear
 	heard      []Transcription
 	wire       [][]byte // every request as it arrived, for Contains
+	listed     []string // models GET /models lists; nil: 404 (models.go)
+	key        string   // required API key; "" accepts any (models.go)
 }
 
 // New starts a server that is closed when the test ends.
@@ -108,11 +110,13 @@ func NewServer() (*Server, error) {
 	mux.HandleFunc("POST /chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcription)
 	mux.HandleFunc("POST /audio/transcriptions", s.transcription)
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("GET /models", s.models)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("openaitest: listen: %w", err)
 	}
-	s.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: s.recordWire(mux)}}
+	s.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: s.recordWire(s.checkKey(mux))}}
 	s.srv.Start()
 	return s, nil
 }

@@ -1,0 +1,171 @@
+// Package setup is `anima init`: it asks for the bot token, the model endpoint and the
+// owner's Telegram user, checks each against the real services (getMe, the models list
+// or a one-token chat call, getUpdates), and writes a commented configuration. Every
+// answer can come from Options instead, so scripts run it without a terminal.
+package setup
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/anima-bot/anima/bot/config"
+)
+
+// Options are the answers given up front (flags); an empty one is asked for, unless Yes
+// is set, when it takes its default or, with none, is an error.
+type Options struct {
+	Token      string // Bot API token
+	APIURL     string // Bot API base URL; "" is Telegram's
+	LLMBaseURL string // OpenAI-compatible endpoint; "" asks, default OpenAI's
+	LLMKey     string // key for LLMBaseURL
+	FastModel  string
+	SmartModel string
+	Timezone   string // IANA zone; "" asks, default UTC
+	UserID     int64  // the owner's Telegram user id; 0 waits for their message
+	Out        string // configuration file to write
+	Force      bool   // overwrite Out
+	Yes        bool   // ask nothing: take defaults and the first sender
+	Wait       time.Duration
+	// PollEvery is the pause between two short getUpdates polls while older updates are
+	// pending (they cannot be waited on without confirming them); 0 means 1 s.
+	PollEvery time.Duration
+	// Sleep waits d or until ctx ends; nil uses a timer. Tests pass one that does not wait.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// ErrExists is returned when Options.Out exists and Force is not set.
+var ErrExists = errors.New("the configuration file exists: give --force to overwrite it, or --out another file")
+
+// session is one run of the dialogue.
+type session struct {
+	opt Options
+	in  *bufio.Reader
+	out io.Writer
+}
+
+// Run asks, checks and writes; it returns the configuration written. Its errors say
+// what to do; they never show a secret.
+func Run(ctx context.Context, opt Options, in io.Reader, out io.Writer) (config.Config, error) {
+	if opt.Out == "" {
+		opt.Out = "config.yaml"
+	}
+	if opt.Wait <= 0 {
+		opt.Wait = 5 * time.Minute
+	}
+	if opt.PollEvery <= 0 {
+		opt.PollEvery = time.Second
+	}
+	if opt.Sleep == nil {
+		opt.Sleep = sleep
+	}
+	if _, err := os.Stat(opt.Out); err == nil && !opt.Force {
+		return config.Config{}, fmt.Errorf("%s: %w", opt.Out, ErrExists)
+	}
+	s := &session{opt: opt, in: bufio.NewReader(in), out: out}
+	cfg := config.Default()
+	if opt.APIURL != "" {
+		cfg.Telegram.APIURL = strings.TrimRight(opt.APIURL, "/")
+	}
+
+	me, err := s.telegram(ctx, &cfg)
+	if err != nil {
+		return cfg, err
+	}
+	if err := s.model(ctx, &cfg); err != nil {
+		return cfg, err
+	}
+	if err := s.timezone(&cfg); err != nil {
+		return cfg, err
+	}
+	if err := s.owner(ctx, &cfg, me); err != nil {
+		return cfg, err
+	}
+	if err := write(opt.Out, cfg, opt.Force); err != nil {
+		return cfg, err
+	}
+	if _, err := config.Check(opt.Out, true); err != nil {
+		return cfg, fmt.Errorf("the configuration written does not pass `anima check` (a bug in anima init): %w", err)
+	}
+	fmt.Fprintf(out, "\nWrote %s (mode 0600: it holds the token and key). Start anima with:\n\n    anima run %s\n\n", opt.Out, opt.Out)
+	return cfg, nil
+}
+
+// ask prints question (with its default in brackets, if any) and returns the answer, or
+// def for an empty one. With Yes it asks nothing and returns def, or an error naming
+// flag when there is no default.
+func (s *session) ask(question, def, flag string) (string, error) {
+	if s.opt.Yes {
+		if def == "" && flag != "" {
+			return "", fmt.Errorf("%s is required with --yes", flag)
+		}
+		return def, nil
+	}
+	if def != "" {
+		fmt.Fprintf(s.out, "%s [%s]: ", question, def)
+	} else {
+		fmt.Fprintf(s.out, "%s: ", question)
+	}
+	line, err := s.in.ReadString('\n')
+	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
+		if errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("input ended before %q was answered (give %s, or --yes for the defaults)", question, flag)
+		}
+		return "", fmt.Errorf("read answer: %w", err)
+	}
+	if v := strings.TrimSpace(line); v != "" {
+		return v, nil
+	}
+	return def, nil
+}
+
+// retry reports whether a refused answer may be asked again: only in a dialogue, and at
+// most three times.
+func (s *session) retry(attempt int) bool { return !s.opt.Yes && attempt < 3 }
+
+func (s *session) timezone(cfg *config.Config) error {
+	for attempt := 1; ; attempt++ {
+		tz := s.opt.Timezone
+		if tz == "" || attempt > 1 {
+			var err error
+			if tz, err = s.ask("Your time zone (IANA name, e.g. Europe/Berlin)", "UTC", "--timezone"); err != nil {
+				return err
+			}
+		}
+		if _, err := time.LoadLocation(tz); err == nil && tz != "" && tz != "Local" {
+			cfg.User.Timezone = tz
+			return nil
+		}
+		if !s.retry(attempt) {
+			return fmt.Errorf("unknown time zone %q: use an IANA name such as Europe/Berlin or UTC", tz)
+		}
+		fmt.Fprintf(s.out, "  %q is not a time zone anima knows; try again.\n", tz)
+	}
+}
+
+// loopback reports whether rawURL's host is this machine.
+func loopback(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || h == "127.0.0.1" || h == "::1" || strings.HasSuffix(h, ".localhost")
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
+)
+
+// synopsis is each configured command's usage line, shown by its --help and on a flag error.
+var synopsis = map[string]string{
+	"run":     "anima run [FILE]             serve Telegram",
+	"chat":    "anima chat [FILE]            talk to anima on this console (its own store: chat.db beside storage.path)",
+	"check":   "anima check [FILE]           exit 0 only if `anima run` would start with FILE",
+	"backup":  "anima backup [FILE] --out F  copy the store while the service runs",
+	"compact": "anima compact [FILE]         rewrite the stopped service's store without deleted data",
+	"health":  "anima health [FILE]          exit 0 if the running instance's /readyz answers 200",
+	"sim":     "anima sim [FILE] [--days N | --scenario S --out DIR]  replay days under a simulated clock",
+}
+
+// cmdFlags are the flags of one configured command; a flag the command does not take
+// is not defined for it (so giving it is an error) and reads as its zero value here.
+type cmdFlags struct {
+	cmd    string
+	fs     *flag.FlagSet
+	stderr io.Writer
+	args   []string // the flags as given, without the configuration file
+
+	config, out, scenario, cpuProfile, memProfile, store *string
+	days                                                 *int
+	timeout                                              *time.Duration
+}
+
+func newFlags(cmd string, stderr io.Writer) *cmdFlags {
+	fs := flag.NewFlagSet("anima "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	f := &cmdFlags{cmd: cmd, fs: fs, stderr: stderr,
+		out: new(string), scenario: new(string), cpuProfile: new(string), memProfile: new(string),
+		store: new(string), days: new(int), timeout: new(time.Duration)}
+	def := os.Getenv("ANIMA_CONFIG")
+	if def == "" {
+		def = "config.yaml"
+	}
+	f.config = fs.String("config", def, "configuration file, also given as the argument FILE; $ANIMA_CONFIG sets the default")
+	switch cmd {
+	case "run", "chat":
+		// Profiling (not in the usage text, see docs/profiling.md).
+		f.cpuProfile = fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+		f.memProfile = fs.String("memprofile", "", "write a heap profile to this file on exit")
+		if cmd == "chat" {
+			f.store = fs.String("store", "", "bbolt file for this conversation (default: chat.db beside storage.path; give storage.path to talk with the service's memory while it is stopped)")
+		}
+	case "backup":
+		f.out = fs.String("out", "", "file to write the copy to (required)")
+	case "health":
+		f.timeout = fs.Duration("timeout", 3*time.Second, "how long to wait for /readyz")
+	case "sim":
+		f.days = fs.Int("days", 7, "days to simulate (with --scenario: overrides its days)")
+		f.scenario = fs.String("scenario", "", "scripted user scenario (YAML)")
+		f.out = fs.String("out", "", "directory for the timeline (with --scenario)")
+	}
+	return f
+}
+
+// parse parses args. It returns ok false with the exit code when the command is done:
+// 0 after --help (printed to stdout), 2 after a usage error (printed to stderr).
+func (f *cmdFlags) parse(args []string, stdout io.Writer) (code int, ok bool) {
+	err := f.fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		f.usage(stdout)
+		return 0, false
+	}
+	if err != nil {
+		f.usage(f.stderr) // the flag package has said what is wrong
+		return 2, false
+	}
+	f.args = args[:len(args)-len(f.fs.Args())]
+	switch rest := f.fs.Args(); len(rest) {
+	case 0:
+	case 1:
+		given := false
+		f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "config" })
+		if given && *f.config != rest[0] {
+			fmt.Fprintf(f.stderr, "anima %s: two configuration files, --config %s and %s: give one\n", f.cmd, *f.config, rest[0])
+			return 2, false
+		}
+		*f.config = rest[0]
+	default:
+		fmt.Fprintf(f.stderr, "anima %s: one configuration file, not %d arguments: %q\n", f.cmd, len(rest), rest)
+		f.usage(f.stderr)
+		return 2, false
+	}
+	return 0, true
+}
+
+func (f *cmdFlags) usage(w io.Writer) {
+	use, what, _ := strings.Cut(synopsis[f.cmd], "  ")
+	fmt.Fprintf(w, "Usage: %s\n\n%s.\n\nFlags:\n", use, strings.TrimSpace(what))
+	f.fs.SetOutput(w)
+	f.fs.PrintDefaults()
+	f.fs.SetOutput(f.stderr)
+}
+
+// simArgs are the arguments for anima-sim: the configuration file as a flag, then the
+// flags as given.
+func (f *cmdFlags) simArgs() []string {
+	return append([]string{"--config", *f.config}, f.args...)
+}
+
+// exampleUserWarning is what check and run say when telegram.allowed_users still holds
+// the example id of config.yaml.
+var exampleUserWarning = fmt.Sprintf("telegram.allowed_users still holds the example id %d, so anima answers "+
+	"nobody but that id: run `anima init`, or write to the bot and read your user_id in the "+
+	"\"telegram message from a stranger ignored\" warning of `anima run`", config.ExampleUserID)
+
+// check is `anima check`: it exits 0 only when `anima run` would start with the file.
+func check(path string, stdout, stderr io.Writer) int {
+	cfg, err := config.Check(path, true)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", prefixPath(path, err))
+		return 1
+	}
+	notes, err := bot.Preflight(cfg, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", prefixPath(path, err))
+		return 1
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "anima: note: %s\n", n)
+	}
+	if cfg.Telegram.HasExampleUser() {
+		fmt.Fprintf(stderr, "anima: warning: %s: %s\n", path, exampleUserWarning)
+	}
+	fmt.Fprintf(stdout, "%s: valid\n", path)
+	return 0
+}
+
+// prefixPath puts path before each of the problems joined in err, as Load does.
+func prefixPath(path string, err error) string {
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if !strings.HasPrefix(l, path+": ") {
+			l = path + ": " + l
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\nanima: ")
+}
+
+// chatStore is the store `anima chat` uses: flag when given, else chat.db beside the
+// service's store, so a console conversation never writes into the service's memory.
+func chatStore(servicePath, flag string) string {
+	if flag != "" {
+		return flag
+	}
+	return filepath.Join(filepath.Dir(servicePath), "chat.db")
+}

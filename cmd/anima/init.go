@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/anima-bot/anima/bot/setup"
+)
+
+// initCommand is `anima init`: flags become setup.Options; anything not given is asked.
+func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("anima init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	var o setup.Options
+	var model string
+	out := os.Getenv("ANIMA_CONFIG")
+	if out == "" {
+		out = "config.yaml"
+	}
+	fs.StringVar(&o.Out, "out", out, "configuration file to write (default: $ANIMA_CONFIG, else config.yaml)")
+	fs.BoolVar(&o.Force, "force", false, "overwrite the file if it exists")
+	fs.BoolVar(&o.Yes, "yes", false, "ask nothing: take the defaults and the first person who writes to the bot")
+	fs.StringVar(&o.Token, "token", "", "Telegram bot token from @BotFather (default: $ANIMA_TELEGRAM_TOKEN, else asked)")
+	fs.StringVar(&o.APIURL, "api-url", "", "Telegram Bot API base URL (default https://api.telegram.org)")
+	fs.StringVar(&o.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default https://api.openai.com/v1)")
+	fs.StringVar(&o.LLMKey, "llm-key", "", "API key for the endpoint (default: $ANIMA_LLM_API_KEY, else asked unless the endpoint is on this machine)")
+	fs.StringVar(&model, "model", "", "model for both fast and smart turns (default: asked; gpt-4o-mini)")
+	fs.StringVar(&o.FastModel, "fast-model", "", "model for everyday turns (overrides --model)")
+	fs.StringVar(&o.SmartModel, "smart-model", "", "model used when the fast one is unsure (overrides --model)")
+	fs.StringVar(&o.Timezone, "timezone", "", "your IANA time zone (default: asked; UTC)")
+	fs.Int64Var(&o.UserID, "user-id", 0, "your Telegram user id: skips waiting for your message")
+	fs.DurationVar(&o.Wait, "wait", 5*time.Minute, "how long to wait for your message to the bot")
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, "Usage: anima init [flags]   ask for and check the bot token, the model endpoint and your Telegram user; write a config\n\nFlags:\n")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return 0
+	case err != nil:
+		return 2
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "anima init: unexpected arguments %q (the file to write is --out FILE)\n", fs.Args())
+		return 2
+	}
+	if o.Token == "" {
+		o.Token = os.Getenv("ANIMA_TELEGRAM_TOKEN")
+	}
+	if o.LLMKey == "" {
+		o.LLMKey = os.Getenv("ANIMA_LLM_API_KEY")
+	}
+	if o.FastModel == "" {
+		o.FastModel = model
+	}
+	if o.SmartModel == "" {
+		o.SmartModel = model
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := setup.Run(ctx, o, stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "anima init: %s\n", err)
+		return 1
+	}
+	return 0
+}
