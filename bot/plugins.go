@@ -25,7 +25,7 @@ import (
 func builtinPlugins(cfg config.PluginsConfig, clock brain.Clock, log *slog.Logger, reg prometheus.Registerer) []plugins.Plugin {
 	var ps []plugins.Plugin
 	if il := cfg.Innerlife; il.Enabled {
-		ps = append(ps, innerlife.New(innerlife.Config{DreamAt: il.DreamAt, DreamMinQuiet: il.DreamMinQuiet.Std()},
+		ps = append(ps, innerlife.New(innerlife.Config{DreamAt: il.DreamAt, DreamMinQuiet: il.DreamMinQuiet.Std(), JournalPerDay: il.JournalPerDay},
 			innerlife.Options{Logger: log, Registerer: reg, Clock: clock}))
 	}
 	return ps
