@@ -28,7 +28,7 @@ const promptWords = 180
 // Context is called once at the start of every run, so it also ends the subject's previous
 // run's claim on the journal slot (that run has committed or failed by now).
 func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
-	s := subject{w.Chat, w.User}
+	s := subjectOf(w.Chat, w.User)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.claimed, s)
@@ -40,7 +40,7 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 		"your latest journal entries, the concerns you follow"}
 	cs := p.concerns[s]
 	if w.Profile != brain.ProfileDream {
-		p.carryDue(&sec, w, cs, now, loc)
+		p.carryDue(&sec, s, w, cs, now, loc)
 	}
 	es := p.entries[s]
 	for i := len(es) - 1; i >= 0; i-- {
@@ -53,7 +53,7 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 
 // carryDue adds to sec the earliest due check-ins of cs (at most maxDueCheckInsRun), each
 // with the intent that records it asked (p.mu held).
-func (p *Plugin) carryDue(sec *brain.Section, w brain.Wake, cs []*Concern, now time.Time, loc *time.Location) {
+func (p *Plugin) carryDue(sec *brain.Section, s subject, w brain.Wake, cs []*Concern, now time.Time, loc *time.Location) {
 	var due []*Concern
 	for _, c := range cs {
 		if c.dueCheckIn(now) {
@@ -65,7 +65,7 @@ func (p *Plugin) carryDue(sec *brain.Section, w brain.Wake, cs []*Concern, now t
 		due = due[:maxDueCheckInsRun]
 	}
 	how := "proactive"
-	if slices.ContainsFunc(w.Signals, func(s brain.Signal) bool { return s.Type == brain.SignalUserMessage }) {
+	if slices.ContainsFunc(w.Signals, func(sig brain.Signal) bool { return sig.Type == brain.SignalUserMessage }) {
 		how = "chat"
 	}
 	for _, c := range due {
@@ -76,6 +76,6 @@ func (p *Plugin) carryDue(sec *brain.Section, w brain.Wake, cs []*Concern, now t
 		}
 		sec.Lines = append(sec.Lines, line)
 		p.shown[c.ID] = now
-		sec.Intents = append(sec.Intents, change(w.Chat, w.User, checkinAsked{ID: c.ID, How: how}))
+		sec.Intents = append(sec.Intents, change(s.chat, s.user, checkinAsked{ID: c.ID, How: how}))
 	}
 }

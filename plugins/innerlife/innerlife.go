@@ -49,6 +49,16 @@ type Options struct {
 // subject is whose records they are: a user in a chat (in a private chat, chat == user).
 type subject struct{ chat, user int64 }
 
+// subjectOf is whose records a run or a tool call of user in chat reads and writes. A
+// private chat's id is its user's, so a private chat's run that came without a user (a
+// relationship saved before users were recorded) is still its user's; a group's never is.
+func subjectOf(chat, user int64) subject {
+	if user == 0 && chat > 0 {
+		user = chat
+	}
+	return subject{chat, user}
+}
+
 // Plugin is the inner life. It is safe for concurrent use.
 type Plugin struct {
 	cfg   Config

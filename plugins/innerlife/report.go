@@ -15,7 +15,7 @@ func (p *Plugin) Status(chat, user int64, now time.Time, loc *time.Location) str
 	defer p.mu.Unlock()
 	var active []string
 	var next *Concern
-	for _, c := range p.concerns[subject{chat, user}] {
+	for _, c := range p.concerns[subjectOf(chat, user)] {
 		if SalienceAt(c.Touched, now) == Active {
 			active = append(active, c.Summary)
 		}
@@ -46,7 +46,7 @@ func (p *Plugin) Command(chat, user int64, name, _ string, now time.Time, loc *t
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var b strings.Builder
-	s := subject{chat, user}
+	s := subjectOf(chat, user)
 	es := p.entries[s]
 	if len(es) == 0 {
 		b.WriteString("I haven't written anything in my journal about us yet.")

@@ -24,7 +24,7 @@ const (
 // latest entries), scored by the share of the query's words each contains; ties go to the
 // newest. Another member's records in a group are never read.
 func (p *Plugin) Search(b plugins.Bucket, chat, user int64, query string, limit int) ([]brain.Hit, error) {
-	s := subject{chat, user}
+	s := subjectOf(chat, user)
 	terms := words(query)
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil

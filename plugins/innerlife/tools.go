@@ -80,7 +80,7 @@ func (t concernTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 		}
 	}
 	// In a group the concern is the speaker's: it is kept for them, shown to them alone.
-	s := subject{call.Chat, call.User}
+	s := subjectOf(call.Chat, call.User)
 	switch a.Action {
 	case "open":
 		summary, kind := brain.TruncateRunes(str(a.Summary), 200), str(a.Kind)
@@ -90,7 +90,7 @@ func (t concernTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 		if err := t.p.mayOpen(s, call); err != nil {
 			return brain.ToolResult{}, err
 		}
-		c := Concern{ID: newID(), Chat: call.Chat, User: call.User, Summary: summary, Kind: kind, Created: call.Now, Touched: call.Now,
+		c := Concern{ID: newID(), Chat: s.chat, User: s.user, Summary: summary, Kind: kind, Created: call.Now, Touched: call.Now,
 			CheckInAt: checkIn}
 		if n := str(a.Note); n != "" {
 			c.Notes = []string{brain.TruncateRunes(n, 200)}
@@ -99,16 +99,16 @@ func (t concernTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 		if !checkIn.IsZero() {
 			res += "; check-in at " + checkIn.In(zoneOr(call.Zone)).Format("Mon 2 Jan 15:04")
 		}
-		return brain.ToolResult{Content: res, Intents: []brain.Intent{change(call.Chat, call.User, openConcern{Concern: c})}}, nil
+		return brain.ToolResult{Content: res, Intents: []brain.Intent{change(s.chat, s.user, openConcern{Concern: c})}}, nil
 	case "touch", "close":
 		id := str(a.ID)
 		if !t.p.hasConcern(s, id) {
 			return brain.ToolResult{}, fmt.Errorf("no open concern %q of this user in this chat", id)
 		}
 		if a.Action == "close" {
-			return brain.ToolResult{Content: "closed concern " + id, Intents: []brain.Intent{change(call.Chat, call.User, closeConcern{ID: id})}}, nil
+			return brain.ToolResult{Content: "closed concern " + id, Intents: []brain.Intent{change(s.chat, s.user, closeConcern{ID: id})}}, nil
 		}
-		return brain.ToolResult{Content: "touched concern " + id, Intents: []brain.Intent{change(call.Chat, call.User,
+		return brain.ToolResult{Content: "touched concern " + id, Intents: []brain.Intent{change(s.chat, s.user,
 			touchConcern{ID: id, Note: brain.TruncateRunes(str(a.Note), 200), CheckInAt: checkIn})}}, nil
 	}
 	return brain.ToolResult{}, errors.New(`action must be "open", "touch" or "close"`)
@@ -191,12 +191,12 @@ func (t journalTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 	case utf8.RuneCountInString(text) > MaxEntryChars:
 		return brain.ToolResult{}, fmt.Errorf("text is %d characters; at most %d", utf8.RuneCountInString(text), MaxEntryChars)
 	}
-	s := subject{call.Chat, call.User}
+	s := subjectOf(call.Chat, call.User)
 	if err := t.p.reserveEntry(s, call.Now); err != nil {
 		return brain.ToolResult{}, err
 	}
-	e := Entry{Chat: call.Chat, User: call.User, Kind: a.Kind, Text: text, At: call.Now}
-	return brain.ToolResult{Content: "written in your journal", Intents: []brain.Intent{change(call.Chat, call.User, writeEntry{Entry: e})}}, nil
+	e := Entry{Chat: s.chat, User: s.user, Kind: a.Kind, Text: text, At: call.Now}
+	return brain.ToolResult{Content: "written in your journal", Intents: []brain.Intent{change(s.chat, s.user, writeEntry{Entry: e})}}, nil
 }
 
 // reserveEntry claims s's journal slot for the run now going on, or says why not: an
