@@ -67,8 +67,8 @@ type adminChecker interface {
 // pluginCommands is what the plugins add to commands: lines for /status, and commands
 // of their own (/thoughts).
 type pluginCommands interface {
-	Status(chat int64, now time.Time, loc *time.Location) string
-	Command(chat int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
+	Status(chat, user int64, now time.Time, loc *time.Location) string
+	Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
 }
 
 var _ brain.CommandHandler = (*commands)(nil)
@@ -214,7 +214,7 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 	case "/status":
 		text := c.status(view)
 		if c.plugins != nil {
-			if more := c.plugins.Status(sig.Chat, view.Now, view.Loc); more != "" {
+			if more := c.plugins.Status(sig.Chat, sig.User, view.Now, view.Loc); more != "" {
 				text += "\n\n" + more
 			}
 		}
@@ -240,7 +240,7 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		return r, nil
 	}
 	if c.plugins != nil && !group {
-		if text, ok := c.plugins.Command(sig.Chat, strings.ToLower(name), arg, view.Now, view.Loc); ok {
+		if text, ok := c.plugins.Command(sig.Chat, sig.User, strings.ToLower(name), arg, view.Now, view.Loc); ok {
 			return reply(text), nil
 		}
 	}

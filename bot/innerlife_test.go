@@ -109,7 +109,7 @@ func TestInnerLifeBucketFilledBeforeForget(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if tags['c'] != 1 || tags['j'] != 1 || tags['l'] != 1 {
+	if tags['C'] != 1 || tags['J'] != 1 || tags['L'] != 1 {
 		t.Errorf("bucket keys by tag %v, want one concern, one entry, one journal slot", tags)
 	}
 }

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -24,7 +25,7 @@ import (
 func builtinPlugins(cfg config.PluginsConfig, clock brain.Clock, log *slog.Logger, reg prometheus.Registerer) []plugins.Plugin {
 	var ps []plugins.Plugin
 	if il := cfg.Innerlife; il.Enabled {
-		ps = append(ps, innerlife.New(innerlife.Config{DreamAt: il.DreamAt, DreamMinQuiet: il.DreamMinQuiet.Std()},
+		ps = append(ps, innerlife.New(innerlife.Config{DreamAt: il.DreamAt, DreamMinQuiet: il.DreamMinQuiet.Std(), JournalPerDay: il.JournalPerDay},
 			innerlife.Options{Logger: log, Registerer: reg, Clock: clock}))
 	}
 	return ps
@@ -116,7 +117,8 @@ func (b pluginBucket) Scan(prefix []byte, fn func(k, v []byte) error) error {
 }
 func (b pluginBucket) OnCommit(fn func()) { b.tx.OnCommit(fn) }
 
-// loadPlugins creates the stateful plugins' buckets and lets each load its state.
+// loadPlugins creates the stateful plugins' buckets and lets each load its state, in a
+// read-write transaction so that a plugin may migrate its keys.
 func loadPlugins(store *storage.Store, set *plugins.Set) error {
 	for _, name := range set.StatefulNames() {
 		st, _ := set.Stateful(name)
@@ -124,7 +126,7 @@ func loadPlugins(store *storage.Store, set *plugins.Set) error {
 		if err := store.Update(func(tx *storage.Tx) error { return tx.EnsureBucket(bucket) }); err != nil {
 			return fmt.Errorf("plugin %s: %w", name, err)
 		}
-		if err := store.View(func(tx *storage.Tx) error { return st.Load(pluginBucket{tx: tx, name: bucket}) }); err != nil {
+		if err := store.Update(func(tx *storage.Tx) error { return st.Load(pluginBucket{tx: tx, name: bucket}) }); err != nil {
 			return fmt.Errorf("plugin %s: load state: %w", name, err)
 		}
 	}
@@ -144,7 +146,14 @@ func applyPluginTx(tx *storage.Tx, set *plugins.Set, c brain.PluginChange, at ti
 			err = fmt.Errorf("plugin %s: apply panicked", c.Plugin)
 		}
 	}()
-	if err := st.Apply(pluginBucket{tx: tx, name: pluginBucketName(c.Plugin)}, c, at); err != nil {
+	err = plugins.Apply(st, pluginBucket{tx: tx, name: pluginBucketName(c.Plugin)}, c, at)
+	if errors.Is(err, plugins.ErrNoSubject) {
+		// Running the turn again would not give it one: dropped, like a change for a
+		// plugin that is not installed.
+		set.Fail(c.Plugin, plugins.PartState, fmt.Errorf("%w; dropped", err))
+		return nil
+	}
+	if err != nil {
 		set.Fail(c.Plugin, plugins.PartState, err)
 		return fmt.Errorf("plugin %s: %w", c.Plugin, err)
 	}
@@ -152,7 +161,8 @@ func applyPluginTx(tx *storage.Tx, set *plugins.Set, c brain.PluginChange, at ti
 }
 
 // pluginForgetter deletes a user's data from the core store, then from every stateful
-// plugin.
+// plugin (in every chat: each plugin's Forget removes what it keeps about the user in
+// groups too).
 type pluginForgetter struct {
 	forgetter
 	store *storage.Store

@@ -59,7 +59,7 @@ func TestPluginApplyFailureRollsBackTheTurn(t *testing.T) {
 	rec := e.turn(
 		brain.Remember{Attribute: "pet", Value: "a cat called Mo"},
 		brain.CancelSchedule{Chat: 5, ID: "abcdef"},
-		brain.PluginChange{Plugin: "flaky", Chat: 5, Change: "k1"},
+		brain.PluginChange{Plugin: "flaky", Chat: 5, User: 7, Change: "k1"},
 	)
 	if _, err := e.j.Commit(context.Background(), rec); err == nil {
 		t.Fatal("Commit succeeded though the plugin's Apply failed")
@@ -175,7 +175,7 @@ func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 	call(journal, old, `{"kind":"memory","text":"They played me a cello piece, a little shaky but proud."}`)
 	for i := range 3 {
 		at := now.Add(-time.Duration(3-i) * time.Hour)
-		p.Context(brain.Wake{Chat: 5}, at) // a new run each time
+		p.Context(brain.Wake{Chat: 5, User: 7}, at) // a new run each time
 		call(journal, at, fmt.Sprintf(`{"kind":"observation","text":"Entry number %d about the weather."}`, i))
 	}
 	sec := p.Context(brain.Wake{Chat: 5, User: 7, Profile: brain.ProfileChat}, now)

@@ -133,7 +133,7 @@ func (h *simHost) Commit(_ context.Context, _, _ int64, intents []brain.Intent, 
 		if !ok {
 			continue
 		}
-		if err := p.Apply(h.bucket, c, at); err != nil {
+		if err := plugins.Apply(p, h.bucket, c, at); err != nil {
 			return fmt.Errorf("plugin %s: %w", c.Plugin, err)
 		}
 	}

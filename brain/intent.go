@@ -158,11 +158,13 @@ type EmitThought struct {
 
 // PluginChange is a change a plugin makes to its own state. The journal hands it back to
 // the plugin named Plugin inside the turn's transaction, with the plugin's own bucket, so
-// the change is written with the turn or not at all. Change is the plugin's own value;
-// nothing but the plugin reads it.
+// the change is written with the turn or not at all. Chat and User say where and whose it
+// is: User is the subject (in a group, the member the change is about), and a change
+// without one is refused. Change is the plugin's own value; nothing but the plugin reads it.
 type PluginChange struct {
 	Plugin string
 	Chat   int64
+	User   int64
 	Change any
 }
 

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -135,11 +136,11 @@ func (s *Set) Stateful(name string) (Stateful, bool) {
 // StatefulNames lists the stateful plugins' names, in list order.
 func (s *Set) StatefulNames() []string { return s.order }
 
-// Status joins the plugins' /status lines for chat.
-func (s *Set) Status(chat int64, now time.Time, loc *time.Location) string {
+// Status joins the plugins' /status lines for user in chat.
+func (s *Set) Status(chat, user int64, now time.Time, loc *time.Location) string {
 	out := ""
 	for _, r := range s.reporter {
-		line := s.status(r, chat, now, loc)
+		line := s.status(r, chat, user, now, loc)
 		if line == "" {
 			continue
 		}
@@ -151,17 +152,18 @@ func (s *Set) Status(chat int64, now time.Time, loc *time.Location) string {
 	return out
 }
 
-func (s *Set) status(r namedReporter, chat int64, now time.Time, loc *time.Location) (line string) {
+func (s *Set) status(r namedReporter, chat, user int64, now time.Time, loc *time.Location) (line string) {
 	defer func() {
 		if s.g.recovered(r.name, PartCommand, recover()) {
 			line = ""
 		}
 	}()
-	return r.r.Status(chat, now, loc)
+	return r.r.Status(chat, user, now, loc)
 }
 
-// Command offers a command the core does not know to the plugins; false when none owns it.
-func (s *Set) Command(chat int64, name, arg string, now time.Time, loc *time.Location) (answer string, ok bool) {
+// Command offers user's command in chat that the core does not know to the plugins; false
+// when none owns it.
+func (s *Set) Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (answer string, ok bool) {
 	for _, r := range s.reporter {
 		func() {
 			defer func() {
@@ -169,13 +171,26 @@ func (s *Set) Command(chat int64, name, arg string, now time.Time, loc *time.Loc
 					answer, ok = "Sorry, that did not work just now.", true
 				}
 			}()
-			answer, ok = r.r.Command(chat, name, arg, now, loc)
+			answer, ok = r.r.Command(chat, user, name, arg, now, loc)
 		}()
 		if ok {
 			return answer, true
 		}
 	}
 	return "", false
+}
+
+// ErrNoSubject is the error of a plugin change that does not say whose it is (User 0).
+var ErrNoSubject = errors.New("plugin change without a subject user")
+
+// Apply hands st, the stateful plugin c.Plugin, its own change inside a transaction (b is
+// its bucket). A change without a subject user is refused with ErrNoSubject before the
+// plugin sees it: no plugin stores an item without saying whose it is.
+func Apply(st Stateful, b Bucket, c brain.PluginChange, at time.Time) error {
+	if c.User == 0 {
+		return fmt.Errorf("%s change in chat %d: %w", c.Plugin, c.Chat, ErrNoSubject)
+	}
+	return st.Apply(b, c, at)
 }
 
 // Fail logs and counts a failure of plugin's part found by the caller (a state change
@@ -189,7 +204,7 @@ func (s *Set) Recovered(plugin, part string, r any) bool { return s.g.recovered(
 // Searching reports whether any plugin is Searchable.
 func (s *Set) Searching() bool { return len(s.search) > 0 }
 
-// Search asks every Searchable plugin for up to limit of chat's records matching query;
+// Search asks every Searchable plugin for up to limit of user's records in chat matching query;
 // view runs fn with the plugin's bucket in a read-only transaction. A failing plugin (an
 // error or a panic) is logged, counted and left out.
 func (s *Set) Search(view func(plugin string, fn func(Bucket) error) error, chat, user int64, query string, limit int) []brain.Hit {

@@ -31,16 +31,25 @@ type Plugin interface {
 
 // Stateful is a plugin with state of its own in the store, in a bucket only it uses. Its
 // tools change that state by returning brain.PluginChange intents (Plugin set to its
-// name): the journal calls Apply with them inside the turn's transaction, so a crash never
-// leaves half a change. A plugin that keeps an in-memory copy updates it in a
+// name, Chat and User to where and whose: in a group, the member the change is about,
+// normally the speaker of brain.ToolCall.User). A change without a User is refused before
+// Apply sees it. The journal calls Apply with them inside the turn's transaction, so a
+// crash never leaves half a change. A plugin that keeps an in-memory copy updates it in a
 // Bucket.OnCommit callback.
+//
+// State is scoped like the core's: what a plugin keeps about a member of a group is keyed
+// by the chat and that member, never shown to another member (sections, searches and
+// reports all get the subject user), and goes with that member's /forget.
 type Stateful interface {
-	// Load reads the plugin's state once at start. An error stops anima from starting.
+	// Load reads the plugin's state once at start, in a read-write transaction (so it may
+	// migrate its own keys). An error stops anima from starting.
 	Load(b Bucket) error
-	// Apply applies one of the plugin's own changes inside a turn's transaction (chat and
-	// at are the turn's). An error rolls the whole turn back; it runs again.
+	// Apply applies one of the plugin's own changes inside a turn's transaction (at is the
+	// turn's time; c.Chat and c.User are set). An error rolls the whole turn back; it
+	// runs again.
 	Apply(b Bucket, c brain.PluginChange, at time.Time) error
-	// Forget deletes everything the plugin holds about user (/forget).
+	// Forget deletes everything the plugin holds about user, in every chat: their private
+	// chat and what it keeps about them in groups (/forget).
 	Forget(b Bucket, user int64) error
 }
 
@@ -60,7 +69,8 @@ type Bucket interface {
 // Contextual is a plugin that adds a section to prompts.
 type Contextual interface {
 	// Context returns the plugin's section for the run of w at now (a section without
-	// lines adds nothing). It is called off the core loop's goroutine, concurrently for
+	// lines adds nothing): only what is kept for w.Chat and w.User, the subject of the run
+	// (in a group, the member who spoke). It is called off the core loop's goroutine, concurrently for
 	// different chats, and must not block on the network. The lines are shown to the
 	// model as untrusted data, inside the prompt's budget; the section's intents are
 	// applied with the run's turn (a due check-in the run carries, say).
@@ -104,18 +114,21 @@ type Host interface {
 // Searchable is a plugin whose own records core_memory_search also finds (the inner
 // life's concerns, dormant ones included, and its older journal entries).
 type Searchable interface {
-	// Search returns up to limit of chat's records matching query, best first, read from
-	// the plugin's bucket b (a read-only transaction). Hit.Source names the kind of record.
+	// Search returns up to limit of the records kept for user in chat matching query,
+	// best first, read from the plugin's bucket b (a read-only transaction); never another
+	// member's. Hit.Source names the kind of record.
 	Search(b Bucket, chat, user int64, query string, limit int) ([]brain.Hit, error)
 }
 
 // Reporter is a plugin that adds to the /status answer and may own commands.
 type Reporter interface {
-	// Status returns lines for /status about chat ("" adds nothing).
-	Status(chat int64, now time.Time, loc *time.Location) string
-	// Command answers a command the core does not know (name with its slash, lower
-	// case); false means the plugin does not own it either. It must not call a model.
-	Command(chat int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
+	// Status returns lines for user's /status in chat ("" adds nothing): only what is
+	// kept for user there, never another member's.
+	Status(chat, user int64, now time.Time, loc *time.Location) string
+	// Command answers user's command in chat that the core does not know (name with its
+	// slash, lower case), about user's own records only; false means the plugin does not
+	// own it either. It must not call a model.
+	Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
 }
 
 // ToolRegistry is where plugin tools are registered (cognition's registry satisfies it).

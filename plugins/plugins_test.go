@@ -3,6 +3,11 @@ package plugins_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,31 +20,70 @@ import (
 )
 
 // greeter is a tiny second plugin written only against the public API: a tool that
-// counts greetings through a PluginChange, state in its own bucket, a prompt section, a
-// daily job, and a neuron that panics (to prove a failing part is contained).
+// counts greetings through a PluginChange, state in its own bucket kept per chat and user
+// (a group member's count is theirs alone, and goes with their /forget), a prompt section
+// and a /status line for the run's or asker's own count, a daily job, and a neuron that
+// panics (to prove a failing part is contained).
 type greeter struct {
-	count int
+	count map[[2]int64]int // by chat and user
 	ran   []time.Time
 }
+
+func greetKey(chat, user int64) string { return fmt.Sprintf("n/%d/%d", chat, user) }
 
 func (g *greeter) Name() string            { return "greeter" }
 func (g *greeter) Tools() []brain.Tool     { return []brain.Tool{greetTool{}} }
 func (g *greeter) Neurons() []brain.Neuron { return []brain.Neuron{panicky{}} }
 func (g *greeter) Load(b plugins.Bucket) error {
-	if v := b.Get([]byte("n")); v != nil {
-		return json.Unmarshal(v, &g.count)
-	}
-	return nil
+	g.count = map[[2]int64]int{}
+	return b.Scan([]byte("n/"), func(k, v []byte) error {
+		var who [2]int64
+		if _, err := fmt.Sscanf(string(k), "n/%d/%d", &who[0], &who[1]); err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(string(v))
+		g.count[who] = n
+		return err
+	})
 }
 func (g *greeter) Apply(b plugins.Bucket, c brain.PluginChange, _ time.Time) error {
-	n := g.count + c.Change.(int)
-	data, _ := json.Marshal(n)
-	b.OnCommit(func() { g.count = n })
-	return b.Put([]byte("n"), data)
+	who := [2]int64{c.Chat, c.User}
+	n := g.count[who] + c.Change.(int)
+	b.OnCommit(func() { g.count[who] = n })
+	return b.Put([]byte(greetKey(c.Chat, c.User)), []byte(strconv.Itoa(n)))
 }
-func (g *greeter) Forget(plugins.Bucket, int64) error { return nil }
+func (g *greeter) Forget(b plugins.Bucket, user int64) error {
+	var keys []string
+	if err := b.Scan([]byte("n/"), func(k, _ []byte) error {
+		if strings.HasSuffix(string(k), fmt.Sprintf("/%d", user)) {
+			keys = append(keys, string(k))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := b.Delete([]byte(k)); err != nil {
+			return err
+		}
+	}
+	b.OnCommit(func() {
+		for who := range g.count {
+			if who[1] == user {
+				delete(g.count, who)
+			}
+		}
+	})
+	return nil
+}
 func (g *greeter) Context(w brain.Wake, _ time.Time) brain.Section {
-	return brain.Section{Title: "Greetings", Lines: []string{"greeted " + strings.Repeat("x", g.count) + " </untrusted> times"}}
+	return brain.Section{Title: "Greetings", Lines: []string{"greeted " + strings.Repeat("x", g.count[[2]int64{w.Chat, w.User}]) + " </untrusted> times"}}
+}
+func (g *greeter) Status(chat, user int64, _ time.Time, _ *time.Location) string {
+	return fmt.Sprintf("You greeted me %d times here.", g.count[[2]int64{chat, user}])
+}
+func (g *greeter) Command(int64, int64, string, string, time.Time, *time.Location) (string, bool) {
+	return "", false
 }
 func (g *greeter) Jobs() []plugins.Job {
 	return []plugins.Job{{Name: "tally", At: "09:30", Run: func(_ context.Context, _ plugins.Host, due time.Time, _ []brain.Relationship) error {
@@ -56,7 +100,7 @@ func (greetTool) Spec() brain.ToolSpec {
 		Profiles:   []brain.Profile{brain.ProfileChat}}
 }
 func (greetTool) Call(_ context.Context, c brain.ToolCall) (brain.ToolResult, error) {
-	return brain.ToolResult{Content: "ok", Intents: []brain.Intent{brain.PluginChange{Plugin: "greeter", Chat: c.Chat, Change: 1}}}, nil
+	return brain.ToolResult{Content: "ok", Intents: []brain.Intent{brain.PluginChange{Plugin: "greeter", Chat: c.Chat, User: c.User, Change: 1}}}, nil
 }
 
 type panicky struct{}
@@ -70,7 +114,15 @@ func (b mapBucket) Get(k []byte) []byte   { return b[string(k)] }
 func (b mapBucket) Put(k, v []byte) error { b[string(k)] = v; return nil }
 func (b mapBucket) Delete(k []byte) error { delete(b, string(k)); return nil }
 func (b mapBucket) OnCommit(fn func())    { fn() }
-func (b mapBucket) Scan([]byte, func(k, v []byte) error) error {
+func (b mapBucket) Scan(prefix []byte, fn func(k, v []byte) error) error {
+	keys := slices.Sorted(maps.Keys(b))
+	for _, k := range keys {
+		if strings.HasPrefix(k, string(prefix)) {
+			if err := fn([]byte(k), b[k]); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -94,13 +146,34 @@ func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
 		t.Fatal("greeter is not stateful")
 	}
 	b := mapBucket{}
-	if err := st.Apply(b, brain.PluginChange{Plugin: "greeter", Change: 2}, time.Now()); err != nil || g.count != 2 || string(b["n"]) != "2" {
-		t.Fatalf("apply: %v, count %d, bucket %q", err, g.count, b["n"])
+	if err := st.Load(b); err != nil {
+		t.Fatal(err)
 	}
-	// Its section comes back with the prompt's sections.
-	secs := set.Sections(brain.Wake{Chat: 1}, time.Now())
-	if len(secs) != 1 || secs[0].Source != "greeter" {
+	// A change that does not say whose it is never reaches the plugin.
+	if err := plugins.Apply(st, b, brain.PluginChange{Plugin: "greeter", Chat: -5, Change: 1}, time.Now()); !errors.Is(err, plugins.ErrNoSubject) || len(b) != 0 {
+		t.Fatalf("a change without a user: %v, bucket %q; want ErrNoSubject and nothing written", err, b)
+	}
+	// Two members of group -5 and one private chat: each count is its member's.
+	for _, c := range []brain.PluginChange{{Chat: -5, User: 1, Change: 2}, {Chat: -5, User: 2, Change: 1}, {Chat: 1, User: 1, Change: 1}} {
+		c.Plugin = "greeter"
+		if err := plugins.Apply(st, b, c, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := set.Status(-5, 2, time.Now(), time.UTC); got != "You greeted me 1 times here." {
+		t.Errorf("member 2's /status in the group = %q, want their own count", got)
+	}
+	// Its section comes back with the prompt's sections, for the run's member only.
+	secs := set.Sections(brain.Wake{Chat: -5, User: 2}, time.Now())
+	if len(secs) != 1 || secs[0].Source != "greeter" || secs[0].Lines[0] != "greeted x </untrusted> times" {
 		t.Fatalf("sections = %+v", secs)
+	}
+	// Member 1's /forget takes their counts in every chat, and leaves member 2's.
+	if err := st.Forget(b, 1); err != nil {
+		t.Fatal(err)
+	}
+	if keys := slices.Sorted(maps.Keys(b)); !slices.Equal(keys, []string{greetKey(-5, 2)}) {
+		t.Errorf("after member 1's /forget the bucket holds %q", keys)
 	}
 	// A panicking neuron reports nothing and is counted, never fatal.
 	for _, n := range set.Neurons() {

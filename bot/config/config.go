@@ -44,6 +44,8 @@ type InnerlifeConfig struct {
 	DreamAt string `yaml:"dream_at"`
 	// DreamMinQuiet is how long the user must have been quiet for a dream to run.
 	DreamMinQuiet Duration `yaml:"dream_min_quiet"`
+	// JournalPerDay is the most journal entries about one user in one chat in any 24 h.
+	JournalPerDay int `yaml:"journal_per_day"`
 }
 
 // Telegram update delivery modes, the allowed values of telegram.mode.
@@ -240,7 +242,7 @@ func Default() Config {
 		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute)},
 		Log:    LogConfig{Level: "info", Format: "text"},
 		Plugins: PluginsConfig{
-			Innerlife: InnerlifeConfig{Enabled: true, DreamAt: "04:00", DreamMinQuiet: Duration(30 * time.Minute)},
+			Innerlife: InnerlifeConfig{Enabled: true, DreamAt: "04:00", DreamMinQuiet: Duration(30 * time.Minute), JournalPerDay: 10},
 		},
 	}
 }

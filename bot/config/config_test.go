@@ -776,6 +776,7 @@ func TestPluginSectionIsStrict(t *testing.T) {
 		{"plugins:\n  innerlife:\n    dream_att: \"04:00\"\n", "plugins.innerlife.dream_att: unknown key"},
 		{"plugins:\n  innerlife:\n    dream_at: \"4am\"\n", "plugins.innerlife.dream_at"},
 		{"plugins:\n  innerlife:\n    dream_min_quiet: soon\n", "plugins.innerlife.dream_min_quiet"},
+		{"plugins:\n  innerlife:\n    journal_per_day: 0\n", "plugins.innerlife.journal_per_day: must be at least 1"},
 		{"plugins:\n  nosuch: {}\n", "plugins.nosuch: unknown key"},
 	} {
 		_, err := Parse([]byte(tc.yaml))

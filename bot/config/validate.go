@@ -133,6 +133,9 @@ func (c Config) validate() []*KeyError {
 		p.add("plugins.innerlife.dream_at", "want a local time \"HH:MM\" such as \"04:00\"; got %q", il.DreamAt)
 	}
 	p.positive("plugins.innerlife.dream_min_quiet", il.DreamMinQuiet)
+	if il.JournalPerDay < 1 {
+		p.add("plugins.innerlife.journal_per_day", "must be at least 1; got %d", il.JournalPerDay)
+	}
 
 	t := c.Telegram
 	switch tok := t.Token.Reveal(); {

@@ -29,16 +29,30 @@ type (
 	dreamt     struct{}
 )
 
-func change(chat int64, c any) brain.PluginChange {
-	return brain.PluginChange{Plugin: Name, Chat: chat, Change: c}
+// change is the plugin's change c to the records of user in chat.
+func change(chat, user int64, c any) brain.PluginChange {
+	return brain.PluginChange{Plugin: Name, Chat: chat, User: user, Change: c}
 }
 
-// Apply implements plugins.Stateful.
+// Apply implements plugins.Stateful. Every record is written under ch's chat and user,
+// whatever the change itself says. The caps are checked again against what is committed
+// (two runs of one chat, a dream's and a chat's, may each have been let through): an
+// opening or an entry past its cap is dropped and logged, not an error that would roll the
+// turn back.
 func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) error {
+	s := subject{ch.Chat, ch.User}
 	switch v := ch.Change.(type) {
 	case openConcern:
 		c := v.Concern
-		if err := putJSON(b, concernKey(c.Chat, c.ID), c); err != nil {
+		c.Chat, c.User = s.chat, s.user
+		p.mu.Lock()
+		full := p.openCount(s, at) >= MaxOpenConcerns
+		p.mu.Unlock()
+		if full {
+			p.log.Info("concern not opened: the user has the most open concerns in this chat", "chat", s.chat, "max", MaxOpenConcerns)
+			return nil
+		}
+		if err := putJSON(b, concernKey(s, c.ID), c); err != nil {
 			return err
 		}
 		b.OnCommit(func() {
@@ -48,7 +62,7 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 			p.m.opened.Inc()
 		})
 	case touchConcern:
-		c, ok, err := getConcern(b, ch.Chat, v.ID)
+		c, ok, err := getConcern(b, s, v.ID)
 		if err != nil || !ok {
 			return err // closed meanwhile: nothing to touch
 		}
@@ -62,31 +76,42 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 		if !v.CheckInAt.IsZero() {
 			c.CheckInAt, c.CheckInDone = v.CheckInAt, false
 		}
-		if err := putJSON(b, concernKey(c.Chat, c.ID), c); err != nil {
+		if err := putJSON(b, concernKey(s, c.ID), c); err != nil {
 			return err
 		}
 		b.OnCommit(func() { p.mu.Lock(); p.put(&c); p.mu.Unlock() })
 	case closeConcern:
-		if err := b.Delete(concernKey(ch.Chat, v.ID)); err != nil {
+		if _, ok, err := getConcern(b, s, v.ID); err != nil || !ok {
+			return err // not this user's, or closed meanwhile
+		}
+		if err := b.Delete(concernKey(s, v.ID)); err != nil {
 			return err
 		}
 		b.OnCommit(func() { p.mu.Lock(); p.remove(v.ID); p.mu.Unlock(); p.m.closed.Inc() })
 	case checkinAsked:
-		c, ok, err := getConcern(b, ch.Chat, v.ID)
+		c, ok, err := getConcern(b, s, v.ID)
 		if err != nil || !ok || c.CheckInDone {
 			return err
 		}
 		c.CheckInDone = true
-		if err := putJSON(b, concernKey(c.Chat, c.ID), c); err != nil {
+		if err := putJSON(b, concernKey(s, c.ID), c); err != nil {
 			return err
 		}
 		b.OnCommit(func() { p.mu.Lock(); p.put(&c); p.mu.Unlock(); p.m.asked.WithLabelValues(v.How).Inc() })
 	case writeEntry:
 		e := v.Entry
+		e.Chat, e.User = s.chat, s.user
+		p.mu.Lock()
+		full := p.writtenSince(s, e.At) >= p.cfg.JournalPerDay
+		p.mu.Unlock()
+		if full {
+			p.log.Info("journal entry dropped: the day's entries are written", "chat", s.chat, "max", p.cfg.JournalPerDay)
+			return nil
+		}
 		// The slot is taken here, in the turn's transaction: an entry less than
-		// JournalEvery after the chat's last committed one (a dream's and a chat run's at
-		// once, say) is dropped, not an error that would roll the turn back.
-		mark := chatKey('l', e.Chat)
+		// JournalEvery after the subject's last committed one (a dream's and a chat run's
+		// at once, say) is dropped, not an error that would roll the turn back.
+		mark := subjectKey('L', s)
 		var last time.Time
 		if data := b.Get(mark); data != nil {
 			if err := json.Unmarshal(data, &last); err == nil && e.At.Sub(last).Abs() < JournalEvery {
@@ -103,7 +128,7 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 		p.seq++
 		seq := p.seq
 		p.mu.Unlock()
-		if err := putJSON(b, entryKey(e.Chat, e.At, seq), e); err != nil {
+		if err := putJSON(b, entryKey(s, e.At, seq), e); err != nil {
 			return err
 		}
 		b.OnCommit(func() { p.mu.Lock(); p.addEntry(e); p.mu.Unlock(); p.m.entries.WithLabelValues(e.Kind).Inc() })
@@ -126,9 +151,9 @@ func putJSON(b plugins.Bucket, key []byte, v any) error {
 	return b.Put(key, data)
 }
 
-func getConcern(b plugins.Bucket, chat int64, id string) (Concern, bool, error) {
+func getConcern(b plugins.Bucket, s subject, id string) (Concern, bool, error) {
 	var c Concern
-	data := b.Get(concernKey(chat, id))
+	data := b.Get(concernKey(s, id))
 	if data == nil {
 		return c, false, nil
 	}

@@ -141,7 +141,7 @@ func TestCheckinRaisedAgainAfterAFailedRun(t *testing.T) {
 	if sec := p.Context(checkinWake(later), later); strings.Contains(strings.Join(sec.Lines, "\n"), "due check-in") || len(sec.Intents) != 0 {
 		t.Errorf("an asked check-in is still shown as due: %q", sec.Lines)
 	}
-	if s := p.Status(7, later, time.UTC); strings.Contains(s, "Next check-in") {
+	if s := p.Status(7, 7, later, time.UTC); strings.Contains(s, "Next check-in") {
 		t.Errorf("/status still lists an asked check-in:\n%s", s)
 	}
 }
@@ -190,7 +190,7 @@ func TestJournalSlotTakenAtCommit(t *testing.T) {
 	dream := innerlife.EntryChange(7, "the dream's digest", later.Add(time.Second))
 	apply(t, p, b, later, dream)
 	apply(t, p, b, later, res.Intents...)
-	out, _ := p.Command(7, "/thoughts", "", later, time.UTC)
+	out, _ := p.Command(7, 7, "/thoughts", "", later, time.UTC)
 	if strings.Contains(out, "five minutes later") || !strings.Contains(out, "the dream's digest") || !strings.Contains(out, "written by the retried turn") {
 		t.Errorf("/thoughts after two entries committed within 5 minutes:\n%s", out)
 	}

@@ -45,10 +45,20 @@ func SalienceAt(touched, now time.Time) Salience {
 // Kinds of concern.
 var concernKinds = []string{"project", "interest", "event", "wellbeing", "conversation"}
 
+// Concern caps: how many concerns one user may have open (not dormant) in one chat, and
+// how many one run may open.
+const (
+	MaxOpenConcerns   = 20
+	MaxOpenedPerRun   = 3
+	maxDueCheckInsRun = 3 // due check-ins one prompt carries (the rest stay due)
+)
+
 // Concern is a topic the user cares about that anima follows.
 type Concern struct {
-	ID      string    `json:"id"`
-	Chat    int64     `json:"chat"`
+	ID   string `json:"id"`
+	Chat int64  `json:"chat"`
+	// User is whose concern it is (in a group, the member who spoke of it).
+	User    int64     `json:"user"`
 	Summary string    `json:"summary"`
 	Kind    string    `json:"kind"`
 	Created time.Time `json:"created"`
@@ -62,6 +72,8 @@ type Concern struct {
 }
 
 const maxNotes = 3
+
+func (c *Concern) subject() subject { return subject{c.Chat, c.User} }
 
 // dueCheckIn reports whether c's check-in is due and not yet asked at now.
 func (c *Concern) dueCheckIn(now time.Time) bool {

@@ -10,44 +10,65 @@ import (
 // promptWords is about how many words the concerns take in a prompt.
 const promptWords = 180
 
-// Context implements plugins.Contextual: the bot's own recent journal entries (marked as
-// private), the concerns it follows (at most 8 non-dormant, Active first, about 180
-// words) and the chat's due check-ins. A run that shows a due check-in carries it: the
-// check-in counts as asked once the run's turn is committed, whether or not the model
-// chose to write — a run that stays silent judged the moment wrong, and raising the
-// check-in again would nag and cost another model run. A run that fails commits nothing,
-// so its check-in stays due (the neuron raises it again).
+// Context implements plugins.Contextual: for the run's subject (w.Chat and w.User), the
+// check-ins that are due (at most maxDueCheckInsRun, earliest first), the bot's own recent
+// journal entries (marked as private) and the concerns it follows (at most 8 non-dormant,
+// Active first, about 180 words). Group runs get nothing: the inner life is kept for
+// private chats, and what it keeps in a group about a member never enters the run of
+// another.
 //
-// Context is called once at the start of every run, so it also ends the chat's previous
+// A run that shows a due check-in carries it: the check-in counts as asked once the run's
+// turn is committed, whether or not the model chose to write — a run that stays silent
+// judged the moment wrong, and raising the check-in again would nag and cost another model
+// run. A run that fails commits nothing, so its check-in stays due (the neuron raises it
+// again). Due check-ins beyond maxDueCheckInsRun are neither shown nor carried: they stay
+// due for a later run. They come first in the section, so that the prompt's budget, which
+// cuts a section's last lines first, keeps them.
+//
+// Context is called once at the start of every run, so it also ends the subject's previous
 // run's claim on the journal slot (that run has committed or failed by now).
 func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
+	s := subjectOf(w.Chat, w.User)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	delete(p.claimed, w.Chat)
+	delete(p.claimed, s)
 	if w.Rel.Group {
-		return brain.Section{} // the inner life is kept for private chats
+		return brain.Section{}
 	}
 	loc := zoneOr(w.Loc)
-	sec := brain.Section{Title: "Your inner life (private; the user has not seen it): your latest journal entries, " +
-		"the concerns you follow, check-ins that are due"}
-	es := p.entries[w.Chat]
+	sec := brain.Section{Title: "Your inner life (private; the user has not seen it): check-ins that are due, " +
+		"your latest journal entries, the concerns you follow"}
+	cs := p.concerns[s]
+	if w.Profile != brain.ProfileDream {
+		p.carryDue(&sec, s, w, cs, now, loc)
+	}
+	es := p.entries[s]
 	for i := len(es) - 1; i >= 0; i-- {
 		e := es[i]
 		sec.Lines = append(sec.Lines, "journal, "+e.At.In(loc).Format("Mon 2 Jan 15:04")+", "+e.Kind+": "+e.Text)
 	}
-	cs := p.concerns[w.Chat]
 	sec.Lines = append(sec.Lines, promptConcerns(cs, now, promptWords)...)
-	if w.Profile == brain.ProfileDream {
-		return sec
+	return sec
+}
+
+// carryDue adds to sec the earliest due check-ins of cs (at most maxDueCheckInsRun), each
+// with the intent that records it asked (p.mu held).
+func (p *Plugin) carryDue(sec *brain.Section, s subject, w brain.Wake, cs []*Concern, now time.Time, loc *time.Location) {
+	var due []*Concern
+	for _, c := range cs {
+		if c.dueCheckIn(now) {
+			due = append(due, c)
+		}
+	}
+	slices.SortStableFunc(due, func(a, b *Concern) int { return a.CheckInAt.Compare(b.CheckInAt) })
+	if len(due) > maxDueCheckInsRun {
+		due = due[:maxDueCheckInsRun]
 	}
 	how := "proactive"
-	if slices.ContainsFunc(w.Signals, func(s brain.Signal) bool { return s.Type == brain.SignalUserMessage }) {
+	if slices.ContainsFunc(w.Signals, func(sig brain.Signal) bool { return sig.Type == brain.SignalUserMessage }) {
 		how = "chat"
 	}
-	for _, c := range cs {
-		if !c.dueCheckIn(now) {
-			continue
-		}
+	for _, c := range due {
 		line := "due check-in: " + c.Summary + " (you planned to ask how it went, " +
 			c.CheckInAt.In(loc).Format("Mon 2 Jan 15:04") + ")"
 		if how == "chat" {
@@ -55,7 +76,6 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 		}
 		sec.Lines = append(sec.Lines, line)
 		p.shown[c.ID] = now
-		sec.Intents = append(sec.Intents, change(w.Chat, checkinAsked{ID: c.ID, How: how}))
+		sec.Intents = append(sec.Intents, change(s.chat, s.user, checkinAsked{ID: c.ID, How: how}))
 	}
-	return sec
 }

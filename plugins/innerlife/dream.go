@@ -14,13 +14,18 @@ import (
 // ReasonDream is the wake reason of a dream run.
 const ReasonDream = "dream"
 
+// DreamEvery is the least time between two dreams of a chat, whatever its time zone does
+// (a /timezone moved west each hour would otherwise bring dream_at round again and again).
+const DreamEvery = 20 * time.Hour
+
 // Jobs implements plugins.Scheduled: the nightly dream.
 func (p *Plugin) Jobs() []plugins.Job {
 	return []plugins.Job{{Name: "dream", At: p.cfg.DreamAt, Run: p.dream}}
 }
 
 // dream runs one dream for each private chat (of those whose dream_at it is, in the
-// user's own zone) where the user wrote since its last dream and
+// user's own zone) that has not dreamt in the last DreamEvery, where the user wrote since
+// its last dream and
 // whose user has been quiet for at least DreamMinQuiet, at most DreamParallel at once.
 // A dream reads the day under the dream profile; its tools may write a digest entry,
 // touch or close concerns and remember facts; anything it would send is dropped.
@@ -37,6 +42,9 @@ func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []
 		p.mu.Lock()
 		last := p.dreamed[rel.Chat]
 		p.mu.Unlock()
+		if !last.IsZero() && now.Sub(last) < DreamEvery {
+			continue // dreamt already today, in some zone
+		}
 		if !rel.LastUserMsg.After(last) {
 			// The user wrote nothing since the last dream (anima's own unanswered
 			// messages are not news): nothing to dream about, no cost.
@@ -78,7 +86,7 @@ func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relati
 		}
 		intents = append(intents, in)
 	}
-	intents = append(intents, change(rel.Chat, dreamt{}))
+	intents = append(intents, change(rel.Chat, rel.User, dreamt{}))
 	if err := h.Commit(ctx, rel.Chat, rel.User, intents, now); err != nil {
 		p.m.dreams.WithLabelValues(dreamError).Inc()
 		return fmt.Errorf("dream chat %d: %w", rel.Chat, err)

@@ -8,11 +8,11 @@ import (
 
 // OpenConcernChange is the change that opens an event concern with a check-in at checkIn.
 func OpenConcernChange(chat int64, id string, checkIn time.Time) brain.PluginChange {
-	return change(chat, openConcern{Concern: Concern{ID: id, Chat: chat, Summary: "concern " + id, Kind: "event",
+	return change(chat, chat, openConcern{Concern: Concern{ID: id, Chat: chat, User: chat, Summary: "concern " + id, Kind: "event",
 		Created: checkIn.Add(-48 * time.Hour), Touched: checkIn.Add(-48 * time.Hour), CheckInAt: checkIn}})
 }
 
 // EntryChange is the change that writes a reflection entry text at at in chat.
 func EntryChange(chat int64, text string, at time.Time) brain.PluginChange {
-	return change(chat, writeEntry{Entry: Entry{Chat: chat, Kind: "reflection", Text: text, At: at}})
+	return change(chat, chat, writeEntry{Entry: Entry{Chat: chat, User: chat, Kind: "reflection", Text: text, At: at}})
 }

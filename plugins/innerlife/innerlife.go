@@ -34,6 +34,9 @@ type Config struct {
 	DreamMinQuiet time.Duration
 	// DreamParallel is how many dreams run at once (default 2).
 	DreamParallel int
+	// JournalPerDay is how many journal entries may be written about one user in one chat
+	// in any 24 hours (default 10).
+	JournalPerDay int
 }
 
 // Options are the plugin's optional dependencies.
@@ -41,6 +44,19 @@ type Options struct {
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 	Clock      brain.Clock // for the salience gauge (default: the wall clock)
+}
+
+// subject is whose records they are: a user in a chat (in a private chat, chat == user).
+type subject struct{ chat, user int64 }
+
+// subjectOf is whose records a run or a tool call of user in chat reads and writes. A
+// private chat's id is its user's, so a private chat's run that came without a user (a
+// relationship saved before users were recorded) is still its user's; a group's never is.
+func subjectOf(chat, user int64) subject {
+	if user == 0 && chat > 0 {
+		user = chat
+	}
+	return subject{chat, user}
 }
 
 // Plugin is the inner life. It is safe for concurrent use.
@@ -51,14 +67,15 @@ type Plugin struct {
 	clock brain.Clock
 
 	mu       sync.Mutex
-	concerns map[int64][]*Concern // by chat
+	concerns map[subject][]*Concern
 	byID     map[string]*Concern
-	entries  map[int64][]Entry    // latest entries per chat, oldest first (at most promptEntries)
-	lastOpen map[int64]time.Time  // when each chat's latest journal entry was committed
-	claimed  map[int64]bool       // chats whose current run was told an entry is written
-	shown    map[string]time.Time // when a run last carried each due check-in
-	dreamed  map[int64]time.Time  // last dream per chat
-	due      checkinHeap          // pending check-ins by time
+	entries  map[subject][]Entry     // latest entries, oldest first (at most promptEntries)
+	written  map[subject][]time.Time // times of the entries of the last JournalWindow, oldest first
+	lastOpen map[subject]time.Time   // when the latest journal entry was committed
+	claimed  map[subject]bool        // whose current run was told an entry is written
+	shown    map[string]time.Time    // when a run last carried each due check-in
+	dreamed  map[int64]time.Time     // last dream per chat
+	due      checkinHeap             // pending check-ins by time
 	seq      uint64
 }
 
@@ -81,13 +98,17 @@ func New(cfg Config, opts Options) *Plugin {
 	if cfg.DreamParallel <= 0 {
 		cfg.DreamParallel = 2
 	}
+	if cfg.JournalPerDay <= 0 {
+		cfg.JournalPerDay = DefaultJournalPerDay
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	p := &Plugin{cfg: cfg, log: log.With("component", "innerlife"), m: newMetrics(opts.Registerer),
-		clock: opts.Clock, concerns: map[int64][]*Concern{}, byID: map[string]*Concern{}, entries: map[int64][]Entry{},
-		lastOpen: map[int64]time.Time{}, claimed: map[int64]bool{}, shown: map[string]time.Time{}, dreamed: map[int64]time.Time{}}
+		clock: opts.Clock, concerns: map[subject][]*Concern{}, byID: map[string]*Concern{}, entries: map[subject][]Entry{},
+		written: map[subject][]time.Time{}, lastOpen: map[subject]time.Time{}, claimed: map[subject]bool{},
+		shown: map[string]time.Time{}, dreamed: map[int64]time.Time{}}
 	if p.clock == nil {
 		p.clock = brain.RealClock{}
 	}
@@ -118,27 +139,49 @@ func (p *Plugin) Tools() []brain.Tool { return []brain.Tool{concernTool{p}, jour
 // Neurons implements plugins.Plugin: the check-in neuron.
 func (p *Plugin) Neurons() []brain.Neuron { return []brain.Neuron{checkinNeuron{p}} }
 
-// Keys in the plugin's bucket: "c" chat id → concern, "j" chat at seq → entry, "d" chat →
-// last dream, "l" chat → the time of the latest journal entry (the 5-minute slot). Chat ids are 8 bytes big-endian, so a chat's entries share a prefix.
+// Keys in the plugin's bucket. A user's records are keyed by chat and user (ids 8 bytes
+// big-endian, so one user's records in one chat share a prefix): "C" chat user id →
+// concern, "J" chat user at seq → entry, "L" chat user → the time of the latest journal
+// entry (the 5-minute slot); "d" chat → the chat's last dream. Before the records were
+// scoped, "c", "j" and "l" keyed them by chat alone; Load migrates those.
 func chatKey(tag byte, chat int64) []byte {
-	k := make([]byte, 9, 32)
+	k := make([]byte, 9, 40)
 	k[0] = tag
 	binary.BigEndian.PutUint64(k[1:], uint64(chat))
 	return k
 }
 
-func concernKey(chat int64, id string) []byte { return append(chatKey('c', chat), id...) }
+func subjectKey(tag byte, s subject) []byte {
+	return binary.BigEndian.AppendUint64(chatKey(tag, s.chat), uint64(s.user))
+}
 
-func entryKey(chat int64, at time.Time, seq uint64) []byte {
-	k := binary.BigEndian.AppendUint64(chatKey('j', chat), uint64(at.UnixNano()))
+func concernKey(s subject, id string) []byte { return append(subjectKey('C', s), id...) }
+
+func entryKey(s subject, at time.Time, seq uint64) []byte {
+	k := binary.BigEndian.AppendUint64(subjectKey('J', s), uint64(at.UnixNano()))
 	return binary.BigEndian.AppendUint64(k, seq)
 }
 
-// Load implements plugins.Stateful.
+// userOf is the user a scoped key (tag, chat, user, …) belongs to.
+func userOf(k []byte) (int64, bool) {
+	if len(k) < 17 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(k[9:17])), true
+}
+
+// Load implements plugins.Stateful. It first migrates records keyed by chat alone (written
+// before records were scoped): a private chat's (a positive chat id, which is its user's
+// id) become that user's; a group's, whose subject nobody recorded, are deleted, since
+// they could be shown to no member without risking another member's and no /forget
+// could find them.
 func (p *Plugin) Load(b plugins.Bucket) error {
+	if err := p.migrate(b); err != nil {
+		return fmt.Errorf("innerlife: migrate: %w", err)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := b.Scan([]byte{'c'}, func(_, v []byte) error {
+	if err := b.Scan([]byte{'C'}, func(_, v []byte) error {
 		var c Concern
 		if err := json.Unmarshal(v, &c); err != nil {
 			return fmt.Errorf("decode concern: %w", err)
@@ -148,7 +191,7 @@ func (p *Plugin) Load(b plugins.Bucket) error {
 	}); err != nil {
 		return err
 	}
-	if err := b.Scan([]byte{'j'}, func(_, v []byte) error {
+	if err := b.Scan([]byte{'J'}, func(_, v []byte) error {
 		var e Entry
 		if err := json.Unmarshal(v, &e); err != nil {
 			return fmt.Errorf("decode journal entry: %w", err)
@@ -168,6 +211,65 @@ func (p *Plugin) Load(b plugins.Bucket) error {
 	})
 }
 
+// migrate rewrites the records keyed by chat alone ("c", "j", "l") under their subject's
+// keys, or deletes them (a group's); see Load.
+func (p *Plugin) migrate(b plugins.Bucket) error {
+	type kv struct{ k, v []byte }
+	var old []kv
+	for _, tag := range []byte{'c', 'j', 'l'} {
+		if err := b.Scan([]byte{tag}, func(k, v []byte) error {
+			old = append(old, kv{slices.Clone(k), slices.Clone(v)})
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	moved, dropped := 0, 0
+	for _, r := range old {
+		if err := b.Delete(r.k); err != nil {
+			return err
+		}
+		if len(r.k) < 9 {
+			continue
+		}
+		chat := int64(binary.BigEndian.Uint64(r.k[1:9]))
+		if chat <= 0 {
+			dropped++
+			continue
+		}
+		s := subject{chat, chat}
+		var key, val []byte
+		switch r.k[0] {
+		case 'c':
+			var c Concern
+			if err := json.Unmarshal(r.v, &c); err != nil {
+				return fmt.Errorf("decode concern: %w", err)
+			}
+			c.User = chat
+			key = concernKey(s, c.ID)
+			val, _ = json.Marshal(c)
+		case 'j':
+			var e Entry
+			if err := json.Unmarshal(r.v, &e); err != nil {
+				return fmt.Errorf("decode journal entry: %w", err)
+			}
+			e.User = chat
+			key = append(subjectKey('J', s), r.k[9:]...)
+			val, _ = json.Marshal(e)
+		case 'l':
+			key, val = subjectKey('L', s), r.v
+		}
+		if err := b.Put(key, val); err != nil {
+			return err
+		}
+		moved++
+	}
+	if len(old) > 0 {
+		p.log.Info("inner life records scoped to their users", "moved", moved, "group_records_deleted", dropped)
+	}
+	return nil
+}
+
 // put adds or replaces c in memory (p.mu held).
 func (p *Plugin) put(c *Concern) {
 	pending := !c.CheckInAt.IsZero() && !c.CheckInDone
@@ -178,7 +280,7 @@ func (p *Plugin) put(c *Concern) {
 		c = old
 	} else {
 		p.byID[c.ID] = c
-		p.concerns[c.Chat] = append(p.concerns[c.Chat], c)
+		p.concerns[c.subject()] = append(p.concerns[c.subject()], c)
 	}
 	if c.CheckInDone {
 		delete(p.shown, c.ID)
@@ -196,51 +298,104 @@ func (p *Plugin) remove(id string) {
 	}
 	delete(p.byID, id)
 	delete(p.shown, id)
-	p.concerns[c.Chat] = slices.DeleteFunc(p.concerns[c.Chat], func(x *Concern) bool { return x.ID == id })
-	if len(p.concerns[c.Chat]) == 0 {
-		delete(p.concerns, c.Chat)
+	s := c.subject()
+	p.concerns[s] = slices.DeleteFunc(p.concerns[s], func(x *Concern) bool { return x.ID == id })
+	if len(p.concerns[s]) == 0 {
+		delete(p.concerns, s)
 	}
 }
 
-// addEntry keeps e among its chat's latest entries (p.mu held).
+// addEntry keeps e among its subject's latest entries (p.mu held).
 func (p *Plugin) addEntry(e Entry) {
-	es := append(p.entries[e.Chat], e)
+	s := e.subject()
+	es := append(p.entries[s], e)
 	slices.SortStableFunc(es, func(a, b Entry) int { return a.At.Compare(b.At) })
 	if len(es) > promptEntries {
 		es = es[len(es)-promptEntries:]
 	}
-	p.entries[e.Chat] = es
-	if e.At.After(p.lastOpen[e.Chat]) {
-		p.lastOpen[e.Chat] = e.At
+	p.entries[s] = es
+	if e.At.After(p.lastOpen[s]) {
+		p.lastOpen[s] = e.At
 	}
+	ws := append(p.written[s], e.At)
+	slices.SortFunc(ws, time.Time.Compare)
+	newest := ws[len(ws)-1]
+	p.written[s] = slices.DeleteFunc(ws, func(t time.Time) bool { return newest.Sub(t) >= JournalWindow })
 }
 
-// Forget implements plugins.Stateful: the user's private chat's concerns, journal and
-// dreams (the plugin keeps nothing about users of groups).
+// writtenSince counts s's entries in the JournalWindow before now (p.mu held).
+func (p *Plugin) writtenSince(s subject, now time.Time) int {
+	n := 0
+	for _, t := range p.written[s] {
+		if d := now.Sub(t); d < JournalWindow && d > -JournalWindow {
+			n++
+		}
+	}
+	return n
+}
+
+// openCount counts s's concerns that are not dormant at now (p.mu held).
+func (p *Plugin) openCount(s subject, now time.Time) int {
+	n := 0
+	for _, c := range p.concerns[s] {
+		if SalienceAt(c.Touched, now) != Dormant {
+			n++
+		}
+	}
+	return n
+}
+
+// Forget implements plugins.Stateful: the user's concerns, journal and journal slots in
+// every chat (their private chat and the groups they were spoken of in as the speaker),
+// and their private chat's dream mark.
 func (p *Plugin) Forget(b plugins.Bucket, user int64) error {
-	for _, tag := range []byte{'c', 'j', 'd', 'l'} {
-		var keys [][]byte
-		if err := b.Scan(chatKey(tag, user), func(k, _ []byte) error {
-			keys = append(keys, slices.Clone(k))
+	var keys [][]byte
+	for _, tag := range []byte{'C', 'J', 'L'} {
+		if err := b.Scan([]byte{tag}, func(k, _ []byte) error {
+			if u, ok := userOf(k); ok && u == user {
+				keys = append(keys, slices.Clone(k))
+			}
 			return nil
 		}); err != nil {
 			return err
 		}
-		for _, k := range keys {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
+	}
+	keys = append(keys, chatKey('d', user))
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
 		}
 	}
 	b.OnCommit(func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		for _, c := range slices.Clone(p.concerns[user]) {
-			p.remove(c.ID)
+		for s, cs := range p.concerns {
+			if s.user == user {
+				for _, c := range slices.Clone(cs) {
+					p.remove(c.ID)
+				}
+			}
 		}
-		delete(p.entries, user)
-		delete(p.lastOpen, user)
-		delete(p.claimed, user)
+		for s := range p.entries {
+			if s.user == user {
+				delete(p.entries, s)
+			}
+		}
+		for s := range p.written {
+			if s.user == user {
+				delete(p.written, s)
+			}
+		}
+		for s := range p.lastOpen {
+			if s.user == user {
+				delete(p.lastOpen, s)
+			}
+		}
+		for s := range p.claimed {
+			if s.user == user {
+				delete(p.claimed, s)
+			}
+		}
 		delete(p.dreamed, user)
 	})
 	return nil

@@ -7,16 +7,23 @@ var entryKinds = []string{"observation", "reflection", "realization", "intention
 
 // Entry is one private journal entry.
 type Entry struct {
-	Chat int64     `json:"chat"`
+	Chat int64 `json:"chat"`
+	// User is whom the entry is about (in a group, the member who spoke).
+	User int64     `json:"user"`
 	Kind string    `json:"kind"`
 	Text string    `json:"text"`
 	At   time.Time `json:"at"`
 }
 
-// Journal limits.
+func (e Entry) subject() subject { return subject{e.Chat, e.User} }
+
+// Journal limits: at most one entry per JournalEvery, and at most Config.JournalPerDay
+// (default DefaultJournalPerDay) per JournalWindow, for one user in one chat.
 const (
-	MaxEntryChars  = 400
-	JournalEvery   = 5 * time.Minute
-	promptEntries  = 3
-	thoughtsListed = 5
+	MaxEntryChars        = 400
+	JournalEvery         = 5 * time.Minute
+	JournalWindow        = 24 * time.Hour
+	DefaultJournalPerDay = 10
+	promptEntries        = 3
+	thoughtsListed       = 5
 )

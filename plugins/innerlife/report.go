@@ -7,14 +7,15 @@ import (
 	"time"
 )
 
-// Status implements plugins.Reporter: the active concerns and the next check-in.
-func (p *Plugin) Status(chat int64, now time.Time, loc *time.Location) string {
+// Status implements plugins.Reporter: user's active concerns in chat and the next
+// check-in.
+func (p *Plugin) Status(chat, user int64, now time.Time, loc *time.Location) string {
 	loc = zoneOr(loc)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var active []string
 	var next *Concern
-	for _, c := range p.concerns[chat] {
+	for _, c := range p.concerns[subjectOf(chat, user)] {
 		if SalienceAt(c.Touched, now) == Active {
 			active = append(active, c.Summary)
 		}
@@ -35,9 +36,9 @@ func (p *Plugin) Status(chat int64, now time.Time, loc *time.Location) string {
 	return b.String()
 }
 
-// Command implements plugins.Reporter: /thoughts lists the latest journal entries and the
-// active concerns, without a model call.
-func (p *Plugin) Command(chat int64, name, _ string, now time.Time, loc *time.Location) (string, bool) {
+// Command implements plugins.Reporter: /thoughts lists the latest journal entries about
+// user in chat and their active concerns, without a model call.
+func (p *Plugin) Command(chat, user int64, name, _ string, now time.Time, loc *time.Location) (string, bool) {
 	if name != "/thoughts" {
 		return "", false
 	}
@@ -45,7 +46,8 @@ func (p *Plugin) Command(chat int64, name, _ string, now time.Time, loc *time.Lo
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var b strings.Builder
-	es := p.entries[chat]
+	s := subjectOf(chat, user)
+	es := p.entries[s]
 	if len(es) == 0 {
 		b.WriteString("I haven't written anything in my journal about us yet.")
 	} else {
@@ -54,7 +56,7 @@ func (p *Plugin) Command(chat int64, name, _ string, now time.Time, loc *time.Lo
 			fmt.Fprintf(&b, "\n• %s (%s, %s)", es[i].Text, es[i].Kind, es[i].At.In(loc).Format("Mon 2 Jan 15:04"))
 		}
 	}
-	cs := slices.Clone(p.concerns[chat])
+	cs := slices.Clone(p.concerns[s])
 	slices.SortStableFunc(cs, func(a, b *Concern) int { return b.Touched.Compare(a.Touched) })
 	first := true
 	for _, c := range cs {

@@ -19,10 +19,12 @@ const (
 	SourceJournal = "journal"
 )
 
-// Search implements plugins.Searchable: chat's concerns (dormant ones too, which prompts
-// no longer carry) and its whole journal (prompts carry only the latest entries), scored
-// by the share of the query's words each contains; ties go to the newest.
-func (p *Plugin) Search(b plugins.Bucket, chat, _ int64, query string, limit int) ([]brain.Hit, error) {
+// Search implements plugins.Searchable: user's concerns in chat (dormant ones too, which
+// prompts no longer carry) and the whole journal about them there (prompts carry only the
+// latest entries), scored by the share of the query's words each contains; ties go to the
+// newest. Another member's records in a group are never read.
+func (p *Plugin) Search(b plugins.Bucket, chat, user int64, query string, limit int) ([]brain.Hit, error) {
+	s := subjectOf(chat, user)
 	terms := words(query)
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
@@ -39,7 +41,7 @@ func (p *Plugin) Search(b plugins.Bucket, chat, _ int64, query string, limit int
 		}
 		return float64(n) / float64(len(terms))
 	}
-	if err := b.Scan(chatKey('c', chat), func(_, v []byte) error {
+	if err := b.Scan(subjectKey('C', s), func(_, v []byte) error {
 		var c Concern
 		if err := json.Unmarshal(v, &c); err != nil {
 			return fmt.Errorf("decode concern: %w", err)
@@ -53,7 +55,7 @@ func (p *Plugin) Search(b plugins.Bucket, chat, _ int64, query string, limit int
 	}); err != nil {
 		return nil, err
 	}
-	if err := b.Scan(chatKey('j', chat), func(_, v []byte) error {
+	if err := b.Scan(subjectKey('J', s), func(_, v []byte) error {
 		var e Entry
 		if err := json.Unmarshal(v, &e); err != nil {
 			return fmt.Errorf("decode journal entry: %w", err)

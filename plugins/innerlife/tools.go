@@ -79,13 +79,18 @@ func (t concernTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 			return brain.ToolResult{}, err
 		}
 	}
+	// In a group the concern is the speaker's: it is kept for them, shown to them alone.
+	s := subjectOf(call.Chat, call.User)
 	switch a.Action {
 	case "open":
 		summary, kind := brain.TruncateRunes(str(a.Summary), 200), str(a.Kind)
 		if summary == "" || !slices.Contains(concernKinds, kind) {
 			return brain.ToolResult{}, fmt.Errorf("open needs a summary and a kind (%s)", strings.Join(concernKinds, ", "))
 		}
-		c := Concern{ID: newID(), Chat: call.Chat, Summary: summary, Kind: kind, Created: call.Now, Touched: call.Now,
+		if err := t.p.mayOpen(s, call); err != nil {
+			return brain.ToolResult{}, err
+		}
+		c := Concern{ID: newID(), Chat: s.chat, User: s.user, Summary: summary, Kind: kind, Created: call.Now, Touched: call.Now,
 			CheckInAt: checkIn}
 		if n := str(a.Note); n != "" {
 			c.Notes = []string{brain.TruncateRunes(n, 200)}
@@ -94,16 +99,16 @@ func (t concernTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 		if !checkIn.IsZero() {
 			res += "; check-in at " + checkIn.In(zoneOr(call.Zone)).Format("Mon 2 Jan 15:04")
 		}
-		return brain.ToolResult{Content: res, Intents: []brain.Intent{change(call.Chat, openConcern{Concern: c})}}, nil
+		return brain.ToolResult{Content: res, Intents: []brain.Intent{change(s.chat, s.user, openConcern{Concern: c})}}, nil
 	case "touch", "close":
 		id := str(a.ID)
-		if !t.p.hasConcern(call.Chat, id) {
-			return brain.ToolResult{}, fmt.Errorf("no open concern %q in this chat", id)
+		if !t.p.hasConcern(s, id) {
+			return brain.ToolResult{}, fmt.Errorf("no open concern %q of this user in this chat", id)
 		}
 		if a.Action == "close" {
-			return brain.ToolResult{Content: "closed concern " + id, Intents: []brain.Intent{change(call.Chat, closeConcern{ID: id})}}, nil
+			return brain.ToolResult{Content: "closed concern " + id, Intents: []brain.Intent{change(s.chat, s.user, closeConcern{ID: id})}}, nil
 		}
-		return brain.ToolResult{Content: "touched concern " + id, Intents: []brain.Intent{change(call.Chat,
+		return brain.ToolResult{Content: "touched concern " + id, Intents: []brain.Intent{change(s.chat, s.user,
 			touchConcern{ID: id, Note: brain.TruncateRunes(str(a.Note), 200), CheckInAt: checkIn})}}, nil
 	}
 	return brain.ToolResult{}, errors.New(`action must be "open", "touch" or "close"`)
@@ -122,11 +127,36 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (p *Plugin) hasConcern(chat int64, id string) bool {
+func (p *Plugin) hasConcern(s subject, id string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c, ok := p.byID[id]
-	return ok && c.Chat == chat
+	return ok && c.subject() == s
+}
+
+// mayOpen says why s may not open one more concern in call's run, if it may not: the run
+// opened MaxOpenedPerRun already, or s has MaxOpenConcerns that are not dormant (counting
+// those the run opened).
+func (p *Plugin) mayOpen(s subject, call brain.ToolCall) error {
+	opened := 0
+	for _, in := range call.Earlier {
+		if c, ok := in.(brain.PluginChange); ok && c.Plugin == Name {
+			if _, ok := c.Change.(openConcern); ok {
+				opened++
+			}
+		}
+	}
+	if opened >= MaxOpenedPerRun {
+		return fmt.Errorf("not opened: at most %d concerns may be opened in one run; touch an open one instead", MaxOpenedPerRun)
+	}
+	p.mu.Lock()
+	n := p.openCount(s, call.Now)
+	p.mu.Unlock()
+	if n+opened >= MaxOpenConcerns {
+		return fmt.Errorf("not opened: you already follow %d concerns of this user, the most allowed; close one that "+
+			"is settled (or touch a related one) first", MaxOpenConcerns)
+	}
+	return nil
 }
 
 // journalTool is innerlife_journal: a private journal entry.
@@ -140,7 +170,7 @@ var journalSchema = json.RawMessage(`{"type":"object","properties":{` +
 func (journalTool) Spec() brain.ToolSpec {
 	return brain.ToolSpec{Name: "innerlife_journal", Description: "Write a private entry in your own journal: one to " +
 		"three sentences (at most 400 characters) about what you noticed, felt or mean to do. The user never sees it " +
-		"unless they ask what you have been thinking about. At most one entry per 5 minutes.",
+		"unless they ask what you have been thinking about. At most one entry per 5 minutes, and a few a day.",
 		Parameters: journalSchema, SideEffects: true, Profiles: allProfiles}
 }
 
@@ -161,26 +191,29 @@ func (t journalTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 	case utf8.RuneCountInString(text) > MaxEntryChars:
 		return brain.ToolResult{}, fmt.Errorf("text is %d characters; at most %d", utf8.RuneCountInString(text), MaxEntryChars)
 	}
-	if !t.p.reserveEntry(call.Chat, call.Now) {
-		return brain.ToolResult{}, errors.New("you already wrote in your journal in the last 5 minutes; not written")
+	s := subjectOf(call.Chat, call.User)
+	if err := t.p.reserveEntry(s, call.Now); err != nil {
+		return brain.ToolResult{}, err
 	}
-	e := Entry{Chat: call.Chat, Kind: a.Kind, Text: text, At: call.Now}
-	return brain.ToolResult{Content: "written in your journal", Intents: []brain.Intent{change(call.Chat, writeEntry{Entry: e})}}, nil
+	e := Entry{Chat: s.chat, User: s.user, Kind: a.Kind, Text: text, At: call.Now}
+	return brain.ToolResult{Content: "written in your journal", Intents: []brain.Intent{change(s.chat, s.user, writeEntry{Entry: e})}}, nil
 }
 
-// reserveEntry claims chat's journal slot for the run now going on: false if an entry was
-// committed less than JournalEvery before now, or this run already wrote one. The slot is
-// taken for good only when the run's turn commits (Apply); a run that fails leaves it
-// free, since the next run of the chat starts afresh (Context clears the claim).
-func (p *Plugin) reserveEntry(chat int64, now time.Time) bool {
+// reserveEntry claims s's journal slot for the run now going on, or says why not: an
+// entry was committed less than JournalEvery before now, this run already wrote one, or
+// the JournalWindow's entries are written. The slot is taken for good only when the run's
+// turn commits (Apply); a run that fails leaves it free, since the next run of the chat
+// starts afresh (Context clears the claim).
+func (p *Plugin) reserveEntry(s subject, now time.Time) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if last, ok := p.lastOpen[chat]; ok && now.Sub(last) < JournalEvery {
-		return false
+	if last, ok := p.lastOpen[s]; (ok && now.Sub(last) < JournalEvery) || p.claimed[s] {
+		return errors.New("you already wrote in your journal in the last 5 minutes; not written")
 	}
-	if p.claimed[chat] {
-		return false
+	if p.writtenSince(s, now) >= p.cfg.JournalPerDay {
+		return fmt.Errorf("you already wrote %d journal entries about this user in the last 24 hours, the most allowed; not written",
+			p.cfg.JournalPerDay)
 	}
-	p.claimed[chat] = true
-	return true
+	p.claimed[s] = true
+	return nil
 }
