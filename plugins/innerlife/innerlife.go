@@ -87,6 +87,7 @@ var (
 	_ plugins.Contextual = (*Plugin)(nil)
 	_ plugins.Scheduled  = (*Plugin)(nil)
 	_ plugins.Reporter   = (*Plugin)(nil)
+	_ plugins.Detailer   = (*Plugin)(nil)
 )
 
 // New returns the plugin; zero Config fields take their defaults.

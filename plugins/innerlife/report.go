@@ -5,7 +5,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/anima-bot/anima/brain"
 )
+
+// statusConcerns is how many active concerns the plain /status names.
+const statusConcerns = 5
 
 // following returns user's active concerns in chat, the latest touched first, and the
 // pending check-in that comes first (p.mu held).
@@ -22,9 +27,44 @@ func (p *Plugin) following(chat, user int64, now time.Time) (active []*Concern, 
 	return active, next
 }
 
-// Status implements plugins.Reporter: user's active concerns in chat and the next
-// check-in.
+// Status implements plugins.Reporter: in plain words, what anima follows of user's in
+// chat (the latest touched active concerns) and when it means to ask how the next
+// check-in's event went, in words relative to the user's zone.
 func (p *Plugin) Status(chat, user int64, now time.Time, loc *time.Location) string {
+	loc = zoneOr(loc)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	active, next := p.following(chat, user, now)
+	var b strings.Builder
+	if len(active) > 0 {
+		names := make([]string, 0, statusConcerns)
+		for _, c := range active[:min(len(active), statusConcerns)] {
+			names = append(names, c.Summary)
+		}
+		b.WriteString("I'm following: " + strings.Join(names, "; "))
+		if n := len(active) - statusConcerns; n > 0 {
+			fmt.Fprintf(&b, "; and %d more", n)
+		}
+		b.WriteString(".")
+	}
+	if next != nil {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		when := brain.WhenWords(next.CheckInAt, now, loc)
+		if when == "now" {
+			when = "when the moment is right"
+		} else {
+			when += ", if the moment is right"
+		}
+		fmt.Fprintf(&b, "I'd like to ask how it went — %s — %s.", next.Summary, when)
+	}
+	return b.String()
+}
+
+// StatusDetails implements plugins.Detailer: /status details lists user's active
+// concerns in chat and the next check-in with its date and time.
+func (p *Plugin) StatusDetails(chat, user int64, now time.Time, loc *time.Location) string {
 	loc = zoneOr(loc)
 	p.mu.Lock()
 	defer p.mu.Unlock()
