@@ -77,8 +77,11 @@ func (l *CoreLoop) deliver(ctx context.Context, d *delivery, entries []Outgoing)
 			d.blocked = true
 			l.log.Info("recipient blocked the bot; relationship is dormant; undelivered messages dropped")
 		case errors.Is(sendErr, ErrUndeliverable):
-			l.log.Error("message cannot be delivered; dropped", "kind", e.Msg.Kind, "err", sendErr)
+			l.log.Error("message cannot be delivered; kept as a dead letter", "kind", e.Msg.Kind, "err", sendErr)
 			l.m.sendFailures.Inc()
+			msg := e.Msg
+			l.bury(DeadLetter{Kind: DeadUndeliverable, Chat: msg.Chat, User: privateUser(msg.Chat), At: l.deps.Clock.Now(),
+				Reason: sendErr.Error(), Message: &msg})
 		default:
 			l.log.Error("send failed; kept in the outbox for another try", "kind", e.Msg.Kind, "err", sendErr)
 			l.m.sendFailures.Inc()
@@ -106,6 +109,15 @@ func (l *CoreLoop) deliver(ctx context.Context, d *delivery, entries []Outgoing)
 		l.m.outboxPending.Dec()
 	}
 	return nil
+}
+
+// privateUser is the user of a private chat (Telegram's private chats have the user's
+// id, and groups negative ids); 0 for a group.
+func privateUser(chat int64) int64 {
+	if chat > 0 {
+		return chat
+	}
+	return 0
 }
 
 // waiting is a chat's entries waiting for another try.
