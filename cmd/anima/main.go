@@ -34,6 +34,8 @@ Usage:
   anima check  --config PATH          validate a configuration
   anima backup --config PATH --out F  copy the store (hot, while the service runs)
   anima compact --config PATH         rewrite the store without deleted data (service stopped)
+  anima dead list|show ID|retry ID --config PATH
+                                      list, show or retry failed work kept for 7 days
   anima health --config PATH          exit 0 if the running instance's /readyz (at
                                       metrics.listen) answers 200 within --timeout (3s)
   anima sim    --config PATH [--days N] replay N silent days under a simulated clock and
@@ -68,6 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "dead":
+		return dead(args, stdout, stderr) // dead.go
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
