@@ -18,8 +18,8 @@ type Sender interface {
 // The rules of delivery, per chat:
 //
 //   - A job delivers its entries in order. Each is delivered, or dropped when it never
-//     can be (ErrUndeliverable; after ErrBlocked, the rest too, and the chat goes
-//     dormant); both remove it from the outbox.
+//     can be (ErrUndeliverable, kept as a dead letter; after ErrBlocked, the rest too,
+//     and the chat goes dormant); both remove it from the outbox.
 //   - Any other failure stops the job: that entry (resuming after its delivered parts)
 //     and the ones after it wait, and the chat is holding.
 //   - While a chat holds, its new replies are committed but not sent: they wait behind
