@@ -3,6 +3,7 @@ package bot_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -50,5 +51,41 @@ func TestDeadRunRetried(t *testing.T) {
 	}
 	if _, err := bot.Dead(ctx, h.cfg.Storage.Path, "retry 1"); !errors.Is(err, storage.ErrNoDeadLetter) {
 		t.Errorf("second retry: err %v, want ErrNoDeadLetter", err)
+	}
+}
+
+// TestDeadLettersPrunedAfterAWeek: the running service deletes dead letters older than
+// storage.DeadKeep (at start, then hourly) and keeps younger ones.
+func TestDeadLettersPrunedAfterAWeek(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := brain.SendMessage{Chat: user, Text: "refused"}
+	for _, age := range []time.Duration{storage.DeadKeep + time.Hour, storage.DeadKeep - time.Hour} {
+		if err := st.Bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: user, User: user, At: time.Now().Add(-age), Message: &msg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, stop := h.start()
+	defer stop()
+	ctx := waitCtx(t)
+	for {
+		letters, err := bot.Dead(ctx, h.cfg.Storage.Path, "list")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(letters) == 1 && letters[0].ID == 2 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("dead letters %+v, want only the one younger than a week (id 2)", letters)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
