@@ -68,27 +68,38 @@ func deadCount(t *testing.T, reg *prometheus.Registry, kind brain.DeadKind) floa
 }
 
 // TestDeadLetterUndeliverable: a message the platform refuses for good is kept, whole,
-// with the reason, and counted.
+// with the reason, and counted; it is the letter of the user whose turn wrote it (in a
+// group too, so that forgetting them deletes it).
 func TestDeadLetterUndeliverable(t *testing.T) {
 	t.Parallel()
-	h, st, reg := deadHarness(t)
-	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
-		return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: "an answer Telegram refuses", Kind: brain.KindReply}}}, nil
-	}
-	h.sender.fail = func(brain.SendMessage) error {
-		return fmt.Errorf("400 message is too long: %w", brain.ErrUndeliverable)
-	}
-	h.start()
-	h.submit(h.msg(1, 5, "hi"))
-	recv(t, h.sender.attempts, "the refused send")
-	h.stop()
-	d := onlyLetter(t, st)
-	if d.Kind != brain.DeadUndeliverable || d.Chat != 5 || d.User != 5 || d.Message == nil ||
-		d.Message.Text != "an answer Telegram refuses" || d.Reason != "400 message is too long: message cannot be delivered" {
-		t.Errorf("dead letter %+v, want the refused message with its reason", d)
-	}
-	if n := deadCount(t, reg, brain.DeadUndeliverable); n != 1 {
-		t.Errorf("anima_dead_letters_total{kind=undeliverable} = %v, want 1", n)
+	for _, tc := range []struct {
+		name       string
+		chat, user int64
+	}{{"private chat", 5, 5}, {"group", -9, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h, st, reg := deadHarness(t)
+			h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+				return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: "an answer Telegram refuses", Kind: brain.KindReply}}}, nil
+			}
+			h.sender.fail = func(brain.SendMessage) error {
+				return fmt.Errorf("400 message is too long: %w", brain.ErrUndeliverable)
+			}
+			h.start()
+			sig := h.msg(1, tc.chat, "hi")
+			sig.User = tc.user
+			h.submit(sig)
+			recv(t, h.sender.attempts, "the refused send")
+			h.stop()
+			d := onlyLetter(t, st)
+			if d.Kind != brain.DeadUndeliverable || d.Chat != tc.chat || d.User != tc.user || d.Message == nil ||
+				d.Message.Text != "an answer Telegram refuses" || d.Reason != "400 message is too long: message cannot be delivered" {
+				t.Errorf("dead letter %+v, want the refused message to user %d with its reason", d, tc.user)
+			}
+			if n := deadCount(t, reg, brain.DeadUndeliverable); n != 1 {
+				t.Errorf("anima_dead_letters_total{kind=undeliverable} = %v, want 1", n)
+			}
+		})
 	}
 }
 

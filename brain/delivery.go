@@ -79,8 +79,11 @@ func (l *CoreLoop) deliver(ctx context.Context, d *delivery, entries []Outgoing)
 		case errors.Is(sendErr, ErrUndeliverable):
 			l.log.Error("message cannot be delivered; kept as a dead letter", "kind", e.Msg.Kind, "err", sendErr)
 			l.m.sendFailures.Inc()
-			msg := e.Msg
-			l.bury(DeadLetter{Kind: DeadUndeliverable, Chat: msg.Chat, User: privateUser(msg.Chat), At: l.deps.Clock.Now(),
+			msg, user := e.Msg, e.User
+			if user == 0 {
+				user = privateUser(msg.Chat)
+			}
+			l.bury(DeadLetter{Kind: DeadUndeliverable, Chat: msg.Chat, User: user, At: l.deps.Clock.Now(),
 				Reason: sendErr.Error(), Message: &msg})
 		default:
 			l.log.Error("send failed; kept in the outbox for another try", "kind", e.Msg.Kind, "err", sendErr)
@@ -112,7 +115,8 @@ func (l *CoreLoop) deliver(ctx context.Context, d *delivery, entries []Outgoing)
 }
 
 // privateUser is the user of a private chat (Telegram's private chats have the user's
-// id, and groups negative ids); 0 for a group.
+// id, and groups negative ids); 0 for a group. It attributes outbox entries written
+// before they recorded their user.
 func privateUser(chat int64) int64 {
 	if chat > 0 {
 		return chat

@@ -141,7 +141,7 @@ func (s *Store) Revive(id uint64, now time.Time) (Revival, error) {
 			}
 			msg := *d.Message
 			msg.SkipParts, msg.Arrived = 0, time.Time{}
-			e := brain.Outgoing{ID: oid, Msg: msg, Created: now}
+			e := brain.Outgoing{ID: oid, Msg: msg, Created: now, User: d.User}
 			rv.Outbox = append(rv.Outbox, e)
 			return tx.Put(BucketOutbox, U64(oid), e)
 		case len(d.Signals) > 0:

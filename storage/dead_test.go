@@ -95,7 +95,7 @@ func TestReviveDeadLetter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 1 || out[0].Msg.Text != "try me again" || out[0].Msg.SkipParts != 0 || len(rv.Outbox) != 1 || rv.Outbox[0].ID != out[0].ID {
+	if len(out) != 1 || out[0].Msg.Text != "try me again" || out[0].Msg.SkipParts != 0 || out[0].User != 9 || len(rv.Outbox) != 1 || rv.Outbox[0].ID != out[0].ID {
 		t.Errorf("outbox after retry %+v (revival %+v), want the message once, from its first part", out, rv.Outbox)
 	}
 
@@ -167,5 +167,22 @@ func TestForgetDeadLetters(t *testing.T) {
 	}
 	if got, want := deadIDs(t, s), []uint64{ids[2], ids[4]}; !slices.Equal(got, want) {
 		t.Errorf("after Forget(group): %v, want %v", got, want)
+	}
+}
+
+// TestOutboxRecordsUser: an outbox entry records the user of the turn that wrote it (a
+// refused message's dead letter is theirs), across a restart.
+func TestOutboxRecordsUser(t *testing.T) {
+	t.Parallel()
+	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	if _, err := s.CommitTurn(storage.Commit{Chat: -100, User: 3, Outbox: []brain.SendMessage{{Chat: -100, Text: "to 3"}}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.PendingOutbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].User != 3 {
+		t.Errorf("outbox %+v, want one entry of user 3", out)
 	}
 }
