@@ -68,6 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "mcp":
+		return runMCP(args, stdout, stderr)
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
