@@ -44,7 +44,11 @@ func New(servers []Server, sink Sink, opts Options) *Manager {
 	m := &Manager{sink: sink, log: opts.Logger.With("component", "mcp"), m: newMetrics(opts.Registerer), opts: opts}
 	for _, cfg := range servers {
 		s := &server{cfg: cfg, mgr: m, log: m.log.With("server", cfg.Name), changed: make(chan struct{}, 1)}
+		// Every server's series exist from the start, at 0, so that dashboards and alerts
+		// see a server that never came up.
 		m.m.up.WithLabelValues(cfg.Name).Set(0)
+		m.m.restarts.WithLabelValues(cfg.Name)
+		m.m.seconds.WithLabelValues(cfg.Name)
 		m.servers = append(m.servers, s)
 	}
 	return m
@@ -199,6 +203,9 @@ func (s *server) refresh(ctx context.Context, sess *mcp.ClientSession) error {
 	}
 	tools := s.adapt(listed)
 	n := len(tools)
+	for _, t := range tools {
+		s.mgr.m.calls.WithLabelValues(s.cfg.Name, t.(*tool).name, outcomeOK)
+	}
 	if s.mgr.sink != nil {
 		for _, err := range s.mgr.sink.SetTools(groupName(s.cfg.Name), tools) {
 			s.log.Warn("mcp tool not offered", "err", err)
