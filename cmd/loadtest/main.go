@@ -27,6 +27,7 @@ type options struct {
 	starts   int    // start-up measurements
 	keep     bool   // keep the temporary directory
 	profile  string // directory for the traffic run's CPU and heap profiles; empty: none
+	mcp      string // argv (split on spaces) of a stdio MCP server every anima is configured with; empty: none
 	store    string // a store to start from (only the stored start-up is measured); empty: none
 	// gap is the least time from a sequential reply to the next message: at least
 	// Telegram's 1/30 s between any two sends, or the global pacing is what gets measured.
@@ -48,6 +49,7 @@ func run() int {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, stores, anima logs)")
 	fs.StringVar(&o.profile, "profile", "", "write the traffic run's cpu.pprof and heap.pprof (anima --cpuprofile/--memprofile) to this directory")
 	fs.StringVar(&o.store, "store", "", "measure only start-ups on a copy of this store (e.g. one `go run ./cmd/soak -keep` built) and the answer to its largest chat")
+	fs.StringVar(&o.mcp, "mcp", "", "configure every anima with this stdio MCP server (argv split on spaces), e.g. \"node …/server-everything/dist/index.js stdio\"")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}

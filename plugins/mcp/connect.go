@@ -14,7 +14,7 @@ import (
 
 // terminateAfter is how long a stdio child has to exit after its stdin closes before it
 // is sent SIGTERM (and its process group SIGKILL after that).
-const terminateAfter = 2 * time.Second
+const terminateAfter = 500 * time.Millisecond
 
 // transport returns how to reach the server of cfg: a stdio child in a process group of
 // its own, or streamable HTTP. stop ends the child's whole group (npx and the node it
