@@ -231,3 +231,32 @@ func TestServerFailsAtStart(t *testing.T) {
 		t.Errorf("Status = %+v, want gone down with the reason", st)
 	}
 }
+
+// TestProfilesAndSideEffects: a server's tools are offered in chat and in the profiles it
+// names, not in others; only a tool marked read-only is free of side effects.
+func TestProfilesAndSideEffects(t *testing.T) {
+	srv := helperServer("helper")
+	srv.Profiles = []brain.Profile{brain.ProfileProactive}
+	e := start(t, srv)
+	e.sink.next(t)
+	offered := func(p brain.Profile) map[string]brain.ToolSpec {
+		out := map[string]brain.ToolSpec{}
+		for _, x := range e.sink.Tools(p) {
+			out[x.Spec().Name] = x.Spec()
+		}
+		return out
+	}
+	for _, p := range []brain.Profile{brain.ProfileChat, brain.ProfileProactive} {
+		if _, ok := offered(p)["helper_echo"]; !ok {
+			t.Errorf("helper_echo is not offered in %s", p)
+		}
+	}
+	if _, ok := offered(brain.ProfileDream)["helper_echo"]; ok {
+		t.Error("helper_echo is offered in dream, which the server does not name")
+	}
+	chat := offered(brain.ProfileChat)
+	if chat["helper_echo"].SideEffects || !chat["helper_crash"].SideEffects {
+		t.Errorf("side effects: echo (read-only) %v, crash (not marked) %v; want false, true",
+			chat["helper_echo"].SideEffects, chat["helper_crash"].SideEffects)
+	}
+}

@@ -68,6 +68,9 @@ func strictNode(path string, node map[string]any) (*shape, error) {
 		delete(node, "oneOf")
 	}
 	sh := &shape{}
+	if !validType(node["type"]) {
+		return nil, bad("type must be a string or a list of strings")
+	}
 	types := typeList(node["type"])
 	if types == nil {
 		if _, ok := node["properties"]; ok {
@@ -167,6 +170,22 @@ func nullable(node map[string]any) {
 	if enum, ok := node["enum"].([]any); ok && !slices.Contains(enum, nil) {
 		node["enum"] = append(enum, nil)
 	}
+}
+
+// validType reports whether t is absent, a string, or a list of strings.
+func validType(t any) bool {
+	switch t := t.(type) {
+	case nil, string:
+		return true
+	case []any:
+		for _, x := range t {
+			if _, ok := x.(string); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func typeList(t any) []string {

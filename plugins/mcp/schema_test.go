@@ -82,3 +82,26 @@ func TestToolName(t *testing.T) {
 		t.Errorf("a long name is %d bytes, want 64", len(got))
 	}
 }
+
+// FuzzStrictSchema: whatever schema a server declares, strictSchema does not panic, and
+// what it accepts the registry accepts too.
+func FuzzStrictSchema(f *testing.F) {
+	for _, s := range []string{`{"type":"object"}`, `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b":{"enum":[1,2]}}}}}}`,
+		`{"properties":{"x":{"anyOf":[{"type":"string"},{"type":"object"}]}}}`, `{"type":"object","properties":{"a":true}}`, `[]`, `null`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var v any
+		if json.Unmarshal([]byte(in), &v) != nil {
+			return
+		}
+		out, sh, err := strictSchema(v)
+		if err != nil {
+			return
+		}
+		if err := cognition.CheckSchema(out); err != nil {
+			t.Fatalf("strictSchema(%s) = %s, which the registry refuses: %v", in, out, err)
+		}
+		sh.strip(map[string]any{"a": nil})
+	})
+}
