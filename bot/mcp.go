@@ -27,8 +27,20 @@ func MCPServers(cfg config.MCPConfig) []mcp.Server {
 		if timeout == 0 {
 			timeout = defaultMCPTimeout
 		}
-		out = append(out, mcp.Server{Name: name, Command: s.Command, Env: s.Env, URL: s.URL, Headers: s.Headers,
+		out = append(out, mcp.Server{Name: name, Command: s.Command, Env: reveal(s.Env), URL: s.URL, Headers: reveal(s.Headers),
 			Profiles: s.Profiles, Tools: s.Tools, Timeout: timeout})
+	}
+	return out
+}
+
+// reveal returns the secrets' values, for handing to the server.
+func reveal(m map[string]config.Secret) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v.Reveal()
 	}
 	return out
 }

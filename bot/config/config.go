@@ -41,11 +41,12 @@ type MCPConfig struct {
 // MCPServerConfig is one MCP server: a stdio command or a streamable-HTTP url.
 type MCPServerConfig struct {
 	// Command is the argv of a stdio server, run without a shell.
+	// Env's and Headers' values are secrets (API keys, tokens), never printed.
 	Command []string          `yaml:"command"`
-	Env     map[string]string `yaml:"env"`
+	Env     map[string]Secret `yaml:"env"`
 	// URL is a streamable-HTTP endpoint, instead of command; Headers go with each request.
 	URL     string            `yaml:"url"`
-	Headers map[string]string `yaml:"headers"`
+	Headers map[string]Secret `yaml:"headers"`
 	// Profiles are where its tools are offered: chat (always), proactive, dream.
 	Profiles []brain.Profile `yaml:"profiles"`
 	// Tools is an allow-list of the server's tool names; empty allows all.

@@ -34,14 +34,17 @@ mcp:
 		t.Fatalf("parse: %v", err)
 	}
 	w, s := cfg.MCP.Servers["weather"], cfg.MCP.Servers["search"]
-	if diff := cmp.Diff(map[string]string{"API_KEY": "w1"}, w.Env); diff != "" {
+	if diff := cmp.Diff(map[string]Secret{"API_KEY": "w1"}, w.Env); diff != "" {
 		t.Errorf("weather env (-want +got):\n%s", diff)
 	}
 	if w.Timeout.Std() != 10*time.Second || !w.On() || len(w.Profiles) != 2 {
 		t.Errorf("weather = %+v", w)
 	}
-	if s.Headers["Authorization"] != "Bearer s1" || s.On() || s.URL != "https://search.example.com/mcp" {
+	if s.Headers["Authorization"].Reveal() != "Bearer s1" || s.On() || s.URL != "https://search.example.com/mcp" {
 		t.Errorf("search = %+v", s)
+	}
+	if out := cfg.Redacted(); strings.Contains(out, "w1") || strings.Contains(out, "Bearer s1") {
+		t.Errorf("Redacted shows an MCP server's secret:\n%s", out)
 	}
 }
 
