@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,6 +48,16 @@ func testTools(s *mcp.Server) {
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			select {} // past any timeout, and past cancellation too
 		})
+	s.AddTool(&mcp.Tool{Name: "spawn", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// A grandchild that outlives this server unless its process group is ended.
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+			cmd.Env = append(os.Environ(), helperEnv+"=sleep")
+			if err := cmd.Start(); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(cmd.Process.Pid)}}}, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "bad", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":{"type":"string"}}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{}, nil
@@ -55,8 +67,11 @@ func testTools(s *mcp.Server) {
 // TestHelperProcess is not a test: run with helperEnv set, it serves testTools over
 // stdio until its stdin closes.
 func TestHelperProcess(t *testing.T) {
-	if os.Getenv(helperEnv) == "" {
+	switch os.Getenv(helperEnv) {
+	case "":
 		t.Skip("the stdio MCP server of the other tests")
+	case "sleep":
+		select {} // until killed
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "helper", Version: "1"}, nil)
 	testTools(s)

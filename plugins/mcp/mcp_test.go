@@ -3,11 +3,15 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,13 +86,16 @@ func startHold(t *testing.T, hold bool, servers ...Server) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.mgr.Run(ctx) }()
+	var once sync.Once
 	e.stop = func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return within 10 s of the context's end")
-		}
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Error("Run did not return within 10 s of the context's end")
+			}
+		})
 	}
 	t.Cleanup(e.stop)
 	return e
@@ -111,7 +118,7 @@ func (e *env) call(t *testing.T, name, args string) (string, error) {
 func TestStdioServer(t *testing.T) {
 	e := start(t, helperServer("helper"))
 	got := e.sink.next(t)
-	want := []string{"helper_crash", "helper_echo", "helper_hang"}
+	want := []string{"helper_crash", "helper_echo", "helper_hang", "helper_spawn"}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("offered %v, want %v", got, want)
@@ -151,8 +158,8 @@ func TestStdioCrashMidCall(t *testing.T) {
 	if got := e.sink.next(t); len(got) != 0 {
 		t.Errorf("after the crash %v are offered, want none", got)
 	}
-	if got := e.sink.next(t); len(got) != 3 {
-		t.Errorf("after the restart %v are offered, want 3 tools", got)
+	if got := e.sink.next(t); len(got) != 4 {
+		t.Errorf("after the restart %v are offered, want 4 tools", got)
 	}
 	if v := testutil.ToFloat64(e.mgr.m.restarts.WithLabelValues("helper")); v != 1 {
 		t.Errorf("restarts = %v, want 1", v)
@@ -259,4 +266,43 @@ func TestProfilesAndSideEffects(t *testing.T) {
 		t.Errorf("side effects: echo (read-only) %v, crash (not marked) %v; want false, true",
 			chat["helper_echo"].SideEffects, chat["helper_crash"].SideEffects)
 	}
+}
+
+// TestStopEndsProcessGroup: stopping ends a stdio server's whole process group, so a
+// child the server started (as npx starts node) does not outlive anima.
+func TestStopEndsProcessGroup(t *testing.T) {
+	e := start(t, helperServer("helper"))
+	e.sink.next(t)
+	out, err := e.call(t, "helper_spawn", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(out, "<untrusted>\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "</untrusted>")))
+	if err != nil {
+		t.Fatalf("no pid in %q", out)
+	}
+	if !alive(pid) {
+		t.Fatalf("the grandchild %d is not running before the stop", pid)
+	}
+	e.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for alive(pid) { // killed by then; waiting only for it to be reaped
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the server's child %d is still running after the stop", pid)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(after, "Z")
 }
