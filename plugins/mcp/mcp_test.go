@@ -65,20 +65,22 @@ type env struct {
 }
 
 // start runs a manager of servers until the test ends; restarts follow at once.
-func start(t *testing.T, servers ...Server) *env { return startHold(t, false, servers...) }
+func start(t *testing.T, servers ...Server) *env { return startHold(t, 0, servers...) }
 
-// startHold is start; with hold, a restart waits until the test ends.
-func startHold(t *testing.T, hold bool, servers ...Server) *env {
+// startHold is start, but from the hold-th restart on (if hold > 0) a restart waits
+// until the test ends.
+func startHold(t *testing.T, hold int, servers ...Server) *env {
 	t.Helper()
 	e := &env{sink: &watched{Registry: cognition.NewRegistry(), changes: make(chan []string, 16)}, reg: prometheus.NewRegistry(),
 		logs: &braintest.Buffer{}, waits: make(chan time.Duration, 16)}
+	waited := 0 // one server per test that holds, so one goroutine counts
 	e.mgr = New(servers, e.sink, Options{Registerer: e.reg, Logger: slog.New(slog.NewTextHandler(e.logs, nil)),
 		Wait: func(ctx context.Context, d time.Duration) error {
 			select {
 			case e.waits <- d:
 			default:
 			}
-			if hold {
+			if waited++; hold > 0 && waited >= hold {
 				<-ctx.Done()
 			}
 			return ctx.Err()
@@ -224,11 +226,13 @@ func TestStreamableHTTP(t *testing.T) {
 }
 
 // TestServerFailsAtStart: a server whose command does not exist is logged, reported
-// down in Status, and anima runs on without it.
+// down in Status, and retried with backoff doubling from 1 s.
 func TestServerFailsAtStart(t *testing.T) {
-	e := startHold(t, true, Server{Name: "gone", Command: []string{"/nonexistent/mcp-server"}, Timeout: time.Second})
-	if d := <-e.waits; d != time.Second {
-		t.Errorf("first restart in %v, want the 1 s backoff", d)
+	e := startHold(t, 5, Server{Name: "gone", Command: []string{"/nonexistent/mcp-server"}, Timeout: time.Second})
+	for _, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second} {
+		if d := <-e.waits; d != want {
+			t.Errorf("restart in %v, want %v (1 s doubling)", d, want)
+		}
 	}
 	if !strings.Contains(e.logs.String(), "mcp server down") {
 		t.Errorf("no log line for the server that failed:\n%s", e.logs)
