@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -68,7 +69,7 @@ func TestConfigExampleFile(t *testing.T) {
 	// The example documents the defaults; only the allow-list differs.
 	want := Default()
 	want.Telegram.AllowedUsers = []int64{123456789}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("config.yaml differs from Default() (-want +got):\n%s", diff)
 	}
 }
