@@ -39,7 +39,8 @@ func (c *commands) statusReply(sig brain.Signal, view brain.CommandView, arg str
 // plainStatus says in a person's words how things stand between anima and the chat's
 // user: when we last talked, whether anima waits for an answer, when it would probably
 // write first (the aggregator's NextProactive, in words relative to the user's zone),
-// a hold-back the user asked for, and the quiet hours.
+// a hold-back the user asked for, and the quiet hours; outside tools (MCP servers) that
+// are down, and a model outage, first.
 func (c *commands) plainStatus(v brain.CommandView) string {
 	rel, loc := v.Rel, v.Loc
 	if loc == nil {
@@ -54,6 +55,9 @@ func (c *commands) plainStatus(v brain.CommandView) string {
 			lines = append(lines, fmt.Sprintf("I can't reach my thoughts right now (since %s); I'm keeping your messages and "+
 				"will answer them as soon as I can.", since.In(loc).Format("15:04")))
 		}
+	}
+	if line := mcpDown(c.mcp, v.Now); line != "" {
+		lines = append(lines, line)
 	}
 	if last := rel.LastExchange(); !last.IsZero() {
 		lines = append(lines, "We last talked "+brain.AgoWords(last, v.Now, loc)+".")
