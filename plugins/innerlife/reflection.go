@@ -107,14 +107,12 @@ type EntryRef struct {
 type reflectTool struct{ p *Plugin }
 
 var reflectSchema = json.RawMessage(`{"type":"object","properties":{` +
-	`"themes":{"type":"array","items":{"type":"string"},"description":"1 to 3 themes, each one sentence of at most 200 characters"}},` +
+	`"themes":{"type":"array","items":{"type":"string"},"description":"one sentence each, at most 200 characters"}},` +
 	`"required":["themes"],"additionalProperties":false}`)
 
 func (reflectTool) Spec() brain.ToolSpec {
-	return brain.ToolSpec{Name: "innerlife_reflect", Description: "Only in your nightly reflection, and only when journal " +
-		"entries older than a week are listed \"to fold\": fold them into 1 to 3 themes, each one sentence (at most 200 " +
-		"characters) on what they show over time — what the user cares about, how things went, how you two get on. The " +
-		"folded entries leave your notes; the themes stay, and you keep them in mind from now on. Once per reflection.",
+	return brain.ToolSpec{Name: "innerlife_reflect", Description: "Nightly reflection only, when journal entries are listed " +
+		"\"to fold\": fold them into 1-3 themes on what they show over time. The themes replace them in your notes.",
 		Parameters: reflectSchema, SideEffects: true, Profiles: []brain.Profile{brain.ProfileDream}}
 }
 
