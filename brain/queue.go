@@ -226,6 +226,7 @@ func (l *CoreLoop) forget(ctx context.Context, chat int64) {
 	l.changed.forgotten = append(l.changed.forgotten, chat)
 	l.st.Remove(chat)
 	l.deps.Aggregator.ClearChat(chat)
+	l.stepper.forget(chat)
 	delete(l.changed.rels, chat)
 	l.changed.acks = true
 	forgetThoughts(l.st, chat)
