@@ -337,6 +337,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 		began := time.Now()
 		resp, err := c.send(rctx, req, ds)
 		cancel()
+		err = redactProvider(err) // from here on, what is logged or returned
 		c.m.duration.WithLabelValues(req.Model).Observe(time.Since(began).Seconds())
 		if err == nil && len(resp.Choices) == 0 {
 			err = errNoChoices
