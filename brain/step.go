@@ -94,7 +94,7 @@ func (s *Stepper) Step(now time.Time, sigs []Signal) []Wake {
 		if sig.Type != SignalCommand {
 			s.sigBuf = append(s.sigBuf, sig)
 		}
-		if sig.Type == SignalReaction && sig.Chat != 0 {
+		if sig.Type == SignalReaction && s.st.Rel(sig.Chat) != nil {
 			s.acks[sig.Chat] = append(s.acks[sig.Chat], sig)
 		}
 	}

@@ -442,7 +442,7 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 // kind says why a message for w is sent.
 func (c *Cognition) kind(w brain.Wake) brain.MessageKind {
 	switch w.Reason.Code {
-	case brain.ReasonUserMessage, brain.ReasonReaction, string(brain.SignalCommand):
+	case brain.ReasonUserMessage, string(brain.SignalCommand):
 		return brain.KindReply
 	case brain.ReasonSchedule:
 		for _, s := range w.Signals {
