@@ -346,3 +346,45 @@ func appendFile(path, text, after string) error {
 	s := strings.Replace(string(b), after, after+text, 1)
 	return os.WriteFile(path, []byte(s), 0o600)
 }
+
+// TestReactionSurvivesRestart: a reaction no run has read yet stays in the store's inbox
+// over a restart; the first run after it reads the reaction, quoting the message it is on.
+func TestReactionSurvivesRestart(t *testing.T) {
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	dir := t.TempDir()
+	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	p := start(t, "run", "--config", path)
+	ctx := waitCtx(t, 60*time.Second)
+	tg.PushText(user, user, "hi")
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle(ctx, ai)
+	before := runs(ai)
+	if err := tg.WaitPollOffset(ctx, tg.PushReaction(user, user, sent[0].ID, "❤")+1); err != nil {
+		t.Fatal(err)
+	}
+	p.stop(t)
+	if got := runs(ai) - before; got != 0 {
+		t.Errorf("%d model runs for the reaction, want 0", got)
+	}
+
+	p = start(t, "run", "--config", path)
+	tg.PushText(user, user, "still there?")
+	if _, err := tg.WaitSent(ctx, 2); err != nil {
+		t.Fatalf("no answer after the restart: %v", err)
+	}
+	p.stop(t)
+	reqs := ai.Requests()
+	var sys string
+	for i := len(reqs) - 1; i >= 0 && sys == ""; i-- {
+		if len(reqs[i].Body.Tools) > 0 {
+			sys = reqs[i].Body.Messages[0].Content
+		}
+	}
+	if want := `- reacted "❤" to your message "echo: hi"`; !strings.Contains(sys, want) {
+		t.Errorf("the first run after the restart does not read the reaction %q:\n%s", want, sys)
+	}
+}
