@@ -189,7 +189,8 @@ func (l *CoreLoop) holdTick(ctx context.Context, now time.Time) {
 	case len(order) == 0:
 	case l.modelBack():
 		l.releaseParked(ctx)
-	case l.parked.retryInFlight():
+	case l.parked.retryInFlight() && now.Sub(l.parked.lastRetry) < l.cfg.HoldRetryMax:
+		// Wait for it (but not behind a chat whose queue is stuck for long).
 	case now.Sub(l.parked.lastRetry) >= l.parked.every:
 		// Still down: the longest-held chat asks again (its run may probe).
 		l.parked.lastRetry, l.parked.retrying = now, order[0]

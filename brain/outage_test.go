@@ -341,3 +341,46 @@ func ticks(t *testing.T, reg *prometheus.Registry) float64 {
 	}
 	return 0
 }
+
+// TestOutageRetryNotStuckBehindOneChat: a retry whose run does not end (a probe that
+// hangs) holds the other held chats' retries back for at most HoldRetryMax.
+func TestOutageRetryNotStuckBehindOneChat(t *testing.T) {
+	const a, b = 5, 6
+	h := newHarness(t, noProactive())
+	h.cfg.Tick = time.Millisecond
+	reg := prometheus.NewRegistry()
+	h.reg = reg
+	hang := make(chan struct{}, 1)
+	hang <- struct{}{} // a's first run goes through to the breaker; its retry hangs
+	h.think.holdChat[a] = hang
+	g := newGapThinker(h)
+	buildWith(h, g)
+	h.start()
+	defer close(hang)
+	h.submit(h.msg(1, a, "a"))
+	held := recv(t, g.probes, "a's probe")
+	recv(t, h.sender.attempts, "a's notice")
+	h.submit(h.msg(2, b, "b"))
+	recv(t, h.sender.attempts, "b's notice") // b's run failed fast, inside the probe gap
+	for len(g.probes) == 0 {
+		if h.clock.Now().Sub(held) > 2*time.Minute {
+			t.Fatal("no probe for b within two minutes while a's retry hangs")
+		}
+		n := ticks(t, reg)
+		h.clock.Advance(time.Second)
+		for deadline := time.Now().Add(guard); ticks(t, reg) < n+3; {
+			if time.Now().After(deadline) {
+				t.Fatal("the loop stopped ticking")
+			}
+			runtime.Gosched()
+		}
+	}
+	w := h.think.Wakes()
+	if last := w[len(w)-1]; last.Chat != b {
+		t.Fatalf("the probe was chat %d's, want b's", last.Chat)
+	}
+	// a's retry went out 5 s after the hold; b's may follow HoldRetryMax (60 s) after it.
+	if took := (<-g.probes).Sub(held); took > 65*time.Second+2*time.Second {
+		t.Errorf("b's probe came %v after the hold, want at most 65s (and a tick)", took)
+	}
+}
