@@ -65,10 +65,11 @@ type adminChecker interface {
 	IsAdmin(ctx context.Context, chat, user int64) (bool, error)
 }
 
-// pluginCommands is what the plugins add to commands: lines for /status, and commands
-// of their own (/thoughts).
+// pluginCommands is what the plugins add to commands: lines for /status and /status
+// details, and commands of their own (/thoughts).
 type pluginCommands interface {
 	Status(chat, user int64, now time.Time, loc *time.Location) string
+	StatusDetails(chat, user int64, now time.Time, loc *time.Location) string
 	Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
 }
 
@@ -79,7 +80,7 @@ var _ brain.CommandHandler = (*commands)(nil)
 var commandList = []struct{ name, args, about string }{
 	{"start", "", "hello and what I am"},
 	{"help", "", "what I understand"},
-	{"status", "", "what I am keeping track of for you"},
+	{"status", "[details]", "what I am keeping track of for you"},
 	{"quiet", "[hours]", "I won't write first for a while (default 3 hours, up to 24)"},
 	{"timezone", "[zone]", "show or set your time zone, e.g. /timezone Europe/Berlin"},
 	{"reminders", "[page]", "your upcoming reminders, 20 a page"},
@@ -213,13 +214,7 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		r.Intents = []brain.Intent{brain.Defer{Chat: sig.Chat, Until: until, Reason: "the user asked for quiet"}}
 		return r, nil
 	case "/status":
-		text := c.status(view)
-		if c.plugins != nil {
-			if more := c.plugins.Status(sig.Chat, sig.User, view.Now, view.Loc); more != "" {
-				text += "\n\n" + more
-			}
-		}
-		return reply(text), nil
+		return reply(c.statusReply(sig, view, arg)), nil
 	case "/timezone":
 		if arg == "" {
 			whose := "Your"
@@ -303,7 +298,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// status explains in plain words what anima tracks for the chat.
+// status is /status details: the numbers behind the plain /status (statusReply).
 func (c *commands) status(v brain.CommandView) string {
 	var b strings.Builder
 	rel := v.Rel
