@@ -18,6 +18,10 @@ type ForgetReport struct {
 	Turns     int // the user's messages and the answers to them
 	Reminders int
 	Facts     int
+	// Erased is set when anything was deleted: the deleted bytes are still in the file
+	// until the store is compacted, and the store records that an erasure is pending
+	// (ErasurePending) in the same commit.
+	Erased bool
 }
 
 // Unindexer removes turns of chat, by their history Seq, from a search index inside tx
@@ -121,6 +125,10 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 			rep.Chats = append(rep.Chats, chat)
 		}
 		slices.Sort(rep.Chats)
+		if tx.deleted > 0 {
+			rep.Erased = true
+			return tx.MarkErasure()
+		}
 		return nil
 	})
 	if err != nil {
