@@ -31,6 +31,9 @@ type options struct {
 	// gap is the least time from a sequential reply to the next message: at least
 	// Telegram's 1/30 s between any two sends, or the global pacing is what gets measured.
 	gap time.Duration
+	// erasure, with store: measure /forget's cost to other users for this long (and a
+	// slow backup for as long) instead of the start-ups.
+	erasure time.Duration
 }
 
 func main() { os.Exit(run()) }
@@ -48,6 +51,7 @@ func run() int {
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary directory (configs, stores, anima logs)")
 	fs.StringVar(&o.profile, "profile", "", "write the traffic run's cpu.pprof and heap.pprof (anima --cpuprofile/--memprofile) to this directory")
 	fs.StringVar(&o.store, "store", "", "measure only start-ups on a copy of this store (e.g. one `go run ./cmd/soak -keep` built) and the answer to its largest chat")
+	fs.DurationVar(&o.erasure, "erasure", 0, "with --store: time other users' replies while one user sends /forget yes every second for this long, then during a slow backup as long (0: skip)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -110,6 +114,9 @@ func (o *options) validate() error {
 		}
 		o.profile = abs
 	}
+	if o.erasure < 0 || (o.erasure > 0 && o.store == "") {
+		return fmt.Errorf("--erasure needs --store and a positive duration, got %v", o.erasure)
+	}
 	if o.gap < 0 {
 		return fmt.Errorf("--gap must not be negative, got %v", o.gap)
 	}
@@ -153,7 +160,11 @@ func (lt *loadtest) run(ctx context.Context) error {
 	lt.printf("fakes in-process on 127.0.0.1 (instant echo model); %d CPUs; %s; CLK_TCK %d\n\n",
 		runtime.NumCPU(), runtime.Version(), lt.tck)
 
-	if lt.o.store != "" {
+	if lt.o.store != "" && lt.o.erasure > 0 {
+		if err := lt.erasure(ctx); err != nil {
+			return fmt.Errorf("erasure: %w", err)
+		}
+	} else if lt.o.store != "" {
 		if err := lt.storedStart(ctx); err != nil {
 			return fmt.Errorf("stored start-up: %w", err)
 		}
