@@ -26,7 +26,8 @@ func ControlSocket(storePath string) string { return storePath + ".sock" }
 // Limits of the control socket. A client must send its request line within
 // controlReadTimeout, and take each chunk of the answer within controlWriteTimeout: a
 // backup of any size streams as long as the client keeps reading, but one that stops
-// reading does not hold the store's read transaction (and a connection) for ever. Beyond
+// reading does not hold a connection (and the backup's snapshot file) for ever; the store
+// itself it never holds (storage.Store.WriteSizedTo streams from a snapshot). Beyond
 // controlMaxConns connections, new ones wait to be accepted.
 const (
 	controlReadTimeout  = 5 * time.Second

@@ -109,8 +109,8 @@ func (lt *loadtest) erasure(ctx context.Context) error {
 	fi, _ := os.Stat(db)
 	slices.Sort(lat)
 	lt.printf("   %d replies: p50 %s, p90 %s, max %s; %d /forget yes sent; anima wrote %s; store now %s\n",
-		len(lat), ms(percentile(lat, 0.5)), ms(percentile(lat, 0.9)), ms(lat[len(lat)-1]), forgets, mib(written1-written0), mb(fi.Size()))
-	lt.judge("others' p90 under /forget", ms(percentile(lat, 0.9)), "≤ "+ms(targetErasureP90), percentile(lat, 0.9) <= targetErasureP90)
+		len(lat), ms(percentile(lat, 50)), ms(percentile(lat, 90)), ms(lat[len(lat)-1]), forgets, mib(written1-written0), mb(fi.Size()))
+	lt.judge("others' p90 under /forget", ms(percentile(lat, 90)), "≤ "+ms(targetErasureP90), percentile(lat, 90) <= targetErasureP90)
 
 	lt.printf("\n2. slow backup: a reader takes %d KiB every %v from the control socket for %v; user %d forgets once more\n",
 		slowReadChunk>>10, slowReadPause, lt.o.erasure, spammer)
@@ -122,12 +122,17 @@ func (lt *loadtest) erasure(ctx context.Context) error {
 		conn.Close()
 		return fmt.Errorf("control socket: %w", err)
 	}
-	var reader sync.WaitGroup
-	readCtx, stopReading := context.WithCancel(wctx)
-	var streamed int64
+	// The reader stops at the deadline on its own: a reply stuck behind it is then freed
+	// and timed, not cut off.
+	until := time.Now().Add(lt.o.erasure)
+	var (
+		reader   sync.WaitGroup
+		streamed int64
+	)
 	reader.Go(func() {
+		defer conn.Close()
 		buf := make([]byte, slowReadChunk)
-		for readCtx.Err() == nil {
+		for time.Now().Before(until) && wctx.Err() == nil {
 			n, err := conn.Read(buf)
 			streamed += int64(n)
 			if err != nil {
@@ -138,9 +143,7 @@ func (lt *loadtest) erasure(ctx context.Context) error {
 	})
 	f.tg.PushText(spammer, spammer, "remember that I like lighthouses")
 	f.tg.PushCallback(spammer, spammer, "/forget yes "+strconv.FormatInt(spammer, 10))
-	lat, err = lt.timedReplies(wctx, f.tg, others, time.Now().Add(lt.o.erasure))
-	stopReading()
-	conn.Close()
+	lat, err = lt.timedReplies(wctx, f.tg, others, until)
 	reader.Wait()
 	if err != nil {
 		return lt.procErr(p, wctx, err)
@@ -148,7 +151,7 @@ func (lt *loadtest) erasure(ctx context.Context) error {
 	slices.Sort(lat)
 	worst := lat[len(lat)-1]
 	lt.printf("   %d replies: p50 %s, p90 %s, longest %s; the reader took %s\n",
-		len(lat), ms(percentile(lat, 0.5)), ms(percentile(lat, 0.9)), ms(worst), mib(streamed))
+		len(lat), ms(percentile(lat, 50)), ms(percentile(lat, 90)), ms(worst), mib(streamed))
 	lt.judge("longest reply, slow backup", ms(worst), "≤ "+ms(targetWriterWait), worst <= targetWriterWait)
 
 	took, err := p.stop()
