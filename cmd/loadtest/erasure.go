@@ -21,10 +21,11 @@ import (
 const (
 	targetErasureP90 = 50 * time.Millisecond
 	targetWriterWait = 5 * time.Second
-	erasureOthers    = 4                     // users whose replies are timed
-	erasureReplyWait = 2 * time.Minute       // one timed reply, before it is an error
-	slowReadChunk    = 4 << 10               // the slow backup reader reads this much…
-	slowReadPause    = 50 * time.Millisecond // …then waits this long (80 KiB/s)
+	erasureOthers    = 20                     // users whose replies are timed…
+	erasureEvery     = 200 * time.Millisecond // …one every 200 ms: each sends 15 a minute, under the rate limit (20)
+	erasureReplyWait = 2 * time.Minute        // one timed reply, before it is an error
+	slowReadChunk    = 4 << 10                // the slow backup reader reads this much…
+	slowReadPause    = 50 * time.Millisecond  // …then waits this long (80 KiB/s)
 )
 
 // erasure measures, on a copy of lt.o.store, what /forget costs the other users: their
@@ -179,7 +180,7 @@ func (lt *loadtest) timedReplies(ctx context.Context, tg *telegramtest.Server, u
 			return lat, fmt.Errorf("no reply to user %d within %v: %w", u, erasureReplyWait, err)
 		}
 		lat = append(lat, tg.SentTo(u)[before].At.Sub(pushed))
-		time.Sleep(lt.o.gap)
+		time.Sleep(max(lt.o.gap, time.Until(pushed.Add(erasureEvery))))
 	}
 	return lat, nil
 }
