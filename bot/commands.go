@@ -40,9 +40,10 @@ type outageReporter interface {
 }
 
 // compactor rewrites the store so that deleted data leaves no trace in the file
-// (storage.Store.Compact). It is asked after /forget, off the chat's critical path.
+// (storage.Store.Compact). It is asked after /forget, off the chat's critical path, and
+// says when the compaction is due.
 type compactor interface {
-	CompactSoon()
+	CompactSoon() time.Time
 }
 
 // commands answers the /commands anima understands without the model.
@@ -144,12 +145,14 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 			if err != nil {
 				return brain.CommandResult{}, fmt.Errorf("forget: %w", err)
 			}
-			r := reply(forgotten(rep, group))
-			r.Forget = true
-			if c.compact != nil {
-				// The deleted bytes leave the file once the confirmation is on its way.
-				c.compact.CompactSoon()
+			text := forgotten(rep, group)
+			if c.compact != nil && rep.Erased {
+				// The deleted bytes leave the file once the confirmation is on its way,
+				// or at the next compaction if one ran lately.
+				text += " " + erasedBy(c.compact.CompactSoon(), view.Now, view.Loc)
 			}
+			r := reply(text)
+			r.Forget = true
 			return r, nil
 		case "no":
 			return reply("Okay, I keep everything as it is."), nil
@@ -289,6 +292,20 @@ func forgotten(rep storage.ForgetReport, group bool) string {
 		"so I cannot take yours out of them).",
 		plural(len(rep.Chats), "group", "groups"), plural(rep.Turns, "message of yours or my answer to it", "messages of yours and my answers to them"),
 		plural(rep.Reminders, "reminder", "reminders"), plural(rep.Facts, "fact", "facts"))
+}
+
+// erasedBy tells when the deleted words leave the disk: the store's file keeps them in
+// freed space until the compaction due at at.
+func erasedBy(at, now time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	wait := at.Sub(now)
+	if wait <= time.Minute {
+		return "Within a minute they are gone from my disk too."
+	}
+	return fmt.Sprintf("They are gone from my disk too by %s (in %s), when I next rewrite my database file.",
+		at.Add(time.Minute).Truncate(time.Minute).In(loc).Format("15:04"), brain.Duration(wait))
 }
 
 func plural(n int, one, many string) string {
