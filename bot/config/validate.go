@@ -128,9 +128,26 @@ func (c *checker) notEmpty(key, v string) {
 	}
 }
 
+// validate checks the configuration one section at a time; the problems come back in
+// the order the sections are checked.
 func (c Config) validate() []*KeyError {
 	var p checker
+	c.validateInnerlife(&p)
+	c.validateMCP(&p)
+	c.validateTelegram(&p)
+	c.validateLLM(&p)
+	c.validateLimits(&p)
+	c.validateStorage(&p)
+	c.validateProactive(&p)
+	c.validateUser(&p)
+	c.validatePersona(&p)
+	c.validateBrain(&p)
+	c.validateLog(&p)
+	return p
+}
 
+// validateInnerlife checks plugins.innerlife.
+func (c Config) validateInnerlife(p *checker) {
 	il := c.Plugins.Innerlife
 	if h, m, ok := strings.Cut(il.DreamAt, ":"); !ok || len(h) != 2 || len(m) != 2 || atoi2(h) > 23 || atoi2(m) > 59 {
 		p.add("plugins.innerlife.dream_at", "want a local time \"HH:MM\" such as \"04:00\"; got %q", il.DreamAt)
@@ -139,9 +156,11 @@ func (c Config) validate() []*KeyError {
 	if il.JournalPerDay < 1 {
 		p.add("plugins.innerlife.journal_per_day", "must be at least 1; got %d", il.JournalPerDay)
 	}
+}
 
-	c.validateMCP(&p)
-
+// validateTelegram checks telegram: the token's shape (never echoing it), the API URL,
+// the mode, the webhook (validateWebhook) and the allowed users.
+func (c Config) validateTelegram(p *checker) {
 	t := c.Telegram
 	switch tok := t.Token.Reveal(); {
 	case tok == "": // ValidateRun requires one
@@ -155,6 +174,17 @@ func (c Config) validate() []*KeyError {
 	}
 	p.httpURL("telegram.api_url", t.APIURL, false)
 	p.oneOf("telegram.mode", t.Mode, ModePolling, ModeWebhook)
+	c.validateWebhook(p)
+	for i, id := range t.AllowedUsers {
+		if id <= 0 {
+			p.add("telegram.allowed_users", "entry %d is %d: Telegram user ids are positive integers", i+1, id)
+		}
+	}
+}
+
+// validateWebhook checks telegram.webhook.
+func (c Config) validateWebhook(p *checker) {
+	t := c.Telegram
 	p.listen("telegram.webhook.listen", t.Webhook.Listen, "127.0.0.1:8443")
 	switch path := t.Webhook.Path; {
 	case !strings.HasPrefix(path, "/"):
@@ -176,12 +206,10 @@ func (c Config) validate() []*KeyError {
 		p.add("telegram.webhook.secret_token", "must be 1–256 characters of A-Z a-z 0-9 _ -; "+
 			"the value set (%d bytes) is too long or has other characters", len(secret))
 	}
-	for i, id := range t.AllowedUsers {
-		if id <= 0 {
-			p.add("telegram.allowed_users", "entry %d is %d: Telegram user ids are positive integers", i+1, id)
-		}
-	}
+}
 
+// validateLLM checks llm.
+func (c Config) validateLLM(p *checker) {
 	l := c.LLM
 	p.httpURL("llm.base_url", l.BaseURL, false)
 	p.notEmpty("llm.fast_model", l.FastModel)
@@ -203,7 +231,10 @@ func (c Config) validate() []*KeyError {
 		p.add("llm.max_output_tokens", "must be greater than 0; got %d", l.MaxOutputTokens)
 	}
 	p.positive("llm.max_audio", l.MaxAudio)
+}
 
+// validateLimits checks limits.
+func (c Config) validateLimits(p *checker) {
 	lim := c.Limits
 	if lim.PendingRemindersPerChat < 1 {
 		p.add("limits.pending_reminders_per_chat", "must be at least 1; got %d", lim.PendingRemindersPerChat)
@@ -217,13 +248,19 @@ func (c Config) validate() []*KeyError {
 	if lim.AudioPerUserPerDay < 0 {
 		p.add("limits.audio_per_user_per_day", "must be 0 (no cap) or more; got %s", lim.AudioPerUserPerDay)
 	}
+}
 
+// validateStorage checks storage and metrics.
+func (c Config) validateStorage(p *checker) {
 	p.notEmpty("storage.path", c.Storage.Path)
 	p.positive("storage.compact_interval", c.Storage.CompactInterval)
 	if c.Metrics.Listen != "" {
 		p.listen("metrics.listen", c.Metrics.Listen, "127.0.0.1:9464 (or \"\" to disable)")
 	}
+}
 
+// validateProactive checks proactive.
+func (c Config) validateProactive(p *checker) {
 	pr := c.Proactive
 	p.positive("proactive.min_silence", pr.MinSilence)
 	p.positive("proactive.cooldown", pr.Cooldown)
@@ -232,7 +269,10 @@ func (c Config) validate() []*KeyError {
 	if pr.MaxPerDay < 0 {
 		p.add("proactive.max_per_day", "must be 0 or more; got %d", pr.MaxPerDay)
 	}
+}
 
+// validateUser checks user.timezone.
+func (c Config) validateUser(p *checker) {
 	switch tz := c.User.Timezone; {
 	case tz == "" || tz == "Local":
 		p.add("user.timezone", "must be an IANA time zone such as Europe/Berlin or UTC; got %q", tz)
@@ -241,17 +281,25 @@ func (c Config) validate() []*KeyError {
 			p.add("user.timezone", "unknown time zone %q: use an IANA name such as Europe/Berlin or UTC", tz)
 		}
 	}
+}
 
+// validatePersona checks persona.
+func (c Config) validatePersona(p *checker) {
 	p.notEmpty("persona.name", c.Persona.Name)
 	p.notEmpty("persona.apology", c.Persona.Apology)
+}
 
+// validateBrain checks brain.tick.
+func (c Config) validateBrain(p *checker) {
 	if tick := c.Brain.Tick; tick < Duration(10*time.Millisecond) || tick > Duration(time.Minute) {
 		p.add("brain.tick", "must be between 10ms and 1m; got %s", tick)
 	}
+}
 
+// validateLog checks log.
+func (c Config) validateLog(p *checker) {
 	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	p.oneOf("log.format", c.Log.Format, "text", "json")
-	return p
 }
 
 // validBotToken reports whether s has the shape of a Bot API token: the bot's numeric id,
@@ -306,6 +354,7 @@ func mcpServerName(s string) bool {
 	return true
 }
 
+// validateMCP checks mcp.servers, in the order of their names.
 func (c Config) validateMCP(p *checker) {
 	for _, name := range slices.Sorted(maps.Keys(c.MCP.Servers)) {
 		s := c.MCP.Servers[name]
