@@ -25,6 +25,12 @@ type Relationship struct {
 	Dormant bool `json:"dormant,omitempty"`
 	// Group is true for group chats: anima only answers there and never writes first.
 	Group bool `json:"group,omitempty"`
+	// ProactiveWakes counts every proactive wake of the chat (check-ins and follow-ups
+	// included): the index of the next one picks its timing jitter.
+	ProactiveWakes int `json:"proactive_wakes,omitempty"`
+	// Rhythm is when the user is usually around, learned from the times of their messages
+	// (empty for a group, and in a record stored before profiles existed).
+	Rhythm Rhythm `json:"rhythm,omitzero"`
 }
 
 // LastExchange is the time of the last message in the chat from either side.
@@ -68,6 +74,7 @@ func (r *Relationship) MarkProactiveWake(now time.Time, loc *time.Location, foll
 		r.ProactiveToday = 0
 	}
 	r.ProactiveToday++
+	r.ProactiveWakes++
 	r.LastProactive = now
 	if followup {
 		r.FollowupDone = true

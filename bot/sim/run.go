@@ -148,6 +148,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	s.jobs = plugs.Jobs(dreamer{s}, s.journal, zone, s.chats)
 
 	pol := cfg.Proactive.Policy()
+	pol.Seed = sc.Seed // the scenario's seed picks the timing jitter too: a run repeats
 	agg, auto := bot.ProactiveLayers(pol, nil, plugs.Neurons()...)
 	s.agg = agg
 	s.st = brain.NewState(zone)

@@ -1,0 +1,214 @@
+package brain
+
+import (
+	"math"
+	"time"
+)
+
+// Rhythm constants: how a person's activity profile learns and when it is trusted.
+const (
+	// RhythmHalfLife is how fast old weeks fade from a profile: a message counts half as
+	// much two weeks later.
+	RhythmHalfLife = 14 * 24 * time.Hour
+	// RhythmMinMessages and RhythmMinDays are the history a profile needs before it is
+	// used (Ready): until then the proactive rules behave as without one.
+	RhythmMinMessages = 20
+	RhythmMinDays     = 5
+	// rhythmSleepMax is the longest inferred sleep, in hours.
+	rhythmSleepMax = 8
+	// rhythmActive is the share of the busiest hour's score at which an hour counts as
+	// active; rhythmLow the share of the busiest hour of the day below which an hour of the
+	// day counts as quiet (a candidate for sleep).
+	rhythmActive = 0.3
+	rhythmLow    = 0.1
+)
+
+// hoursPerWeek is the number of slots of a Rhythm: one per hour of the week.
+const hoursPerWeek = 7 * 24
+
+// Rhythm is when a person is usually around: an hour-of-week activity profile (168 slots,
+// Sunday 00:00 first, in the person's zone) learned from the times of their own messages,
+// old weeks fading with a half-life of RhythmHalfLife. It costs no model call: Observe
+// folds a message in (applying the decay lazily, then), and the answers (Active, Asleep)
+// are bitmasks derived at that moment, so reading them on a tick allocates nothing. The
+// zero value is an empty profile (not Ready), which is what a relationship stored before
+// profiles existed decodes to.
+type Rhythm struct {
+	// Weights is the decayed message count per hour of the week, as of At.
+	Weights [hoursPerWeek]float32 `json:"weights"`
+	// At is the time of the last message folded in: the weights are decayed to it.
+	At time.Time `json:"at,omitzero"`
+	// Messages and Days count the messages folded in and the distinct local days they fell
+	// on (undecayed: they say how much history there is).
+	Messages int   `json:"messages,omitempty"`
+	Days     int   `json:"days,omitempty"`
+	LastDay  int32 `json:"last_day,omitempty"` // local day number of the last message
+	// ActiveMask has a bit per hour of the week that is usually active; SleepMask a bit per
+	// hour of the day (0–23) of inferred sleep. Both are derived by Observe.
+	ActiveMask [3]uint64 `json:"active_mask,omitempty"`
+	SleepMask  uint32    `json:"sleep_mask,omitempty"`
+}
+
+// Observe folds a message the person wrote at t (read in their zone loc; nil: UTC) into the
+// profile: the weights decay from At to t, the hour of t gains 1, and the active hours and
+// inferred sleep are derived again. A message older than At counts at its decayed weight.
+func (r *Rhythm) Observe(t time.Time, loc *time.Location) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	w := float32(1)
+	switch {
+	case r.At.IsZero():
+		r.At = t
+	case t.After(r.At):
+		f := float32(math.Exp2(-float64(t.Sub(r.At)) / float64(RhythmHalfLife)))
+		for i := range r.Weights {
+			r.Weights[i] *= f
+		}
+		r.At = t
+	default:
+		w = float32(math.Exp2(-float64(r.At.Sub(t)) / float64(RhythmHalfLife)))
+	}
+	local := t.In(loc)
+	r.Weights[hourOfWeek(local)] += w
+	r.Messages++
+	if day := localDay(local); r.Days == 0 || day != r.LastDay {
+		r.Days++
+		r.LastDay = day
+	}
+	r.derive()
+}
+
+// Ready reports whether the profile has enough history to be used: at least
+// RhythmMinMessages messages over RhythmMinDays distinct days.
+func (r *Rhythm) Ready() bool { return r.Messages >= RhythmMinMessages && r.Days >= RhythmMinDays }
+
+// Active reports whether t (in loc) falls in an hour of the week the person is usually
+// around; false while the profile is not Ready.
+func (r *Rhythm) Active(t time.Time, loc *time.Location) bool {
+	if !r.Ready() {
+		return false
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	h := hourOfWeek(t.In(loc))
+	return r.ActiveMask[h/64]&(1<<(h%64)) != 0
+}
+
+// Asleep reports whether t (in loc) falls in the person's inferred sleep; false while the
+// profile is not Ready.
+func (r *Rhythm) Asleep(t time.Time, loc *time.Location) bool {
+	if !r.Ready() {
+		return false
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return r.SleepMask&(1<<t.In(loc).Hour()) != 0
+}
+
+// ActiveHours returns, for each hour of the week (Sunday 00:00 first), whether it is
+// active; all false while the profile is not Ready. The sim plot shades them.
+func (r *Rhythm) ActiveHours() (out [hoursPerWeek]bool) {
+	if !r.Ready() {
+		return out
+	}
+	for h := range out {
+		out[h] = r.ActiveMask[h/64]&(1<<(h%64)) != 0
+	}
+	return out
+}
+
+// SleepHours returns the hours of the day (0–23) of inferred sleep, in order from the
+// first; none while the profile is not Ready.
+func (r *Rhythm) SleepHours() []int {
+	if !r.Ready() || r.SleepMask == 0 {
+		return nil
+	}
+	first := 0
+	for h := range 24 { // the run's first hour: in it, the hour before not
+		if r.SleepMask&(1<<h) != 0 && r.SleepMask&(1<<((h+23)%24)) == 0 {
+			first = h
+			break
+		}
+	}
+	var out []int
+	for i := range 24 {
+		if h := (first + i) % 24; r.SleepMask&(1<<h) != 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// derive computes the active hours and the inferred sleep from the weights.
+//
+// An hour of the week scores its own weight, half of each neighbouring hour's (a person
+// around at 21:50 is likely around at 21:10 too) and half the mean of that hour over the
+// week's seven days (a habit seen on other days counts a little); it is active at a score
+// of at least rhythmActive of the busiest hour's. Sleep is read from the hour-of-day
+// profile (the seven days summed): hours below rhythmLow of the busiest hour are quiet,
+// and the inferred sleep is the first rhythmSleepMax hours of the longest run of quiet
+// hours (wrapping midnight): a person goes to sleep some time after their last activity of
+// the day.
+func (r *Rhythm) derive() {
+	var day [24]float32
+	for h, w := range r.Weights {
+		day[h%24] += w
+	}
+	var score [hoursPerWeek]float32
+	var best float32
+	for h := range score {
+		s := r.Weights[h] + 0.5*(r.Weights[(h+hoursPerWeek-1)%hoursPerWeek]+r.Weights[(h+1)%hoursPerWeek]) + 0.5*day[h%24]/7
+		score[h] = s
+		best = max(best, s)
+	}
+	r.ActiveMask = [3]uint64{}
+	for h, s := range score {
+		if best > 0 && s >= rhythmActive*best {
+			r.ActiveMask[h/64] |= 1 << (h % 64)
+		}
+	}
+
+	var peak float32
+	for _, w := range day {
+		peak = max(peak, w)
+	}
+	r.SleepMask = 0
+	if peak == 0 {
+		return
+	}
+	// The longest circular run of quiet hours: start from an hour that is not quiet.
+	start := -1
+	for h, w := range day {
+		if w >= rhythmLow*peak {
+			start = h
+			break
+		}
+	}
+	bestLen, bestFirst, run := 0, 0, 0
+	for i := 1; i <= 24; i++ {
+		h := (start + i) % 24
+		if day[h] < rhythmLow*peak {
+			run++
+			if run > bestLen {
+				bestLen, bestFirst = run, (h-run+1+24)%24
+			}
+			continue
+		}
+		run = 0
+	}
+	for i := range min(bestLen, rhythmSleepMax) {
+		r.SleepMask |= 1 << ((bestFirst + i) % 24)
+	}
+}
+
+// hourOfWeek is the slot of local (Sunday 00:00 is 0).
+func hourOfWeek(local time.Time) int { return int(local.Weekday())*24 + local.Hour() }
+
+// localDay numbers local's date (days since 1970-01-01 as a date, zone aside).
+func localDay(local time.Time) int32 {
+	y, m, d := local.Date()
+	return int32(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+}
