@@ -148,6 +148,19 @@ func (q QuietHours) Contains(t time.Time, loc *time.Location) bool {
 	return q.contains(wallOffset(t.In(loc)))
 }
 
+// ContainsWall reports whether the wall-clock time at (an offset from local midnight,
+// taken modulo a day) falls in the window.
+func (q QuietHours) ContainsWall(at time.Duration) bool {
+	if q.IsZero() {
+		return false
+	}
+	at %= 24 * time.Hour
+	if at < 0 {
+		at += 24 * time.Hour
+	}
+	return q.contains(at)
+}
+
 func (q QuietHours) contains(at time.Duration) bool {
 	if q.start < q.end {
 		return q.start <= at && at < q.end

@@ -108,6 +108,23 @@ func (r *Rhythm) Asleep(t time.Time, loc *time.Location) bool {
 	return r.SleepMask&(1<<t.In(loc).Hour()) != 0
 }
 
+// ActiveAt reports whether hour of the week slot (Sunday 00:00 is 0; taken modulo a
+// week) is active; false while the profile is not Ready. It is Active for a caller that
+// steps through local wall-clock hours itself.
+func (r *Rhythm) ActiveAt(slot int) bool {
+	if !r.Ready() {
+		return false
+	}
+	h := (slot%hoursPerWeek + hoursPerWeek) % hoursPerWeek
+	return r.ActiveMask[h/64]&(1<<(h%64)) != 0
+}
+
+// AsleepAt reports whether hour of the day hour (0–23, taken modulo a day) is in the
+// inferred sleep; false while the profile is not Ready.
+func (r *Rhythm) AsleepAt(hour int) bool {
+	return r.Ready() && r.SleepMask&(1<<((hour%24+24)%24)) != 0
+}
+
 // ActiveHours returns, for each hour of the week (Sunday 00:00 first), whether it is
 // active; all false while the profile is not Ready. The sim plot shades them.
 func (r *Rhythm) ActiveHours() (out [hoursPerWeek]bool) {

@@ -91,8 +91,15 @@ func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.
 	if r.Active(now, loc) && r.Active(now.Add(-a.edge(u)), loc) {
 		return false
 	}
-	for t := now.Add(patienceStep); t.Sub(now) <= patience; t = t.Add(patienceStep) {
-		if r.Active(t, loc) && !a.cfg.QuietHours.Contains(t, loc) && !r.Asleep(t, loc) {
+	// Stepped on the local wall clock (a daylight saving change within the day only
+	// shifts the look-ahead by an hour): no zone lookups, nothing allocated.
+	local := now.In(loc)
+	h, m, _ := local.Clock()
+	wall := time.Duration(int(local.Weekday())*24+h)*time.Hour + time.Duration(m)*time.Minute
+	for d := patienceStep; d <= patience; d += patienceStep {
+		at := wall + d
+		hour := int(at / time.Hour)
+		if r.ActiveAt(hour) && !r.AsleepAt(hour) && !a.cfg.QuietHours.ContainsWall(at) {
 			return true
 		}
 	}
