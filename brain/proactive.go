@@ -26,10 +26,11 @@ type ProactivePolicy struct {
 	// it is kept for a due check-in or a follow-up.
 	MaxPerDay int
 	// Jitter spreads every threshold and window edge so that no two wakes land at the
-	// same offset: min_silence, followup_after and cooldown move by up to ±Jitter of
-	// themselves, and the ends of quiet hours, of inferred sleep and the start of active
-	// hours by 5 to 65 minutes (0: exact thresholds, and window edges left as they are).
-	Jitter float64
+	// same offset: min_silence, followup_after, cooldown, the ends of quiet hours and of
+	// inferred sleep and the start of active hours are each passed 5 minutes plus up to
+	// Jitter late, by the same seeded amount for one wake (0: exact thresholds). Every
+	// one of them is a "not before", so the jitter only ever adds.
+	Jitter time.Duration
 	// Seed picks the jitter's sequence (with the chat): the same seed gives the same
 	// timing, which is what keeps `anima sim` repeatable.
 	Seed uint64
@@ -37,7 +38,7 @@ type ProactivePolicy struct {
 
 // DefaultProactivePolicy returns the policy's exact core: enabled, min_silence 6 h,
 // cooldown 3 h, followup_after 3 h, quiet hours 22:30–08:30, max_per_day 2, and no
-// jitter (the configuration's default adds jitter 0.15).
+// jitter (the configuration's default adds jitter 1h).
 func DefaultProactivePolicy() ProactivePolicy {
 	return ProactivePolicy{
 		Enabled:       true,

@@ -31,6 +31,25 @@ type Relationship struct {
 	// Rhythm is when the user is usually around, learned from the times of their messages
 	// (empty for a group, and in a record stored before profiles existed).
 	Rhythm Rhythm `json:"rhythm,omitzero"`
+	// Answering is set while the user is in a conversation that anima's first contact
+	// opened: its messages are not the user's own rhythm (see OwnMessage).
+	Answering bool `json:"answering,omitempty"`
+}
+
+// OwnMessage reports whether a message the user writes at t (before MarkUserMessage
+// records it) is of their own accord, for the rhythm, and tracks the conversations
+// anima's first contact opens. An answer to anima's unanswered proactive message, and
+// every message of the conversation it opens until a silence of RhythmAnswerWindow, tell
+// when anima wrote: learning from them would teach anima its own schedule back.
+func (r *Relationship) OwnMessage(t time.Time) bool {
+	switch {
+	case r.UnansweredProactive > 0:
+		r.Answering = true
+	case r.Answering && t.Sub(r.LastExchange()) < RhythmAnswerWindow:
+	default:
+		r.Answering = false
+	}
+	return !r.Answering
 }
 
 // LastExchange is the time of the last message in the chat from either side.

@@ -14,12 +14,17 @@ const (
 	// used (Ready): until then the proactive rules behave as without one.
 	RhythmMinMessages = 20
 	RhythmMinDays     = 5
+	// RhythmAnswerWindow is the silence that ends a conversation anima's first contact
+	// opened: until then the user's messages are not their own rhythm.
+	RhythmAnswerWindow = 2 * time.Hour
 	// rhythmSleepMax is the longest inferred sleep, in hours.
 	rhythmSleepMax = 8
 	// rhythmActive is the share of the busiest hour's score at which an hour counts as
-	// active; rhythmLow the share of the busiest hour of the day below which an hour of the
+	// active, rhythmHabit the share of days with the person around at an hour (neighbours
+	// at half) at which that hour is active every day; rhythmLow the share of the busiest hour of the day below which an hour of the
 	// day counts as quiet (a candidate for sleep).
 	rhythmActive = 0.3
+	rhythmHabit  = 0.5
 	rhythmLow    = 0.1
 )
 
@@ -27,7 +32,8 @@ const (
 const hoursPerWeek = 7 * 24
 
 // Rhythm is when a person is usually around: an hour-of-week activity profile (168 slots,
-// Sunday 00:00 first, in the person's zone) learned from the times of their own messages,
+// Sunday 00:00 first, in the person's zone) learned from the times of the messages they
+// write of their own accord (the core loop leaves out answers to anima's first contact),
 // old weeks fading with a half-life of RhythmHalfLife. It costs no model call: Observe
 // folds a message in (applying the decay lazily, then), and the answers (Active, Asleep)
 // are bitmasks derived at that moment, so reading them on a tick allocates nothing. The
@@ -42,7 +48,11 @@ type Rhythm struct {
 	// on (undecayed: they say how much history there is).
 	Messages int   `json:"messages,omitempty"`
 	Days     int   `json:"days,omitempty"`
-	LastDay  int32 `json:"last_day,omitempty"` // local day number of the last message
+	LastDay  int32 `json:"last_day,omitempty"`  // local day number of the last message
+	LastHour int8  `json:"last_hour,omitempty"` // local hour of the last message
+	// DayWeight is the decayed count of days with a message: what the weights of an hour
+	// seen every day add up to.
+	DayWeight float32 `json:"day_weight,omitempty"`
 	// ActiveMask has a bit per hour of the week that is usually active; SleepMask a bit per
 	// hour of the day (0–23) of inferred sleep. Both are derived by Observe.
 	ActiveMask [3]uint64 `json:"active_mask,omitempty"`
@@ -52,9 +62,18 @@ type Rhythm struct {
 // Observe folds a message the person wrote at t (read in their zone loc; nil: UTC) into the
 // profile: the weights decay from At to t, the hour of t gains 1, and the active hours and
 // inferred sleep are derived again. A message older than At counts at its decayed weight.
+// The profile records presence, not volume: further messages in the same local hour of
+// the same day as the last one count as history (Messages) but add no weight, so one
+// long evening conversation does not outweigh being around every morning.
 func (r *Rhythm) Observe(t time.Time, loc *time.Location) {
 	if loc == nil {
 		loc = time.UTC
+	}
+	local := t.In(loc)
+	day, hour := localDay(local), int8(local.Hour())
+	if r.Messages > 0 && day == r.LastDay && hour == r.LastHour {
+		r.Messages++
+		return
 	}
 	w := float32(1)
 	switch {
@@ -65,17 +84,18 @@ func (r *Rhythm) Observe(t time.Time, loc *time.Location) {
 		for i := range r.Weights {
 			r.Weights[i] *= f
 		}
+		r.DayWeight *= f
 		r.At = t
 	default:
 		w = float32(math.Exp2(-float64(r.At.Sub(t)) / float64(RhythmHalfLife)))
 	}
-	local := t.In(loc)
 	r.Weights[hourOfWeek(local)] += w
 	r.Messages++
-	if day := localDay(local); r.Days == 0 || day != r.LastDay {
+	if r.Days == 0 || day != r.LastDay {
 		r.Days++
-		r.LastDay = day
+		r.DayWeight += w
 	}
+	r.LastDay, r.LastHour = day, hour
 	r.derive()
 }
 
@@ -164,7 +184,8 @@ func (r *Rhythm) SleepHours() []int {
 // An hour of the week scores its own weight, half of each neighbouring hour's (a person
 // around at 21:50 is likely around at 21:10 too) and half the mean of that hour over the
 // week's seven days (a habit seen on other days counts a little); it is active at a score
-// of at least rhythmActive of the busiest hour's. Sleep is read from the hour-of-day
+// of at least rhythmActive of the busiest hour's, or when its hour of the day is a daily
+// habit (see rhythmHabit). Sleep is read from the hour-of-day
 // profile (the seven days summed): hours below rhythmLow of the busiest hour are quiet,
 // and the inferred sleep is the first rhythmSleepMax hours of the longest run of quiet
 // hours (wrapping midnight): a person goes to sleep some time after their last activity of
@@ -181,9 +202,19 @@ func (r *Rhythm) derive() {
 		score[h] = s
 		best = max(best, s)
 	}
+	// A daily habit: an hour of the day the person was around on a share of the days (with
+	// half of each neighbour's share) of at least rhythmHabit is active on every day of the
+	// week, so a habit seen on most days holds on a day it was missed.
+	var habit [24]bool
+	if r.DayWeight > 0 {
+		for h := range habit {
+			share := (day[h] + 0.5*(day[(h+23)%24]+day[(h+1)%24])) / r.DayWeight
+			habit[h] = share >= rhythmHabit
+		}
+	}
 	r.ActiveMask = [3]uint64{}
 	for h, s := range score {
-		if best > 0 && s >= rhythmActive*best {
+		if best > 0 && (s >= rhythmActive*best || habit[h%24]) {
 			r.ActiveMask[h/64] |= 1 << (h % 64)
 		}
 	}

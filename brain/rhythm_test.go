@@ -123,3 +123,25 @@ func TestRhythmOldRecord(t *testing.T) {
 		t.Error("profile changed in a JSON round trip")
 	}
 }
+
+// TestOwnMessage: an answer to anima's first contact and the conversation it opens are
+// not the user's own rhythm; a message after a silence is.
+func TestOwnMessage(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	var r brain.Relationship
+	step := func(d time.Duration, want bool) {
+		t.Helper()
+		at = at.Add(d)
+		if got := r.OwnMessage(at); got != want {
+			t.Errorf("message at %s: own %v, want %v", at.Format("15:04"), got, want)
+		}
+		r.MarkUserMessage(at)
+		r.MarkSent(at.Add(time.Minute), brain.KindReply)
+	}
+	step(0, true)
+	r.MarkSent(at.Add(6*time.Hour), brain.KindProactive)
+	step(7*time.Hour, false)    // the answer
+	step(30*time.Minute, false) // the conversation it opened
+	step(3*time.Hour, true)     // later, of their own accord
+}

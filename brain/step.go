@@ -125,11 +125,10 @@ func (s *Stepper) observe(now time.Time, sigs []Signal) {
 			if at.IsZero() || at.After(now) {
 				at = now
 			}
-			rel.MarkUserMessage(at)
-			if sig.Type == SignalUserMessage && !rel.Group {
-				// The rhythm learns from the person's own messages, in their zone.
+			if sig.Type == SignalUserMessage && !rel.Group && rel.OwnMessage(at) {
 				rel.Rhythm.Observe(at, s.st.Location(rel))
 			}
+			rel.MarkUserMessage(at)
 			// The user wrote first: the chat's run carries its due gated thoughts (the
 			// plugin's context section names them), so they no longer wait for the gates.
 			if sig.Type == SignalUserMessage {

@@ -123,9 +123,9 @@ type ProactiveConfig struct {
 	// messages; "" for none.
 	QuietHours brain.QuietHours `yaml:"quiet_hours"`
 	MaxPerDay  int              `yaml:"max_per_day"` // proactive messages per day, ≥ 0
-	// Jitter spreads thresholds and window edges (0–0.5; 0 = exact): see
+	// Jitter spreads thresholds and window edges (0 = exact, at most 6h): see
 	// brain.ProactivePolicy.Jitter.
-	Jitter float64 `yaml:"jitter"`
+	Jitter Duration `yaml:"jitter"`
 }
 
 // Policy is the proactive section as the brain applies it: the one conversion, shared by
@@ -138,7 +138,7 @@ func (p ProactiveConfig) Policy() brain.ProactivePolicy {
 		FollowupAfter: p.FollowupAfter.Std(),
 		QuietHours:    p.QuietHours,
 		MaxPerDay:     p.MaxPerDay,
-		Jitter:        p.Jitter,
+		Jitter:        p.Jitter.Std(),
 	}
 }
 
@@ -231,7 +231,7 @@ func Default() Config {
 			FollowupAfter: Duration(3 * time.Hour),
 			QuietHours:    brain.DefaultProactivePolicy().QuietHours, // "22:30-08:30"
 			MaxPerDay:     2,
-			Jitter:        0.15,
+			Jitter:        Duration(time.Hour),
 		},
 		User: UserConfig{Timezone: "UTC"},
 		Persona: PersonaConfig{

@@ -42,9 +42,9 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 	silence := now.Sub(last)
 	u := a.jitterU(rel)
 	need, followup, ok := a.silenceNeeded(rel)
-	// The jittered need is never below the jittered min_silence (need is a multiple of
-	// it, or the follow-up's own threshold), so it also stands for pressure ≥ 0.5.
-	need = a.spread(need, u)
+	// need is min_silence or more (or the follow-up's own threshold), so silence ≥ need
+	// also stands for pressure ≥ 0.5.
+	need += a.late(u)
 	if !ok || silence < need {
 		a.hold(rel.Chat, gateNone) // not due
 		return brain.Reason{}, nil, false
@@ -102,7 +102,7 @@ func (a *Aggregator) NextProactive(now time.Time, rel *brain.Relationship, loc *
 		return time.Time{}, false
 	}
 	u := a.jitterU(rel)
-	next := later(now, last.Add(a.spread(need, u)))
+	next := later(now, last.Add(need+a.late(u)))
 	next = later(next, a.cooledAt(rel, u))
 	reserve := 0
 	if !followup {
@@ -147,7 +147,7 @@ func (a *Aggregator) cooledAt(rel *brain.Relationship, u float64) time.Time {
 	if rel.LastProactive.IsZero() {
 		return time.Time{}
 	}
-	return rel.LastProactive.Add(a.spread(a.cfg.Cooldown, u))
+	return rel.LastProactive.Add(a.cfg.Cooldown + a.late(u))
 }
 
 // capped reports whether rel has had MaxPerDay proactive wakes on local's day (local is a

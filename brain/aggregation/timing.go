@@ -11,11 +11,10 @@ import (
 // exact thresholds and window edges, and the rhythm gate that prefers the hours the user
 // is usually around and never writes into their sleep.
 
-// Edge jitter bounds: a window edge (the end of quiet hours or of inferred sleep, the
-// start of active hours) is passed edgeMin to edgeMin+edgeSpan after it.
+// jitterMin is the least a jittered threshold or window edge is passed late by: never on
+// its minute.
 const (
-	edgeMin  = 5 * time.Minute
-	edgeSpan = 60 * time.Minute
+	jitterMin = 5 * time.Minute
 	// patience is how far ahead the rhythm gate looks for an active hour before it lets
 	// a due wake go out at any waking hour instead.
 	patience = 24 * time.Hour
@@ -44,27 +43,21 @@ func (a *Aggregator) jitterU(rel *brain.Relationship) float64 {
 	return f
 }
 
-// spread moves threshold d by up to ±Jitter of itself, at u.
-func (a *Aggregator) spread(d time.Duration, u float64) time.Duration {
-	if a.cfg.Jitter <= 0 {
-		return d
-	}
-	return d + time.Duration(float64(d)*a.cfg.Jitter*(2*u-1))
-}
-
-// edge is how long after a window edge the gate stays shut, at u (0 without jitter).
-func (a *Aggregator) edge(u float64) time.Duration {
+// late is how long after a threshold or window edge the wake at u may go: jitterMin plus
+// u × Jitter (0 without jitter). One wake uses one u for all its thresholds, so its
+// offset from whichever let it out is the same, and successive wakes' offsets differ.
+func (a *Aggregator) late(u float64) time.Duration {
 	if a.cfg.Jitter <= 0 {
 		return 0
 	}
-	return edgeMin + time.Duration(u*float64(edgeSpan))
+	return jitterMin + time.Duration(u*float64(a.cfg.Jitter))
 }
 
 // quiet reports whether now is inside the quiet hours in loc or less than the edge
 // jitter after their end.
 func (a *Aggregator) quiet(now time.Time, loc *time.Location, u float64) bool {
 	q := a.cfg.QuietHours
-	return q.Contains(now, loc) || (a.cfg.Jitter > 0 && q.Contains(now.Add(-a.edge(u)), loc))
+	return q.Contains(now, loc) || (a.cfg.Jitter > 0 && q.Contains(now.Add(-a.late(u)), loc))
 }
 
 // asleep reports whether rel's user is probably asleep at now (in loc): inside their
@@ -73,9 +66,9 @@ func (a *Aggregator) quiet(now time.Time, loc *time.Location, u float64) bool {
 func (a *Aggregator) asleep(now time.Time, rel *brain.Relationship, loc *time.Location, u float64, followup bool) bool {
 	r := &rel.Rhythm
 	if !r.Ready() {
-		return followup && (atNight(now, loc) || atNight(now.Add(-a.edge(u)), loc))
+		return followup && (atNight(now, loc) || atNight(now.Add(-a.late(u)), loc))
 	}
-	return r.Asleep(now, loc) || r.Asleep(now.Add(-a.edge(u)), loc)
+	return r.Asleep(now, loc) || r.Asleep(now.Add(-a.late(u)), loc)
 }
 
 // offHours reports whether a due wake of rel should wait for the user's active hours: it
@@ -88,7 +81,7 @@ func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.
 	if !r.Ready() {
 		return false
 	}
-	if r.Active(now, loc) && r.Active(now.Add(-a.edge(u)), loc) {
+	if r.Active(now, loc) && r.Active(now.Add(-a.late(u)), loc) {
 		return false
 	}
 	// Stepped on the local wall clock (a daylight saving change within the day only

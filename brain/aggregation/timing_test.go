@@ -25,7 +25,7 @@ func evening() brain.Rhythm {
 func TestRhythmPrefersActiveHours(t *testing.T) {
 	t.Parallel()
 	cfg := noQuiet()
-	cfg.Jitter = 0.15
+	cfg.Jitter = time.Hour
 	s := newSim(t, cfg, time.UTC, monday)
 	s.talk(1, brain.StatusIdle).Rhythm = evening()
 	s.run(24*time.Hour, time.Minute)
@@ -72,7 +72,7 @@ func TestRhythmDoesNotStarve(t *testing.T) {
 func TestFollowupNotInSleep(t *testing.T) {
 	t.Parallel()
 	cfg := noQuiet()
-	cfg.Jitter = 0.15
+	cfg.Jitter = time.Hour
 	start := time.Date(2026, 3, 2, 21, 0, 0, 0, time.UTC)
 	s := newSim(t, cfg, time.UTC, start)
 	s.talk(1, brain.StatusAwaitingAnswer).Rhythm = evening() // asleep 22:00–06:00
@@ -93,7 +93,7 @@ func TestJitterQuietHoursEnd(t *testing.T) {
 	t.Parallel()
 	run := func(seed uint64) []time.Time {
 		cfg := brain.DefaultProactivePolicy()
-		cfg.Jitter, cfg.Seed = 0.15, seed
+		cfg.Jitter, cfg.Seed = time.Hour, seed
 		s := newSim(t, cfg, time.UTC, time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC))
 		s.talk(1, brain.StatusIdle)
 		s.run(6*24*time.Hour, time.Minute) // the model never says anything: one wake a morning or so
@@ -154,7 +154,7 @@ func TestLastWakeKeptForCheckin(t *testing.T) {
 func BenchmarkDecideOffHours10k(b *testing.B) {
 	const n = 10_000
 	cfg := brain.DefaultProactivePolicy()
-	cfg.Jitter = 0.15
+	cfg.Jitter = time.Hour
 	a := New(cfg, Options{})
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	st := idleState(n, now.Add(-10*time.Hour))
