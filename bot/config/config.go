@@ -29,7 +29,35 @@ type Config struct {
 	Limits    LimitsConfig    `yaml:"limits"`
 	Log       LogConfig       `yaml:"log"`
 	Plugins   PluginsConfig   `yaml:"plugins"`
+	MCP       MCPConfig       `yaml:"mcp"`
 }
+
+// MCPConfig is the mcp section: Model Context Protocol servers whose tools the model may
+// call, each under mcp.servers.<name>.
+type MCPConfig struct {
+	Servers map[string]MCPServerConfig `yaml:"servers"`
+}
+
+// MCPServerConfig is one MCP server: a stdio command or a streamable-HTTP url.
+type MCPServerConfig struct {
+	// Command is the argv of a stdio server, run without a shell.
+	// Env's and Headers' values are secrets (API keys, tokens), never printed.
+	Command []string          `yaml:"command"`
+	Env     map[string]Secret `yaml:"env"`
+	// URL is a streamable-HTTP endpoint, instead of command; Headers go with each request.
+	URL     string            `yaml:"url"`
+	Headers map[string]Secret `yaml:"headers"`
+	// Profiles are where its tools are offered: chat (always), proactive, dream.
+	Profiles []brain.Profile `yaml:"profiles"`
+	// Tools is an allow-list of the server's tool names; empty allows all.
+	Tools   []string `yaml:"tools"`
+	Timeout Duration `yaml:"timeout"` // per call; 0 is 30s
+	// Enabled switches the server; absent is true.
+	Enabled *bool `yaml:"enabled"`
+}
+
+// On reports whether the server is switched on (enabled absent or true).
+func (s MCPServerConfig) On() bool { return s.Enabled == nil || *s.Enabled }
 
 // PluginsConfig holds one section per plugin (plugins.<name>), each decoded as strictly
 // as the rest: an unknown key is an error naming the key and so the plugin.
@@ -105,6 +133,9 @@ type LLMConfig struct {
 // StorageConfig is the storage section.
 type StorageConfig struct {
 	Path string `yaml:"path"` // bbolt database file
+	// CompactInterval is the least time between two compactions that erase forgotten
+	// data from the file (the first after a quiet spell runs a second after /forget).
+	CompactInterval Duration `yaml:"compact_interval"`
 }
 
 // MetricsConfig is the metrics section.
@@ -222,7 +253,7 @@ func Default() Config {
 			// DailyUserTokenBudget: a heavy day of chat (about 150 turns of 6000 tokens).
 			DailyUserTokenBudget: 1_000_000,
 		},
-		Storage: StorageConfig{Path: "./data/anima.db"},
+		Storage: StorageConfig{Path: "./data/anima.db", CompactInterval: Duration(10 * time.Minute)},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
 		Proactive: ProactiveConfig{
 			Enabled:       true,

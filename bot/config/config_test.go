@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -68,7 +69,7 @@ func TestConfigExampleFile(t *testing.T) {
 	// The example documents the defaults; only the allow-list differs.
 	want := Default()
 	want.Telegram.AllowedUsers = []int64{123456789}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("config.yaml differs from Default() (-want +got):\n%s", diff)
 	}
 }
@@ -202,7 +203,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"unknown key with suggestion", "llm:\n  fast_model: a\n  fast_modle: b",
 			[]string{`line 3: llm.fast_modle: unknown key; did you mean "fast_model"?`}},
 		{"unknown key lists known ones", "storage:\n  driver: bolt",
-			[]string{`line 2: storage.driver: unknown key; storage accepts path`}},
+			[]string{`line 2: storage.driver: unknown key; storage accepts path, compact_interval`}},
 		{"unknown section", "telgram:\n  token: x",
 			[]string{`line 1: telgram: unknown key; did you mean "telegram"?`}},
 		{"unknown nested key", "telegram:\n  webhook:\n    secret: x",
@@ -218,7 +219,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"section not a mapping", "llm: 5",
 			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, max_output_tokens, transcription_model, max_audio, vision`}},
 		{"document not a mapping", "- telegram",
-			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins`}},
+			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`}},
 		{"wrong type int", "llm:\n  context_tokens: lots",
 			[]string{`line 2: llm.context_tokens: want an integer, got "lots"`}},
 		{"wrong type bool", "proactive:\n  enabled: sometimes",
@@ -232,7 +233,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"second document", "log: {level: info}\n---\nlog: {level: debug}",
 			[]string{`line 2: a second YAML document; keep the whole configuration in one`}},
 		{"merge key with unknown key", "x: &base {level: info, colour: true}\nlog:\n  <<: *base",
-			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins`,
+			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`,
 				`line 1: log.colour: unknown key; log accepts level, format, message_text`}},
 	}
 	for _, tc := range tests {
@@ -793,5 +794,22 @@ func TestPluginSectionIsStrict(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want it to name %s", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// TestCompactIntervalValidated: storage.compact_interval defaults to 10 minutes and must
+// be a positive duration.
+func TestCompactIntervalValidated(t *testing.T) {
+	if got := Default().Storage.CompactInterval; got.Std() != 10*time.Minute {
+		t.Errorf("default storage.compact_interval = %v, want 10m", got)
+	}
+	c := Default()
+	c.Storage.CompactInterval = 0
+	var found bool
+	for _, e := range c.validate() {
+		found = found || e.Key == "storage.compact_interval"
+	}
+	if !found {
+		t.Error("storage.compact_interval: 0 was accepted")
 	}
 }
