@@ -40,12 +40,16 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 		return brain.Reason{}, nil, false
 	}
 	silence := now.Sub(last)
-	u := a.jitterU(rel)
 	need, followup, ok := a.silenceNeeded(rel)
+	if !ok || silence < need { // the jitter only adds: not due either way (an idle tick ends here)
+		a.hold(rel.Chat, gateNone)
+		return brain.Reason{}, nil, false
+	}
+	u := a.jitterU(rel)
 	// need is min_silence or more (or the follow-up's own threshold), so silence ≥ need
 	// also stands for pressure ≥ 0.5.
 	need += a.late(u)
-	if !ok || silence < need {
+	if silence < need {
 		a.hold(rel.Chat, gateNone) // not due
 		return brain.Reason{}, nil, false
 	}
