@@ -170,8 +170,10 @@ type Cognition struct {
 	// noStreamUntil (unix nanoseconds of the clock) keeps streaming off after the endpoint
 	// refused a stream.
 	noStreamUntil atomic.Int64
-	sects         func(w brain.Wake, now time.Time) []brain.Section
-	refused       *brain.Refusals
+	// noFormat holds the models that refused response_format (model → true); see format.go.
+	noFormat sync.Map
+	sects    func(w brain.Wake, now time.Time) []brain.Section
+	refused  *brain.Refusals
 
 	tokMu  sync.Mutex
 	tokDay string
