@@ -433,6 +433,7 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 		status = w.Rel.Status // saying nothing leaves the conversation where it was
 	}
 	out := brain.Outcome{Intents: r.intents, Status: status, Confidence: a.Confidence, Requests: r.requests}
+	a.Response = stripTurnTag(a.Response)
 	if a.Response != "" {
 		out.Intents = append(out.Intents, brain.SendMessage{
 			Chat: w.Chat, Text: a.Response, Kind: c.kind(w), Status: status, ReplyTo: replyTo(w),

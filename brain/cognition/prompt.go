@@ -67,6 +67,9 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	budget := c.cfg.ContextTokens - c.reg.offerFor(profile).tokens
 
 	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: c.systemPrompt(w, now)}
+	if len(rc.Turns) > 0 {
+		system.Content += "\n" + turnTagNote
+	}
 	var final openai.ChatCompletionMessage
 	if text := userText(w); text != "" {
 		// A user message longer than half the budget is cut (its start kept).
@@ -130,7 +133,8 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	summary := escape(strings.TrimSpace(rc.Summary))
 
 	turns := rc.Turns
-	turnTok := func(t brain.Turn) int { return 4 + tokens(t.Text) }
+	loc := c.zone(w)
+	turnTok := func(t brain.Turn) int { return 4 + tokens(turnTag(t.At, now, loc)) + tokens(t.Text) }
 	tailStart := max(0, len(turns)-minTurns)
 	tailTok := 0
 	for _, t := range turns[tailStart:] {
@@ -184,6 +188,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 		if w.Rel.Group && role == openai.ChatMessageRoleUser && t.Name != "" {
 			content = labelled(t.Name, content)
 		}
+		content = turnTag(t.At, now, loc) + content
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: role, Content: content})
 	}
 	if files != "" {
