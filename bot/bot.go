@@ -153,6 +153,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	// The channel submits what it records to the inbox; the loop reads the inbox and sends
 	// through the channel.
 	s.compact = newStoreCompactor(store, log)
+	s.compact.now = clock.Now
 	s.inbox = brain.NewInbox()
 	if opts.Console {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
@@ -180,6 +181,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs.set,
 			outage: s.think, compact: s.compact, admins: admins(s.tg)},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
+		DeadLetters: store,
 	})
 
 	// Work left from the last run: undelivered messages first, then unprocessed signals.
@@ -203,6 +205,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	if s.ctl, err = newControlServer(store, log); err != nil {
 		return nil, err
 	}
+	s.ctl.dead = &deadLetters{store: store, loop: s.loop, inbox: s.inbox, now: clock.Now}
 	if cfg.Metrics.Listen != "" {
 		if s.ms, err = newMetricsServer(cfg.Metrics.Listen, reg, ready, log); err != nil {
 			_ = s.ctl.ln.Close()

@@ -16,12 +16,16 @@ const compactDelay = time.Second
 
 // storeCompactor compacts the store (storage.Store.Compact) after /forget, off the chat's
 // critical path: requests are coalesced and served compactDelay later, and one still
-// pending when the service stops is served before Run returns.
+// pending when the service stops is served before Run returns. It is also the store's
+// upkeep timer: it prunes old dead letters.
 type storeCompactor struct {
 	store *storage.Store
 	log   *slog.Logger
 	delay time.Duration
 	kick  chan struct{}
+	// now, when set, makes Run prune old dead letters at start and every deadPruneEvery
+	// (dead.go).
+	now func() time.Time
 }
 
 var _ compactor = (*storeCompactor)(nil)
@@ -40,8 +44,14 @@ func (c *storeCompactor) CompactSoon() {
 
 // Run serves compaction requests until ctx ends.
 func (c *storeCompactor) Run(ctx context.Context) error {
+	c.pruneDead()
+	prune := time.NewTicker(deadPruneEvery)
+	defer prune.Stop()
 	for {
 		select {
+		case <-prune.C:
+			c.pruneDead()
+			continue
 		case <-ctx.Done():
 			select {
 			case <-c.kick:

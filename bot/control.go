@@ -40,6 +40,7 @@ type controlServer struct {
 	path  string
 	store *storage.Store
 	log   *slog.Logger
+	dead  *deadLetters // answers `anima dead` (dead.go); nil: not served
 
 	// Limits (the control* constants; tests shorten them).
 	readTimeout, writeTimeout time.Duration
@@ -152,6 +153,10 @@ func (c *controlServer) serve(conn net.Conn) {
 	}
 	_ = conn.SetReadDeadline(time.Time{})
 	w := &deadlineWriter{conn: conn, timeout: c.writeTimeout}
+	if req, ok := strings.CutPrefix(strings.TrimSpace(line), "dead "); ok {
+		c.serveDead(w, req)
+		return
+	}
 	switch strings.TrimSpace(line) {
 	case "backup":
 		n, err := c.store.WriteSizedTo(w)

@@ -57,7 +57,7 @@ var (
 // index, outbox and the intents whose home is InTurn (brain.HomeOf). If any of it fails,
 // none of it is written and the turn runs again (its inbox entries are still there).
 func (j *journal) Commit(_ context.Context, rec brain.TurnRecord) ([]brain.Outgoing, error) {
-	c := storage.Commit{Done: rec.Done, Chat: rec.Chat, Turns: rec.Turns, Outbox: rec.Outbox, Rel: rec.Rel}
+	c := storage.Commit{Done: rec.Done, Chat: rec.Chat, User: rec.User, Turns: rec.Turns, Outbox: rec.Outbox, Rel: rec.Rel}
 	c.Also = func(tx *storage.Tx) error {
 		if j.index != nil && len(rec.Turns) > 0 {
 			if err := j.index.IndexTx(tx, rec.Chat, rec.Turns); err != nil {

@@ -18,8 +18,8 @@ type Sender interface {
 // The rules of delivery, per chat:
 //
 //   - A job delivers its entries in order. Each is delivered, or dropped when it never
-//     can be (ErrUndeliverable; after ErrBlocked, the rest too, and the chat goes
-//     dormant); both remove it from the outbox.
+//     can be (ErrUndeliverable, kept as a dead letter; after ErrBlocked, the rest too,
+//     and the chat goes dormant); both remove it from the outbox.
 //   - Any other failure stops the job: that entry (resuming after its delivered parts)
 //     and the ones after it wait, and the chat is holding.
 //   - While a chat holds, its new replies are committed but not sent: they wait behind
@@ -77,8 +77,14 @@ func (l *CoreLoop) deliver(ctx context.Context, d *delivery, entries []Outgoing)
 			d.blocked = true
 			l.log.Info("recipient blocked the bot; relationship is dormant; undelivered messages dropped")
 		case errors.Is(sendErr, ErrUndeliverable):
-			l.log.Error("message cannot be delivered; dropped", "kind", e.Msg.Kind, "err", sendErr)
+			l.log.Error("message cannot be delivered; kept as a dead letter", "kind", e.Msg.Kind, "err", sendErr)
 			l.m.sendFailures.Inc()
+			msg, user := e.Msg, e.User
+			if user == 0 {
+				user = privateUser(msg.Chat)
+			}
+			l.bury(DeadLetter{Kind: DeadUndeliverable, Chat: msg.Chat, User: user, At: l.deps.Clock.Now(),
+				Reason: sendErr.Error(), Message: &msg})
 		default:
 			l.log.Error("send failed; kept in the outbox for another try", "kind", e.Msg.Kind, "err", sendErr)
 			l.m.sendFailures.Inc()
@@ -106,6 +112,16 @@ func (l *CoreLoop) deliver(ctx context.Context, d *delivery, entries []Outgoing)
 		l.m.outboxPending.Dec()
 	}
 	return nil
+}
+
+// privateUser is the user of a private chat (Telegram's private chats have the user's
+// id, and groups negative ids); 0 for a group. It attributes outbox entries written
+// before they recorded their user.
+func privateUser(chat int64) int64 {
+	if chat > 0 {
+		return chat
+	}
+	return 0
 }
 
 // waiting is a chat's entries waiting for another try.

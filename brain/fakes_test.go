@@ -123,7 +123,7 @@ func (j *fakeJournal) Commit(_ context.Context, rec brain.TurnRecord) ([]brain.O
 	var out []brain.Outgoing
 	for _, m := range rec.Outbox {
 		j.nextID++
-		out = append(out, brain.Outgoing{ID: j.nextID, Msg: m})
+		out = append(out, brain.Outgoing{ID: j.nextID, Msg: m, User: rec.User})
 	}
 	j.recs = append(j.recs, rec)
 	j.turns[rec.Chat] = append(j.turns[rec.Chat], rec.Turns...)

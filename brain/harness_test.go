@@ -55,6 +55,7 @@ type harness struct {
 	sender  *fakeSender
 	cmds    *fakeCommands
 	store   *fakeStore
+	dead    brain.DeadLetters     // optional
 	reg     prometheus.Registerer // optional
 	logger  *slog.Logger          // optional
 	inbox   *brain.Inbox
@@ -86,7 +87,7 @@ func (h *harness) build() *brain.CoreLoop {
 		h.inbox = brain.NewInbox()
 		h.loop = brain.NewCoreLoop(h.inbox, h.sender, h.cfg, brain.LoopDeps{
 			Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: h.think, Journal: h.journal,
-			Commands: h.cmds, StateStore: h.store, Registerer: h.reg, Logger: h.logger,
+			Commands: h.cmds, StateStore: h.store, Registerer: h.reg, Logger: h.logger, DeadLetters: h.dead,
 		})
 	}
 	return h.loop

@@ -28,13 +28,16 @@ type Outgoing struct {
 	ID      uint64      `json:"id"`
 	Msg     SendMessage `json:"msg"`
 	Created time.Time   `json:"created"`
+	// User is the user of the turn that wrote it (TurnRecord.User; 0 when none): whose a
+	// refused message's dead letter is, so that forgetting the user deletes it in a group.
+	User int64 `json:"user,omitempty"`
 }
 
 // Journal is the durable side of the loop (implemented over storage by package bot).
 type Journal interface {
 	// Commit writes rec atomically — consumed inbox entries, history, outbox and the
-	// InTurn intents — and returns the outbox entries it created. On error nothing of rec
-	// is written.
+	// InTurn intents — and returns the outbox entries it created (with rec.User). On
+	// error nothing of rec is written.
 	Commit(ctx context.Context, rec TurnRecord) ([]Outgoing, error)
 	// MarkSent removes a delivered outbox entry.
 	MarkSent(id uint64) error

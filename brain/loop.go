@@ -53,10 +53,12 @@ type LoopDeps struct {
 	Commands   CommandHandler // optional
 	StateStore StateStore     // optional
 	// Drafter shows answers to a user in a private chat as they are written (optional).
-	Drafter    Drafter
-	Refusals   *Refusals // optional: counts what the limits held back
-	Logger     *slog.Logger
-	Registerer prometheus.Registerer
+	Drafter  Drafter
+	Refusals *Refusals // optional: counts what the limits held back
+	// DeadLetters keeps work that failed for good (optional: counted only).
+	DeadLetters DeadLetters
+	Logger      *slog.Logger
+	Registerer  prometheus.Registerer
 }
 
 // CoreLoop runs the brain: it takes signals from its inbox, runs the autonomic and
@@ -73,8 +75,9 @@ type CoreLoop struct {
 	log  *slog.Logger
 	m    *loopMetrics
 
-	in   *Inbox
-	done chan result
+	in        *Inbox
+	done      chan result
+	redeliver chan []Outgoing // Redeliver's entries
 
 	// owned by the Run goroutine
 	st      *State
@@ -159,15 +162,16 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		in:   in,
 		// Room for every run in flight: a run never blocks reporting back, even one that
 		// ends while stop waits only for the WaitGroup, or after Run returned.
-		done:    make(chan result, max(64, cfg.MaxConcurrent)),
-		st:      deps.State,
-		stepper: stepper,
-		changed: stepper.changed,
-		chats:   map[int64]*chatQueue{},
-		limit:   newRateLimit(cfg.UserRunsPerMinute, time.Minute),
-		held:    map[int64]time.Time{},
-		noticed: map[int64]time.Time{},
-		parked:  newParked(deps.Registerer),
+		done:      make(chan result, max(64, cfg.MaxConcurrent)),
+		redeliver: make(chan []Outgoing, 16),
+		st:        deps.State,
+		stepper:   stepper,
+		changed:   stepper.changed,
+		chats:     map[int64]*chatQueue{},
+		limit:     newRateLimit(cfg.UserRunsPerMinute, time.Minute),
+		held:      map[int64]time.Time{},
+		noticed:   map[int64]time.Time{},
+		parked:    newParked(deps.Registerer),
 	}
 }
 
@@ -217,6 +221,9 @@ func (l *CoreLoop) Run(ctx context.Context) error {
 			l.step(work, l.deps.Clock.Now(), sigs, false)
 		case r := <-l.done:
 			l.finish(work, r)
+		case entries := <-l.redeliver:
+			l.Deliver(entries)
+			l.startNext(work, entries[0].Msg.Chat)
 		case <-ticker.C:
 			l.step(work, l.deps.Clock.Now(), nil, true)
 			flushEvery++

@@ -52,6 +52,7 @@ type loopMetrics struct {
 	sendFailures     prometheus.Counter
 	intentsUnhandled *prometheus.CounterVec
 	replyLatency     *prometheus.HistogramVec
+	deadLetters      *prometheus.CounterVec
 }
 
 func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
@@ -76,6 +77,8 @@ func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
 		replyLatency: f.NewHistogramVec(prometheus.HistogramOpts{Name: "anima_reply_latency_seconds",
 			Help:    "From an update's arrival to the delivery of the first part of its reply, by message kind.",
 			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}}, []string{"kind"}),
+		deadLetters: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_dead_letters_total",
+			Help: "Work that failed for good and was kept as a dead letter, by kind: undeliverable, run_failed, hold_expired."}, []string{"kind"}),
 	}
 	// Known label values start at 0, so rates and dashboards see them before the first event.
 	for _, k := range []MessageKind{KindReply, KindProactive, KindFollowup, KindReminder, KindSystem} {
@@ -84,6 +87,9 @@ func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
 	// The kinds that answer an update (a proactive message answers none).
 	for _, k := range []MessageKind{KindReply, KindFollowup, KindReminder, KindSystem} {
 		m.replyLatency.WithLabelValues(string(k))
+	}
+	for _, k := range []DeadKind{DeadUndeliverable, DeadRunFailed, DeadHoldExpired} {
+		m.deadLetters.WithLabelValues(string(k))
 	}
 	for _, o := range []string{"sent", "silent", "duplicate"} {
 		m.proactive.WithLabelValues(o)

@@ -155,10 +155,12 @@ func (l *CoreLoop) holdTick(ctx context.Context, now time.Time) {
 		c := l.parked.chats[chat]
 		keep := c.wake.Signals[:0:0]
 		var drop []uint64
+		var expired []Signal
 		for _, s := range c.wake.Signals {
 			if !s.At.IsZero() && now.Sub(s.At) > l.cfg.MaxHold {
 				if s.ID != 0 {
 					drop = append(drop, s.ID)
+					expired = append(expired, s)
 				}
 				continue
 			}
@@ -170,7 +172,9 @@ func (l *CoreLoop) holdTick(ctx context.Context, now time.Time) {
 			l.parked.dropped.Add(float64(n))
 			c.wake.Signals = keep
 			if len(drop) > 0 {
-				l.dispatch(ctx, job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: drop, At: now}})
+				dead := &DeadLetter{Kind: DeadHoldExpired, Chat: chat, User: c.wake.User, At: now,
+					Reason: "the model was unreachable for longer than the hold limit (" + l.cfg.MaxHold.String() + ")", Signals: expired}
+				l.dispatch(ctx, job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: drop, At: now}, dead: dead})
 			}
 		}
 		if len(c.wake.Signals) == 0 {

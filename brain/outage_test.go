@@ -53,7 +53,7 @@ func buildWith(h *harness, thinker brain.Thinker) {
 	h.inbox = brain.NewInbox()
 	h.loop = brain.NewCoreLoop(h.inbox, h.sender, h.cfg, brain.LoopDeps{
 		Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: thinker, Journal: h.journal,
-		Commands: h.cmds, StateStore: h.store, Registerer: h.reg, Logger: h.logger,
+		Commands: h.cmds, StateStore: h.store, Registerer: h.reg, Logger: h.logger, DeadLetters: h.dead,
 	})
 }
 

@@ -21,6 +21,7 @@ type job struct {
 	deliver []Outgoing
 	notice  SendMessage
 	drop    TurnRecord
+	dead    *DeadLetter // what a drop keeps (held messages expired)
 }
 
 // chatQueue is a chat's jobs: one runs at a time, in order.

@@ -31,6 +31,9 @@ func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView
 	case jobNotice:
 		l.notify(ctx, &r, j.notice, holding)
 	case jobDrop:
+		if j.dead != nil {
+			l.bury(*j.dead) // kept before the commit consumes its signals
+		}
 		l.commit(ctx, &r, j.drop, holding)
 	}
 	return r
@@ -92,6 +95,9 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 			return
 		}
 		l.log.Error("cognition failed", "reason", w.Reason.Code, "err", err)
+		if sigs := recorded(w.Signals); len(sigs) > 0 {
+			l.bury(DeadLetter{Kind: DeadRunFailed, Chat: w.Chat, User: w.User, At: now, Reason: err.Error(), Signals: sigs})
+		}
 		if !asked {
 			// Nobody is waiting for an answer; the signals are consumed.
 			rec.Turns = nil

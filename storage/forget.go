@@ -18,6 +18,8 @@ type ForgetReport struct {
 	Turns     int // the user's messages and the answers to them
 	Reminders int
 	Facts     int
+	// DeadLetters are the user's dead letters in other chats.
+	DeadLetters int
 }
 
 // Unindexer removes turns of chat, by their history Seq, from a search index inside tx
@@ -28,7 +30,7 @@ type Unindexer func(tx *Tx, chat int64, seqs []uint64) error
 // chat (chat id = user id) entirely, as Forget does; and in every other chat their turns
 // (the messages they wrote and the answers to them), those turns' entries in the search
 // index (through unindex, when not nil), their reminders and follow-ups with their fire
-// records, and their facts. Other members' data stays, and so do a group's summaries
+// records, their facts and their dead letters. Other members' data stays, and so do a group's summaries
 // and turns stored before turns recorded their sender.
 func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) {
 	var rep ForgetReport
@@ -117,6 +119,10 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 			}
 		}
 		rep.Facts = len(keys)
+		// Dead letters: chat | user | id.
+		if rep.DeadLetters, err = forgetDeadUser(tx, user); err != nil {
+			return err
+		}
 		for chat := range chats {
 			rep.Chats = append(rep.Chats, chat)
 		}

@@ -52,12 +52,13 @@ const (
 	BucketFacts         = "facts"         // chat | user | attribute → brain.Fact (see FactKey)
 	BucketState         = "state"         // agent-wide state
 	BucketSent          = "sent"          // chat → the ids of the last SentKeep messages anima sent (sent.go)
+	BucketDead          = "dead"          // chat | user | id → brain.DeadLetter (dead.go)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent}
+	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent, BucketDead}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
-		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent}
+		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent, BucketDead}
 )
 
 // ErrLocked is returned by Open when another process holds the store.
@@ -392,7 +393,7 @@ func (s *Store) Get(bucket string, key []byte, v any) (found bool, err error) {
 }
 
 // Forget deletes everything stored about a chat: history, relationship, summaries,
-// search index, schedules, facts, acks and undelivered outbox entries. Inbox entries
+// search index, schedules, facts, acks, dead letters and undelivered outbox entries. Inbox entries
 // stay: they are messages that arrived after the user asked, and get answered.
 func (s *Store) Forget(chat int64) error {
 	s.sentMu.Lock()

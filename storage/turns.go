@@ -82,6 +82,8 @@ type Commit struct {
 	// Chat's history gains Turns.
 	Chat  int64
 	Turns []brain.Turn
+	// User is whom the turn answered; the outbox entries record it (brain.Outgoing.User).
+	User int64
 	// Outbox are the messages to send.
 	Outbox []brain.SendMessage
 	// Rel, when set, is stored as the chat's relationship.
@@ -108,7 +110,7 @@ func (s *Store) CommitTurn(c Commit, now time.Time) ([]brain.Outgoing, error) {
 			if err != nil {
 				return err
 			}
-			e := brain.Outgoing{ID: id, Msg: m, Created: now}
+			e := brain.Outgoing{ID: id, Msg: m, Created: now, User: c.User}
 			if err := tx.Put(BucketOutbox, U64(id), e); err != nil {
 				return err
 			}

@@ -54,7 +54,7 @@ type session struct {
 // what to do; they never show a secret.
 func Run(ctx context.Context, opt Options, in io.Reader, out io.Writer) (config.Config, error) {
 	if opt.Out == "" {
-		opt.Out = "config.yaml"
+		opt.Out = "anima.yaml"
 	}
 	if opt.Wait <= 0 {
 		opt.Wait = 5 * time.Minute

@@ -71,6 +71,28 @@ func TestCheckUsesTheFileGiven(t *testing.T) {
 	}
 }
 
+// TestDefaultConfigIsWhatInitWrote: `anima init` on a fresh clone refused to overwrite the
+// shipped example config.yaml. It writes anima.yaml (ignored by git: it holds the token),
+// and a command given no file reads anima.yaml when it exists, else config.yaml.
+func TestDefaultConfigIsWhatInitWrote(t *testing.T) {
+	dir := t.TempDir()
+	good := cliConfig(t, dir, "")
+	t.Chdir(dir)
+	t.Setenv("ANIMA_CONFIG", "")
+	if got := initOut(); got != "anima.yaml" {
+		t.Errorf("init writes %q, want anima.yaml", got)
+	}
+	if code, stdout, stderr := runCLI(t, "check"); code != 1 || !strings.Contains(stdout+stderr, "config.yaml") {
+		t.Errorf("without anima.yaml: exit %d, want 1 naming config.yaml:\n%s%s", code, stdout, stderr)
+	}
+	if err := os.Rename(good, filepath.Join(dir, "anima.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runCLI(t, "check"); code != 0 || !strings.Contains(stdout, "anima.yaml: valid") {
+		t.Errorf("with anima.yaml: exit %d, want 0 and anima.yaml checked:\n%s%s", code, stdout, stderr)
+	}
+}
+
 // TestCheckRefusesWhatRunRefuses: check said "valid" for a file run refuses (issue 20).
 func TestCheckRefusesWhatRunRefuses(t *testing.T) {
 	dir := t.TempDir()

@@ -14,8 +14,8 @@ import (
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
 
-// TestForgetLeavesNoTraceOnDisk: a marker word in 30 private messages; after /forget the
-// raw store file and a fresh `anima backup` hold it 0 times; `anima compact` refuses while
+// TestForgetLeavesNoTraceOnDisk: a marker word in 30 private messages and in a dead
+// letter (an answer Telegram refused); after /forget the raw store file and a fresh `anima backup` hold it 0 times; `anima compact` refuses while
 // the service runs and works once it stopped.
 func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	tg := telegramtest.New(t)
@@ -31,6 +31,19 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 		if _, err := tg.WaitSent(ctx, i+1); err != nil {
 			t.Fatalf("message %d not answered: %v", i, err)
 		}
+	}
+	// One answer Telegram refuses for good is kept as a dead letter, marker and all.
+	tg.FailNext("sendMessage", 1, 400, 0)
+	tg.PushText(user, user, fmt.Sprintf("refused: my %s is blue", marker))
+	for {
+		out, _ := exec.Command(binary, "dead", "list", "--config", path).CombinedOutput()
+		if strings.Contains(string(out), "undeliverable") {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the refused answer was not kept as a dead letter:\n%s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	count := func(file string) int {
 		t.Helper()
@@ -58,6 +71,9 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	if _, err := tg.WaitSent(ctx, 31); err != nil {
 		t.Fatal(err)
 	}
+	if out, _ := exec.Command(binary, "dead", "list", "--config", path).CombinedOutput(); !strings.Contains(string(out), "undeliverable") {
+		t.Fatalf("the dead letter is gone before /forget yes:\n%s", out)
+	}
 	tg.PushCallback(user, user, fmt.Sprintf("/forget yes %d", user))
 	sent, err := tg.WaitSent(ctx, 32)
 	if err != nil {
@@ -74,6 +90,9 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Logf("after /forget: the store file holds the marker 0 times")
+	if out, _ := exec.Command(binary, "dead", "list", "--config", path).CombinedOutput(); strings.TrimSpace(string(out)) != "no dead letters" {
+		t.Errorf("anima dead list after /forget:\n%s", out)
+	}
 	after := count(backup("after.db"))
 	t.Logf("after /forget: a fresh backup holds the marker %d times", after)
 	if after != 0 {

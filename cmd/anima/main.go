@@ -28,7 +28,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 const usage = `anima — a Telegram companion that writes first only when it has a reason
 
 Usage:
-  anima init [--out config.yaml]      ask for the bot token, the model endpoint and your
+  anima init [--out anima.yaml]        ask for the bot token, the model endpoint and your
                                       Telegram user, check each, and write a config
   anima run    [FILE]                 serve Telegram (SIGINT/SIGTERM stop it gracefully)
   anima chat   [FILE] [--store F]     talk to anima on this console (no Telegram token
@@ -36,6 +36,8 @@ Usage:
   anima check  [FILE]                 exit 0 only if ` + "`anima run`" + ` would start with FILE
   anima backup [FILE] --out F         copy the store (hot, while the service runs)
   anima compact [FILE]                rewrite the store without deleted data (service stopped)
+  anima dead list|show ID|retry ID [FILE]
+                                      list, show or retry failed work kept for 7 days
   anima health [FILE] [--timeout D]   exit 0 if the running instance's /readyz (at
                                       metrics.listen) answers 200 within D (3s)
   anima sim    [FILE] [--days N]      replay N silent days under a simulated clock and
@@ -65,6 +67,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "init":
 		return initCommand(args, stdin, stdout, stderr)
+	case "dead":
+		return dead(args, stdout, stderr) // dead.go
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
+)
+
+const deadUsage = `Usage:
+  anima dead list     [FILE]   list the dead letters (failed work kept for 7 days)
+  anima dead show ID  [FILE]   show one whole
+  anima dead retry ID [FILE]   retry it: a refused message is sent again, a failed
+                               or expired run runs again
+FILE is the configuration (also --config FILE, or $ANIMA_CONFIG).
+`
+
+// dead runs `anima dead list|show ID|retry ID`: through the running service's control
+// socket, or on the store itself when the service is stopped (a retried letter then
+// waits for its next start). Exit codes: 0 done, 1 failed (an unknown id too), 2 usage.
+func dead(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("anima dead", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	cfgPath := fs.String("config", defaultConfig(), "configuration file")
+	// Flags may come before, between or after the words.
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, deadUsage)
+				return 0
+			}
+			fmt.Fprint(stderr, deadUsage)
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		words, args = append(words, fs.Arg(0)), fs.Args()[1:]
+	}
+	// The configuration may come as the last word: anima dead list my.yaml.
+	if n := len(words); n > 0 && (n == 2 && words[0] == "list" || n == 3 && words[0] != "list") {
+		configSet := false
+		fs.Visit(func(f *flag.Flag) { configSet = configSet || f.Name == "config" })
+		if configSet {
+			fmt.Fprintln(stderr, "anima dead: two configuration files: give FILE or --config, not both")
+			return 2
+		}
+		*cfgPath, words = words[n-1], words[:n-1]
+	}
+	req := ""
+	switch {
+	case len(words) == 1 && words[0] == "list":
+		req = "list"
+	case len(words) == 2 && (words[0] == "show" || words[0] == "retry"):
+		if _, err := strconv.ParseUint(words[1], 10, 64); err != nil {
+			fmt.Fprintf(stderr, "anima dead %s: ID must be a dead letter's number, not %q\n", words[0], words[1])
+			return 2
+		}
+		req = words[0] + " " + words[1]
+	default:
+		fmt.Fprint(stderr, deadUsage)
+		return 2
+	}
+	cfg, err := config.Check(*cfgPath, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	letters, err := bot.Dead(ctx, cfg.Storage.Path, req)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima dead: %s\n", err)
+		return 1
+	}
+	switch words[0] {
+	case "list":
+		printDeadList(stdout, letters)
+	case "show":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(letters[0]); err != nil {
+			fmt.Fprintf(stderr, "anima dead: %s\n", err)
+			return 1
+		}
+	case "retry":
+		d := letters[0]
+		what := "its message is back in the outbox"
+		if d.Message == nil {
+			what = fmt.Sprintf("its %d signals are back in the inbox for a new run", len(d.Signals))
+		}
+		fmt.Fprintf(stdout, "retried dead letter %d (%s, chat %d): %s\n", d.ID, d.Kind, d.Chat, what)
+	}
+	return 0
+}
+
+// printDeadList prints one line per dead letter, oldest first.
+func printDeadList(w io.Writer, letters []brain.DeadLetter) {
+	if len(letters) == 0 {
+		fmt.Fprintln(w, "no dead letters")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tCHAT\tUSER\tAT\tREASON")
+	for _, d := range letters {
+		reason := d.Reason
+		if r := []rune(reason); len(r) > 80 {
+			reason = string(r[:79]) + "…"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.Kind, d.Chat, d.User, d.At.UTC().Format(time.RFC3339), reason)
+	}
+	_ = tw.Flush()
+}
