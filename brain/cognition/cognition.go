@@ -428,18 +428,20 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 		ctx = context.WithValue(ctx, probeKey{}, true)
 	}
 
+	var secs []brain.Section
+	if c.sects != nil {
+		secs = c.sects(w, c.clock.Now())
+	}
 	var rc brain.Recall
 	if c.mem != nil {
 		var err error
-		rc, err = c.mem.Recall(ctx, w.Chat, w.User, recallQuery(w), c.cfg.ContextTokens)
+		rc, err = c.recall(ctx, w, secs)
 		if err != nil {
 			c.log.Warn("recall failed, thinking without memory", "chat", w.Chat, "err", err)
 			rc = brain.Recall{}
 		}
 	}
-	if c.sects != nil {
-		rc.Sections = c.sects(w, c.clock.Now())
-	}
+	rc.Sections = secs
 	out, err := c.think(ctx, w, profile, rc)
 	if _, open := c.brk.outage(); err != nil && open && !errors.Is(err, ErrUnavailable) {
 		// The run's failures opened the breaker: the endpoint is down.
@@ -476,11 +478,3 @@ func mayProbe(ctx context.Context) bool { ok, _ := ctx.Value(probeKey{}).(bool);
 // Outage reports since when the model endpoint has been unreachable (the circuit breaker
 // open); ok is false while it answers. Safe for concurrent use.
 func (c *Cognition) Outage() (since time.Time, ok bool) { return c.brk.outage() }
-
-// recallQuery is what memory is searched for: the user's words, else the wake's reason.
-func recallQuery(w brain.Wake) string {
-	if t := userText(w); t != "" {
-		return t
-	}
-	return w.Reason.Text
-}
