@@ -29,6 +29,7 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		MaxOutputTokens:      cfg.LLM.MaxOutputTokens,
 		PersonaName:          cfg.Persona.Name,
 		PersonaDescription:   cfg.Persona.Description,
+		PersonaInterests:     cfg.Persona.Interests,
 		DefaultZone:          zone,
 		TranscriptionModel:   cfg.LLM.TranscriptionModel,
 		MaxAudio:             cfg.LLM.MaxAudio.Std(),

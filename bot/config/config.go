@@ -157,7 +157,16 @@ type PersonaConfig struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"` // character notes given to the model
 	Apology     string `yaml:"apology"`     // sent when a reply cannot be produced
+	// Interests are anima's own: things it may bring up when it writes first and has nothing
+	// of the person's to pick up. At most MaxInterests, each at most MaxInterestRunes.
+	Interests []string `yaml:"interests"`
 }
+
+// Limits of persona.interests: a short list of short lines.
+const (
+	MaxInterests     = 10
+	MaxInterestRunes = 80
+)
 
 // BrainConfig is the brain section.
 type BrainConfig struct {
@@ -237,6 +246,11 @@ func Default() Config {
 				"briefly, in the person's own language, with gentle humour. Honest about being " +
 				"an AI, never pretends to have done things it has not, and never lectures.",
 			Apology: "Sorry — my thoughts got tangled just now. Could you say that again in a minute?",
+			Interests: []string{
+				"birds, and what they are up to in each season",
+				"where words come from",
+				"things people make by hand: bread, gardens, mended clothes",
+			},
 		},
 		Brain:  BrainConfig{Tick: Duration(time.Second)},
 		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute)},

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -342,6 +343,9 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"user.timezone", func(c *Config) { c.User.Timezone = "Mars/Olympus_Mons" }, "IANA name such as Europe/Berlin"},
 		{"persona.name", func(c *Config) { c.Persona.Name = "" }, "must not be empty"},
 		{"persona.apology", func(c *Config) { c.Persona.Apology = "" }, "must not be empty"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = slices.Repeat([]string{"birds"}, 11) }, "at most 10 interests; got 11"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = []string{"birds", "  "} }, "item 2 is empty"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = []string{strings.Repeat("é", 81)} }, "item 1 is 81 characters long; at most 80"},
 		{"brain.tick", func(c *Config) { c.Brain.Tick = Duration(5 * time.Millisecond) }, "between 10ms and 1m"},
 		{"brain.tick", func(c *Config) { c.Brain.Tick = Duration(2 * time.Minute) }, "between 10ms and 1m"},
 		{"log.level", func(c *Config) { c.Log.Level = "verbose" }, "one of debug, info, warn, error"},

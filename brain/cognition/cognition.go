@@ -72,6 +72,9 @@ type Config struct {
 	// PersonaName and PersonaDescription open the system prompt.
 	PersonaName        string
 	PersonaDescription string
+	// PersonaInterests are anima's own interests: the proactive prompt offers them as
+	// something to bring up when it has nothing of the user's to say.
+	PersonaInterests []string
 	// DefaultZone is the users' zone unless a relationship overrides it (default UTC).
 	DefaultZone *time.Location
 	// TranscriptionModel transcribes voice notes, audio and video notes on the same

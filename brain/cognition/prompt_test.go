@@ -183,3 +183,61 @@ func TestGroupPromptLabelsEachMember(t *testing.T) {
 		}
 	}
 }
+
+// TestConcernGuidanceOnlyWithTheTool: the system prompt tells the model when to open a
+// concern only in runs that offer innerlife_concern.
+func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
+	t.Parallel()
+	const guidance = "open a concern with innerlife_concern"
+	with := newEnv(t, setup{tools: []brain.Tool{&memoTool{name: "innerlife_concern", effects: true,
+		profiles: []brain.Profile{brain.ProfileChat, brain.ProfileProactive}}}})
+	without := newEnv(t, setup{})
+	for _, tc := range []struct {
+		name string
+		e    *env
+		w    brain.Wake
+		want bool
+	}{
+		{"chat with the tool", with, userWake("my exam is on Monday"), true},
+		{"proactive with the tool", with, proactiveWake(), true},
+		{"chat without the tool", without, userWake("my exam is on Monday"), false},
+	} {
+		sys := tc.e.c.BuildMessages(tc.w, brain.Recall{}, t0)[0].Content
+		if got := strings.Contains(sys, guidance); got != tc.want {
+			t.Errorf("%s: guidance in the system prompt = %v, want %v:\n%s", tc.name, got, tc.want, sys)
+		}
+	}
+	sys := with.c.BuildMessages(userWake("my exam is on Monday"), brain.Recall{}, t0)[0].Content
+	for _, want := range []string{"coming up (an exam", "a worry or a plan", "check_in_at"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("guidance lacks %q:\n%s", want, sys)
+		}
+	}
+}
+
+// TestInterestsInProactivePrompt: persona.interests reach the prompt of a run that writes
+// first, as something of anima's own to bring up; a reply to the user does not get them.
+func TestInterestsInProactivePrompt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) {
+		c.PersonaInterests = []string{"where words come from", "  birds  in   winter ", ""}
+	}})
+	msgs := e.c.BuildMessages(proactiveWake(), brain.Recall{}, t0)
+	final := msgs[len(msgs)-1].Content
+	for _, want := range []string{`one of your interests ("where words come from", "birds in winter")`,
+		"When nothing of theirs is worth picking up"} {
+		if !strings.Contains(final, want) {
+			t.Errorf("proactive prompt lacks %q:\n%s", want, final)
+		}
+	}
+	for _, m := range e.c.BuildMessages(userWake("hi"), brain.Recall{}, t0) {
+		if strings.Contains(m.Content, "where words come from") {
+			t.Errorf("a reply's prompt offers the interests:\n%s", m.Content)
+		}
+	}
+	none := newEnv(t, setup{})
+	msgs = none.c.BuildMessages(proactiveWake(), brain.Recall{}, t0)
+	if final := msgs[len(msgs)-1].Content; strings.Contains(final, "interests") {
+		t.Errorf("without interests the prompt mentions them:\n%s", final)
+	}
+}
