@@ -26,6 +26,7 @@ import (
 	"github.com/anima-bot/anima/channels/console"
 	"github.com/anima-bot/anima/channels/telegram"
 	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/mcp"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -100,6 +101,7 @@ type service struct {
 	ms        *metricsServer // nil without metrics.listen
 	reg       *prometheus.Registry
 	jobs      *plugins.Jobs
+	mcp       *mcp.Manager
 	clock     brain.Clock
 	pendingIn []brain.Signal // signals left unprocessed by the last run
 }
@@ -135,6 +137,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	if err != nil {
 		return nil, err
 	}
+	s.mcp = mcp.New(MCPServers(cfg.MCP), tools, mcp.Options{Logger: log, Registerer: reg})
 	neurons := plugs.Neurons()
 	s.think = cognition.New(CognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock,
 		Sections: plugs.Sections, Refusals: refusals})
@@ -179,7 +182,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		Journal: jr,
 		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem, sched: s.sched}, store: store, set: plugs.set},
 			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs.set,
-			outage: s.think, compact: s.compact, admins: admins(s.tg)},
+			outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp},
 		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
 		DeadLetters: store,
 	})
@@ -212,6 +215,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 			_ = os.Remove(s.ctl.path)
 			return nil, err
 		}
+		s.ms.info = func() []string { return mcpLines(s.mcp) }
 	}
 	return s, nil
 }
@@ -247,6 +251,7 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 	g.Go(func() error { return s.compact.Run(gctx) })
 	g.Go(func() error { return s.jobs.Run(gctx, s.clock.Now, cfg.Brain.Tick.Std()) })
 	g.Go(func() error { return keepUsage(gctx, s.store, s.think) })
+	g.Go(func() error { return s.mcp.Run(gctx) })
 	if s.ms != nil {
 		g.Go(func() error { return s.ms.Run(gctx) })
 	}

@@ -57,6 +57,7 @@ type commands struct {
 	outage    outageReporter // may be nil
 	compact   compactor      // may be nil
 	admins    adminChecker   // may be nil: any member may change a group's settings
+	mcp       mcpStatus      // may be nil
 }
 
 // adminChecker tells a group's admins (the Telegram channel: getChatMember).
@@ -316,6 +317,9 @@ func (c *commands) status(v brain.CommandView) string {
 			fmt.Fprintf(&b, "I can't reach my thoughts (the language model) since %s (%s ago); I keep your messages and answer them as soon as it is back.\n",
 				since.In(loc).Format("Mon 15:04"), brain.Duration(v.Now.Sub(since)))
 		}
+	}
+	if line := mcpDown(c.mcp, v.Now); line != "" {
+		b.WriteString(line + "\n")
 	}
 	if last := rel.LastExchange(); !last.IsZero() {
 		fmt.Fprintf(&b, "We last talked %s ago.\n", brain.Duration(v.Now.Sub(last)))

@@ -212,8 +212,10 @@ func TestDashboardMetricsExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t)
+	h.cfg.MCP = mcpServers(t) // the MCP row's metrics exist once a server is up
 	addrs, stop := h.start()
 	defer stop()
+	waitMetric(waitCtx(t), t, addrs.Metrics, `anima_mcp_server_up{server="web"} 1`)
 	h.tg.PushText(user, user, "hello")
 	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
 		t.Fatal(err)

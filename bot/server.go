@@ -50,7 +50,8 @@ type metricsServer struct {
 	ln    net.Listener
 	log   *slog.Logger
 	ready map[string]ReadyFunc
-	names []string // of ready, sorted
+	info  func() []string // lines after the checks that never make anima unready; may be nil
+	names []string        // of ready, sorted
 
 	mu      sync.Mutex
 	checked time.Time
@@ -118,6 +119,11 @@ func (s *metricsServer) readyz(w http.ResponseWriter, r *http.Request) {
 			b.WriteString(name + ": unavailable\n")
 		} else {
 			b.WriteString(name + ": ok\n")
+		}
+	}
+	if s.info != nil {
+		for _, l := range s.info() {
+			b.WriteString(l + "\n")
 		}
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -8,10 +8,14 @@ import "time"
 // with it and survives a restart and any number of retries.
 
 // arrival is when the earliest of sigs arrived, or zero when none has a known arrival. A
-// schedule_due signal without Received counts from At: the scheduler records it at At.
+// schedule_due signal without Received counts from At: the scheduler records it at At. A
+// reaction is not answered: a run only carries it.
 func arrival(sigs []Signal) time.Time {
 	var first time.Time
 	for _, s := range sigs {
+		if s.Type == SignalReaction {
+			continue
+		}
 		at := s.Received
 		if at.IsZero() && s.Type == SignalScheduleDue {
 			at = s.At

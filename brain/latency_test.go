@@ -67,6 +67,19 @@ func TestReplyLatency(t *testing.T) {
 			},
 		},
 		{
+			name: "a reaction the run carries is not what it answers", sends: 2, kind: brain.KindReply, count: 1, sum: 3,
+			arrived: t0.Add(-time.Second),
+			setup:   func(h *harness) { h.st.Upsert(brain.Relationship{Chat: 5, User: 5}) },
+			run: func(t *testing.T, h *harness) {
+				h.think.script = think(h)
+				h.submit(brain.Signal{ID: 1, Type: brain.SignalReaction, Source: "test", Chat: 5, User: 5, Text: "❤",
+					At: t0.Add(-time.Hour), Received: t0.Add(-time.Hour)})
+				m := h.msg(2, 5, "hi")
+				m.Received = t0.Add(-time.Second)
+				h.submit(m)
+			},
+		},
+		{
 			name: "a command's answer", sends: 1, kind: brain.KindSystem, count: 1, sum: 4,
 			run: func(t *testing.T, h *harness) {
 				h.submit(brain.Signal{ID: 1, Type: brain.SignalCommand, Source: "test", Chat: 5, User: 5,

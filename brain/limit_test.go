@@ -11,16 +11,15 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// TestLoopFoldsReactionsAndDueReminders: reactions and due reminders that arrive while a
-// run of the chat is in flight fold into one next run, as messages do.
-func TestLoopFoldsReactionsAndDueReminders(t *testing.T) {
+// TestLoopFoldsDueReminders: due reminders that arrive while a run of the chat is in
+// flight fold into one next run, as messages do.
+func TestLoopFoldsDueReminders(t *testing.T) {
 	const a = 1
 	for _, tc := range []struct {
 		name string
 		typ  brain.SignalType
 		code string
 	}{
-		{"reactions", brain.SignalReaction, brain.ReasonReaction},
 		{"due reminders", brain.SignalScheduleDue, brain.ReasonSchedule},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,6 +46,53 @@ func TestLoopFoldsReactionsAndDueReminders(t *testing.T) {
 				t.Errorf("%d runs, want 3 (two of the chat, one of the other)", n)
 			}
 		})
+	}
+}
+
+// TestReactionsAcknowledgeWithoutRuns: reactions to anima's messages cost no model run;
+// they count as the user answering (the unanswered count, the follow-up and the status
+// start over), and the chat's next run carries them, its turn consuming them from the
+// inbox.
+func TestReactionsAcknowledgeWithoutRuns(t *testing.T) {
+	const a = 1
+	h := newHarness(t, noProactive())
+	h.st.Upsert(brain.Relationship{Chat: a, User: a, Status: brain.StatusAwaitingAnswer, UnansweredProactive: 2,
+		FollowupDone: true, LastUserMsg: t0.Add(-48 * time.Hour), LastAgentMsg: t0.Add(-time.Hour)})
+	h.start()
+	for id := uint64(1); id <= 30; id++ {
+		h.submit(brain.Signal{ID: id, Type: brain.SignalReaction, Source: "test", Chat: a, User: a, Text: "❤",
+			Detail: "see you at eight", MessageID: 7, At: h.clock.Now()})
+	}
+	// Another chat's answer shows the loop has taken in everything submitted before.
+	h.submit(h.msg(31, 2, "other"))
+	if w := recv(t, h.think.entered, "the other chat's run"); w.Chat != 2 {
+		t.Fatalf("a run for chat %d, want none for the reactions", w.Chat)
+	}
+	recv(t, h.sender.attempts, "the other chat's reply")
+	h.submit(h.msg(32, a, "so, tonight?"))
+	w := recv(t, h.think.entered, "the chat's next run")
+	if w.Reason.Code != brain.ReasonUserMessage || len(w.Signals) != 31 || w.Signals[0].ID != 32 {
+		t.Fatalf("next run: reason %s, %d signals (first %d); want the message and the 30 reactions",
+			w.Reason.Code, len(w.Signals), w.Signals[0].ID)
+	}
+	if w.Rel.UnansweredProactive != 0 || w.Rel.FollowupDone || w.Rel.Status != brain.StatusActive ||
+		!w.Rel.LastUserMsg.Equal(t0) {
+		t.Errorf("relationship after the reactions = %+v; want them counted as the user answering", w.Rel)
+	}
+	recv(t, h.sender.attempts, "the reply")
+	h.stop()
+	if n := len(h.think.Wakes()); n != 2 {
+		t.Errorf("%d runs, want 2 (one per chat's message)", n)
+	}
+	// Until that run's turn, the reactions stay in the inbox (a restart submits them again).
+	var done [][]uint64
+	for _, rec := range h.journal.Recs() {
+		if rec.Chat == a && len(rec.Done) > 0 {
+			done = append(done, slices.Sorted(slices.Values(rec.Done)))
+		}
+	}
+	if len(done) != 1 || len(done[0]) != 31 || done[0][0] != 1 || done[0][30] != 32 {
+		t.Errorf("chat's commits consumed %v, want one turn consuming 1..30 and 32", done)
 	}
 }
 

@@ -18,10 +18,12 @@ type LoopConfig struct {
 	// to come back.
 	OutageNotice string
 	// HoldRetry is how often, while the model is unreachable, the longest-held chat asks
-	// again (default 30s); MaxHold is how long messages wait before they are dropped
-	// (default 24h).
-	HoldRetry time.Duration
-	MaxHold   time.Duration
+	// again (a probe) in the first minute of the hold (default 5s, the Thinker's probe
+	// gap); after it the interval doubles per probe up to HoldRetryMax (default 60s).
+	// MaxHold is how long messages wait before they are dropped (default 24h).
+	HoldRetry    time.Duration
+	HoldRetryMax time.Duration
+	MaxHold      time.Duration
 	// StopGrace bounds how long Run waits for runs in flight when stopping (default 5s).
 	StopGrace time.Duration
 	// DuplicateWindow is how many recent sent messages a proactive one is compared with.
@@ -32,7 +34,7 @@ type LoopConfig struct {
 	// a streamed answer) shows
 	// (default 250ms; a negative value shows it at once).
 	TypingDelay time.Duration
-	// UserRunsPerMinute caps the model runs a user's messages and reactions cause in any
+	// UserRunsPerMinute caps the model runs a user's messages cause in any
 	// minute (default 20; negative: no cap). Wakes beyond it wait, folded into the next
 	// allowed run, and the user gets RateNotice once per limited period.
 	UserRunsPerMinute int
@@ -136,7 +138,10 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		cfg.OutageNotice = "I can't reach my thoughts right now — I have your message and will answer as soon as I can."
 	}
 	if cfg.HoldRetry <= 0 {
-		cfg.HoldRetry = 30 * time.Second
+		cfg.HoldRetry = 5 * time.Second
+	}
+	if cfg.HoldRetryMax < cfg.HoldRetry {
+		cfg.HoldRetryMax = max(60*time.Second, cfg.HoldRetry)
 	}
 	if cfg.MaxHold <= 0 {
 		cfg.MaxHold = 24 * time.Hour

@@ -22,7 +22,7 @@ func newStepMetrics(reg prometheus.Registerer) *stepMetrics {
 		known: map[SignalType]prometheus.Counter{},
 	}
 	// Known label values start at 0, so rates and dashboards see them before the first event.
-	for _, r := range []string{ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonThought, ReasonProactive, ReasonFollowup, ReasonConcernCheckin} {
+	for _, r := range []string{ReasonUserMessage, ReasonSchedule, ReasonThought, ReasonProactive, ReasonFollowup, ReasonConcernCheckin} {
 		m.wakes.WithLabelValues(r)
 	}
 	for _, t := range []SignalType{SignalUserMessage, SignalCommand, SignalReaction, SignalScheduleDue, SignalThought,

@@ -26,7 +26,11 @@ type OutageReporter interface {
 //   - When a run succeeds and the Thinker no longer reports an outage — or a tick finds it
 //     so — every held chat is released, in the order it was first held: one run per chat
 //     answers all its waiting messages.
-//   - While the outage lasts, the longest-held chat is retried every HoldRetry.
+//   - While the outage lasts, the longest-held chat asks again (its run may probe): one
+//     such retry at a time, HoldRetry after the hold began or the last retry ended, so a
+//     user who wrote during the Thinker's probe gap gets the probe as the gap ends. After
+//     the first minute of the hold the interval doubles per retry, up to HoldRetryMax.
+//     The model is back at the latest one interval (and a tick) after it returns.
 //   - Messages held longer than MaxHold are dropped (consumed unanswered), logged and
 //     counted.
 
@@ -41,7 +45,10 @@ type heldChat struct {
 type parked struct {
 	chats     map[int64]*heldChat
 	seq       uint64
-	lastRetry time.Time
+	lastRetry time.Time     // when the last retry was made, or ended
+	since     time.Time     // when the hold began
+	every     time.Duration // the interval to the next retry
+	retrying  int64         // the chat whose retry is in flight (0: none)
 	gauge     prometheus.Gauge
 	dropped   prometheus.Counter
 }
@@ -186,20 +193,42 @@ func (l *CoreLoop) holdTick(ctx context.Context, now time.Time) {
 	case len(order) == 0:
 	case l.modelBack():
 		l.releaseParked(ctx)
-	case now.Sub(l.parked.lastRetry) >= l.cfg.HoldRetry:
+	case l.parked.retryInFlight() && now.Sub(l.parked.lastRetry) < l.cfg.HoldRetryMax:
+		// Wait for it (but not behind a chat whose queue is stuck for long).
+	case now.Sub(l.parked.lastRetry) >= l.parked.every:
 		// Still down: the longest-held chat asks again (its run may probe).
-		l.parked.lastRetry = now
+		l.parked.lastRetry, l.parked.retrying = now, order[0]
+		if now.Sub(l.parked.since) >= time.Minute {
+			l.parked.every = min(2*l.parked.every, l.cfg.HoldRetryMax)
+		}
 		l.release(ctx, order[0])
 	}
+}
+
+// retryInFlight reports whether a retry's run has not ended yet.
+func (h *parked) retryInFlight() bool {
+	c := h.chats[h.retrying]
+	return h.retrying != 0 && c != nil && c.running
 }
 
 // settleHeld applies a finished job to the held chats: a run that could not reach the
 // model holds its messages; one that went through releases every held chat once the model
 // is back.
 func (l *CoreLoop) settleHeld(ctx context.Context, r result) {
+	retried := l.parked.retrying != 0 && r.chat == l.parked.retrying
+	if retried {
+		l.parked.retrying = 0
+	}
 	if r.held != nil {
+		now := l.deps.Clock.Now()
 		if len(l.parked.chats) == 0 {
-			l.parked.lastRetry = l.deps.Clock.Now() // the first retry comes HoldRetry from now
+			// The first retry comes HoldRetry from now.
+			l.parked.since, l.parked.lastRetry, l.parked.every = now, now, l.cfg.HoldRetry
+		}
+		if retried {
+			// The next comes an interval after this one ended, as the Thinker counts its
+			// probe gap from a failed probe.
+			l.parked.lastRetry = now
 		}
 		l.parked.put(*r.held)
 		return

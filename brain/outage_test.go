@@ -3,6 +3,7 @@ package brain_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 // outageThinker is a fakeThinker whose model can be down: Think then fails with
@@ -160,5 +162,234 @@ func TestOutageDropsAfterMaxHold(t *testing.T) {
 	}
 	if got != 1 {
 		t.Errorf("anima_held_messages_dropped_total = %v, want 1", got)
+	}
+}
+
+// gapThinker is a fakeThinker behind a circuit breaker like cognition's: while open, a
+// run may send one probe once gap has passed since the last failed probe, and fails fast
+// otherwise; a probe succeeds once the model is back, closing the breaker.
+type gapThinker struct {
+	*fakeThinker
+	clock  *braintest.Clock
+	gap    time.Duration
+	probes chan time.Time // when each probe went out
+
+	mu      sync.Mutex
+	open    bool
+	back    bool
+	lastTry time.Time
+}
+
+var _ brain.OutageReporter = (*gapThinker)(nil)
+
+func newGapThinker(h *harness) *gapThinker {
+	g := &gapThinker{fakeThinker: h.think, clock: h.clock, gap: 5 * time.Second, probes: make(chan time.Time, 1024),
+		open: true, lastTry: t0.Add(-time.Hour)}
+	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+		if !g.probe() {
+			return brain.Outcome{}, fmt.Errorf("think: %w", brain.ErrModelUnavailable)
+		}
+		return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: "answer to " + texts(w), Kind: brain.KindReply}}}, nil
+	}
+	return g
+}
+
+// probe reports whether a request got through: the breaker is closed, or a probe was
+// allowed and the model is back.
+func (g *gapThinker) probe() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.open {
+		return true
+	}
+	now := g.clock.Now()
+	if now.Sub(g.lastTry) < g.gap {
+		return false // fails fast: no probe
+	}
+	g.probes <- now
+	if g.back {
+		g.open = false
+		return true
+	}
+	g.lastTry = now
+	return false
+}
+
+func (g *gapThinker) setBack() { g.mu.Lock(); g.back = true; g.mu.Unlock() }
+
+func (g *gapThinker) Outage() (time.Time, bool) { g.mu.Lock(); defer g.mu.Unlock(); return t0, g.open }
+
+// TestOutageProbesWhenTheGapEnds: a user who writes again inside the probe gap gets no
+// probe then, but one as the gap ends: with the model back meanwhile, the held messages
+// are answered within one probe interval of its return, not after a long hold retry.
+func TestOutageProbesWhenTheGapEnds(t *testing.T) {
+	h := newHarness(t, noProactive())
+	h.cfg.Tick = 5 * time.Millisecond
+	g := newGapThinker(h)
+	buildWith(h, g)
+	h.start()
+	h.submit(h.msg(1, 5, "a"))
+	recv(t, g.probes, "the first message's probe")
+	recv(t, h.sender.attempts, "the notice")
+	recv(t, h.journal.commits, "the notice's commit")
+	h.clock.Advance(2 * time.Second)
+	h.submit(h.msg(2, 5, "b"))
+	recv(t, h.think.entered, "the first run")
+	if w := recv(t, h.think.entered, "the second message's run"); texts(w) != "[a b]" {
+		t.Fatalf("second run = %s, want both messages", texts(w))
+	}
+	h.clock.Advance(time.Second)
+	g.setBack()
+	back := h.clock.Now()
+	m := advanceUntil(t, h, 250*time.Millisecond, "the held answer")
+	took := h.clock.Now().Sub(back)
+	t.Logf("held messages answered %v (fake clock) after the model came back", took)
+	if m.Text != "answer to [a b]" {
+		t.Errorf("answer = %q", m.Text)
+	}
+	if took > 5*time.Second {
+		t.Errorf("the held answer came %v after the model was back, want within one probe interval (5s)", took)
+	}
+}
+
+// TestOutageProbeBackoff: while the model stays down, the held chat probes every 5 s for
+// the first minute of the hold, then at doubling intervals up to 60 s.
+func TestOutageProbeBackoff(t *testing.T) {
+	h := newHarness(t, noProactive())
+	h.cfg.Tick = time.Millisecond
+	reg := prometheus.NewRegistry()
+	h.reg = reg
+	g := newGapThinker(h)
+	buildWith(h, g)
+	h.start()
+	h.submit(h.msg(1, 5, "a"))
+	held := recv(t, g.probes, "the first probe")
+	recv(t, h.sender.attempts, "the notice")
+	var probes []time.Time
+	for h.clock.Now().Sub(held) < 5*time.Minute {
+		// Each second of the fake clock is seen by ticks of the loop, and a run it started
+		// has ended and been taken in, before the next.
+		h.clock.Advance(time.Second)
+		settle(t, h, reg)
+		for len(g.probes) > 0 {
+			probes = append(probes, <-g.probes)
+			settle(t, h, reg)
+		}
+	}
+	var gaps []time.Duration
+	prev := held
+	for _, p := range probes {
+		gaps = append(gaps, p.Sub(prev))
+		prev = p
+	}
+	t.Logf("probe gaps over 5 minutes: %v", gaps)
+	want := []time.Duration{}
+	for range 12 {
+		want = append(want, 5*time.Second)
+	}
+	want = append(want, 10*time.Second, 20*time.Second, 40*time.Second, 60*time.Second, 60*time.Second)
+	if len(gaps) < len(want) {
+		t.Fatalf("%d probes in 5 minutes, want at least %d", len(gaps), len(want))
+	}
+	for i, w := range want {
+		if gaps[i] < w || gaps[i] > w+3*time.Second {
+			t.Errorf("gap %d = %v, want %v (never early; late by a test's scheduling at most)", i, gaps[i], w)
+		}
+	}
+	for i, gp := range gaps {
+		if gp > 63*time.Second {
+			t.Errorf("gap %d = %v, want at most 60s", i, gp)
+		}
+	}
+}
+
+// settle waits until the loop has ticked five times (a run a tick started has most likely
+// begun), no run is in flight, and the loop has ticked three times since (it has taken in
+// the run's result). A goroutine scheduled later than that makes a probe late, never
+// early.
+func settle(t *testing.T, h *harness, reg *prometheus.Registry) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for n := ticks(t, reg); ticks(t, reg) < n+5; {
+		if time.Now().After(deadline) {
+			t.Fatal("the loop stopped ticking")
+		}
+		runtime.Gosched()
+	}
+	for {
+		h.think.mu.Lock()
+		idle := h.think.inflight == 0
+		h.think.mu.Unlock()
+		if idle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a run never ended")
+		}
+		runtime.Gosched()
+	}
+	for n := ticks(t, reg); ticks(t, reg) < n+3; {
+		if time.Now().After(deadline) {
+			t.Fatal("the loop stopped ticking")
+		}
+		runtime.Gosched()
+	}
+}
+
+// ticks is the loop's anima_ticks_total in reg.
+func ticks(t *testing.T, reg *prometheus.Registry) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "anima_ticks_total" {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
+}
+
+// TestOutageRetryNotStuckBehindOneChat: a retry whose run does not end (a probe that
+// hangs) holds the other held chats' retries back for at most HoldRetryMax.
+func TestOutageRetryNotStuckBehindOneChat(t *testing.T) {
+	const a, b = 5, 6
+	h := newHarness(t, noProactive())
+	h.cfg.Tick = time.Millisecond
+	reg := prometheus.NewRegistry()
+	h.reg = reg
+	hang := make(chan struct{}, 1)
+	hang <- struct{}{} // a's first run goes through to the breaker; its retry hangs
+	h.think.holdChat[a] = hang
+	g := newGapThinker(h)
+	buildWith(h, g)
+	h.start()
+	defer close(hang)
+	h.submit(h.msg(1, a, "a"))
+	held := recv(t, g.probes, "a's probe")
+	recv(t, h.sender.attempts, "a's notice")
+	h.submit(h.msg(2, b, "b"))
+	recv(t, h.sender.attempts, "b's notice") // b's run failed fast, inside the probe gap
+	for len(g.probes) == 0 {
+		if h.clock.Now().Sub(held) > 2*time.Minute {
+			t.Fatal("no probe for b within two minutes while a's retry hangs")
+		}
+		n := ticks(t, reg)
+		h.clock.Advance(time.Second)
+		for deadline := time.Now().Add(guard); ticks(t, reg) < n+3; {
+			if time.Now().After(deadline) {
+				t.Fatal("the loop stopped ticking")
+			}
+			runtime.Gosched()
+		}
+	}
+	w := h.think.Wakes()
+	if last := w[len(w)-1]; last.Chat != b {
+		t.Fatalf("the probe was chat %d's, want b's", last.Chat)
+	}
+	// a's retry went out 5 s after the hold; b's may follow HoldRetryMax (60 s) after it.
+	if took := (<-g.probes).Sub(held); took > 65*time.Second+2*time.Second {
+		t.Errorf("b's probe came %v after the hold, want at most 65s (and a tick)", took)
 	}
 }

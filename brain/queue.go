@@ -86,17 +86,15 @@ func (l *CoreLoop) dispatch(ctx context.Context, j job) {
 }
 
 // foldable says whether next may join the queued wake: wakes of the same reason fold
-// (user messages, reactions, reminders due, proactive contact), and a reaction joins
-// queued user messages (the run answers both); in a group only the same sender's (every
-// run answers exactly one member; private chats fold whoever wrote).
+// (user messages, reminders due, proactive contact); in a group only the same sender's
+// (every run answers exactly one member; private chats fold whoever wrote).
 func foldable(queued, next Wake) bool {
 	if (queued.Rel.Group || next.Rel.Group) && queued.User != next.User {
 		return false
 	}
 	switch next.Reason.Code {
-	case ReasonUserMessage, ReasonReaction, ReasonSchedule, ReasonProactive, ReasonFollowup:
-		return queued.Reason.Code == next.Reason.Code ||
-			(queued.Reason.Code == ReasonUserMessage && next.Reason.Code == ReasonReaction)
+	case ReasonUserMessage, ReasonSchedule, ReasonProactive, ReasonFollowup:
+		return queued.Reason.Code == next.Reason.Code
 	}
 	return false
 }
@@ -227,6 +225,7 @@ func (l *CoreLoop) forget(ctx context.Context, chat int64) {
 	l.changed.forgotten = append(l.changed.forgotten, chat)
 	l.st.Remove(chat)
 	l.deps.Aggregator.ClearChat(chat)
+	l.stepper.forget(chat)
 	delete(l.changed.rels, chat)
 	l.changed.acks = true
 	forgetThoughts(l.st, chat)

@@ -5,11 +5,9 @@ import (
 	"time"
 )
 
-// userDriven reports whether a wake is caused by a user (a message or a reaction): those
-// are what the per-user rate limit counts.
-func userDriven(w Wake) bool {
-	return w.Reason.Code == ReasonUserMessage || w.Reason.Code == ReasonReaction
-}
+// userDriven reports whether a wake is caused by a user's message: those are what the
+// per-user rate limit counts (reactions wake nothing).
+func userDriven(w Wake) bool { return w.Reason.Code == ReasonUserMessage }
 
 // admit decides whether chat's next job, a user-driven wake, may start now. When the
 // user's runs are used up the wake stays queued (later wakes of the chat fold into it)

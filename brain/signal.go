@@ -45,7 +45,8 @@ type Signal struct {
 	MessageID int `json:"message_id,omitempty"`
 	// Due is when a schedule_due signal was due (its lateness is At − Due).
 	Due time.Time `json:"due,omitzero"`
-	// Detail is extra context: for schedule_due, why the item was scheduled.
+	// Detail is extra context: for schedule_due, why the item was scheduled; for a
+	// reaction, the start of anima's message it is on ("" if the channel does not know).
 	Detail string `json:"detail,omitempty"`
 	// Kind is the message kind a schedule_due signal asks for (reminder | followup).
 	Kind MessageKind `json:"kind,omitempty"`

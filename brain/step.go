@@ -23,6 +23,9 @@ type Stepper struct {
 
 	sigBuf  []Signal
 	wakeBuf []Wake
+	// acks are, per chat, the reactions to anima's messages that no run has seen yet
+	// (see acknowledge).
+	acks map[int64][]Signal
 	// changed is what the steps changed in the state, for the loop's persister.
 	changed *changes
 }
@@ -56,6 +59,7 @@ func NewStepper(deps StepperDeps) *Stepper {
 		logText: deps.LogText,
 		m:       newStepMetrics(deps.Registerer),
 		changed: newChanges(),
+		acks:    map[int64][]Signal{},
 	}
 }
 
@@ -90,6 +94,9 @@ func (s *Stepper) Step(now time.Time, sigs []Signal) []Wake {
 		if sig.Type != SignalCommand {
 			s.sigBuf = append(s.sigBuf, sig)
 		}
+		if sig.Type == SignalReaction && s.st.Rel(sig.Chat) != nil {
+			s.acks[sig.Chat] = append(s.acks[sig.Chat], sig)
+		}
 	}
 	s.wakeBuf = s.agg.Decide(now, s.st, s.sigBuf, s.wakeBuf[:0])
 	for i := range s.wakeBuf {
@@ -97,6 +104,26 @@ func (s *Stepper) Step(now time.Time, sigs []Signal) []Wake {
 	}
 	return s.wakeBuf
 }
+
+// The rules of a reaction (to a message anima sent; the channel drops the others):
+//
+//   - It wakes nothing: no model run is spent on it alone.
+//   - It counts as the user answering (observe): the silence, habituation, the
+//     unanswered proactive count, the follow-up and the conversation status start over.
+//   - The chat's next wake, whatever its reason, carries it among its signals, so the run
+//     reads it as data and its turn consumes it from the store's inbox. Until then it
+//     stays there, and a restart submits it again like any unprocessed signal.
+
+// acknowledge moves chat's pending reactions into w, the chat's next wake.
+func (s *Stepper) acknowledge(w *Wake) {
+	if acks := s.acks[w.Chat]; len(acks) > 0 {
+		w.Signals = append(w.Signals, acks...)
+		delete(s.acks, w.Chat)
+	}
+}
+
+// forget drops chat's pending reactions (the chat was forgotten).
+func (s *Stepper) forget(chat int64) { delete(s.acks, chat) }
 
 // observe updates relationships for incoming signals.
 func (s *Stepper) observe(now time.Time, sigs []Signal) {
@@ -189,6 +216,7 @@ func (s *Stepper) bookkeep(now time.Time, w *Wake) {
 	}
 	w.Rel = *rel
 	w.Signals = append([]Signal(nil), w.Signals...)
+	s.acknowledge(w)
 }
 
 // forgetGated drops chat's pending gated thoughts.

@@ -26,7 +26,6 @@ type Reason struct {
 // Wake reason codes.
 const (
 	ReasonUserMessage = "user_message"
-	ReasonReaction    = "reaction"
 	ReasonSchedule    = "schedule_due"
 	ReasonThought     = "thought"
 	ReasonProactive   = "proactive"

@@ -29,7 +29,35 @@ type Config struct {
 	Limits    LimitsConfig    `yaml:"limits"`
 	Log       LogConfig       `yaml:"log"`
 	Plugins   PluginsConfig   `yaml:"plugins"`
+	MCP       MCPConfig       `yaml:"mcp"`
 }
+
+// MCPConfig is the mcp section: Model Context Protocol servers whose tools the model may
+// call, each under mcp.servers.<name>.
+type MCPConfig struct {
+	Servers map[string]MCPServerConfig `yaml:"servers"`
+}
+
+// MCPServerConfig is one MCP server: a stdio command or a streamable-HTTP url.
+type MCPServerConfig struct {
+	// Command is the argv of a stdio server, run without a shell.
+	// Env's and Headers' values are secrets (API keys, tokens), never printed.
+	Command []string          `yaml:"command"`
+	Env     map[string]Secret `yaml:"env"`
+	// URL is a streamable-HTTP endpoint, instead of command; Headers go with each request.
+	URL     string            `yaml:"url"`
+	Headers map[string]Secret `yaml:"headers"`
+	// Profiles are where its tools are offered: chat (always), proactive, dream.
+	Profiles []brain.Profile `yaml:"profiles"`
+	// Tools is an allow-list of the server's tool names; empty allows all.
+	Tools   []string `yaml:"tools"`
+	Timeout Duration `yaml:"timeout"` // per call; 0 is 30s
+	// Enabled switches the server; absent is true.
+	Enabled *bool `yaml:"enabled"`
+}
+
+// On reports whether the server is switched on (enabled absent or true).
+func (s MCPServerConfig) On() bool { return s.Enabled == nil || *s.Enabled }
 
 // PluginsConfig holds one section per plugin (plugins.<name>), each decoded as strictly
 // as the rest: an unknown key is an error naming the key and so the plugin.

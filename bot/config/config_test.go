@@ -17,6 +17,7 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -69,7 +70,7 @@ func TestConfigExampleFile(t *testing.T) {
 	// The example documents the defaults; only the allow-list differs.
 	want := Default()
 	want.Telegram.AllowedUsers = []int64{123456789}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("config.yaml differs from Default() (-want +got):\n%s", diff)
 	}
 }
@@ -219,7 +220,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"section not a mapping", "llm: 5",
 			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, max_output_tokens, transcription_model, max_audio, vision`}},
 		{"document not a mapping", "- telegram",
-			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins`}},
+			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`}},
 		{"wrong type int", "llm:\n  context_tokens: lots",
 			[]string{`line 2: llm.context_tokens: want an integer, got "lots"`}},
 		{"wrong type bool", "proactive:\n  enabled: sometimes",
@@ -233,7 +234,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"second document", "log: {level: info}\n---\nlog: {level: debug}",
 			[]string{`line 2: a second YAML document; keep the whole configuration in one`}},
 		{"merge key with unknown key", "x: &base {level: info, colour: true}\nlog:\n  <<: *base",
-			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins`,
+			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`,
 				`line 1: log.colour: unknown key; log accepts level, format, message_text`}},
 	}
 	for _, tc := range tests {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -10,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // Validate reports every problem with c, joined with errors.Join; each is a
@@ -137,6 +140,8 @@ func (c Config) validate() []*KeyError {
 	if il.JournalPerDay < 1 {
 		p.add("plugins.innerlife.journal_per_day", "must be at least 1; got %d", il.JournalPerDay)
 	}
+
+	c.validateMCP(&p)
 
 	t := c.Telegram
 	switch tok := t.Token.Reveal(); {
@@ -297,4 +302,46 @@ func atoi2(s string) int {
 		return 99
 	}
 	return int(s[0]-'0')*10 + int(s[1]-'0')
+}
+
+// mcpServerName is what an MCP server's name may be: it prefixes its tools' names.
+func mcpServerName(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (c Config) validateMCP(p *checker) {
+	for _, name := range slices.Sorted(maps.Keys(c.MCP.Servers)) {
+		s := c.MCP.Servers[name]
+		key := "mcp.servers." + name
+		if !mcpServerName(name) {
+			p.add(key, "a server's name prefixes its tools' names: use 1 to 32 of A-Z a-z 0-9 - (no _); got %q", name)
+		}
+		switch {
+		case len(s.Command) > 0 && s.URL != "":
+			p.add(key, "set either command (a stdio server) or url (streamable HTTP), not both")
+		case len(s.Command) == 0 && s.URL == "":
+			p.add(key, "set command (the argv of a stdio server) or url (a streamable-HTTP endpoint)")
+		case len(s.Command) > 0 && strings.TrimSpace(s.Command[0]) == "":
+			p.add(key+".command", "the program (its first element) must not be empty")
+		case s.URL != "":
+			p.httpURL(key+".url", s.URL, false)
+		}
+		if len(s.Headers) > 0 && s.URL == "" {
+			p.add(key+".headers", "are sent only to a url server; this one runs a command")
+		}
+		for _, pr := range s.Profiles {
+			p.oneOf(key+".profiles", string(pr), string(brain.ProfileChat), string(brain.ProfileProactive), string(brain.ProfileDream))
+		}
+		for _, t := range s.Tools {
+			p.notEmpty(key+".tools", t)
+		}
+	}
 }

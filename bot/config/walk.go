@@ -64,11 +64,44 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, prefix string) {
 			continue
 		}
 		w.lines[key] = k.Line
+		if f.Type.Kind() == reflect.Map && f.Type.Elem().Kind() == reflect.Struct {
+			w.entries(v, f.Type.Elem(), key)
+			continue
+		}
 		if f.Type.Kind() == reflect.Struct && !isText(f.Type) {
 			w.section(v, f.Type, key)
 			continue
 		}
 		w.leaf(v, f.Type, key)
+	}
+}
+
+// entries checks mapping n of named sections (mcp.servers.<name>), each against struct
+// type t.
+func (w *walker) entries(n *yaml.Node, t reflect.Type, prefix string) {
+	n = resolveAlias(n)
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		w.fail(n, prefix, "want a mapping of names to sections with the keys %s", strings.Join(yamlFields(t), ", "))
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := resolveAlias(n.Content[i])
+		if k.Kind != yaml.ScalarNode {
+			w.fail(k, prefix, "keys must be plain names")
+			continue
+		}
+		key := join(prefix, w.restore.Replace(k.Value))
+		if first, dup := seen[k.Value]; dup {
+			w.fail(k, key, "set twice (first at line %d)", first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		w.lines[key] = k.Line
+		w.section(n.Content[i+1], t, key)
 	}
 }
 
@@ -163,6 +196,10 @@ func (w *walker) expand(n *yaml.Node, key string) {
 		n.Value = v
 		if n.Style == 0 {
 			n.Tag = "" // plain scalar: resolve the type of the expanded text, as if written so
+		}
+	case yaml.MappingNode: // a map of strings (env, headers): keys are never expanded
+		for i := 1; i < len(n.Content); i += 2 {
+			w.expand(n.Content[i], key)
 		}
 	default:
 		for _, c := range n.Content {
@@ -270,6 +307,10 @@ func describeType(t reflect.Type) string {
 		return "a number"
 	case reflect.String:
 		return "a string"
+	case reflect.Pointer:
+		return describeType(t.Elem())
+	case reflect.Map:
+		return "a mapping of names to " + strings.TrimPrefix(strings.TrimPrefix(describeType(t.Elem()), "an "), "a ") + "s"
 	case reflect.Slice:
 		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(describeType(t.Elem()), "an "), "a ") + "s"
 	}

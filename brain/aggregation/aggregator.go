@@ -141,9 +141,10 @@ func (a *Aggregator) Blocked(now time.Time, s brain.Signal) bool {
 
 // Decide implements brain.Aggregator. Rules, first match wins per chat (DESIGN §6):
 //
-//  1. user_message, reaction and schedule_due signals always wake their chat. All such
-//     signals of one chat in one call fold into a single wake (profile chat) whose reason
-//     is the strongest present: user message, then reaction, then schedule. In a group
+//  1. user_message and schedule_due signals always wake their chat. All such signals of
+//     one chat in one call fold into a single wake (profile chat) whose reason is the
+//     strongest present: user message, then schedule. A reaction wakes nothing: it is an
+//     acknowledgement, which the Stepper carries to the chat's next wake. In a group
 //     chat only one member's consecutive signals fold: a signal from another member
 //     starts the chat's next wake, so every wake answers exactly one sender. Acks never
 //     hold these back.
@@ -171,7 +172,7 @@ func (a *Aggregator) Decide(now time.Time, st *brain.State, sigs []brain.Signal,
 		s := &sigs[i]
 		a.buckets.observe(now, s)
 		switch s.Type {
-		case brain.SignalUserMessage, brain.SignalReaction, brain.SignalScheduleDue:
+		case brain.SignalUserMessage, brain.SignalScheduleDue:
 		default:
 			continue
 		}

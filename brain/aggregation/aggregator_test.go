@@ -185,7 +185,6 @@ func TestRuleOneFolds(t *testing.T) {
 	}
 	want := []got{
 		{1, brain.ReasonUserMessage, `Anna sent 2 messages; a scheduled item came due: "dentist"`, 3, brain.ProfileChat},
-		{2, brain.ReasonReaction, "Ben reacted 1 time", 1, brain.ProfileChat},
 		{3, brain.ReasonSchedule, `a scheduled item came due: "water the plants"`, 1, brain.ProfileChat},
 	}
 	if len(ws) != len(want) {

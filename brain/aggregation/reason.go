@@ -17,14 +17,12 @@ func plural(n int, one, many string) string {
 
 // signalReason builds the reason of a rule-1 wake from its signals.
 func signalReason(w *brain.Wake) brain.Reason {
-	var msgs, reacts, due int
+	var msgs, due int
 	var note string
 	for _, s := range w.Signals {
 		switch s.Type {
 		case brain.SignalUserMessage:
 			msgs++
-		case brain.SignalReaction:
-			reacts++
 		case brain.SignalScheduleDue:
 			if due == 0 {
 				note = s.Text
@@ -35,9 +33,6 @@ func signalReason(w *brain.Wake) brain.Reason {
 	var parts []string
 	if msgs > 0 {
 		parts = append(parts, w.UserName()+" sent "+plural(msgs, "message", "messages"))
-	}
-	if reacts > 0 {
-		parts = append(parts, w.UserName()+" reacted "+plural(reacts, "time", "times"))
 	}
 	if due > 0 {
 		p := plural(due, "scheduled item", "scheduled items") + " came due"
@@ -50,8 +45,6 @@ func signalReason(w *brain.Wake) brain.Reason {
 	switch {
 	case msgs > 0:
 		return brain.Reason{Code: brain.ReasonUserMessage, Text: text}
-	case reacts > 0:
-		return brain.Reason{Code: brain.ReasonReaction, Text: text}
 	default:
 		return brain.Reason{Code: brain.ReasonSchedule, Text: text}
 	}

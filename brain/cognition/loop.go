@@ -340,6 +340,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 		began := time.Now()
 		resp, err := c.sendFormatted(rctx, req, ds)
 		cancel()
+		err = redactProvider(err) // from here on, what is logged or returned
 		c.m.duration.WithLabelValues(req.Model).Observe(time.Since(began).Seconds())
 		if err == nil && len(resp.Choices) == 0 {
 			err = errNoChoices
@@ -445,7 +446,7 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 // kind says why a message for w is sent.
 func (c *Cognition) kind(w brain.Wake) brain.MessageKind {
 	switch w.Reason.Code {
-	case brain.ReasonUserMessage, brain.ReasonReaction, string(brain.SignalCommand):
+	case brain.ReasonUserMessage, string(brain.SignalCommand):
 		return brain.KindReply
 	case brain.ReasonSchedule:
 		for _, s := range w.Signals {

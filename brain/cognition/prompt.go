@@ -337,6 +337,8 @@ func (c *Cognition) systemPrompt(w brain.Wake, now time.Time) string {
 		}
 	}
 
+	b.WriteString(reactionBlock(w))
+
 	if waited := waited(w, now); waited >= time.Minute {
 		fmt.Fprintf(&b, "\nYou could not be reached for a while: their message has waited %s for your answer "+
 			"(sent %s). Acknowledge the delay briefly.", human(waited), dateTag(now.Add(-waited), loc))

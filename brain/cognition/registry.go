@@ -27,6 +27,7 @@ type Registry struct {
 	tools []brain.Tool // registration order
 	specs map[string]brain.ToolSpec
 	byNm  map[string]brain.Tool
+	group map[string]string // tool name -> its SetTools group
 	// offer caches what a profile offers the model; Register empties it. Tools are
 	// registered at assembly time, so after start every request reuses the entries.
 	offer map[brain.Profile]*offer
@@ -46,7 +47,7 @@ type offer struct {
 // NewRegistry returns a registry holding the core tools handled here: core_escalate and
 // core_defer.
 func NewRegistry() *Registry {
-	r := &Registry{specs: map[string]brain.ToolSpec{}, byNm: map[string]brain.Tool{}}
+	r := &Registry{specs: map[string]brain.ToolSpec{}, byNm: map[string]brain.Tool{}, group: map[string]string{}}
 	for _, t := range []brain.Tool{escalateTool{}, deferTool{}} {
 		if err := r.Register(t); err != nil {
 			panic(err) // the core tools are constants; a failure is a bug caught by every test
@@ -59,11 +60,8 @@ func NewRegistry() *Registry {
 // ^[a-zA-Z0-9_-]{1,64}$, is already taken, or the parameters are not a strict schema.
 func (r *Registry) Register(t brain.Tool) error {
 	spec := t.Spec()
-	if !toolNameRE.MatchString(spec.Name) {
-		return fmt.Errorf("register tool %q: name must match ^[a-zA-Z0-9_-]{1,64}$: %w", spec.Name, ErrBadTool)
-	}
-	if err := CheckSchema(spec.Parameters); err != nil {
-		return fmt.Errorf("register tool %s: %w", spec.Name, err)
+	if err := checkTool(spec); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -74,6 +72,56 @@ func (r *Registry) Register(t brain.Tool) error {
 	r.byNm[spec.Name] = t
 	r.specs[spec.Name] = spec
 	r.offer = nil
+	return nil
+}
+
+// SetTools replaces the tools of group (those given to it by the last SetTools) with ts,
+// each checked as Register checks it: tools that change while anima runs, such as an MCP
+// server's, which come and go with the server. It returns an error wrapping ErrBadTool
+// for each tool it refused; the others are offered from the next request on.
+func (r *Registry) SetTools(group string, ts []brain.Tool) []error {
+	var errs []error
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := r.tools[:0:0]
+	for _, t := range r.tools {
+		name := t.Spec().Name
+		if r.group[name] == group {
+			delete(r.byNm, name)
+			delete(r.specs, name)
+			delete(r.group, name)
+			continue
+		}
+		kept = append(kept, t)
+	}
+	r.tools = kept
+	for _, t := range ts {
+		spec := t.Spec()
+		if err := checkTool(spec); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, dup := r.byNm[spec.Name]; dup {
+			errs = append(errs, fmt.Errorf("register tool %s: duplicate name: %w", spec.Name, ErrBadTool))
+			continue
+		}
+		r.tools = append(r.tools, t)
+		r.byNm[spec.Name] = t
+		r.specs[spec.Name] = spec
+		r.group[spec.Name] = group
+	}
+	r.offer = nil
+	return errs
+}
+
+// checkTool is what Register and SetTools require of a tool's spec.
+func checkTool(spec brain.ToolSpec) error {
+	if !toolNameRE.MatchString(spec.Name) {
+		return fmt.Errorf("register tool %q: name must match ^[a-zA-Z0-9_-]{1,64}$: %w", spec.Name, ErrBadTool)
+	}
+	if err := CheckSchema(spec.Parameters); err != nil {
+		return fmt.Errorf("register tool %s: %w", spec.Name, err)
+	}
 	return nil
 }
 

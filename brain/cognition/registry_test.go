@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/anima-bot/anima/brain"
@@ -67,4 +68,40 @@ func TestCoreToolSchemasAreStrict(t *testing.T) {
 			t.Errorf("%s: %v", tl.Spec().Name, p)
 		}
 	}
+}
+
+// TestSetToolsReplacesGroup: SetTools swaps a group's tools (an MCP server's, as it comes
+// and goes) and refuses a bad one or a name another tool holds, keeping the rest.
+func TestSetToolsReplacesGroup(t *testing.T) {
+	r := cognition.NewRegistry()
+	schema := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{},"required":[]}`)
+	mk := func(name string) brain.Tool { return groupTool{brain.ToolSpec{Name: name, Parameters: schema}} }
+	if errs := r.SetTools("mcp:w", []brain.Tool{mk("w_a"), mk("w_b"), mk("core_defer"), mk("bad name")}); len(errs) != 2 {
+		t.Errorf("SetTools refused %d tools (%v), want 2 (the duplicate and the bad name)", len(errs), errs)
+	}
+	names := func() []string {
+		var out []string
+		for _, t := range r.Tools(brain.ProfileChat) {
+			out = append(out, t.Spec().Name)
+		}
+		return out
+	}
+	if got, want := names(), []string{"core_escalate", "core_defer", "w_a", "w_b"}; !slices.Equal(got, want) {
+		t.Errorf("tools = %v, want %v", got, want)
+	}
+	r.SetTools("mcp:w", []brain.Tool{mk("w_c")})
+	if got, want := names(), []string{"core_escalate", "core_defer", "w_c"}; !slices.Equal(got, want) {
+		t.Errorf("after the replacement tools = %v, want %v", got, want)
+	}
+	r.SetTools("mcp:w", nil)
+	if got, want := names(), []string{"core_escalate", "core_defer"}; !slices.Equal(got, want) {
+		t.Errorf("after the withdrawal tools = %v, want %v", got, want)
+	}
+}
+
+type groupTool struct{ spec brain.ToolSpec }
+
+func (g groupTool) Spec() brain.ToolSpec { return g.spec }
+func (groupTool) Call(context.Context, brain.ToolCall) (brain.ToolResult, error) {
+	return brain.ToolResult{}, nil
 }

@@ -24,8 +24,9 @@ import (
 // streamOffFor is how long streaming stays off after the endpoint refused a stream.
 const streamOffFor = 10 * time.Minute
 
-// errStreamRefused marks an endpoint that would not stream: it refused stream: true
-// (a 4xx other than 401, 403 and 429) or answered without server-sent events.
+// errStreamRefused marks an endpoint that would not stream: it refused stream: true (a
+// 4xx whose message says streaming is not supported) or answered without server-sent
+// events. Any other 4xx is that request's failure alone: streaming stays on.
 var errStreamRefused = errors.New("endpoint does not stream")
 
 // send makes one request: as a stream while a draft is being shown and the endpoint
@@ -39,7 +40,7 @@ func (c *Cognition) send(ctx context.Context, req openai.ChatCompletionRequest, 
 		}
 		c.m.streamFallbacks.Inc()
 		c.noStreamUntil.Store(c.clock.Now().Add(streamOffFor).UnixNano())
-		c.log.Warn("llm endpoint refused to stream; answers are sent whole for a while", "model", req.Model, "for", streamOffFor, "err", err)
+		c.log.Warn("llm endpoint refused to stream; answers are sent whole for a while", "model", req.Model, "for", streamOffFor, "err", redactProvider(err))
 	}
 	return c.client.CreateChatCompletion(ctx, req)
 }
@@ -88,15 +89,43 @@ func (c *Cognition) stream(ctx context.Context, req openai.ChatCompletionRequest
 }
 
 // refusesStream reports whether an error at the start of a stream says the endpoint will not
-// stream, as opposed to failing for reasons a plain request would meet too (throttling,
-// authentication, server errors, the network).
+// stream: a 4xx (not 401, 403 or 429) whose message speaks of streaming as unsupported,
+// as opposed to failing for reasons a plain request would meet too (a bad request,
+// throttling, authentication, server errors, the network).
 func refusesStream(err error) bool {
 	status := httpStatus(err)
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
 		return false
 	}
-	return status >= 400 && status < 500
+	if status < 400 || status >= 500 {
+		return false
+	}
+	msg := strings.ToLower(redactText(providerMessage(err))) // not the words of a quoted request
+	if !strings.Contains(msg, "stream") {
+		return false
+	}
+	for _, no := range []string{"not supported", "unsupported", "does not support", "doesn't support",
+		"not available", "not enabled", "not allowed", "disabled"} {
+		if strings.Contains(msg, no) {
+			return true
+		}
+	}
+	return false
+}
+
+// providerMessage is the message of an endpoint's error answer: the JSON error's message,
+// or the raw body.
+func providerMessage(err error) string {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		return apiErr.Message
+	case errors.As(err, &reqErr):
+		return string(reqErr.Body)
+	}
+	return ""
 }
 
 // assembler puts a streamed message back together: content deltas are concatenated, tool

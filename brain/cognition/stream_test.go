@@ -1,8 +1,10 @@
 package cognition_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
@@ -232,5 +235,52 @@ func TestRefusedDraftsStopStreaming(t *testing.T) {
 	}
 	if got := e.srv.Streamed(); got != 1 {
 		t.Errorf("streamed requests = %d, want 1", got)
+	}
+}
+
+// TestStreamBadRequestKeepsStreaming: a 4xx on a streamed request that does not say
+// streaming is unsupported is that request's failure alone: streaming stays on for the
+// next one, and nothing counts as a fallback.
+func TestStreamBadRequestKeepsStreaming(t *testing.T) {
+	e := newEnv(t, setup{})
+	e.srv.SetStreaming(openaitest.StreamSSE)
+	e.srv.Enqueue(openaitest.Reply{Status: 400, Message: "This model's maximum context length is 8192 tokens"},
+		openaitest.Answer("from the other model", "active", 0.9), openaitest.Answer("second", "active", 0.9))
+	d := &drafter{}
+	if s := sends(think(t, e, draftedWake(d, "one"))); len(s) != 1 || s[0].Text != "from the other model" {
+		t.Fatalf("sends = %+v", s)
+	}
+	if s := sends(think(t, e, draftedWake(d, "two"))); len(s) != 1 || s[0].Text != "second" {
+		t.Fatalf("second sends = %+v", s)
+	}
+	if got := e.srv.Streamed(); got != 3 {
+		t.Errorf("streamed requests = %d, want 3 (streaming stays on after a bad request)", got)
+	}
+	if got := metric(t, e, "anima_llm_stream_fallbacks_total"); got != 0 {
+		t.Errorf("stream fallbacks = %v, want 0", got)
+	}
+}
+
+// TestProviderErrorBodyNotLogged: a 4xx whose message echoes the user's words is neither
+// logged nor returned with them.
+func TestProviderErrorBodyNotLogged(t *testing.T) {
+	var logs bytes.Buffer
+	e := newEnv(t, setup{opts: func(o *cognition.Options) {
+		o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}})
+	e.srv.SetStreaming(openaitest.StreamSSE)
+	bad := openaitest.Reply{Status: 400, Message: `Invalid content "my secret diary entry" in messages[1]`}
+	e.srv.Enqueue(bad, bad)
+	_, err := e.c.Think(context.Background(), draftedWake(&drafter{}, "my secret diary entry"))
+	if err == nil {
+		t.Fatal("Think succeeded; want the bad request's error")
+	}
+	for what, s := range map[string]string{"error": err.Error(), "log": logs.String()} {
+		if strings.Contains(s, "secret") {
+			t.Errorf("%s carries the user's words:\n%s", what, s)
+		}
+	}
+	if !strings.Contains(err.Error(), `llm endpoint answered 400, type server_error: Invalid content "…" in messages[1]`) {
+		t.Errorf("error = %v, want the status, type and the redacted message", err)
 	}
 }

@@ -28,6 +28,8 @@ type classifier struct {
 	public  bool
 	// own reports whether anima sent message id of chat; nil: every message counts.
 	own func(chat int64, id int) bool
+	// quoted returns the start of anima's message id of chat ("" if unknown); nil: none.
+	quoted func(chat int64, id int) string
 }
 
 // verdict is what became of one update.
@@ -247,8 +249,13 @@ func (c classifier) reaction(updateID int64, r *models.MessageReactionUpdated) v
 	if c.own != nil && !c.own(r.Chat.ID, r.MessageID) {
 		return verdict{kind: kindReactionOther, why: "reaction to a message anima did not send"}
 	}
+	var quote string
+	if c.quoted != nil {
+		quote = c.quoted(r.Chat.ID, r.MessageID)
+	}
 	return verdict{ok: true, kind: kindReaction, sig: brain.Signal{
 		Type:      brain.SignalReaction,
+		Detail:    quote,
 		Source:    source,
 		Chat:      r.Chat.ID,
 		User:      r.User.ID,

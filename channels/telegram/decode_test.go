@@ -92,6 +92,9 @@ func TestNewNeedsAToken(t *testing.T) {
 func TestReactionsOnlyToOwnMessages(t *testing.T) {
 	cl := classifier{me: identity{id: 123456}, allowed: map[int64]bool{1001: true},
 		own: func(chat int64, id int) bool { return chat == 1001 && id == 3 }}
+	q := newQuotes()
+	q.put(1001, 3, "See you at **eight**", false)
+	cl.quoted = q.get
 	for _, tc := range []struct {
 		name   string
 		msgID  int
@@ -112,6 +115,32 @@ func TestReactionsOnlyToOwnMessages(t *testing.T) {
 			if v.ok != tc.ok || v.kind != tc.kind || !strings.Contains(v.why, tc.reason) {
 				t.Errorf("verdict = %+v, want ok %v kind %s", v, tc.ok, tc.kind)
 			}
+			if v.ok && (v.sig.Detail != "See you at eight" || v.sig.MessageID != 3 || v.sig.Text != "❤") {
+				t.Errorf("signal = %+v, want ❤ on message 3 quoting its plain text", v.sig)
+			}
 		})
+	}
+}
+
+// TestQuotesKeepTheLatest: the channel quotes the latest quoteKeep messages it sent, each
+// cut to quoteRunes; older ones are forgotten.
+func TestQuotesKeepTheLatest(t *testing.T) {
+	q := newQuotes()
+	long := strings.Repeat("ж", quoteRunes+50)
+	q.put(1, 1, long, true)
+	if got := q.get(1, 1); got != strings.Repeat("ж", quoteRunes) {
+		t.Errorf("quote of a long message has %d runes, want %d", len([]rune(got)), quoteRunes)
+	}
+	for id := 2; id <= quoteKeep+1; id++ {
+		q.put(1, id, fmt.Sprint("message ", id), true)
+	}
+	if got := q.get(1, 1); got != "" {
+		t.Errorf("the oldest message is still quoted (%q) after %d newer ones", got, quoteKeep)
+	}
+	if got := q.get(1, quoteKeep+1); got != fmt.Sprint("message ", quoteKeep+1) {
+		t.Errorf("latest quote = %q", got)
+	}
+	if got := q.get(2, quoteKeep+1); got != "" {
+		t.Errorf("another chat's message id quoted %q", got)
 	}
 }

@@ -114,6 +114,9 @@ func (c *Channel) sendPart(ctx context.Context, m brain.SendMessage, text string
 		cancel()
 		c.pace.done(m.Chat, time.Now())
 		if err == nil {
+			if msg != nil {
+				c.quotes.put(m.Chat, msg.ID, m.Text, m.Plain)
+			}
 			if c.sent != nil && msg != nil {
 				if err := c.sent.RecordSent(m.Chat, msg.ID); err != nil {
 					c.log.Warn("could not remember a sent message; reactions to it will be ignored", "err", err)

@@ -129,6 +129,7 @@ type Channel struct {
 	locks    *chatLocks
 	drafts   *drafts
 	sent     SentLog // may be nil
+	quotes   *quotes // the latest sent messages' starts, quoted with reactions to them
 	sleep    func(context.Context, time.Duration) error
 	now      func() time.Time
 	base     time.Duration
@@ -171,6 +172,7 @@ func New(cfg Config, rec channels.Recorder, sink channels.Sink, opts Options) (*
 		locks:     newChatLocks(),
 		drafts:    newDrafts(),
 		sent:      opts.Sent,
+		quotes:    newQuotes(),
 
 		webhookLimits: webhookLimits(),
 	}
@@ -350,7 +352,7 @@ func (c *Channel) learnIdentity(ctx context.Context) error {
 }
 
 func (c *Channel) classifier() classifier {
-	cl := classifier{allowed: c.allowed, public: c.cfg.Public}
+	cl := classifier{allowed: c.allowed, public: c.cfg.Public, quoted: c.quotes.get}
 	if c.sent != nil {
 		cl.own = func(chat int64, id int) bool {
 			ok, err := c.sent.Sent(chat, id)

@@ -53,9 +53,7 @@ func dead(args []string, stdout, stderr io.Writer) int {
 	}
 	// The configuration may come as the last word: anima dead list my.yaml.
 	if n := len(words); n > 0 && (n == 2 && words[0] == "list" || n == 3 && words[0] != "list") {
-		configSet := false
-		fs.Visit(func(f *flag.Flag) { configSet = configSet || f.Name == "config" })
-		if configSet {
+		if flagSet(fs, "config") {
 			fmt.Fprintln(stderr, "anima dead: two configuration files: give FILE or --config, not both")
 			return 2
 		}
@@ -124,4 +122,11 @@ func printDeadList(w io.Writer, letters []brain.DeadLetter) {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.Kind, d.Chat, d.User, d.At.UTC().Format(time.RFC3339), reason)
 	}
 	_ = tw.Flush()
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

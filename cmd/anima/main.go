@@ -38,6 +38,7 @@ Usage:
   anima compact [FILE]                rewrite the store without deleted data (service stopped)
   anima dead list|show ID|retry ID [FILE]
                                       list, show or retry failed work kept for 7 days
+  anima mcp list [FILE]               start each MCP server, print its tools and exit
   anima health [FILE] [--timeout D]   exit 0 if the running instance's /readyz (at
                                       metrics.listen) answers 200 within D (3s)
   anima sim    [FILE] [--days N]      replay N silent days under a simulated clock and
@@ -69,6 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return initCommand(args, stdin, stdout, stderr)
 	case "dead":
 		return dead(args, stdout, stderr) // dead.go
+	case "mcp":
+		return runMCP(args, stdout, stderr)
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)

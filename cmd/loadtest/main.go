@@ -27,6 +27,7 @@ type options struct {
 	starts   int    // start-up measurements
 	keep     bool   // keep the temporary directory
 	profile  string // directory for the traffic run's CPU and heap profiles; empty: none
+	mcp      string // argv (split on spaces) of a stdio MCP server every anima is configured with; empty: none
 	store    string // a store to start from (only the stored start-up is measured); empty: none
 	// gap is the least time from a sequential reply to the next message: at least
 	// Telegram's 1/30 s between any two sends, or the global pacing is what gets measured.
@@ -56,6 +57,7 @@ func run() int {
 	fs.BoolVar(&o.serve, "serve", false, "measure nothing: keep anima and the fakes running, a message every --every, until SIGTERM (scripts/stack-check)")
 	fs.StringVar(&o.listen, "metrics-listen", "", "with --serve: anima's metrics.listen (default: a free loopback port); the address is printed")
 	fs.DurationVar(&o.every, "every", time.Second, "with --serve: time between messages")
+	fs.StringVar(&o.mcp, "mcp", "", "configure every anima with this stdio MCP server (argv split on spaces), e.g. \"node …/server-everything/dist/index.js stdio\"")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}

@@ -73,7 +73,7 @@ func (lt *loadtest) launch(ctx context.Context, f *fakes, name string, users []i
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("mkdir: %w", err)
 	}
-	cfg, err := writeConfig(dir, f.tg.URL, f.ai.URL(), lt.metricsListen(), users)
+	cfg, err := writeConfig(dir, f.tg.URL, f.ai.URL(), lt.metricsListen(), users, lt.o.mcp)
 	if err != nil {
 		return nil, err
 	}

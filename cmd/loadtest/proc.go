@@ -29,8 +29,9 @@ type proc struct {
 }
 
 // writeConfig writes a configuration for one anima process pointing at the fakes, with a
-// fresh store in dir and /metrics on metricsListen, and returns its path.
-func writeConfig(dir, tgURL, aiURL, metricsListen string, users []int64) (string, error) {
+// fresh store in dir and /metrics on metricsListen, and returns its path. mcp, if set, is
+// the argv of a stdio MCP server to configure, split on spaces.
+func writeConfig(dir, tgURL, aiURL, metricsListen string, users []int64, mcp string) (string, error) {
 	ids := make([]string, len(users))
 	for i, u := range users {
 		ids[i] = strconv.FormatInt(u, 10)
@@ -55,6 +56,12 @@ brain:
 log:
   level: warn
 `, tgURL, strings.Join(ids, ", "), aiURL, filepath.Join(dir, "anima.db"), metricsListen)
+	if argv := strings.Fields(mcp); len(argv) > 0 {
+		for i, a := range argv {
+			argv[i] = strconv.Quote(a)
+		}
+		cfg += "mcp:\n  servers:\n    loadtest:\n      command: [" + strings.Join(argv, ", ") + "]\n"
+	}
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return "", fmt.Errorf("write config: %w", err)

@@ -1,0 +1,76 @@
+package bot_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+)
+
+// mcpServers configures "web", an in-process MCP server built with the SDK on
+// streamable HTTP offering echo, and "gone", a stdio server whose program does not exist.
+func mcpServers(t *testing.T) config.MCPConfig {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echo the text.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct{ Text string }
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + args.Text}}}, nil
+		})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	return config.MCPConfig{Servers: map[string]config.MCPServerConfig{
+		"web":  {URL: hs.URL, Timeout: config.Duration(5 * time.Second)},
+		"gone": {Command: []string{"/nonexistent/mcp-server"}},
+	}}
+}
+
+// TestMCPToolInRun: bot.Run starts the MCP servers beside Telegram; the model calls a
+// server's tool and reads its answer fenced; the server that cannot start is in /readyz
+// (without making anima unready) and in /status.
+func TestMCPToolInRun(t *testing.T) {
+	h := newHarness(t)
+	h.cfg.MCP = mcpServers(t)
+	addrs, stop := h.start()
+	defer stop()
+	waitMetric(waitCtx(t), t, addrs.Metrics, `anima_mcp_server_up{server="web"} 1`)
+	h.ai.Enqueue(openaitest.Tool("web_echo", `{"text":"from the model"}`), openaitest.Answer("Done.", "open", 0.9))
+	h.tg.PushText(user, user, "echo something")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.ai.Requests()
+	if last := string(reqs[len(reqs)-1].Raw); !strings.Contains(last, `echo: from the model\n\u003c/untrusted\u003e`) {
+		t.Errorf("the tool's answer is not in the next request, fenced:\n%s", last)
+	}
+	waitMetric(waitCtx(t), t, addrs.Metrics, `anima_mcp_calls_total{outcome="ok",server="web",tool="echo"} 1`)
+
+	resp, err := http.Get("http://" + addrs.Metrics + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "mcp gone: down\n") || !strings.Contains(string(body), "mcp web: up\n") {
+		t.Errorf("/readyz = %d %q, want 200 with mcp gone: down and mcp web: up", resp.StatusCode, body)
+	}
+	h.tg.PushText(user, user, "/status")
+	sent, err := h.tg.WaitSent(waitCtx(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sent[1].Visible, "Outside tools not available: gone (for ") {
+		t.Errorf("/status = %q, want the server that is down", sent[1].Visible)
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/plugins/mcp"
+)
+
+const mcpUsage = `Usage:
+  anima mcp list [FILE] [-v]   start each MCP server of mcp.servers, print the tools it
+                               offers (as <server>_<tool>) and why any is not, then exit
+FILE is the configuration (also --config FILE, or $ANIMA_CONFIG).
+`
+
+// runMCP is `anima mcp list`: it exits 1 when a server cannot be started or listed.
+func runMCP(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprint(stdout, mcpUsage)
+		return 0
+	}
+	if len(args) == 0 || args[0] != "list" {
+		fmt.Fprint(stderr, mcpUsage)
+		return 2
+	}
+	fs := flag.NewFlagSet("anima mcp list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	cfgPath := fs.String("config", defaultConfig(), "configuration file")
+	verbose := fs.Bool("v", false, "log what the servers do")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, mcpUsage)
+			return 0
+		}
+		fmt.Fprint(stderr, mcpUsage)
+		return 2
+	}
+	switch rest := fs.Args(); {
+	case len(rest) == 1 && flagSet(fs, "config"):
+		fmt.Fprintln(stderr, "anima mcp list: two configuration files: give FILE or --config, not both")
+		return 2
+	case len(rest) == 1:
+		*cfgPath = rest[0]
+	case len(rest) > 1:
+		fmt.Fprint(stderr, mcpUsage)
+		return 2
+	}
+	cfg, err := config.Check(*cfgPath, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	servers := bot.MCPServers(cfg.MCP)
+	if len(servers) == 0 {
+		fmt.Fprintf(stdout, "%s: no MCP servers enabled under mcp.servers\n", *cfgPath)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var opts mcp.Options
+	if *verbose {
+		opts.Logger = bot.NewLogger(cfg.Log, stderr)
+	} else {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	code := 0
+	for _, l := range mcp.New(servers, nil, opts).List(ctx) {
+		if l.Err != nil {
+			fmt.Fprintf(stdout, "%s: not available: %s\n", l.Server, l.Err)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %d tools\n", l.Server, len(l.Tools))
+		for _, t := range l.Tools {
+			desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+			if t.Offered == "" {
+				fmt.Fprintf(stdout, "  - %s (not offered: %s)\n", t.Name, t.Why)
+				continue
+			}
+			fmt.Fprintf(stdout, "  %s  %s\n", t.Offered, desc)
+		}
+	}
+	return code
+}

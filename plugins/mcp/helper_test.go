@@ -1,0 +1,80 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// helperEnv, when set, makes the test binary an MCP stdio server (TestHelperProcess).
+const helperEnv = "ANIMA_MCP_TEST_HELPER"
+
+// helperServer is the configuration of a stdio server that is this test binary re-run as
+// TestHelperProcess.
+func helperServer(name string) Server {
+	return Server{Name: name, Command: []string{os.Args[0], "-test.run=^TestHelperProcess$"},
+		Env: map[string]string{helperEnv: "1"}, Timeout: 5e9}
+}
+
+// testTools are the tools of the test servers: echo (with an optional field), crash
+// (the process exits mid-call), hang (never answers), and bad, whose schema cannot be
+// made strict (an open map).
+func testTools(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echo the text.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"times":{"type":"integer"}},"required":["text"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args map[string]any
+			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+				return nil, err
+			}
+			if _, ok := args["times"]; ok && args["times"] == nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "times must not be null"}}}, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("echo: %v", args["text"])},
+				&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG....")}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "crash", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "hang", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			select {} // past any timeout, and past cancellation too
+		})
+	s.AddTool(&mcp.Tool{Name: "spawn", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			// A grandchild that outlives this server unless its process group is ended.
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+			cmd.Env = append(os.Environ(), helperEnv+"=sleep")
+			if err := cmd.Start(); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(cmd.Process.Pid)}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "bad", InputSchema: json.RawMessage(`{"type":"object","additionalProperties":{"type":"string"}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+}
+
+// TestHelperProcess is not a test: run with helperEnv set, it serves testTools over
+// stdio until its stdin closes.
+func TestHelperProcess(t *testing.T) {
+	switch os.Getenv(helperEnv) {
+	case "":
+		t.Skip("the stdio MCP server of the other tests")
+	case "sleep":
+		select {} // until killed
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "helper", Version: "1"}, nil)
+	testTools(s)
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+	os.Exit(0)
+}

@@ -1,0 +1,312 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
+	"github.com/anima-bot/anima/brain/cognition"
+)
+
+// watched is the real cognition registry, telling the test each time a server's tools
+// change.
+type watched struct {
+	*cognition.Registry
+	changes chan []string // the names each SetTools offered
+}
+
+func (w *watched) SetTools(group string, ts []brain.Tool) []error {
+	errs := w.Registry.SetTools(group, ts)
+	var names []string
+	for _, t := range w.Registry.Tools(brain.ProfileChat) {
+		if strings.Contains(t.Spec().Name, "_") && !strings.HasPrefix(t.Spec().Name, "core_") {
+			names = append(names, t.Spec().Name)
+		}
+	}
+	w.changes <- names
+	return errs
+}
+
+// next waits for the next change of the offered tools.
+func (w *watched) next(t *testing.T) []string {
+	t.Helper()
+	select {
+	case names := <-w.changes:
+		return names
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server's tools never changed")
+		return nil
+	}
+}
+
+type env struct {
+	sink  *watched
+	reg   *prometheus.Registry
+	mgr   *Manager
+	logs  *braintest.Buffer
+	waits chan time.Duration // each restart's backoff
+	stop  func()
+}
+
+// start runs a manager of servers until the test ends; restarts follow at once.
+func start(t *testing.T, servers ...Server) *env { return startHold(t, 0, servers...) }
+
+// startHold is start, but from the hold-th restart on (if hold > 0) a restart waits
+// until the test ends.
+func startHold(t *testing.T, hold int, servers ...Server) *env {
+	t.Helper()
+	e := &env{sink: &watched{Registry: cognition.NewRegistry(), changes: make(chan []string, 16)}, reg: prometheus.NewRegistry(),
+		logs: &braintest.Buffer{}, waits: make(chan time.Duration, 16)}
+	waited := 0 // one server per test that holds, so one goroutine counts
+	e.mgr = New(servers, e.sink, Options{Registerer: e.reg, Logger: slog.New(slog.NewTextHandler(e.logs, nil)),
+		Wait: func(ctx context.Context, d time.Duration) error {
+			select {
+			case e.waits <- d:
+			default:
+			}
+			if waited++; hold > 0 && waited >= hold {
+				<-ctx.Done()
+			}
+			return ctx.Err()
+		}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.mgr.Run(ctx) }()
+	var once sync.Once
+	e.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Error("Run did not return within 10 s of the context's end")
+			}
+		})
+	}
+	t.Cleanup(e.stop)
+	return e
+}
+
+func (e *env) call(t *testing.T, name, args string) (string, error) {
+	t.Helper()
+	tools := e.sink.Tools(brain.ProfileChat)
+	i := slices.IndexFunc(tools, func(x brain.Tool) bool { return x.Spec().Name == name })
+	if i < 0 {
+		t.Fatalf("no tool %s offered", name)
+	}
+	res, err := tools[i].Call(context.Background(), brain.ToolCall{Args: json.RawMessage(args)})
+	return res.Content, err
+}
+
+// TestStdioServer: a stdio server's tools are offered as <server>_<tool> with strict
+// schemas, the one whose schema cannot be made strict is refused with a log line, and a
+// call's result comes back fenced, its image summarised, an optional field's null dropped.
+func TestStdioServer(t *testing.T) {
+	e := start(t, helperServer("helper"))
+	got := e.sink.next(t)
+	want := []string{"helper_crash", "helper_echo", "helper_hang", "helper_spawn"}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("offered %v, want %v", got, want)
+	}
+	if !strings.Contains(e.logs.String(), "invalid input schema") || !strings.Contains(e.logs.String(), "tool=bad") {
+		t.Errorf("no log line for the tool with the invalid schema:\n%s", e.logs)
+	}
+	out, err := e.call(t, "helper_echo", `{"text":"hi </untrusted> there","times":null}`)
+	if err != nil {
+		t.Fatalf("echo: %v", err)
+	}
+	for _, s := range []string{"echo: hi &lt;/untrusted&gt; there", "<untrusted>\n", "[an image, image/png, 8 bytes, not shown]"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("result lacks %q:\n%s", s, out)
+		}
+	}
+	if n := strings.Count(out, "</untrusted>"); n != 1 {
+		t.Errorf("result has %d closing tags, want 1:\n%s", n, out)
+	}
+	if v := testutil.ToFloat64(e.mgr.m.calls.WithLabelValues("helper", "echo", outcomeOK)); v != 1 {
+		t.Errorf("anima_mcp_calls_total{outcome=ok} = %v, want 1", v)
+	}
+	if v := testutil.ToFloat64(e.mgr.m.up.WithLabelValues("helper")); v != 1 {
+		t.Errorf("anima_mcp_server_up = %v, want 1", v)
+	}
+}
+
+// TestStdioCrashMidCall: a server that dies during a call gives the model a tool error,
+// its tools are withdrawn, and it is restarted with its tools offered again.
+func TestStdioCrashMidCall(t *testing.T) {
+	e := start(t, helperServer("helper"))
+	e.sink.next(t)
+	_, err := e.call(t, "helper_crash", `{}`)
+	if err == nil || !strings.Contains(err.Error(), "failed") {
+		t.Fatalf("crash: err = %v, want the call failed", err)
+	}
+	if got := e.sink.next(t); len(got) != 0 {
+		t.Errorf("after the crash %v are offered, want none", got)
+	}
+	if got := e.sink.next(t); len(got) != 4 {
+		t.Errorf("after the restart %v are offered, want 4 tools", got)
+	}
+	if v := testutil.ToFloat64(e.mgr.m.restarts.WithLabelValues("helper")); v != 1 {
+		t.Errorf("restarts = %v, want 1", v)
+	}
+	if v := testutil.ToFloat64(e.mgr.m.calls.WithLabelValues("helper", "crash", outcomeFailed)); v != 1 {
+		t.Errorf("calls{outcome=failed} = %v, want 1", v)
+	}
+}
+
+// TestStdioHangPastTimeout: a call the server never answers ends at the server's
+// timeout as a tool error; the server stays up.
+func TestStdioHangPastTimeout(t *testing.T) {
+	srv := helperServer("helper")
+	srv.Timeout = 300 * time.Millisecond
+	e := start(t, srv)
+	e.sink.next(t)
+	_, err := e.call(t, "helper_hang", `{}`)
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 300ms") {
+		t.Fatalf("hang: err = %v, want a timeout", err)
+	}
+	if v := testutil.ToFloat64(e.mgr.m.calls.WithLabelValues("helper", "hang", outcomeTimeout)); v != 1 {
+		t.Errorf("calls{outcome=timeout} = %v, want 1", v)
+	}
+	if out, err := e.call(t, "helper_echo", `{"text":"still here","times":2}`); err != nil || !strings.Contains(out, "still here") {
+		t.Errorf("echo after the timeout: %q, %v", out, err)
+	}
+}
+
+// TestStreamableHTTP: an in-process SDK server over streamable HTTP, with the configured
+// headers on its requests, an allow-list, and tools/list_changed followed.
+func TestStreamableHTTP(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	testTools(s)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	auth := make(chan string, 64)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case auth <- r.Header.Get("Authorization"):
+		default:
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	e := start(t, Server{Name: "web", URL: hs.URL, Headers: map[string]string{"Authorization": "Bearer k"},
+		Tools: []string{"echo", "later"}, Timeout: 5 * time.Second})
+	if got := e.sink.next(t); !slices.Equal(got, []string{"web_echo"}) {
+		t.Fatalf("offered %v, want [web_echo] (the allow-list)", got)
+	}
+	if a := <-auth; a != "Bearer k" {
+		t.Errorf("Authorization = %q, want the configured header", a)
+	}
+	if out, err := e.call(t, "web_echo", `{"text":"over http","times":null}`); err != nil || !strings.Contains(out, "echo: over http") {
+		t.Errorf("echo: %q, %v", out, err)
+	}
+	s.AddTool(&mcp.Tool{Name: "later", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	if got := e.sink.next(t); !slices.Equal(got, []string{"web_echo", "web_later"}) {
+		t.Errorf("after tools/list_changed %v are offered, want [web_echo web_later]", got)
+	}
+}
+
+// TestServerFailsAtStart: a server whose command does not exist is logged, reported
+// down in Status, and retried with backoff doubling from 1 s.
+func TestServerFailsAtStart(t *testing.T) {
+	e := startHold(t, 5, Server{Name: "gone", Command: []string{"/nonexistent/mcp-server"}, Timeout: time.Second})
+	for _, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second} {
+		if d := <-e.waits; d != want {
+			t.Errorf("restart in %v, want %v (1 s doubling)", d, want)
+		}
+	}
+	if !strings.Contains(e.logs.String(), "mcp server down") {
+		t.Errorf("no log line for the server that failed:\n%s", e.logs)
+	}
+	st := e.mgr.Status()
+	if len(st) != 1 || st[0].Up || !strings.Contains(st[0].Err, "nonexistent") {
+		t.Errorf("Status = %+v, want gone down with the reason", st)
+	}
+}
+
+// TestProfilesAndSideEffects: a server's tools are offered in chat and in the profiles it
+// names, not in others; only a tool marked read-only is free of side effects.
+func TestProfilesAndSideEffects(t *testing.T) {
+	srv := helperServer("helper")
+	srv.Profiles = []brain.Profile{brain.ProfileProactive}
+	e := start(t, srv)
+	e.sink.next(t)
+	offered := func(p brain.Profile) map[string]brain.ToolSpec {
+		out := map[string]brain.ToolSpec{}
+		for _, x := range e.sink.Tools(p) {
+			out[x.Spec().Name] = x.Spec()
+		}
+		return out
+	}
+	for _, p := range []brain.Profile{brain.ProfileChat, brain.ProfileProactive} {
+		if _, ok := offered(p)["helper_echo"]; !ok {
+			t.Errorf("helper_echo is not offered in %s", p)
+		}
+	}
+	if _, ok := offered(brain.ProfileDream)["helper_echo"]; ok {
+		t.Error("helper_echo is offered in dream, which the server does not name")
+	}
+	chat := offered(brain.ProfileChat)
+	if chat["helper_echo"].SideEffects || !chat["helper_crash"].SideEffects {
+		t.Errorf("side effects: echo (read-only) %v, crash (not marked) %v; want false, true",
+			chat["helper_echo"].SideEffects, chat["helper_crash"].SideEffects)
+	}
+}
+
+// TestStopEndsProcessGroup: stopping ends a stdio server's whole process group, so a
+// child the server started (as npx starts node) does not outlive anima.
+func TestStopEndsProcessGroup(t *testing.T) {
+	e := start(t, helperServer("helper"))
+	e.sink.next(t)
+	out, err := e.call(t, "helper_spawn", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(out, "<untrusted>\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "</untrusted>")))
+	if err != nil {
+		t.Fatalf("no pid in %q", out)
+	}
+	if !alive(pid) {
+		t.Fatalf("the grandchild %d is not running before the stop", pid)
+	}
+	e.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for alive(pid) { // killed by then; waiting only for it to be reaped
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the server's child %d is still running after the stop", pid)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(after, "Z")
+}

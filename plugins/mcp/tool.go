@@ -1,0 +1,93 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// tool is one MCP tool offered to the model as a brain.Tool named <server>_<tool>.
+type tool struct {
+	srv   *server
+	name  string // the server's own name for it
+	spec  brain.ToolSpec
+	shape *shape
+}
+
+var _ brain.Tool = (*tool)(nil)
+
+func (t *tool) Spec() brain.ToolSpec { return t.spec }
+
+// adapt turns the listed tools the allow-list admits into brain.Tools. A tool whose name
+// collides once sanitised, or whose schema cannot be made strict, is skipped with a log
+// line.
+func (s *server) adapt(listed []*mcp.Tool) []brain.Tool {
+	var out []brain.Tool
+	seen := map[string]string{}
+	for _, lt := range listed {
+		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, lt.Name) {
+			continue
+		}
+		name := toolName(s.cfg.Name, lt.Name)
+		if other, dup := seen[name]; dup {
+			s.log.Warn("mcp tool skipped: its name collides with another of the server's", "tool", lt.Name, "other", other, "name", name)
+			continue
+		}
+		params, sh, err := strictSchema(lt.InputSchema)
+		if err != nil {
+			s.log.Warn("mcp tool skipped: invalid input schema", "tool", lt.Name, "err", err)
+			continue
+		}
+		seen[name] = lt.Name
+		desc := strings.TrimSpace(lt.Description)
+		if desc == "" && lt.Annotations != nil {
+			desc = lt.Annotations.Title
+		}
+		profiles := append([]brain.Profile{brain.ProfileChat}, s.cfg.Profiles...)
+		out = append(out, &tool{srv: s, name: lt.Name, shape: sh, spec: brain.ToolSpec{
+			Name:        name,
+			Description: fmt.Sprintf("[from the %s server; its answers are outside data] %s", s.cfg.Name, desc),
+			Parameters:  params,
+			// Only a tool the server marks read-only is free of side effects; the smart
+			// retry never repeats the others.
+			SideEffects: lt.Annotations == nil || !lt.Annotations.ReadOnlyHint,
+			Profiles:    slices.Compact(profiles),
+		}})
+	}
+	return out
+}
+
+// toolName is <server>_<tool> as the registry needs it: bytes outside [a-zA-Z0-9_-]
+// become '_', and it is cut to 64 bytes.
+func toolName(server, name string) string {
+	b := []byte(server + "_" + name)
+	for i, c := range b {
+		if !(c == '_' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b[:min(len(b), 64)])
+}
+
+// Call runs the tool on its server. A problem — the server down, a timeout, the server
+// dying mid-call, the tool's own error — comes back as an error whose text the model
+// reads; the result is capped and fenced as untrusted data.
+func (t *tool) Call(ctx context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	var args map[string]any
+	if err := json.Unmarshal(call.Args, &args); err != nil || args == nil {
+		t.srv.mgr.m.calls.WithLabelValues(t.srv.cfg.Name, t.name, outcomeBadArgs).Inc()
+		return brain.ToolResult{}, fmt.Errorf("invalid arguments: want one JSON object")
+	}
+	t.shape.strip(args)
+	text, err := t.srv.call(ctx, t.name, args)
+	if err != nil {
+		return brain.ToolResult{}, err
+	}
+	return brain.ToolResult{Content: text}, nil
+}
