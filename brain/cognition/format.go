@@ -54,25 +54,22 @@ func (c *Cognition) sendFormatted(ctx context.Context, req openai.ChatCompletion
 	if _, already := c.noFormat.LoadOrStore(req.Model, true); !already {
 		c.m.formatFallbacks.Inc()
 		c.log.Warn("llm endpoint refused response_format; answers of this model are read from plain text",
-			"model", req.Model, "err", err)
+			"model", req.Model, "err", redactProvider(err))
 	}
 	req.ResponseFormat = nil
 	return c.send(ctx, req, ds)
 }
 
 // refusesFormat reports whether an error says the endpoint does not take response_format (a
-// json_schema one): a 400 whose message names it.
+// json_schema one): a 400 whose param or message names it.
 func refusesFormat(err error) bool {
 	if httpStatus(err) != http.StatusBadRequest {
 		return false
 	}
-	msg := err.Error()
+	msg := providerMessage(err)
 	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		msg += " " + apiErr.Message
-		if apiErr.Param != nil {
-			msg += " " + *apiErr.Param
-		}
+	if errors.As(err, &apiErr) && apiErr.Param != nil {
+		msg += " " + *apiErr.Param
 	}
 	msg = strings.ToLower(msg)
 	return strings.Contains(msg, "response_format") || strings.Contains(msg, "json_schema") ||

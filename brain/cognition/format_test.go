@@ -163,3 +163,23 @@ func TestFakeChecksResponseFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerFormatRefusedWhileStreaming: a refusal of response_format at the start of a
+// stream is not a refusal to stream: the request is streamed again without the format.
+func TestAnswerFormatRefusedWhileStreaming(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, setup{})
+	e.srv.RefuseResponseFormat(true)
+	e.srv.Enqueue(openaitest.Reply{Content: "Sure! {\"response\": \"Streamed\", \"status\": \"active\", \"confidence\": 0.9}"})
+	d := &drafter{}
+	out := think(t, e, draftedWake(d, "hi"))
+	if s := sends(out); len(s) != 1 || s[0].Text != "Streamed" {
+		t.Fatalf("sends = %+v, want Streamed", s)
+	}
+	if got, n := e.srv.Streamed(), len(e.srv.Requests()); got != 2 || n != 2 {
+		t.Errorf("%d of %d requests streamed, want both", got, n)
+	}
+	if got := metric(t, e, "anima_llm_stream_fallbacks_total"); got != 0 {
+		t.Errorf("stream fallbacks = %v, want 0", got)
+	}
+}

@@ -337,7 +337,7 @@ func (c *Cognition) systemPrompt(w brain.Wake, now time.Time) string {
 		}
 	}
 
-	b.WriteString(reactionBlock(w))
+	b.WriteString(reactionBlock(w, now, loc))
 
 	if waited := waited(w, now); waited >= time.Minute {
 		fmt.Fprintf(&b, "\nYou could not be reached for a while: their message has waited %s for your answer "+
