@@ -97,7 +97,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 			"\nDecide whether writing now would be welcome. If you write, be brief and specific: pick up " +
 			"something from your memories or your last conversation, or follow up on what you promised; " +
 			"never a bare \"how are you?\", never a repeat of something you said recently. " +
-			c.interestsLine() + "If you have nothing worth saying, answer with an empty response."}
+			c.interestsLine(w) + "If you have nothing worth saying, answer with an empty response."}
 	}
 	avail := budget - msgTokens(system) - msgTokens(final) - 64 // 64: the data block's frame
 	files := fileBlock(w, max(budget/3, 64)*4)

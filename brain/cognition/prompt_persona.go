@@ -22,9 +22,13 @@ func (c *Cognition) offersTool(profile brain.Profile, name string) bool {
 	return slices.ContainsFunc(c.reg.specsFor(profile), func(s brain.ToolSpec) bool { return s.Name == name })
 }
 
-// interestsLine offers anima's own interests to a run that writes first ("" without any),
-// ending in a blank.
-func (c *Cognition) interestsLine() string {
+// interestsLine offers anima's own interests to a run that writes first because it misses
+// the user or had a thought of its own, ending in a blank; "" without interests, and for a
+// check-in, a follow-up or a reminder, which have something of the user's to say.
+func (c *Cognition) interestsLine(w brain.Wake) string {
+	if w.Reason.Code != brain.ReasonProactive && w.Reason.Code != brain.ReasonThought {
+		return ""
+	}
 	var qs []string
 	for _, in := range c.cfg.PersonaInterests {
 		if in = strings.Join(strings.Fields(in), " "); in != "" {

@@ -216,7 +216,8 @@ func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 }
 
 // TestInterestsInProactivePrompt: persona.interests reach the prompt of a run that writes
-// first, as something of anima's own to bring up; a reply to the user does not get them.
+// first because it misses the user, as something of anima's own to bring up; a reply to the
+// user and a check-in (which has the user's news to ask about) do not get them.
 func TestInterestsInProactivePrompt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, setup{cfg: func(c *cognition.Config) {
@@ -234,6 +235,12 @@ func TestInterestsInProactivePrompt(t *testing.T) {
 		if strings.Contains(m.Content, "where words come from") {
 			t.Errorf("a reply's prompt offers the interests:\n%s", m.Content)
 		}
+	}
+	checkin := proactiveWake()
+	checkin.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due: the exam"}
+	msgs = e.c.BuildMessages(checkin, brain.Recall{}, t0)
+	if final := msgs[len(msgs)-1].Content; strings.Contains(final, "where words come from") {
+		t.Errorf("a check-in's prompt offers the interests:\n%s", final)
 	}
 	none := newEnv(t, setup{})
 	msgs = none.c.BuildMessages(proactiveWake(), brain.Recall{}, t0)
