@@ -128,6 +128,10 @@ type LLMConfig struct {
 	TranscriptionModel string   `yaml:"transcription_model"`
 	MaxAudio           Duration `yaml:"max_audio"` // longest recording transcribed, > 0
 	Vision             bool     `yaml:"vision"`    // photos are shown to the model
+	// AnswerFormat is how the final answer is asked for: json_schema (a strict
+	// response_format beside the tools), text (the prompt alone), or auto: json_schema on
+	// api.openai.com, text elsewhere (Ollama, for one, calls no tools while a format is set).
+	AnswerFormat string `yaml:"answer_format"`
 }
 
 // StorageConfig is the storage section.
@@ -252,6 +256,7 @@ func Default() Config {
 			TranscriptionModel:  "whisper-1",
 			MaxAudio:            Duration(10 * time.Minute),
 			Vision:              true,
+			AnswerFormat:        "auto",
 			// DailyUserTokenBudget: a heavy day of chat (about 150 turns of 6000 tokens).
 			DailyUserTokenBudget: 1_000_000,
 		},

@@ -260,6 +260,7 @@ func (c Config) validate() []*KeyError {
 		p.add("brain.tick", "must be between 10ms and 1m; got %s", tick)
 	}
 
+	p.oneOf("llm.answer_format", c.LLM.AnswerFormat, "auto", "json_schema", "text")
 	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	p.oneOf("log.format", c.Log.Format, "text", "json")
 	return p

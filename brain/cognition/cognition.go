@@ -82,6 +82,9 @@ type Config struct {
 	TranscriptionModel string
 	// MaxAudio is the longest recording transcribed (default 10 minutes).
 	MaxAudio time.Duration
+	// AnswerFormat asks for the final answer as a strict json_schema response_format beside
+	// the tools (see format.go); false: the prompt alone asks for it.
+	AnswerFormat bool
 	// Vision shows photos to the model as image parts; false: anima says it cannot see
 	// images yet. (The configuration's default is true.)
 	Vision bool

@@ -33,8 +33,12 @@ var answerFormat = &openai.ChatCompletionResponseFormat{
 	},
 }
 
-// formats reports whether model is asked for the answer format: until it refused it once.
+// formats reports whether model is asked for the answer format: when the configuration
+// says so, until it refused it once.
 func (c *Cognition) formats(model string) bool {
+	if !c.cfg.AnswerFormat {
+		return false
+	}
 	_, refused := c.noFormat.Load(model)
 	return !refused
 }

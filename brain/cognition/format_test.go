@@ -10,6 +10,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
@@ -181,5 +182,20 @@ func TestAnswerFormatRefusedWhileStreaming(t *testing.T) {
 	}
 	if got := metric(t, e, "anima_llm_stream_fallbacks_total"); got != 0 {
 		t.Errorf("stream fallbacks = %v, want 0", got)
+	}
+}
+
+// TestAnswerFormatOff: with AnswerFormat off (llm.answer_format text, or auto off OpenAI)
+// no request carries a response_format, and a wrapped answer is still read leniently.
+func TestAnswerFormatOff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) { c.AnswerFormat = false }})
+	e.srv.Enqueue(openaitest.Reply{Content: "Sure! ```json {\"response\": \"Hi\", \"status\": \"active\", \"confidence\": 0.9}```"})
+	out := think(t, e, userWake("hello"))
+	if s := sends(out); len(s) != 1 || s[0].Text != "Hi" {
+		t.Fatalf("sends = %+v, want Hi", s)
+	}
+	if got := e.srv.Formatted(); got != 0 {
+		t.Errorf("%d requests with response_format, want 0", got)
 	}
 }
