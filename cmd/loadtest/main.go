@@ -37,6 +37,8 @@ type options struct {
 	serve  bool
 	listen string
 	every  time.Duration
+	// fakesOnly (--fakes) starts only the fake servers, for anima init and anima run started by hand.
+	fakesOnly bool
 }
 
 func main() { os.Exit(run()) }
@@ -58,6 +60,7 @@ func run() int {
 	fs.StringVar(&o.listen, "metrics-listen", "", "with --serve: anima's metrics.listen (default: a free loopback port); the address is printed")
 	fs.DurationVar(&o.every, "every", time.Second, "with --serve: time between messages")
 	fs.StringVar(&o.mcp, "mcp", "", "configure every anima with this stdio MCP server (argv split on spaces), e.g. \"node …/server-everything/dist/index.js stdio\"")
+	fs.BoolVar(&o.fakesOnly, "fakes", false, "start only the fakes and print their URLs and token; user 4242 writes \"hello anima\" once the bot long-polls, and the first reply prints \"answered\" (scripts/first-run)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -91,6 +94,12 @@ func run() int {
 }
 
 func (o *options) validate() error {
+	if o.fakesOnly {
+		if o.binary != "" || o.serve {
+			return errors.New("--fakes starts no anima: drop --binary and --serve")
+		}
+		return nil
+	}
 	if o.binary == "" {
 		return errors.New("--binary is required (e.g. --binary bin/anima after make build)")
 	}
@@ -165,6 +174,9 @@ func verdict(ok bool) string {
 }
 
 func (lt *loadtest) run(ctx context.Context) error {
+	if lt.o.fakesOnly {
+		return lt.fakesOnly(ctx)
+	}
 	lt.printf("anima load test: %s\n", lt.o.binary)
 	lt.printf("fakes in-process on 127.0.0.1 (instant echo model); %d CPUs; %s; CLK_TCK %d\n\n",
 		runtime.NumCPU(), runtime.Version(), lt.tck)
