@@ -134,19 +134,28 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 
 	turns := rc.Turns
 	loc := c.zone(w)
-	turnTok := func(t brain.Turn) int { return 4 + tokens(turnTag(t.At, now, loc)) + tokens(t.Text) }
+	// tags[k] is the time mark of turns[len(turns)-1-k]: made once, newest first, for the
+	// turns the budget looks at (it walks back from the newest).
+	tags := make([]string, 0, min(len(turns), 32))
+	tag := func(i int) string {
+		for k := len(turns) - 1 - i; len(tags) <= k; {
+			tags = append(tags, turnTag(turns[len(turns)-1-len(tags)].At, now, loc))
+		}
+		return tags[len(turns)-1-i]
+	}
+	turnTok := func(i int) int { return 4 + tokens(tag(i)) + tokens(turns[i].Text) }
 	tailStart := max(0, len(turns)-minTurns)
 	tailTok := 0
-	for _, t := range turns[tailStart:] {
-		tailTok += turnTok(t)
+	for i := tailStart; i < len(turns); i++ {
+		tailTok += turnTok(i)
 	}
 
 	left := avail - factTok - secTok - tokens(summary) - memTok - tailTok
 	// Older turns, newest first, while they fit.
 	first := tailStart
-	for first > 0 && left >= turnTok(turns[first-1]) {
+	for first > 0 && left >= turnTok(first-1) {
 		first--
-		left -= turnTok(turns[first])
+		left -= turnTok(first)
 	}
 	// Still over: drop the least relevant memories, then trim the summary, then the tail.
 	for left < 0 && len(memLines) > 0 {
@@ -161,7 +170,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 		left -= tokens(summary)
 	}
 	for left < 0 && first < len(turns) {
-		left += turnTok(turns[first])
+		left += turnTok(first)
 		first++
 	}
 	msgs := make([]openai.ChatCompletionMessage, 0, len(turns)-first+5)
@@ -176,7 +185,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	if sections != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sections})
 	}
-	for _, t := range turns[first:] {
+	for i, t := range turns[first:] {
 		role := openai.ChatMessageRoleUser
 		if t.Role == "assistant" {
 			role = openai.ChatMessageRoleAssistant
@@ -188,7 +197,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 		if w.Rel.Group && role == openai.ChatMessageRoleUser && t.Name != "" {
 			content = labelled(t.Name, content)
 		}
-		content = turnTag(t.At, now, loc) + content
+		content = tag(first+i) + content
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: role, Content: content})
 	}
 	if files != "" {

@@ -1,8 +1,8 @@
 package cognition
 
 import (
-	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,36 +18,44 @@ const turnTagNote = "Earlier messages start with when they were written, in brac
 	"the mark is not part of the message: never write one yourself."
 
 // turnTag is the mark of a turn written at at, seen at now in loc, with a trailing space;
-// "" for a zero time.
+// "" for a zero time. It makes one allocation.
 func turnTag(at, now time.Time, loc *time.Location) string {
 	if at.IsZero() {
 		return ""
 	}
-	return "[" + relTime(at, now, loc) + "] "
+	var buf [40]byte
+	b := append(buf[:0], '[')
+	b = appendRelTime(b, at, now, loc)
+	return string(append(b, "] "...))
 }
 
 // relTime renders at relative to now, in loc.
 func relTime(at, now time.Time, loc *time.Location) string {
+	return string(appendRelTime(nil, at, now, loc))
+}
+
+// appendRelTime appends at relative to now, in loc, to b.
+func appendRelTime(b []byte, at, now time.Time, loc *time.Location) []byte {
 	d := now.Sub(at)
 	switch {
 	case d < 2*time.Minute:
-		return "just now"
+		return append(b, "just now"...)
 	case d < time.Hour:
-		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+		return append(strconv.AppendInt(b, int64(d/time.Minute), 10), " min ago"...)
 	}
-	local := at.In(loc)
-	days := civilDays(local, now.In(loc))
+	local, today := at.In(loc), now.In(loc)
+	days := civilDays(local, today)
 	switch {
 	case days == 0:
-		return "today " + local.Format("15:04")
+		return local.AppendFormat(append(b, "today "...), "15:04")
 	case days == 1:
-		return "yesterday " + local.Format("15:04")
+		return local.AppendFormat(append(b, "yesterday "...), "15:04")
 	case days < 7:
-		return fmt.Sprintf("%d days ago", days)
-	case local.Year() == now.In(loc).Year():
-		return local.Format("2 Jan")
+		return append(strconv.AppendInt(b, int64(days), 10), " days ago"...)
+	case local.Year() == today.Year():
+		return local.AppendFormat(b, "2 Jan")
 	}
-	return local.Format("2 Jan 2006")
+	return local.AppendFormat(b, "2 Jan 2006")
 }
 
 // civilDays is the number of calendar days from a's date to b's (each in its own zone).
