@@ -137,6 +137,9 @@ type LLMConfig struct {
 // StorageConfig is the storage section.
 type StorageConfig struct {
 	Path string `yaml:"path"` // bbolt database file
+	// CompactInterval is the least time between two compactions that erase forgotten
+	// data from the file (the first after a quiet spell runs a second after /forget).
+	CompactInterval Duration `yaml:"compact_interval"`
 }
 
 // MetricsConfig is the metrics section.
@@ -260,7 +263,7 @@ func Default() Config {
 			// DailyUserTokenBudget: a heavy day of chat (about 150 turns of 6000 tokens).
 			DailyUserTokenBudget: 1_000_000,
 		},
-		Storage: StorageConfig{Path: "./data/anima.db"},
+		Storage: StorageConfig{Path: "./data/anima.db", CompactInterval: Duration(10 * time.Minute)},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
 		Proactive: ProactiveConfig{
 			Enabled:       true,

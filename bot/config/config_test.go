@@ -204,7 +204,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"unknown key with suggestion", "llm:\n  fast_model: a\n  fast_modle: b",
 			[]string{`line 3: llm.fast_modle: unknown key; did you mean "fast_model"?`}},
 		{"unknown key lists known ones", "storage:\n  driver: bolt",
-			[]string{`line 2: storage.driver: unknown key; storage accepts path`}},
+			[]string{`line 2: storage.driver: unknown key; storage accepts path, compact_interval`}},
 		{"unknown section", "telgram:\n  token: x",
 			[]string{`line 1: telgram: unknown key; did you mean "telegram"?`}},
 		{"unknown nested key", "telegram:\n  webhook:\n    secret: x",
@@ -796,5 +796,22 @@ func TestPluginSectionIsStrict(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want it to name %s", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// TestCompactIntervalValidated: storage.compact_interval defaults to 10 minutes and must
+// be a positive duration.
+func TestCompactIntervalValidated(t *testing.T) {
+	if got := Default().Storage.CompactInterval; got.Std() != 10*time.Minute {
+		t.Errorf("default storage.compact_interval = %v, want 10m", got)
+	}
+	c := Default()
+	c.Storage.CompactInterval = 0
+	var found bool
+	for _, e := range c.validate() {
+		found = found || e.Key == "storage.compact_interval"
+	}
+	if !found {
+		t.Error("storage.compact_interval: 0 was accepted")
 	}
 }

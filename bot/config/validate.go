@@ -220,6 +220,7 @@ func (c Config) validate() []*KeyError {
 	}
 
 	p.notEmpty("storage.path", c.Storage.Path)
+	p.positive("storage.compact_interval", c.Storage.CompactInterval)
 	if c.Metrics.Listen != "" {
 		p.listen("metrics.listen", c.Metrics.Listen, "127.0.0.1:9464 (or \"\" to disable)")
 	}

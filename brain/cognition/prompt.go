@@ -89,8 +89,10 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 		final = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: "This is your private " +
 			"nightly reflection about your conversations with " + quote(w.UserName()) + ": " + quote(reasonText(w)) + "." +
 			"\nNothing you write here reaches them. Read the day's conversation, your journal and the concerns " +
-			"above; use the tools to write one short digest journal entry (kind reflection), to touch or close " +
-			"concerns, and to remember what matters. Then answer with an empty response."}
+			"above; use the tools to write one short digest journal entry (kind reflection), to open concerns for " +
+			"what the day's conversation implied that no concern follows yet (an upcoming event, a worry, a plan; " +
+			"with a check-in time when there is one), to touch or close concerns, to fold the journal entries listed " +
+			"to fold into a few themes, and to remember what matters. Then answer with an empty response."}
 	} else {
 		final = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: "No new message from " +
 			quote(w.UserName()) + ". You were woken because: " + quote(reasonText(w)) + "." +

@@ -39,6 +39,9 @@ type options struct {
 	every  time.Duration
 	// fakesOnly (--fakes) starts only the fake servers, for anima init and anima run started by hand.
 	fakesOnly bool
+	// erasure, with store: measure /forget's cost to other users for this long (and a
+	// slow backup for as long) instead of the start-ups.
+	erasure time.Duration
 }
 
 func main() { os.Exit(run()) }
@@ -61,6 +64,7 @@ func run() int {
 	fs.DurationVar(&o.every, "every", time.Second, "with --serve: time between messages")
 	fs.StringVar(&o.mcp, "mcp", "", "configure every anima with this stdio MCP server (argv split on spaces), e.g. \"node …/server-everything/dist/index.js stdio\"")
 	fs.BoolVar(&o.fakesOnly, "fakes", false, "start only the fakes and print their URLs and token; user 4242 writes \"hello anima\" once the bot long-polls, and the first reply prints \"answered\" (scripts/first-run)")
+	fs.DurationVar(&o.erasure, "erasure", 0, "with --store: time other users' replies while one user sends /forget yes every second for this long, then during a slow backup as long (0: skip)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -129,6 +133,9 @@ func (o *options) validate() error {
 		}
 		o.profile = abs
 	}
+	if o.erasure < 0 || (o.erasure > 0 && o.store == "") {
+		return fmt.Errorf("--erasure needs --store and a positive duration, got %v", o.erasure)
+	}
 	if o.gap < 0 {
 		return fmt.Errorf("--gap must not be negative, got %v", o.gap)
 	}
@@ -184,7 +191,11 @@ func (lt *loadtest) run(ctx context.Context) error {
 	if lt.o.serve {
 		return lt.serve(ctx)
 	}
-	if lt.o.store != "" {
+	if lt.o.store != "" && lt.o.erasure > 0 {
+		if err := lt.erasure(ctx); err != nil {
+			return fmt.Errorf("erasure: %w", err)
+		}
+	} else if lt.o.store != "" {
 		if err := lt.storedStart(ctx); err != nil {
 			return fmt.Errorf("stored start-up: %w", err)
 		}
