@@ -27,13 +27,13 @@ import (
 // history entry indexed (storage.Tx.MarkIndexed), on the page the commit writes anyway,
 // so indexing a turn costs the commit no page of the index. The text lives only in
 // history; the index refers to turns by their Seq. The tail is the chat's marked history
-// entries after the stats' Through, read and tokenized when searched. The upkeep after
-// turns (Maintain → fold) moves the tail into a new segment once foldMin turns have
-// gathered, and merges the last mergeWidth segments of one size tier into one, so a chat
-// has a few dozen segments at most and every turn's postings are rewritten a handful of
-// times in its life. A search that finds more than foldMax turns unfolded (a chat
-// migrated from an older schema) folds them first. Facts and the summary are few and
-// change in place, so Search scores them on the fly instead of indexing them.
+// entries after the stats' Through, read and tokenized (tokenize.go) when searched
+// (tail.go). The upkeep after turns (Maintain → fold) moves the tail into a new segment
+// once foldMin turns have gathered, and merges the last mergeWidth segments of one size
+// tier into one, so a chat has a few dozen segments at most and every turn's postings are
+// rewritten a handful of times in its life. A search that finds more than foldMax turns
+// unfolded (a chat migrated from an older schema) folds them first. Facts and the summary
+// are few and change in place, so Search scores them on the fly instead of indexing them.
 const (
 	tagStats     = 's'
 	tagSegment   = 'g'
@@ -120,73 +120,6 @@ func loadStats(tx *storage.Tx, chat int64) (indexStats, error) {
 		return indexStats{}, fmt.Errorf("read index stats of chat %d: %w", chat, err)
 	}
 	return s, nil
-}
-
-// tailDoc is an unfolded turn: its Seq, length in terms and term counts.
-type tailDoc struct {
-	seq uint64
-	dl  uint64
-	tf  map[string]uint64
-}
-
-// scanTail calls fn with chat's unfolded turns (marked history entries after through),
-// oldest first. want, when not nil, limits the counts kept to those terms. fn returns
-// storage.ErrStop to end early.
-func scanTail(tx *storage.Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
-	return tx.HistoryFrom(chat, through+1, func(k, v []byte) error {
-		if len(k) != 16 {
-			return nil
-		}
-		t, marked, err := storage.DecodeHistory(v)
-		if err != nil || !marked {
-			return err
-		}
-		d := tailDoc{seq: binary.BigEndian.Uint64(k[8:]), tf: map[string]uint64{}}
-		terms := tokenize(t.Text, maxDocTerms)
-		d.dl = uint64(len(terms))
-		for _, term := range terms {
-			if want == nil || want[term] {
-				d.tf[term]++
-			}
-		}
-		return fn(d)
-	})
-}
-
-// tailLen counts chat's history entries after through, marked or not, up to limit
-// (keys only: it decodes nothing).
-func tailLen(tx *storage.Tx, chat int64, through uint64, limit int) (int, error) {
-	n := 0
-	err := tx.HistoryFrom(chat, through+1, func(_, _ []byte) error {
-		n++
-		if n >= limit {
-			return storage.ErrStop
-		}
-		return nil
-	})
-	return n, err
-}
-
-// indexedThrough is the highest history Seq of chat in the index, folded or not: the
-// newest marked history entry, or the folded high-water mark.
-func indexedThrough(tx *storage.Tx, chat int64, st indexStats) (uint64, error) {
-	through := st.Through
-	err := tx.HistoryReverse(chat, func(k, v []byte) error {
-		seq := binary.BigEndian.Uint64(k[len(k)-8:])
-		if seq <= st.Through {
-			return storage.ErrStop
-		}
-		_, marked, err := storage.DecodeHistory(v)
-		if err != nil {
-			return err
-		}
-		if marked {
-			through = seq
-			return storage.ErrStop
-		}
-		return nil
-	})
-	return through, err
 }
 
 // IndexTx adds turns of chat to the search index inside tx, so that history and index
