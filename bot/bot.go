@@ -155,8 +155,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 
 	// The channel submits what it records to the inbox; the loop reads the inbox and sends
 	// through the channel.
-	s.compact = newStoreCompactor(store, log)
-	s.compact.now = clock.Now
+	s.compact = newStoreCompactor(store, clock, cfg.Storage.CompactInterval.Std(), log)
 	s.inbox = brain.NewInbox()
 	if opts.Console {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})

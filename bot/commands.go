@@ -40,9 +40,10 @@ type outageReporter interface {
 }
 
 // compactor rewrites the store so that deleted data leaves no trace in the file
-// (storage.Store.Compact). It is asked after /forget, off the chat's critical path.
+// (storage.Store.Compact). It is asked after /forget, off the chat's critical path, and
+// says when the compaction is due.
 type compactor interface {
-	CompactSoon()
+	CompactSoon() time.Time
 }
 
 // commands answers the /commands anima understands without the model.
@@ -65,10 +66,11 @@ type adminChecker interface {
 	IsAdmin(ctx context.Context, chat, user int64) (bool, error)
 }
 
-// pluginCommands is what the plugins add to commands: lines for /status, and commands
-// of their own (/thoughts).
+// pluginCommands is what the plugins add to commands: lines for /status and /status
+// details, and commands of their own (/thoughts).
 type pluginCommands interface {
 	Status(chat, user int64, now time.Time, loc *time.Location) string
+	StatusDetails(chat, user int64, now time.Time, loc *time.Location) string
 	Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
 }
 
@@ -79,7 +81,7 @@ var _ brain.CommandHandler = (*commands)(nil)
 var commandList = []struct{ name, args, about string }{
 	{"start", "", "hello and what I am"},
 	{"help", "", "what I understand"},
-	{"status", "", "what I am keeping track of for you"},
+	{"status", "[details]", "what I am keeping track of for you"},
 	{"quiet", "[hours]", "I won't write first for a while (default 3 hours, up to 24)"},
 	{"timezone", "[zone]", "show or set your time zone, e.g. /timezone Europe/Berlin"},
 	{"reminders", "[page]", "your upcoming reminders, 20 a page"},
@@ -143,12 +145,14 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 			if err != nil {
 				return brain.CommandResult{}, fmt.Errorf("forget: %w", err)
 			}
-			r := reply(forgotten(rep, group))
-			r.Forget = true
-			if c.compact != nil {
-				// The deleted bytes leave the file once the confirmation is on its way.
-				c.compact.CompactSoon()
+			text := forgotten(rep, group)
+			if c.compact != nil && rep.Erased {
+				// The deleted bytes leave the file once the confirmation is on its way,
+				// or at the next compaction if one ran lately.
+				text += " " + erasedBy(c.compact.CompactSoon(), view.Now, view.Loc)
 			}
+			r := reply(text)
+			r.Forget = true
 			return r, nil
 		case "no":
 			return reply("Okay, I keep everything as it is."), nil
@@ -213,13 +217,7 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 		r.Intents = []brain.Intent{brain.Defer{Chat: sig.Chat, Until: until, Reason: "the user asked for quiet"}}
 		return r, nil
 	case "/status":
-		text := c.status(view)
-		if c.plugins != nil {
-			if more := c.plugins.Status(sig.Chat, sig.User, view.Now, view.Loc); more != "" {
-				text += "\n\n" + more
-			}
-		}
-		return reply(text), nil
+		return reply(c.statusReply(sig, view, arg)), nil
 	case "/timezone":
 		if arg == "" {
 			whose := "Your"
@@ -296,6 +294,20 @@ func forgotten(rep storage.ForgetReport, group bool) string {
 		plural(rep.Reminders, "reminder", "reminders"), plural(rep.Facts, "fact", "facts"))
 }
 
+// erasedBy tells when the deleted words leave the disk: the store's file keeps them in
+// freed space until the compaction due at at.
+func erasedBy(at, now time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	wait := at.Sub(now)
+	if wait <= time.Minute {
+		return "Within a minute they are gone from my disk too."
+	}
+	return fmt.Sprintf("They are gone from my disk too by %s (in %s), when I next rewrite my database file.",
+		at.Add(time.Minute).Truncate(time.Minute).In(loc).Format("15:04"), brain.Duration(wait))
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -303,7 +315,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// status explains in plain words what anima tracks for the chat.
+// status is /status details: the numbers behind the plain /status (statusReply).
 func (c *commands) status(v brain.CommandView) string {
 	var b strings.Builder
 	rel := v.Rel

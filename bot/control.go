@@ -26,7 +26,8 @@ func ControlSocket(storePath string) string { return storePath + ".sock" }
 // Limits of the control socket. A client must send its request line within
 // controlReadTimeout, and take each chunk of the answer within controlWriteTimeout: a
 // backup of any size streams as long as the client keeps reading, but one that stops
-// reading does not hold the store's read transaction (and a connection) for ever. Beyond
+// reading does not hold a connection (and the backup's snapshot file) for ever; the store
+// itself it never holds (storage.Store.WriteSizedTo streams from a snapshot). Beyond
 // controlMaxConns connections, new ones wait to be accepted.
 const (
 	controlReadTimeout  = 5 * time.Second
@@ -50,7 +51,10 @@ type controlServer struct {
 func newControlServer(store *storage.Store, log *slog.Logger) (*controlServer, error) {
 	path := ControlSocket(store.Path())
 	// A socket left by a crashed run is stale: nobody answers on it.
-	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	c, err := dialControl(ctx, path)
+	cancel()
+	if err == nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("control socket %s is answered by another process", path)
 	}
@@ -75,7 +79,12 @@ func listenPrivate(path string) (net.Listener, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, "s")
-	ln, err := net.Listen("unix", tmp)
+	addr, release, err := socketAddr(tmp)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("unix", addr)
+	release()
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +98,42 @@ func listenPrivate(path string) (net.Listener, error) {
 		return nil, err
 	}
 	return ln, nil
+}
+
+// maxSocketPath is the longest path a unix socket address holds (sun_path is 108 bytes
+// on Linux, 104 on the BSDs, with a terminating NUL).
+const maxSocketPath = 103
+
+// socketAddr returns the address to bind or connect to for a unix socket at path. A
+// path too long for a socket address (a store 83 characters or more down the tree)
+// is reached through the directory holding it, opened, as /proc/self/fd/N/name:
+// the socket stays at path, so only its owner reaches it, and `anima backup` finds it
+// there. release closes the directory once the socket is bound or connected.
+func socketAddr(path string) (addr string, release func(), err error) {
+	if len(path) <= maxSocketPath {
+		return path, func() {}, nil
+	}
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return "", nil, fmt.Errorf("socket path of %d bytes: open its directory: %w", len(path), err)
+	}
+	addr = fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(path))
+	if len(addr) > maxSocketPath {
+		_ = dir.Close()
+		return "", nil, fmt.Errorf("socket path of %d bytes: its name %q is too long for a unix socket", len(path), filepath.Base(path))
+	}
+	return addr, func() { _ = dir.Close() }, nil
+}
+
+// dialControl connects to the control socket at path, whatever its length.
+func dialControl(ctx context.Context, path string) (net.Conn, error) {
+	addr, release, err := socketAddr(path)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	var d net.Dialer
+	return d.DialContext(ctx, "unix", addr)
 }
 
 // Run answers requests until ctx ends; it then closes the connections still open (a
@@ -220,8 +265,7 @@ func Backup(ctx context.Context, storePath, out string) (int64, error) {
 }
 
 func backupTo(ctx context.Context, storePath string, w io.Writer) (int64, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", ControlSocket(storePath))
+	conn, err := dialControl(ctx, ControlSocket(storePath))
 	if err == nil {
 		defer conn.Close()
 		if _, err := io.WriteString(conn, "backup\n"); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/storage"
 )
 
 // TestBackupRefusesACutOffCopy: a service that dies halfway through the stream must not
@@ -42,5 +43,39 @@ func TestBackupRefusesACutOffCopy(t *testing.T) {
 	leftovers, _ := filepath.Glob(filepath.Join(dir, "backup.db.tmp*"))
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
+
+// TestHotBackupWithALongStorePath: a store path too long for a unix socket address (83
+// characters or more made `anima run` fail) still gets its 0600 control socket beside
+// the store, and a hot backup finds it there.
+func TestHotBackupWithALongStorePath(t *testing.T) {
+	h := newHarness(t)
+	dir := filepath.Join(t.TempDir(), strings.Repeat("a-long-directory-name-", 6))
+	h.cfg.Storage.Path = filepath.Join(dir, "anima.db")
+	if n := len(bot.ControlSocket(h.cfg.Storage.Path)); n <= 108 {
+		t.Fatalf("the socket path is %d bytes: short enough for a socket address, the test proves nothing", n)
+	}
+	_, stop := h.start()
+	defer stop()
+	h.tg.PushText(user, user, "remember the lighthouse")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(bot.ControlSocket(h.cfg.Storage.Path))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode().Type() != os.ModeSocket {
+		t.Fatalf("control socket: %v, mode %v; want a 0600 socket beside the store", err, fi.Mode())
+	}
+	out := filepath.Join(t.TempDir(), "backup.db")
+	if _, err := bot.Backup(context.Background(), h.cfg.Storage.Path, out); err != nil {
+		t.Fatalf("hot backup while running: %v", err)
+	}
+	st, err := storage.Open(out, storage.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if turns, err := st.History(user, 0); err != nil || len(turns) != 2 {
+		t.Fatalf("restored history = %+v, %v", turns, err)
 	}
 }

@@ -23,10 +23,10 @@ const deadPruneEvery = time.Hour
 
 // pruneDead deletes the dead letters kept longer than storage.DeadKeep.
 func (c *storeCompactor) pruneDead() {
-	if c.now == nil {
+	if c.clock == nil {
 		return
 	}
-	n, err := c.store.PruneDead(c.now())
+	n, err := c.store.PruneDead(c.clock.Now())
 	if err != nil {
 		c.log.Error("prune dead letters", "err", err)
 		return

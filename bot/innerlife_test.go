@@ -10,8 +10,9 @@ import (
 	"github.com/anima-bot/anima/storage"
 )
 
-// TestInnerLifeCommands: /thoughts shows the journal and the concerns and /status the
-// active concerns and the next check-in, neither with a model call; /forget leaves nothing
+// TestInnerLifeCommands: /thoughts shows the journal and the concerns, /status the
+// active concerns and when the next check-in comes in words, /status details its date,
+// none with a model call; /forget leaves nothing
 // of the user in the plugin's bucket.
 func TestInnerLifeCommands(t *testing.T) {
 	h := newHarness(t)
@@ -37,7 +38,9 @@ func TestInnerLifeCommands(t *testing.T) {
 	}{
 		{"/thoughts", []string{"What I've been thinking lately:", "They sound nervous about the driving test. (observation",
 			"Things of yours I'm following:", "the driving test on Friday — I mean to ask how it went, " + checkIn.Format("Mon 2 Jan 15:04")}},
-		{"/status", []string{"Things of yours I'm following: the driving test on Friday.",
+		{"/status", []string{"I'm following: the driving test on Friday.",
+			"I'd like to ask how it went — the driving test on Friday — on "}},
+		{"/status details", []string{"Things of yours I'm following: the driving test on Friday.",
 			"Next check-in: the driving test on Friday, " + checkIn.Format("Mon 2 Jan 15:04")}},
 	}
 	for i, s := range steps {
@@ -57,11 +60,11 @@ func TestInnerLifeCommands(t *testing.T) {
 	}
 
 	h.tg.PushText(user, user, "/forget")
-	if _, err := h.tg.WaitSent(waitCtx(t), 4); err != nil {
+	if _, err := h.tg.WaitSent(waitCtx(t), 5); err != nil {
 		t.Fatal(err)
 	}
 	h.tg.PushCallback(user, user, "/forget yes")
-	if _, err := h.tg.WaitSent(waitCtx(t), 5); err != nil {
+	if _, err := h.tg.WaitSent(waitCtx(t), 6); err != nil {
 		t.Fatal(err)
 	}
 	stop()

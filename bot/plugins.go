@@ -177,7 +177,15 @@ func (f pluginForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
 	for _, name := range f.set.StatefulNames() {
 		st, _ := f.set.Stateful(name)
 		if err := f.store.Update(func(tx *storage.Tx) error {
-			return st.Forget(pluginBucket{tx: tx, name: pluginBucketName(name)}, user)
+			if err := st.Forget(pluginBucket{tx: tx, name: pluginBucketName(name)}, user); err != nil {
+				return err
+			}
+			if tx.Deleted() == 0 {
+				return nil
+			}
+			// What the plugin deleted stays in the file's free pages until a compaction.
+			rep.Erased = true
+			return tx.MarkErasure()
 		}); err != nil {
 			return rep, fmt.Errorf("plugin %s: forget: %w", name, err)
 		}

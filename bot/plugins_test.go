@@ -207,3 +207,55 @@ func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 type fixedClock time.Time
 
 func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+// keeper is a stateful plugin that keeps one key per user and forgets it.
+type keeper struct{}
+
+func (keeper) Name() string                                              { return "keeper" }
+func (keeper) Tools() []brain.Tool                                       { return nil }
+func (keeper) Neurons() []brain.Neuron                                   { return nil }
+func (keeper) Load(plugins.Bucket) error                                 { return nil }
+func (keeper) Apply(plugins.Bucket, brain.PluginChange, time.Time) error { return nil }
+func (keeper) Forget(b plugins.Bucket, user int64) error {
+	return b.Delete(fmt.Appendf(nil, "user:%d", user))
+}
+
+// TestPluginOnlyForgetOwesAnErasure: a user whose only data was a plugin's got no
+// compaction after /forget (the plugin deleted through its own transaction, which marked
+// nothing), so the words stayed in the file's free pages.
+func TestPluginOnlyForgetOwesAnErasure(t *testing.T) {
+	st, err := storage.Open(t.TempDir()+"/anima.db", storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{}, keeper{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := loadPlugins(st, set); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Update(func(tx *storage.Tx) error {
+		return tx.Put(pluginBucketName("keeper"), []byte("user:7"), []byte("a secret"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f := pluginForgetter{forgetter: userForgetter{store: st}, store: st, set: set}
+	for _, tc := range []struct {
+		user      int64
+		wantErase bool
+	}{{8, false}, {7, true}} {
+		rep, err := f.ForgetUser(tc.user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending, err := st.ErasurePending()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Erased != tc.wantErase || pending != tc.wantErase {
+			t.Errorf("user %d: Erased %v, pending %v; want %v", tc.user, rep.Erased, pending, tc.wantErase)
+		}
+	}
+}

@@ -11,23 +11,15 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 )
 
-// maxSocketPath is the longest unix socket path a client can dial (sun_path holds 108
-// bytes with the terminating NUL).
-const maxSocketPath = 107
-
 // Preflight reports what would stop `anima run` (or chat, with console set) from starting
 // with cfg beyond what the configuration's validation judges: a store path that cannot
-// be created or written, a control socket path too long to dial, a listener that cannot
-// be bound. It changes nothing on disk. Each problem is a *config.KeyError; an address
+// be created or written, a listener that cannot be bound (the control socket beside the
+// store works at any path length). It changes nothing on disk. Each problem is a *config.KeyError; an address
 // already in use is not one (a running anima holds it) but comes back in notes.
 func Preflight(cfg config.Config, console bool) (notes []string, err error) {
 	var p []error
 	if e := storeWritable(cfg.Storage.Path); e != nil {
 		p = append(p, &config.KeyError{Key: "storage.path", Msg: e.Error()})
-	} else if sock := ControlSocket(cfg.Storage.Path); len(sock) > maxSocketPath {
-		p = append(p, &config.KeyError{Key: "storage.path", Msg: fmt.Sprintf("is %d bytes long: the control "+
-			"socket beside it (%s) would be longer than the %d bytes a unix socket path may have; use a shorter path",
-			len(cfg.Storage.Path), sock, maxSocketPath)})
 	}
 	listeners := []struct{ key, addr string }{{"metrics.listen", cfg.Metrics.Listen}}
 	if !console && cfg.Telegram.Mode == config.ModeWebhook {

@@ -248,3 +248,55 @@ func refusalsOf(t *testing.T, reg *prometheus.Registry, limit string) prometheus
 	}
 	return g
 }
+
+// TestLoopRateLimitsCommands: commands count against the per-user limit as messages do:
+// one user sending /forget yes over and over gets two answers a minute and the notice,
+// and the held commands are answered, in order, when the minute is over. Another user
+// is not held back.
+func TestLoopRateLimitsCommands(t *testing.T) {
+	const a, b = 1, 2
+	h := newHarness(t, noProactive())
+	h.cfg.UserRunsPerMinute = 2
+	h.cfg.RateNotice = "slow down"
+	h.cfg.Tick = 5 * time.Millisecond
+	h.start()
+	cmd := func(id uint64, user int64) brain.Signal {
+		return brain.Signal{ID: id, Type: brain.SignalCommand, Source: "test", Chat: user, User: user, Text: "/forget yes", At: t0}
+	}
+	for id := uint64(1); id <= 2; id++ {
+		h.submit(cmd(id, a))
+		if m := recv(t, h.sender.attempts, "an allowed command's reply"); m.Text != "ok /forget yes" {
+			t.Fatalf("sent %q, want the command's reply", m.Text)
+		}
+	}
+	h.submit(cmd(3, a))
+	if m := recv(t, h.sender.attempts, "the notice"); m.Text != "slow down" || m.Chat != a {
+		t.Fatalf("sent %+v, want the notice", m)
+	}
+	h.submit(cmd(4, a))
+	h.submit(cmd(5, b))
+	if m := recv(t, h.sender.attempts, "the other user's reply"); m.Chat != b {
+		t.Fatalf("sent %+v to chat %d, want the other user's reply", m, m.Chat)
+	}
+	select {
+	case m := <-h.sender.attempts:
+		t.Fatalf("sent %q to chat %d inside the limit", m.Text, m.Chat)
+	case <-time.After(100 * time.Millisecond):
+	}
+	h.clock.Advance(time.Minute)
+	for range 2 {
+		if m := recv(t, h.sender.attempts, "a held command's reply"); m.Text != "ok /forget yes" || m.Chat != a {
+			t.Fatalf("sent %+v, want a held command's reply", m)
+		}
+	}
+	h.stop()
+	var seen []uint64
+	for _, s := range h.cmds.sigs {
+		if s.User == a {
+			seen = append(seen, s.ID)
+		}
+	}
+	if !slices.Equal(seen, []uint64{1, 2, 3, 4}) {
+		t.Errorf("user a's commands answered in order %v, want [1 2 3 4]", seen)
+	}
+}

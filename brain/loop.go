@@ -34,8 +34,8 @@ type LoopConfig struct {
 	// a streamed answer) shows
 	// (default 250ms; a negative value shows it at once).
 	TypingDelay time.Duration
-	// UserRunsPerMinute caps the model runs a user's messages cause in any
-	// minute (default 20; negative: no cap). Wakes beyond it wait, folded into the next
+	// UserRunsPerMinute caps the model runs a user's messages cause, and the commands
+	// they send, in any minute (default 20; negative: no cap). Wakes beyond it wait, folded into the next
 	// allowed run, and the user gets RateNotice once per limited period.
 	UserRunsPerMinute int
 	// RateNotice is the rate limit's notice (a default sentence when empty).

@@ -119,11 +119,11 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 		return
 	}
 	j := q.jobs[0]
-	if _, held := l.held[chat]; held && j.kind == jobWake {
+	if _, held := l.held[chat]; held && (j.kind == jobWake || j.kind == jobCommand) {
 		return // rate limited: releaseHeld starts it
 	}
-	if j.kind == jobWake && userDriven(j.wake) {
-		start, notice, ok := l.admit(chat, j.wake)
+	if w, limited := limitedWake(j); limited {
+		start, notice, ok := l.admit(chat, w)
 		switch {
 		case ok:
 			j = notice // the wake stays queued behind it

@@ -9,6 +9,19 @@ import (
 // per-user rate limit counts (reactions wake nothing).
 func userDriven(w Wake) bool { return w.Reason.Code == ReasonUserMessage }
 
+// limitedWake reports whether job j counts against the per-user rate limit, and the wake
+// admit judges it by: a user-driven wake, or a user's command (each /forget yes rewrites
+// a store; a command sent over and over must not cost more than messages would).
+func limitedWake(j job) (Wake, bool) {
+	switch {
+	case j.kind == jobWake && userDriven(j.wake):
+		return j.wake, true
+	case j.kind == jobCommand && j.command.User != 0:
+		return Wake{Chat: j.command.Chat, User: j.command.User, Signals: []Signal{j.command}}, true
+	}
+	return Wake{}, false
+}
+
 // admit decides whether chat's next job, a user-driven wake, may start now. When the
 // user's runs are used up the wake stays queued (later wakes of the chat fold into it)
 // until the limit allows it, and the returned notice job, if ok, is to run first: the

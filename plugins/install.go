@@ -138,9 +138,19 @@ func (s *Set) StatefulNames() []string { return s.order }
 
 // Status joins the plugins' /status lines for user in chat.
 func (s *Set) Status(chat, user int64, now time.Time, loc *time.Location) string {
+	return s.joinStatus(chat, user, now, loc, false)
+}
+
+// StatusDetails joins the plugins' /status details lines for user in chat: a Detailer's
+// details, another Reporter's Status lines.
+func (s *Set) StatusDetails(chat, user int64, now time.Time, loc *time.Location) string {
+	return s.joinStatus(chat, user, now, loc, true)
+}
+
+func (s *Set) joinStatus(chat, user int64, now time.Time, loc *time.Location, details bool) string {
 	out := ""
 	for _, r := range s.reporter {
-		line := s.status(r, chat, user, now, loc)
+		line := s.status(r, chat, user, now, loc, details)
 		if line == "" {
 			continue
 		}
@@ -152,12 +162,15 @@ func (s *Set) Status(chat, user int64, now time.Time, loc *time.Location) string
 	return out
 }
 
-func (s *Set) status(r namedReporter, chat, user int64, now time.Time, loc *time.Location) (line string) {
+func (s *Set) status(r namedReporter, chat, user int64, now time.Time, loc *time.Location, details bool) (line string) {
 	defer func() {
 		if s.g.recovered(r.name, PartCommand, recover()) {
 			line = ""
 		}
 	}()
+	if d, ok := r.r.(Detailer); ok && details {
+		return d.StatusDetails(chat, user, now, loc)
+	}
 	return r.r.Status(chat, user, now, loc)
 }
 

@@ -131,6 +131,12 @@ type Reporter interface {
 	Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
 }
 
+// Detailer is a Reporter whose lines for /status details (the numbers and exact times
+// behind its plain /status words) differ from its Status lines.
+type Detailer interface {
+	StatusDetails(chat, user int64, now time.Time, loc *time.Location) string
+}
+
 // ToolRegistry is where plugin tools are registered (cognition's registry satisfies it).
 type ToolRegistry interface {
 	Register(t brain.Tool) error

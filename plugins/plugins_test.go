@@ -163,6 +163,10 @@ func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
 	if got := set.Status(-5, 2, time.Now(), time.UTC); got != "You greeted me 1 times here." {
 		t.Errorf("member 2's /status in the group = %q, want their own count", got)
 	}
+	// A Reporter that is not a Detailer shows the same lines under /status details.
+	if got := set.StatusDetails(-5, 2, time.Now(), time.UTC); got != "You greeted me 1 times here." {
+		t.Errorf("member 2's /status details in the group = %q, want their Status lines", got)
+	}
 	// Its section comes back with the prompt's sections, for the run's member only.
 	secs := set.Sections(brain.Wake{Chat: -5, User: 2}, time.Now())
 	if len(secs) != 1 || secs[0].Source != "greeter" || secs[0].Lines[0] != "greeted x </untrusted> times" {

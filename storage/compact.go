@@ -13,6 +13,15 @@ import (
 // compactTxSize is how many bytes bbolt.Compact copies per transaction.
 const compactTxSize = 64 << 20
 
+// ErrBusy is returned by Compact when a reader held the store for longer than it may
+// wait: nothing changed, and the caller tries again later.
+var ErrBusy = errors.New("store busy: a long read holds it")
+
+// compactWait bounds how long Compact waits for the store's readers to finish. It never
+// queues behind them: a waiting writer lock would hold up every new transaction for as
+// long as the slowest reader reads.
+const compactWait = 2 * time.Second
+
 // CompactReport says what a compaction did.
 type CompactReport struct {
 	Before, After int64         // file sizes in bytes
@@ -26,8 +35,13 @@ type CompactReport struct {
 // the live data into <path>.compact, syncs it, closes the store, renames the copy over the
 // file, syncs the directory and reopens. A crash at any point leaves either the old file
 // or the complete new one at path. On error the old file stays in use.
+//
+// It waits at most compactWait for the readers of the moment to finish, and returns
+// ErrBusy if they do not; meanwhile new transactions do not wait for it.
 func (s *Store) Compact() (CompactReport, error) {
-	s.mu.Lock()
+	if !s.lockWithin(s.compactWait) {
+		return CompactReport{}, fmt.Errorf("compact store %s: %w", s.path, ErrBusy)
+	}
 	defer s.mu.Unlock()
 	began := time.Now()
 	var rep CompactReport
@@ -63,7 +77,23 @@ func (s *Store) Compact() (CompactReport, error) {
 	return rep, nil
 }
 
-// writeCompact copies the live data of src into a new file at path and syncs it.
+// lockWithin takes s.mu for writing if it can within wait, trying now and then between
+// readers rather than queueing behind them (a queued Lock blocks every new RLock).
+func (s *Store) lockWithin(wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
+		if s.mu.TryLock() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pause)
+	}
+}
+
+// writeCompact copies the live data of src into a new file at path, with the pending
+// erasure mark cleared, and syncs it.
 func writeCompact(src *bolt.DB, path string) error {
 	_ = os.Remove(path) // left by a crashed compaction
 	dst, err := bolt.Open(path, 0o600, &bolt.Options{
@@ -74,9 +104,17 @@ func writeCompact(src *bolt.DB, path string) error {
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
+	// bbolt grows a file past 16 MiB (its AllocSize) 16 MiB at a time, so a copy of a
+	// 50 MB store ended up to 16 MiB longer than its data: 50.4 → 55.1 MB. Growing it a
+	// page at a time keeps it at the size of its pages.
+	dst.AllocSize = os.Getpagesize()
 	if err := bolt.Compact(dst, src, compactTxSize); err != nil {
 		_ = dst.Close()
 		return fmt.Errorf("copy into %s: %w", path, err)
+	}
+	if err := clearErasure(dst); err != nil {
+		_ = dst.Close()
+		return fmt.Errorf("clear the pending erasure in %s: %w", path, err)
 	}
 	if err := dst.Sync(); err != nil {
 		_ = dst.Close()

@@ -194,6 +194,9 @@ func (t *Tx) HistoryDelete(chat int64, seq uint64) error {
 	if err != nil {
 		return err
 	}
+	if b.Get(k) != nil {
+		t.deleted++
+	}
 	return b.Delete(k)
 }
 

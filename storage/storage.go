@@ -83,6 +83,8 @@ type Options struct {
 	// EpochTurns is how many turns a history epoch holds (default EpochTurns; tests use
 	// a few to cross epochs).
 	EpochTurns int
+	// CompactWait bounds how long Compact waits for readers (default 2s; see Compact).
+	CompactWait time.Duration
 }
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
@@ -95,6 +97,7 @@ type Store struct {
 	// freelistAtClose: commits skip the freelist, Close writes it (Options.SyncFreelist).
 	freelistAtClose bool
 	epochTurns      uint64 // Options.EpochTurns
+	compactWait     time.Duration
 
 	sentDelay time.Duration
 	sentMu    sync.Mutex
@@ -128,6 +131,15 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !opts.ReadOnly {
+		// A compaction's copy left by a crash (we hold the file lock, so no compaction
+		// runs): the store at path is whole, as the copy is renamed over it only once
+		// complete, and the erasure it was for is still pending in it.
+		if err := os.Remove(path + ".compact"); err != nil && !errors.Is(err, os.ErrNotExist) {
+			_ = db.Close()
+			return nil, fmt.Errorf("open store %s: remove a crashed compaction's copy: %w", path, err)
+		}
+	}
 	if walked {
 		// bbolt rebuilt the freelist by reading every page (after a crash): write it,
 		// and open again to drop the pages the walk mapped in.
@@ -145,7 +157,10 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.SentDelay == 0 {
 		opts.SentDelay = 2 * time.Second
 	}
-	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly, epochTurns: EpochTurns,
+	if opts.CompactWait <= 0 {
+		opts.CompactWait = compactWait
+	}
+	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly, epochTurns: EpochTurns, compactWait: opts.CompactWait,
 		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, sentIDs: map[int64][]int{}, afterFunc: time.AfterFunc}
 	if opts.EpochTurns > 0 {
 		s.epochTurns = uint64(opts.EpochTurns)
@@ -332,24 +347,53 @@ func (s *Store) WriteTo(w io.Writer) (int64, error) { return s.writeTo(w, false)
 // as a decimal line, so a reader can tell a complete copy from a cut-off one.
 func (s *Store) WriteSizedTo(w io.Writer) (int64, error) { return s.writeTo(w, true) }
 
+// writeTo copies the store into an unlinked temporary file beside it, which takes as
+// long as the disk needs, and only then streams that file to w, holding nothing: a
+// reader of w that reads slowly makes no transaction, compaction or growth of the file
+// wait (a read transaction held for the stream would keep the store's lock and bbolt's
+// remap lock the whole time).
 func (s *Store) writeTo(w io.Writer, sized bool) (int64, error) {
-	var n int64
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if sized {
-			if _, err := fmt.Fprintf(w, "%d\n", tx.Size()); err != nil {
-				return err
-			}
+	snap, size, err := s.snapshot()
+	if err != nil {
+		return 0, fmt.Errorf("backup store: %w", err)
+	}
+	defer snap.Close()
+	if sized {
+		if _, err := fmt.Fprintf(w, "%d\n", size); err != nil {
+			return 0, fmt.Errorf("backup store: %w", err)
 		}
-		var err error
-		n, err = tx.WriteTo(w)
-		return err
-	})
+	}
+	n, err := io.Copy(w, io.NewSectionReader(snap, 0, size))
 	if err != nil {
 		return n, fmt.Errorf("backup store: %w", err)
 	}
 	return n, nil
+}
+
+// snapshot writes a consistent copy of the store to a temporary file in its directory,
+// unlinked at once (it is gone when closed, whatever happens), and returns it open.
+func (s *Store) snapshot() (*os.File, int64, error) {
+	f, err := os.CreateTemp(filepath.Dir(s.path), filepath.Base(s.path)+".snapshot-*")
+	if err != nil {
+		return nil, 0, fmt.Errorf("snapshot: %w", err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		_ = f.Close()
+		return nil, 0, fmt.Errorf("snapshot: %w", err)
+	}
+	var size int64
+	s.mu.RLock()
+	err = s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		size, err = tx.WriteTo(f)
+		return err
+	})
+	s.mu.RUnlock()
+	if err != nil {
+		_ = f.Close()
+		return nil, 0, fmt.Errorf("snapshot into %s: %w", f.Name(), err)
+	}
+	return f, size, nil
 }
 
 // Update runs fn in a read-write transaction (committed, and synced to disk, if fn

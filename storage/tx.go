@@ -36,6 +36,7 @@ type Tx struct {
 	tx         *bolt.Tx
 	epochTurns uint64  // turns a history epoch holds (history.go)
 	eps        []epoch // history's epochs, once listed
+	deleted    int     // keys Delete, DeletePrefix and HistoryDelete removed
 }
 
 func (s *Store) newTx(tx *bolt.Tx) *Tx { return &Tx{tx: tx, epochTurns: s.epochTurns} }
@@ -142,6 +143,9 @@ func (t *Tx) Delete(bucket string, key []byte) error {
 	if err != nil {
 		return err
 	}
+	if b.Get(key) != nil {
+		t.deleted++
+	}
 	return b.Delete(key)
 }
 
@@ -229,6 +233,7 @@ func (t *Tx) DeletePrefix(bucket string, prefix []byte) (int, error) {
 			return 0, err
 		}
 	}
+	t.deleted += len(keys)
 	return len(keys), nil
 }
 

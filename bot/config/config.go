@@ -128,11 +128,18 @@ type LLMConfig struct {
 	TranscriptionModel string   `yaml:"transcription_model"`
 	MaxAudio           Duration `yaml:"max_audio"` // longest recording transcribed, > 0
 	Vision             bool     `yaml:"vision"`    // photos are shown to the model
+	// AnswerFormat is how the final answer is asked for: json_schema (a strict
+	// response_format beside the tools), text (the prompt alone), or auto: json_schema on
+	// api.openai.com, text elsewhere (Ollama, for one, calls no tools while a format is set).
+	AnswerFormat string `yaml:"answer_format"`
 }
 
 // StorageConfig is the storage section.
 type StorageConfig struct {
 	Path string `yaml:"path"` // bbolt database file
+	// CompactInterval is the least time between two compactions that erase forgotten
+	// data from the file (the first after a quiet spell runs a second after /forget).
+	CompactInterval Duration `yaml:"compact_interval"`
 }
 
 // MetricsConfig is the metrics section.
@@ -185,7 +192,16 @@ type PersonaConfig struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"` // character notes given to the model
 	Apology     string `yaml:"apology"`     // sent when a reply cannot be produced
+	// Interests are anima's own: things it may bring up when it writes first and has nothing
+	// of the person's to pick up. At most MaxInterests, each at most MaxInterestRunes.
+	Interests []string `yaml:"interests"`
 }
+
+// Limits of persona.interests: a short list of short lines.
+const (
+	MaxInterests     = 10
+	MaxInterestRunes = 80
+)
 
 // BrainConfig is the brain section.
 type BrainConfig struct {
@@ -243,10 +259,11 @@ func Default() Config {
 			TranscriptionModel:  "whisper-1",
 			MaxAudio:            Duration(10 * time.Minute),
 			Vision:              true,
+			AnswerFormat:        "auto",
 			// DailyUserTokenBudget: a heavy day of chat (about 150 turns of 6000 tokens).
 			DailyUserTokenBudget: 1_000_000,
 		},
-		Storage: StorageConfig{Path: "./data/anima.db"},
+		Storage: StorageConfig{Path: "./data/anima.db", CompactInterval: Duration(10 * time.Minute)},
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
 		Proactive: ProactiveConfig{
 			Enabled:       true,
@@ -265,6 +282,11 @@ func Default() Config {
 				"briefly, in the person's own language, with gentle humour. Honest about being " +
 				"an AI, never pretends to have done things it has not, and never lectures.",
 			Apology: "Sorry — my thoughts got tangled just now. Could you say that again in a minute?",
+			Interests: []string{
+				"birds, and what they are up to in each season",
+				"where words come from",
+				"things people make by hand: bread, gardens, mended clothes",
+			},
 		},
 		Brain:  BrainConfig{Tick: Duration(time.Second)},
 		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute)},

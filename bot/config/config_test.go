@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -203,7 +204,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"unknown key with suggestion", "llm:\n  fast_model: a\n  fast_modle: b",
 			[]string{`line 3: llm.fast_modle: unknown key; did you mean "fast_model"?`}},
 		{"unknown key lists known ones", "storage:\n  driver: bolt",
-			[]string{`line 2: storage.driver: unknown key; storage accepts path`}},
+			[]string{`line 2: storage.driver: unknown key; storage accepts path, compact_interval`}},
 		{"unknown section", "telgram:\n  token: x",
 			[]string{`line 1: telgram: unknown key; did you mean "telegram"?`}},
 		{"unknown nested key", "telegram:\n  webhook:\n    secret: x",
@@ -217,7 +218,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"duplicate key", "log:\n  level: info\n  level: debug",
 			[]string{`line 3: log.level: set twice (first at line 2)`}},
 		{"section not a mapping", "llm: 5",
-			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, max_output_tokens, transcription_model, max_audio, vision`}},
+			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, max_output_tokens, transcription_model, max_audio, vision, answer_format`}},
 		{"document not a mapping", "- telegram",
 			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`}},
 		{"wrong type int", "llm:\n  context_tokens: lots",
@@ -343,8 +344,12 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"user.timezone", func(c *Config) { c.User.Timezone = "Mars/Olympus_Mons" }, "IANA name such as Europe/Berlin"},
 		{"persona.name", func(c *Config) { c.Persona.Name = "" }, "must not be empty"},
 		{"persona.apology", func(c *Config) { c.Persona.Apology = "" }, "must not be empty"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = slices.Repeat([]string{"birds"}, 11) }, "at most 10 interests; got 11"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = []string{"birds", "  "} }, "item 2 is empty"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = []string{strings.Repeat("é", 81)} }, "item 1 is 81 characters long; at most 80"},
 		{"brain.tick", func(c *Config) { c.Brain.Tick = Duration(5 * time.Millisecond) }, "between 10ms and 1m"},
 		{"brain.tick", func(c *Config) { c.Brain.Tick = Duration(2 * time.Minute) }, "between 10ms and 1m"},
+		{"llm.answer_format", func(c *Config) { c.LLM.AnswerFormat = "json" }, "one of auto, json_schema, text"},
 		{"log.level", func(c *Config) { c.Log.Level = "verbose" }, "one of debug, info, warn, error"},
 		{"log.format", func(c *Config) { c.Log.Format = "xml" }, "one of text, json"},
 	}
@@ -791,5 +796,22 @@ func TestPluginSectionIsStrict(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want it to name %s", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// TestCompactIntervalValidated: storage.compact_interval defaults to 10 minutes and must
+// be a positive duration.
+func TestCompactIntervalValidated(t *testing.T) {
+	if got := Default().Storage.CompactInterval; got.Std() != 10*time.Minute {
+		t.Errorf("default storage.compact_interval = %v, want 10m", got)
+	}
+	c := Default()
+	c.Storage.CompactInterval = 0
+	var found bool
+	for _, e := range c.validate() {
+		found = found || e.Key == "storage.compact_interval"
+	}
+	if !found {
+		t.Error("storage.compact_interval: 0 was accepted")
 	}
 }

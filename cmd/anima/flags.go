@@ -45,7 +45,7 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 	f := &cmdFlags{cmd: cmd, fs: fs, stderr: stderr,
 		out: new(string), scenario: new(string), cpuProfile: new(string), memProfile: new(string),
 		store: new(string), days: new(int), timeout: new(time.Duration)}
-	f.config = fs.String("config", defaultConfig(), "configuration file, also given as the argument FILE (default: $ANIMA_CONFIG, else anima.yaml when it exists, else config.yaml)")
+	f.config = fs.String("config", defaultConfig(), "configuration file, also given as the argument FILE ($ANIMA_CONFIG when set, else anima.yaml when it exists, else config.yaml)")
 	switch cmd {
 	case "run", "chat":
 		// Profiling (not in the usage text, see docs/profiling.md).

@@ -21,7 +21,7 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() {}
 	var o setup.Options
 	var model string
-	fs.StringVar(&o.Out, "out", initOut(), "configuration file to write (default: $ANIMA_CONFIG, else anima.yaml)")
+	fs.StringVar(&o.Out, "out", initOut(), "configuration file to write ($ANIMA_CONFIG when set)")
 	fs.BoolVar(&o.Force, "force", false, "overwrite the file if it exists")
 	fs.BoolVar(&o.Yes, "yes", false, "ask nothing: take the defaults and the first person who writes to the bot")
 	fs.StringVar(&o.Token, "token", "", "Telegram bot token from @BotFather (default: $ANIMA_TELEGRAM_TOKEN, else asked)")

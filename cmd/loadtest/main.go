@@ -37,6 +37,11 @@ type options struct {
 	serve  bool
 	listen string
 	every  time.Duration
+	// fakesOnly (--fakes) starts only the fake servers, for anima init and anima run started by hand.
+	fakesOnly bool
+	// erasure, with store: measure /forget's cost to other users for this long (and a
+	// slow backup for as long) instead of the start-ups.
+	erasure time.Duration
 }
 
 func main() { os.Exit(run()) }
@@ -58,6 +63,8 @@ func run() int {
 	fs.StringVar(&o.listen, "metrics-listen", "", "with --serve: anima's metrics.listen (default: a free loopback port); the address is printed")
 	fs.DurationVar(&o.every, "every", time.Second, "with --serve: time between messages")
 	fs.StringVar(&o.mcp, "mcp", "", "configure every anima with this stdio MCP server (argv split on spaces), e.g. \"node …/server-everything/dist/index.js stdio\"")
+	fs.BoolVar(&o.fakesOnly, "fakes", false, "start only the fakes and print their URLs and token; user 4242 writes \"hello anima\" once the bot long-polls, and the first reply prints \"answered\" (scripts/first-run)")
+	fs.DurationVar(&o.erasure, "erasure", 0, "with --store: time other users' replies while one user sends /forget yes every second for this long, then during a slow backup as long (0: skip)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -91,6 +98,12 @@ func run() int {
 }
 
 func (o *options) validate() error {
+	if o.fakesOnly {
+		if o.binary != "" || o.serve {
+			return errors.New("--fakes starts no anima: drop --binary and --serve")
+		}
+		return nil
+	}
 	if o.binary == "" {
 		return errors.New("--binary is required (e.g. --binary bin/anima after make build)")
 	}
@@ -119,6 +132,9 @@ func (o *options) validate() error {
 			return fmt.Errorf("--profile: %w", err)
 		}
 		o.profile = abs
+	}
+	if o.erasure < 0 || (o.erasure > 0 && o.store == "") {
+		return fmt.Errorf("--erasure needs --store and a positive duration, got %v", o.erasure)
 	}
 	if o.gap < 0 {
 		return fmt.Errorf("--gap must not be negative, got %v", o.gap)
@@ -165,6 +181,9 @@ func verdict(ok bool) string {
 }
 
 func (lt *loadtest) run(ctx context.Context) error {
+	if lt.o.fakesOnly {
+		return lt.fakesOnly(ctx)
+	}
 	lt.printf("anima load test: %s\n", lt.o.binary)
 	lt.printf("fakes in-process on 127.0.0.1 (instant echo model); %d CPUs; %s; CLK_TCK %d\n\n",
 		runtime.NumCPU(), runtime.Version(), lt.tck)
@@ -172,7 +191,11 @@ func (lt *loadtest) run(ctx context.Context) error {
 	if lt.o.serve {
 		return lt.serve(ctx)
 	}
-	if lt.o.store != "" {
+	if lt.o.store != "" && lt.o.erasure > 0 {
+		if err := lt.erasure(ctx); err != nil {
+			return fmt.Errorf("erasure: %w", err)
+		}
+	} else if lt.o.store != "" {
 		if err := lt.storedStart(ctx); err != nil {
 			return fmt.Errorf("stored start-up: %w", err)
 		}

@@ -3,6 +3,7 @@ package innerlife
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
@@ -126,12 +127,14 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 		}
 		p.mu.Lock()
 		p.seq++
-		seq := p.seq
+		e.seq = p.seq
 		p.mu.Unlock()
-		if err := putJSON(b, entryKey(s, e.At, seq), e); err != nil {
+		if err := putJSON(b, e.key(), e); err != nil {
 			return err
 		}
 		b.OnCommit(func() { p.mu.Lock(); p.addEntry(e); p.mu.Unlock(); p.m.entries.WithLabelValues(e.Kind).Inc() })
+	case foldJournal:
+		return p.applyFold(b, s, v)
 	case dreamt:
 		if err := putJSON(b, chatKey('d', ch.Chat), at); err != nil {
 			return err
@@ -161,4 +164,55 @@ func getConcern(b plugins.Bucket, s subject, id string) (Concern, bool, error) {
 		return c, false, fmt.Errorf("innerlife: decode concern %s: %w", id, err)
 	}
 	return c, true, nil
+}
+
+// applyFold marks v's entries of s folded and writes its reflections, unless none of the
+// entries is left to fold (forgotten or folded meanwhile).
+func (p *Plugin) applyFold(b plugins.Bucket, s subject, v foldJournal) error {
+	var folded []EntryRef
+	for _, ref := range v.Entries {
+		k := entryKey(s, ref.At, ref.Seq)
+		data := b.Get(k)
+		if data == nil {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(data, &e); err != nil {
+			return fmt.Errorf("innerlife: decode journal entry: %w", err)
+		}
+		if e.Folded {
+			continue
+		}
+		e.Folded = true
+		if err := putJSON(b, k, e); err != nil {
+			return err
+		}
+		folded = append(folded, ref)
+	}
+	if len(folded) == 0 {
+		return nil
+	}
+	rs := slices.Clone(v.Reflections)
+	for i := range rs {
+		rs[i].Chat, rs[i].User = s.chat, s.user
+		p.mu.Lock()
+		p.seq++
+		rs[i].seq = p.seq
+		p.mu.Unlock()
+		if err := putJSON(b, reflectionKey(s, rs[i].At, rs[i].seq), rs[i]); err != nil {
+			return err
+		}
+	}
+	b.OnCommit(func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.entries[s] = slices.DeleteFunc(p.entries[s], func(e Entry) bool {
+			return slices.ContainsFunc(folded, func(r EntryRef) bool { return r.Seq == e.seq && r.At.Equal(e.At) })
+		})
+		for _, r := range rs {
+			p.addReflection(r)
+		}
+		p.m.folded.Add(float64(len(folded)))
+	})
+	return nil
 }

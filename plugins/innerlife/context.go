@@ -11,9 +11,12 @@ import (
 const promptWords = 180
 
 // Context implements plugins.Contextual: for the run's subject (w.Chat and w.User), the
-// check-ins that are due (at most maxDueCheckInsRun, earliest first), the bot's own recent
-// journal entries (marked as private) and the concerns it follows (at most 8 non-dormant,
-// Active first, about 180 words). Group runs get nothing: the inner life is kept for
+// check-ins that are due (at most maxDueCheckInsRun, earliest first), the latest
+// reflections (themes earlier dreams drew from entries older than a week), the bot's own
+// recent journal entries (marked as private) and the concerns it follows (at most 8
+// non-dormant, Active first, about 180 words). A dream's section also lists the entries it
+// may fold with innerlife_reflect (older than FoldAfter, oldest first, about foldChars),
+// before the latest entries, so that the budget cuts concerns first. Group runs get nothing: the inner life is kept for
 // private chats, and what it keeps in a group about a member never enters the run of
 // another.
 //
@@ -37,13 +40,31 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 	}
 	loc := zoneOr(w.Loc)
 	sec := brain.Section{Title: "Your inner life (private; the user has not seen it): check-ins that are due, " +
-		"your latest journal entries, the concerns you follow"}
+		"what you concluded looking back, your latest journal entries, the concerns you follow"}
 	cs := p.concerns[s]
+	es := p.entries[s]
 	if w.Profile != brain.ProfileDream {
 		p.carryDue(&sec, s, w, cs, now, loc)
 	}
-	es := p.entries[s]
-	for i := len(es) - 1; i >= 0; i-- {
+	rs := p.reflections[s]
+	for i := len(rs) - 1; i >= 0; i-- {
+		sec.Lines = append(sec.Lines, reflectionLine(rs[i], loc))
+	}
+	if w.Profile == brain.ProfileDream {
+		sec.Title = "Your inner life (private; the user has not seen it): what you concluded looking back, journal " +
+			"entries older than a week to fold into themes, your latest journal entries, the concerns you follow"
+		fold := p.toFold(s, now)
+		if len(fold) > 0 {
+			p.folding[s] = fold
+		} else {
+			delete(p.folding, s)
+		}
+		for _, e := range fold {
+			sec.Lines = append(sec.Lines, "to fold: journal, "+e.At.In(loc).Format("Mon 2 Jan 15:04")+", "+e.Kind+": "+e.Text)
+		}
+		es = es[len(fold):]
+	}
+	for i := len(es) - 1; i >= max(len(es)-promptEntries, 0); i-- {
 		e := es[i]
 		sec.Lines = append(sec.Lines, "journal, "+e.At.In(loc).Format("Mon 2 Jan 15:04")+", "+e.Kind+": "+e.Text)
 	}

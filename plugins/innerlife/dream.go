@@ -27,8 +27,10 @@ func (p *Plugin) Jobs() []plugins.Job {
 // user's own zone) that has not dreamt in the last DreamEvery, where the user wrote since
 // its last dream and
 // whose user has been quiet for at least DreamMinQuiet, at most DreamParallel at once.
-// A dream reads the day under the dream profile; its tools may write a digest entry,
-// touch or close concerns and remember facts; anything it would send is dropped.
+// A dream reads the day under the dream profile; its tools may write a digest entry, open
+// concerns the day implied that no run opened (within the caps), touch or close concerns,
+// fold journal entries older than a week into reflections (innerlife_reflect) and remember
+// facts; anything it would send is dropped.
 func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []brain.Relationship) error {
 	now := p.clock.Now()
 	sem := make(chan struct{}, p.cfg.DreamParallel)
@@ -73,6 +75,9 @@ func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relati
 	w := brain.Wake{Chat: rel.Chat, User: rel.User, Profile: brain.ProfileDream, Rel: rel, At: now,
 		Reason: brain.Reason{Code: ReasonDream, Text: "the night's reflection on the day's conversation, your journal and your concerns"}}
 	out, err := h.Think(ctx, w)
+	p.mu.Lock()
+	delete(p.folding, subjectOf(rel.Chat, rel.User)) // the run is over: nothing more to fold
+	p.mu.Unlock()
 	p.m.dreamRequests.Add(float64(out.Requests))
 	p.m.dreamRun.Observe(float64(out.Requests))
 	if err != nil {

@@ -66,17 +66,19 @@ type Plugin struct {
 	m     *metrics
 	clock brain.Clock
 
-	mu       sync.Mutex
-	concerns map[subject][]*Concern
-	byID     map[string]*Concern
-	entries  map[subject][]Entry     // latest entries, oldest first (at most promptEntries)
-	written  map[subject][]time.Time // times of the entries of the last JournalWindow, oldest first
-	lastOpen map[subject]time.Time   // when the latest journal entry was committed
-	claimed  map[subject]bool        // whose current run was told an entry is written
-	shown    map[string]time.Time    // when a run last carried each due check-in
-	dreamed  map[int64]time.Time     // last dream per chat
-	due      checkinHeap             // pending check-ins by time
-	seq      uint64
+	mu          sync.Mutex
+	concerns    map[subject][]*Concern
+	byID        map[string]*Concern
+	entries     map[subject][]Entry      // entries not folded, oldest first (at most keptEntries)
+	reflections map[subject][]Reflection // latest reflections, oldest first (at most promptReflections)
+	folding     map[subject][]Entry      // the entries a dream now going on was shown to fold
+	written     map[subject][]time.Time  // times of the entries of the last JournalWindow, oldest first
+	lastOpen    map[subject]time.Time    // when the latest journal entry was committed
+	claimed     map[subject]bool         // whose current run was told an entry is written
+	shown       map[string]time.Time     // when a run last carried each due check-in
+	dreamed     map[int64]time.Time      // last dream per chat
+	due         checkinHeap              // pending check-ins by time
+	seq         uint64
 }
 
 var (
@@ -85,6 +87,7 @@ var (
 	_ plugins.Contextual = (*Plugin)(nil)
 	_ plugins.Scheduled  = (*Plugin)(nil)
 	_ plugins.Reporter   = (*Plugin)(nil)
+	_ plugins.Detailer   = (*Plugin)(nil)
 )
 
 // New returns the plugin; zero Config fields take their defaults.
@@ -107,6 +110,7 @@ func New(cfg Config, opts Options) *Plugin {
 	}
 	p := &Plugin{cfg: cfg, log: log.With("component", "innerlife"), m: newMetrics(opts.Registerer),
 		clock: opts.Clock, concerns: map[subject][]*Concern{}, byID: map[string]*Concern{}, entries: map[subject][]Entry{},
+		reflections: map[subject][]Reflection{}, folding: map[subject][]Entry{},
 		written: map[subject][]time.Time{}, lastOpen: map[subject]time.Time{}, claimed: map[subject]bool{},
 		shown: map[string]time.Time{}, dreamed: map[int64]time.Time{}}
 	if p.clock == nil {
@@ -134,7 +138,9 @@ func (p *Plugin) countSalience(s Salience) int {
 func (p *Plugin) Name() string { return Name }
 
 // Tools implements plugins.Plugin.
-func (p *Plugin) Tools() []brain.Tool { return []brain.Tool{concernTool{p}, journalTool{p}} }
+func (p *Plugin) Tools() []brain.Tool {
+	return []brain.Tool{concernTool{p}, journalTool{p}, reflectTool{p}}
+}
 
 // Neurons implements plugins.Plugin: the check-in neuron.
 func (p *Plugin) Neurons() []brain.Neuron { return []brain.Neuron{checkinNeuron{p}} }
@@ -142,7 +148,8 @@ func (p *Plugin) Neurons() []brain.Neuron { return []brain.Neuron{checkinNeuron{
 // Keys in the plugin's bucket. A user's records are keyed by chat and user (ids 8 bytes
 // big-endian, so one user's records in one chat share a prefix): "C" chat user id →
 // concern, "J" chat user at seq → entry, "L" chat user → the time of the latest journal
-// entry (the 5-minute slot); "d" chat → the chat's last dream. Before the records were
+// entry (the 5-minute slot), "R" chat user at seq → reflection; "d" chat → the chat's
+// last dream. Before the records were
 // scoped, "c", "j" and "l" keyed them by chat alone; Load migrates those.
 func chatKey(tag byte, chat int64) []byte {
 	k := make([]byte, 9, 40)
@@ -191,12 +198,28 @@ func (p *Plugin) Load(b plugins.Bucket) error {
 	}); err != nil {
 		return err
 	}
-	if err := b.Scan([]byte{'J'}, func(_, v []byte) error {
+	if err := b.Scan([]byte{'J'}, func(k, v []byte) error {
 		var e Entry
 		if err := json.Unmarshal(v, &e); err != nil {
 			return fmt.Errorf("decode journal entry: %w", err)
 		}
-		p.addEntry(e)
+		e.seq = seqOf(k)
+		p.seq = max(p.seq, e.seq)
+		if !e.Folded {
+			p.addEntry(e)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := b.Scan([]byte{'R'}, func(k, v []byte) error {
+		var r Reflection
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("decode reflection: %w", err)
+		}
+		r.seq = seqOf(k)
+		p.seq = max(p.seq, r.seq)
+		p.addReflection(r)
 		return nil
 	}); err != nil {
 		return err
@@ -305,13 +328,17 @@ func (p *Plugin) remove(id string) {
 	}
 }
 
-// addEntry keeps e among its subject's latest entries (p.mu held).
+// keptEntries is how many entries not yet folded are kept in memory per subject (the
+// oldest beyond it stay unfolded in the store, found by memory search).
+const keptEntries = 200
+
+// addEntry keeps e among its subject's entries not folded (p.mu held).
 func (p *Plugin) addEntry(e Entry) {
 	s := e.subject()
 	es := append(p.entries[s], e)
 	slices.SortStableFunc(es, func(a, b Entry) int { return a.At.Compare(b.At) })
-	if len(es) > promptEntries {
-		es = es[len(es)-promptEntries:]
+	if len(es) > keptEntries {
+		es = es[len(es)-keptEntries:]
 	}
 	p.entries[s] = es
 	if e.At.After(p.lastOpen[s]) {
@@ -345,12 +372,12 @@ func (p *Plugin) openCount(s subject, now time.Time) int {
 	return n
 }
 
-// Forget implements plugins.Stateful: the user's concerns, journal and journal slots in
+// Forget implements plugins.Stateful: the user's concerns, journal, reflections and journal slots in
 // every chat (their private chat and the groups they were spoken of in as the speaker),
 // and their private chat's dream mark.
 func (p *Plugin) Forget(b plugins.Bucket, user int64) error {
 	var keys [][]byte
-	for _, tag := range []byte{'C', 'J', 'L'} {
+	for _, tag := range []byte{'C', 'J', 'L', 'R'} {
 		if err := b.Scan([]byte{tag}, func(k, _ []byte) error {
 			if u, ok := userOf(k); ok && u == user {
 				keys = append(keys, slices.Clone(k))
@@ -384,6 +411,16 @@ func (p *Plugin) Forget(b plugins.Bucket, user int64) error {
 		for s := range p.written {
 			if s.user == user {
 				delete(p.written, s)
+			}
+		}
+		for s := range p.reflections {
+			if s.user == user {
+				delete(p.reflections, s)
+			}
+		}
+		for s := range p.folding {
+			if s.user == user {
+				delete(p.folding, s)
 			}
 		}
 		for s := range p.lastOpen {

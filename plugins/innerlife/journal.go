@@ -13,9 +13,16 @@ type Entry struct {
 	Kind string    `json:"kind"`
 	Text string    `json:"text"`
 	At   time.Time `json:"at"`
+	// Folded is set once a dream folded the entry into a Reflection: it leaves prompts
+	// and /thoughts and stays searchable.
+	Folded bool `json:"folded,omitempty"`
+
+	seq uint64 // its key's sequence number (entryKey)
 }
 
 func (e Entry) subject() subject { return subject{e.Chat, e.User} }
+
+func (e Entry) key() []byte { return entryKey(e.subject(), e.At, e.seq) }
 
 // Journal limits: at most one entry per JournalEvery, and at most Config.JournalPerDay
 // (default DefaultJournalPerDay) per JournalWindow, for one user in one chat.

@@ -10,6 +10,7 @@ type metrics struct {
 	asked          *prometheus.CounterVec
 	raised         [2]prometheus.Counter // first, again
 	entries        *prometheus.CounterVec
+	folded         prometheus.Counter
 	dreams         *prometheus.CounterVec
 	dreamRequests  prometheus.Counter
 	dreamRun       prometheus.Histogram
@@ -31,6 +32,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Check-ins carried by a committed run, by how: proactive (anima wrote first; a run that chose silence counts too) or chat (the user wrote first)."}, []string{"how"}),
 		entries: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_innerlife_journal_entries_total",
 			Help: "Private journal entries written, by kind."}, []string{"kind"}),
+		folded: f.NewCounter(prometheus.CounterOpts{Name: "anima_innerlife_journal_folded_total",
+			Help: "Journal entries older than a week that dreams folded into reflections."}),
 		dreams: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_innerlife_dreams_total",
 			Help: "Dream runs, by outcome (ok, error, skipped_quiet)."}, []string{"outcome"}),
 		dreamRequests: f.NewCounter(prometheus.CounterOpts{Name: "anima_innerlife_dream_model_requests_total",

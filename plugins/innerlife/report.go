@@ -5,27 +5,77 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/anima-bot/anima/brain"
 )
 
-// Status implements plugins.Reporter: user's active concerns in chat and the next
-// check-in.
-func (p *Plugin) Status(chat, user int64, now time.Time, loc *time.Location) string {
-	loc = zoneOr(loc)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var active []string
-	var next *Concern
+// statusConcerns is how many active concerns the plain /status names.
+const statusConcerns = 5
+
+// following returns user's active concerns in chat, the latest touched first, and the
+// pending check-in that comes first (p.mu held).
+func (p *Plugin) following(chat, user int64, now time.Time) (active []*Concern, next *Concern) {
 	for _, c := range p.concerns[subjectOf(chat, user)] {
 		if SalienceAt(c.Touched, now) == Active {
-			active = append(active, c.Summary)
+			active = append(active, c)
 		}
 		if !c.CheckInAt.IsZero() && !c.CheckInDone && (next == nil || c.CheckInAt.Before(next.CheckInAt)) {
 			next = c
 		}
 	}
+	slices.SortStableFunc(active, func(a, b *Concern) int { return b.Touched.Compare(a.Touched) })
+	return active, next
+}
+
+// Status implements plugins.Reporter: in plain words, what anima follows of user's in
+// chat (the latest touched active concerns) and when it means to ask how the next
+// check-in's event went, in words relative to the user's zone.
+func (p *Plugin) Status(chat, user int64, now time.Time, loc *time.Location) string {
+	loc = zoneOr(loc)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	active, next := p.following(chat, user, now)
 	var b strings.Builder
 	if len(active) > 0 {
-		b.WriteString("Things of yours I'm following: " + strings.Join(active, "; ") + ".")
+		names := make([]string, 0, statusConcerns)
+		for _, c := range active[:min(len(active), statusConcerns)] {
+			names = append(names, c.Summary)
+		}
+		b.WriteString("I'm following: " + strings.Join(names, "; "))
+		if n := len(active) - statusConcerns; n > 0 {
+			fmt.Fprintf(&b, "; and %d more", n)
+		}
+		b.WriteString(".")
+	}
+	if next != nil {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		when := brain.WhenWords(next.CheckInAt, now, loc)
+		if when == "now" {
+			when = "when the moment is right"
+		} else {
+			when += ", if the moment is right"
+		}
+		fmt.Fprintf(&b, "I'd like to ask how it went — %s — %s.", next.Summary, when)
+	}
+	return b.String()
+}
+
+// StatusDetails implements plugins.Detailer: /status details lists user's active
+// concerns in chat and the next check-in with its date and time.
+func (p *Plugin) StatusDetails(chat, user int64, now time.Time, loc *time.Location) string {
+	loc = zoneOr(loc)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	active, next := p.following(chat, user, now)
+	var b strings.Builder
+	if len(active) > 0 {
+		names := make([]string, len(active))
+		for i, c := range active {
+			names[i] = c.Summary
+		}
+		b.WriteString("Things of yours I'm following: " + strings.Join(names, "; ") + ".")
 	}
 	if next != nil {
 		if b.Len() > 0 {
@@ -37,7 +87,8 @@ func (p *Plugin) Status(chat, user int64, now time.Time, loc *time.Location) str
 }
 
 // Command implements plugins.Reporter: /thoughts lists the latest journal entries about
-// user in chat and their active concerns, without a model call.
+// user in chat (those not folded), what anima concluded looking back (its reflections)
+// and their active concerns, without a model call.
 func (p *Plugin) Command(chat, user int64, name, _ string, now time.Time, loc *time.Location) (string, bool) {
 	if name != "/thoughts" {
 		return "", false
@@ -47,25 +98,30 @@ func (p *Plugin) Command(chat, user int64, name, _ string, now time.Time, loc *t
 	defer p.mu.Unlock()
 	var b strings.Builder
 	s := subjectOf(chat, user)
-	es := p.entries[s]
-	if len(es) == 0 {
+	es, rs := p.entries[s], p.reflections[s]
+	if len(es) == 0 && len(rs) == 0 {
 		b.WriteString("I haven't written anything in my journal about us yet.")
-	} else {
+	}
+	if len(es) > 0 {
 		b.WriteString("What I've been thinking lately:")
-		for i := len(es) - 1; i >= 0; i-- {
+		for i := len(es) - 1; i >= max(len(es)-thoughtsListed, 0); i-- {
 			fmt.Fprintf(&b, "\n• %s (%s, %s)", es[i].Text, es[i].Kind, es[i].At.In(loc).Format("Mon 2 Jan 15:04"))
 		}
 	}
-	cs := slices.Clone(p.concerns[s])
-	slices.SortStableFunc(cs, func(a, b *Concern) int { return b.Touched.Compare(a.Touched) })
-	first := true
-	for _, c := range cs {
-		if SalienceAt(c.Touched, now) != Active {
-			continue
+	if len(rs) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
 		}
-		if first {
+		b.WriteString("Looking back:")
+		for i := len(rs) - 1; i >= 0; i-- {
+			r := rs[i]
+			fmt.Fprintf(&b, "\n• %s (%s–%s)", r.Text, r.From.In(loc).Format("2 Jan"), r.To.In(loc).Format("2 Jan"))
+		}
+	}
+	active, _ := p.following(chat, user, now)
+	for i, c := range active {
+		if i == 0 {
 			b.WriteString("\n\nThings of yours I'm following:")
-			first = false
 		}
 		b.WriteString("\n• " + c.Summary)
 		if !c.CheckInAt.IsZero() && !c.CheckInDone {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/anima-bot/anima/brain"
@@ -15,13 +16,14 @@ var _ plugins.Searchable = (*Plugin)(nil)
 
 // Hit sources of the plugin's records in core_memory_search.
 const (
-	SourceConcern = "concern"
-	SourceJournal = "journal"
+	SourceConcern    = "concern"
+	SourceJournal    = "journal"
+	SourceReflection = "reflection"
 )
 
 // Search implements plugins.Searchable: user's concerns in chat (dormant ones too, which
-// prompts no longer carry) and the whole journal about them there (prompts carry only the
-// latest entries), scored by the share of the query's words each contains; ties go to the
+// prompts no longer carry), the whole journal about them there (prompts carry only the
+// latest entries; folded ones too) and the reflections drawn from it, scored by the share of the query's words each contains; ties go to the
 // newest. Another member's records in a group are never read.
 func (p *Plugin) Search(b plugins.Bucket, chat, user int64, query string, limit int) ([]brain.Hit, error) {
 	s := subjectOf(chat, user)
@@ -62,6 +64,18 @@ func (p *Plugin) Search(b plugins.Bucket, chat, user int64, query string, limit 
 		}
 		if s := score(e.Text); s > 0 {
 			hits = append(hits, brain.Hit{Source: SourceJournal, At: e.At, Score: s, Text: "you wrote (" + e.Kind + "): " + e.Text})
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := b.Scan(subjectKey('R', s), func(_, v []byte) error {
+		var r Reflection
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("decode reflection: %w", err)
+		}
+		if s := score(r.Text); s > 0 {
+			hits = append(hits, brain.Hit{Source: SourceReflection, At: r.At, Score: s, Text: "you concluded, " + reflectionLine(r, time.UTC)})
 		}
 		return nil
 	}); err != nil {

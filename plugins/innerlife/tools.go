@@ -33,7 +33,8 @@ func (concernTool) Spec() brain.ToolSpec {
 	return brain.ToolSpec{Name: "innerlife_concern", Description: "Keep track of something the user cares about " +
 		"(a project, an interest, an upcoming event, how they are, an open conversation). open needs summary and kind " +
 		"and returns the id; touch records news and makes it current again; close ends it. check_in_at is when you " +
-		"mean to ask how it went: you will be reminded then, and may ask if it is a good moment.",
+		"mean to ask how it went: you will be reminded then, and may ask if it is a good moment. In your nightly " +
+		"reflection, also open those the day's conversation implied that no concern follows yet.",
 		Parameters: concernSchema, SideEffects: true, Profiles: allProfiles}
 }
 

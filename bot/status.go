@@ -1,0 +1,95 @@
+package bot
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// statusDetailsHint ends the plain /status.
+const statusDetailsHint = "(/status details shows the numbers behind this.)"
+
+// statusReply answers /status (in plain words) and /status details (the numbers: the
+// relationship's state, the gates, the plugins' details), in a group only about the
+// sender's own items.
+func (c *commands) statusReply(sig brain.Signal, view brain.CommandView, arg string) string {
+	switch strings.ToLower(arg) {
+	case "":
+		text := c.plainStatus(view)
+		if c.plugins != nil {
+			if more := c.plugins.Status(sig.Chat, sig.User, view.Now, view.Loc); more != "" {
+				text += "\n\n" + more
+			}
+		}
+		return text + "\n\n" + statusDetailsHint
+	case "details":
+		text := c.status(view)
+		if c.plugins != nil {
+			if more := c.plugins.StatusDetails(sig.Chat, sig.User, view.Now, view.Loc); more != "" {
+				text += "\n\n" + more
+			}
+		}
+		return text
+	}
+	return "Send /status, or /status details for the numbers behind it."
+}
+
+// plainStatus says in a person's words how things stand between anima and the chat's
+// user: when we last talked, whether anima waits for an answer, when it would probably
+// write first (the aggregator's NextProactive, in words relative to the user's zone),
+// a hold-back the user asked for, and the quiet hours; outside tools (MCP servers) that
+// are down, and a model outage, first.
+func (c *commands) plainStatus(v brain.CommandView) string {
+	rel, loc := v.Rel, v.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	clock := func(t time.Time) string {
+		return brain.WhenWords(t, v.Now, loc) + " (" + t.In(loc).Format("15:04") + ")"
+	}
+	var lines []string
+	if c.outage != nil {
+		if since, down := c.outage.Outage(); down {
+			lines = append(lines, fmt.Sprintf("I can't reach my thoughts right now (since %s); I'm keeping your messages and "+
+				"will answer them as soon as I can.", since.In(loc).Format("15:04")))
+		}
+	}
+	if line := mcpDown(c.mcp, v.Now); line != "" {
+		lines = append(lines, line)
+	}
+	if last := rel.LastExchange(); !last.IsZero() {
+		lines = append(lines, "We last talked "+brain.AgoWords(last, v.Now, loc)+".")
+	}
+	if rel.Status == brain.StatusAwaitingAnswer {
+		lines = append(lines, "I asked you something and I'm waiting for your answer.")
+	}
+	switch {
+	case !c.policy.Enabled || c.policy.MaxPerDay == 0 || rel.Group:
+		lines = append(lines, "I don't write first in this chat; I'm here whenever you write.")
+	case rel.Dormant:
+		lines = append(lines, "I won't write first until you write to me.")
+	default:
+		for _, a := range v.Acks {
+			if a.Key == brain.AckKey(brain.SignalSocialPressure, rel.Chat) && a.Kind == brain.AckDeferred && a.Until.After(v.Now) {
+				lines = append(lines, "You asked me to hold back until "+clock(a.Until)+", so I won't write first before then.")
+			}
+		}
+		next, ok := c.next.NextProactive(v.Now, &rel, loc, v.Acks)
+		switch {
+		case ok && rel.UnansweredProactive > 0:
+			lines = append(lines, "I've thought of writing to you since you last wrote, so I'm giving you more room: "+
+				"if we don't talk before, I'd probably write "+brain.WhenWords(next, v.Now, loc)+".")
+		case ok:
+			lines = append(lines, "If we don't talk before, I'd probably write "+brain.WhenWords(next, v.Now, loc)+".")
+		default:
+			lines = append(lines, "I have no reason to write first for now.")
+		}
+		if q := c.policy.QuietHours; !q.IsZero() {
+			from, to, _ := strings.Cut(q.String(), "-")
+			lines = append(lines, "I never write first between "+from+" and "+to+" your time.")
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,109 @@
+package bot
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/aggregation"
+)
+
+// fakePlugins answers /status with plain and detailed lines naming whom it was asked
+// about, and records it.
+type fakePlugins struct{ asked []int64 }
+
+func (f *fakePlugins) Status(_, user int64, _ time.Time, _ *time.Location) string {
+	f.asked = append(f.asked, user)
+	return "I'm following: your driving test on Friday."
+}
+
+func (f *fakePlugins) StatusDetails(_, user int64, _ time.Time, _ *time.Location) string {
+	f.asked = append(f.asked, user)
+	return "Next check-in: the driving test, Sat 7 Mar 18:00 (if the moment is right)."
+}
+
+func (f *fakePlugins) Command(int64, int64, string, string, time.Time, *time.Location) (string, bool) {
+	return "", false
+}
+
+// TestStatusSpeaksPlainly (issue 17 item 5): /status says in words relative to the user's
+// zone when we last talked and when anima would probably write first, and what it follows
+// of theirs, without machinery (no percentages, no gate names); /status details keeps the
+// numbers; in a group only the sender's items are asked for.
+func TestStatusSpeaksPlainly(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 2, 15, 0, 0, 0, berlin) // a Monday afternoon
+	on := brain.DefaultProactivePolicy()
+	yesterday := time.Date(2026, 3, 1, 21, 14, 0, 0, berlin)
+	held := []brain.Ack{{Key: aggregation.ProactiveKey(1), Kind: brain.AckDeferred, Until: time.Date(2026, 3, 2, 20, 0, 0, 0, berlin), Firm: true, At: now}}
+	machinery := []string{"%", "miss talking", "pressure", "Conversation:", "Mon 2 Mar", "earliest"}
+	tests := []struct {
+		name  string
+		rel   brain.Relationship
+		acks  []brain.Ack
+		next  fakeForecaster
+		arg   string
+		want  []string
+		avoid []string
+	}{
+		{"tomorrow evening", brain.Relationship{Chat: 1, User: 1, LastUserMsg: yesterday, SocialPressure: 0.08},
+			nil, fakeForecaster{at: time.Date(2026, 3, 3, 18, 30, 0, 0, berlin), ok: true}, "",
+			[]string{"We last talked yesterday evening.", "If we don't talk before, I'd probably write tomorrow evening.",
+				"I never write first between 22:30 and 08:30 your time.", "I'm following: your driving test on Friday.",
+				statusDetailsHint}, machinery},
+		{"on Friday morning", brain.Relationship{Chat: 1, User: 1, LastUserMsg: yesterday, UnansweredProactive: 2},
+			nil, fakeForecaster{at: time.Date(2026, 3, 6, 9, 0, 0, 0, berlin), ok: true}, "",
+			[]string{"so I'm giving you more room: if we don't talk before, I'd probably write on Friday morning."}, machinery},
+		{"held back", brain.Relationship{Chat: 1, User: 1, LastUserMsg: now.Add(-20 * time.Minute), Status: brain.StatusAwaitingAnswer},
+			held, fakeForecaster{at: time.Date(2026, 3, 3, 9, 0, 0, 0, berlin), ok: true}, "",
+			[]string{"We last talked 20 minutes ago.", "I asked you something and I'm waiting for your answer.",
+				"You asked me to hold back until this evening (20:00), so I won't write first before then.",
+				"I'd probably write tomorrow morning."}, machinery},
+		{"never", brain.Relationship{Chat: 1, User: 1}, nil, fakeForecaster{}, "",
+			[]string{"I have no reason to write first for now."}, append(machinery, "We last talked")},
+		{"group", brain.Relationship{Chat: -5, User: 2, Group: true}, nil, fakeForecaster{ok: true}, "",
+			[]string{"I don't write first in this chat"}, append(machinery, "probably write")},
+		{"details", brain.Relationship{Chat: 1, User: 1, LastUserMsg: yesterday, SocialPressure: 0.08},
+			nil, fakeForecaster{at: time.Date(2026, 3, 3, 18, 30, 0, 0, berlin), ok: true}, "Details",
+			[]string{"How much I miss talking to you: 8%.", "The earliest I might write first: Tue 3 Mar 18:30.",
+				"Next check-in: the driving test, Sat 7 Mar 18:00"}, []string{"I'm following", statusDetailsHint}},
+		{"unknown argument", brain.Relationship{Chat: 1, User: 1}, nil, fakeForecaster{}, "everything",
+			[]string{"Send /status, or /status details"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			next, plugs := tc.next, &fakePlugins{}
+			c := &commands{policy: on, next: &next, plugins: plugs}
+			text := "/status"
+			if tc.arg != "" {
+				text += " " + tc.arg
+			}
+			sig := brain.Signal{Type: brain.SignalCommand, Chat: tc.rel.Chat, User: tc.rel.User, Text: text}
+			res, err := c.Command(context.Background(), sig, brain.CommandView{Rel: tc.rel, Acks: tc.acks, Now: now, Loc: berlin})
+			if err != nil || len(res.Reply) != 1 {
+				t.Fatalf("/status → %+v, %v", res, err)
+			}
+			got := res.Reply[0].Text
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.avoid {
+				if strings.Contains(got, w) {
+					t.Errorf("has %q:\n%s", w, got)
+				}
+			}
+			for _, u := range plugs.asked {
+				if u != tc.rel.User {
+					t.Errorf("the plugins were asked about user %d, want only the sender %d", u, tc.rel.User)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,310 @@
+package innerlife_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
+	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/innerlife"
+)
+
+// dreamer is a plugins.Host whose Think is a scripted model: it reads the run's section
+// (as cognition does at the start of a run), then calls the tools the script names with
+// each call seeing the earlier ones, and answers with a message (which a dream must drop).
+type dreamer struct {
+	host
+	tools   map[string]brain.Tool
+	script  func(sec brain.Section) []brain.ToolCall
+	names   []string // the tool of each call of the script
+	section brain.Section
+	refused []error
+}
+
+func (d *dreamer) Think(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+	if w.Profile != brain.ProfileDream {
+		panic("a dream must run under the dream profile")
+	}
+	d.thinks++
+	d.section = d.p.Context(w, w.At)
+	ins := slices.Clone(d.section.Intents)
+	calls := d.script(d.section)
+	for i, c := range calls {
+		c.Chat, c.User, c.Now, c.Earlier = w.Chat, w.User, w.At, slices.Clone(ins)
+		res, err := d.tools[d.names[i]].Call(context.Background(), c)
+		if err != nil {
+			d.refused = append(d.refused, err)
+			continue
+		}
+		ins = append(ins, res.Intents...)
+	}
+	ins = append(ins, brain.SendMessage{Chat: w.Chat, Text: "never sent"})
+	return brain.Outcome{Intents: ins, Requests: 2}, nil
+}
+
+func newDreamer(p *innerlife.Plugin, b memBucket, rel brain.Relationship) *dreamer {
+	d := &dreamer{host: host{p: p, b: b, rels: []brain.Relationship{rel}}, tools: map[string]brain.Tool{}}
+	for _, t := range p.Tools() {
+		d.tools[t.Spec().Name] = t
+	}
+	return d
+}
+
+// dreamOnce runs the dream job once at at.
+func dreamOnce(t *testing.T, p *innerlife.Plugin, h plugins.Host, clock *braintest.Clock, at time.Time) {
+	t.Helper()
+	clock.Set(at)
+	for _, j := range p.Jobs() {
+		if err := j.Run(context.Background(), h, at, mustChats(t, h)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func mustChats(t *testing.T, h plugins.Host) []brain.Relationship {
+	rels, err := h.Chats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rels
+}
+
+// counterValue is the value of the counter name (without labels) in reg.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no counter %s", name)
+	return 0
+}
+
+func lines(sec brain.Section, prefix string) []string {
+	var out []string
+	for _, l := range sec.Lines {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func themesArgs(themes ...string) json.RawMessage {
+	data, _ := json.Marshal(map[string][]string{"themes": themes})
+	return data
+}
+
+// TestDreamFoldsOldJournalIntoReflections (issue 17 item 3): a dream is shown the journal
+// entries older than a week, folds them with innerlife_reflect into at most 3 themes of at
+// most 200 characters; the folded entries leave prompts and /thoughts (they stay in the
+// store, searchable), the themes join them for every later run, survive a restart and go
+// with /forget. Outside a dream nothing can be folded.
+func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
+	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
+	clock := braintest.NewClock(start)
+	reg := prometheus.NewRegistry()
+	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: reg})
+	b := memBucket{}
+	// An entry every evening for 14 days.
+	for day := range 14 {
+		at := start.AddDate(0, 0, day)
+		apply(t, p, b, at, innerlife.EntryChange(7, fmt.Sprintf("evening note %d about the garden", day), at))
+	}
+	night := start.AddDate(0, 0, 14).Add(8 * time.Hour) // Sun 16 Mar 04:00
+	rel := brain.Relationship{Chat: 7, User: 7, LastUserMsg: night.Add(-6 * time.Hour)}
+	d := newDreamer(p, b, rel)
+	d.names = []string{"innerlife_reflect", "innerlife_reflect"}
+	d.script = func(brain.Section) []brain.ToolCall {
+		return []brain.ToolCall{{Args: themesArgs("They tend the garden every evening; it steadies them.", "   ")},
+			{Args: themesArgs("a second fold")}}
+	}
+	dreamOnce(t, p, d, clock, night)
+
+	fold := lines(d.section, "to fold: ")
+	if len(fold) != 8 { // days 0–7 are at least a week old at night (day 8 is 6 d 8 h old)
+		t.Fatalf("the dream was shown %d entries to fold, want the 8 older than a week:\n%s", len(fold), strings.Join(d.section.Lines, "\n"))
+	}
+	if !strings.Contains(fold[0], "evening note 0 ") || !strings.Contains(fold[7], "evening note 7 ") {
+		t.Errorf("entries to fold, oldest first: %q … %q", fold[0], fold[7])
+	}
+	if len(d.refused) != 1 || !strings.Contains(d.refused[0].Error(), "already folded") {
+		t.Errorf("a second fold in one dream: refusals %v, want one saying it already folded", d.refused)
+	}
+	if got := counterValue(t, reg, "anima_innerlife_journal_folded_total"); got != 8 {
+		t.Errorf("anima_innerlife_journal_folded_total = %v, want 8", got)
+	}
+
+	check := func(t *testing.T, p *innerlife.Plugin) {
+		t.Helper()
+		at := night.Add(10 * time.Hour)
+		sec := p.Context(brain.Wake{Chat: 7, User: 7, Profile: brain.ProfileChat, Rel: rel}, at)
+		want := "looking back on 1 Mar–8 Mar (8 entries): They tend the garden every evening; it steadies them."
+		if got := lines(sec, "looking back"); len(got) != 1 || got[0] != want {
+			t.Errorf("chat prompt's reflections = %q, want [%q]", got, want)
+		}
+		journal := lines(sec, "journal, ")
+		if len(journal) != 3 || !strings.Contains(journal[0], "evening note 13 ") {
+			t.Errorf("chat prompt's journal lines = %q, want the 3 latest, newest first", journal)
+		}
+		thoughts, _ := p.Command(7, 7, "/thoughts", "", at, time.UTC)
+		if !strings.Contains(thoughts, "Looking back:\n• They tend the garden every evening") {
+			t.Errorf("/thoughts lacks the reflection:\n%s", thoughts)
+		}
+		if strings.Contains(thoughts, "evening note 3 ") || !strings.Contains(thoughts, "evening note 13 ") {
+			t.Errorf("/thoughts shows a folded entry or lacks the latest:\n%s", thoughts)
+		}
+		// The next dream folds nothing more (days 8–13 are not a week old yet).
+		dsec := p.Context(brain.Wake{Chat: 7, User: 7, Profile: brain.ProfileDream, Rel: rel}, at)
+		if got := lines(dsec, "to fold: "); len(got) != 0 {
+			t.Errorf("folded entries offered again: %q", got)
+		}
+	}
+	check(t, p)
+
+	// Folded entries stay in the store and are found by memory search, as are reflections.
+	hits, err := p.Search(b, 7, 7, "garden", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, h := range hits {
+		sources = append(sources, h.Source)
+	}
+	if n := strings.Count(strings.Join(sources, " "), innerlife.SourceJournal); n != 14 || !slices.Contains(sources, innerlife.SourceReflection) {
+		t.Errorf("search for garden found sources %v; want all 14 entries and the reflection", sources)
+	}
+
+	t.Run("restart", func(t *testing.T) {
+		p2 := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
+		if err := p2.Load(b); err != nil {
+			t.Fatal(err)
+		}
+		check(t, p2)
+	})
+
+	t.Run("not outside a dream", func(t *testing.T) {
+		tool := d.tools["innerlife_reflect"]
+		_, err := tool.Call(context.Background(), brain.ToolCall{Chat: 7, User: 7, Now: night.Add(time.Hour), Args: themesArgs("x")})
+		if err == nil || !strings.Contains(err.Error(), "nothing to fold") {
+			t.Errorf("innerlife_reflect outside a dream: %v, want nothing to fold", err)
+		}
+		if spec := tool.Spec(); !slices.Equal(spec.Profiles, []brain.Profile{brain.ProfileDream}) {
+			t.Errorf("innerlife_reflect profiles %v, want dream only", spec.Profiles)
+		}
+	})
+
+	t.Run("forget", func(t *testing.T) {
+		if err := p.Forget(b, 7); err != nil {
+			t.Fatal(err)
+		}
+		if len(b) != 0 {
+			t.Errorf("%d keys left after /forget", len(b))
+		}
+		sec := p.Context(brain.Wake{Chat: 7, User: 7, Profile: brain.ProfileChat, Rel: rel}, night)
+		if got := lines(sec, "looking back"); len(got) != 0 {
+			t.Errorf("reflections in a prompt after /forget: %q", got)
+		}
+	})
+}
+
+// TestReflectRefusesBadThemes: more than 3 themes, a theme over 200 characters, or none.
+func TestReflectRefusesBadThemes(t *testing.T) {
+	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
+	clock := braintest.NewClock(start)
+	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
+	b := memBucket{}
+	apply(t, p, b, start, innerlife.EntryChange(7, "an old note", start))
+	night := start.AddDate(0, 0, 9)
+	long := strings.Repeat("x", innerlife.MaxReflectionChars+1)
+	for _, tc := range []struct {
+		name   string
+		themes []string
+		want   string
+	}{
+		{"four", []string{"a", "b", "c", "d"}, "at most 3"},
+		{"long", []string{long}, "at most 200"},
+		{"none", []string{" "}, "themes is empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDreamer(p, b, brain.Relationship{Chat: 7, User: 7, LastUserMsg: night.Add(-time.Hour)})
+			d.names = []string{"innerlife_reflect"}
+			d.script = func(brain.Section) []brain.ToolCall { return []brain.ToolCall{{Args: themesArgs(tc.themes...)}} }
+			dreamOnce(t, p, d, clock, night)
+			if len(d.refused) != 1 || !strings.Contains(d.refused[0].Error(), tc.want) {
+				t.Errorf("refusals %v, want one saying %q", d.refused, tc.want)
+			}
+			night = night.Add(innerlife.DreamEvery) // the next case's dream
+		})
+	}
+}
+
+// TestDreamOpensConcerns (issue 17 item 3): the dream profile offers the concern tool
+// (its description says a dream opens what the day implied) and the
+// reflect tool, the proactive profile not the latter; a dream may open concerns the day
+// implied, within the caps (at most 3 a run), and still sends nothing.
+func TestDreamOpensConcerns(t *testing.T) {
+	start := time.Date(2025, 3, 3, 20, 0, 0, 0, time.UTC)
+	clock := braintest.NewClock(start)
+	reg := prometheus.NewRegistry()
+	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: reg})
+	cog := cognition.NewRegistry()
+	for _, tool := range p.Tools() {
+		if err := cog.Register(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(pr brain.Profile) []string {
+		var out []string
+		for _, tool := range cog.Tools(pr) {
+			out = append(out, tool.Spec().Name)
+		}
+		return out
+	}
+	if got := names(brain.ProfileDream); !slices.Contains(got, "innerlife_concern") || !slices.Contains(got, "innerlife_reflect") {
+		t.Errorf("the dream profile offers %v; want innerlife_concern and innerlife_reflect", got)
+	}
+	if got := names(brain.ProfileProactive); slices.Contains(got, "innerlife_reflect") {
+		t.Errorf("the proactive profile offers innerlife_reflect: %v", got)
+	}
+	if desc := p.Tools()[0].Spec().Description; !strings.Contains(desc, "nightly reflection, also open") {
+		t.Errorf("innerlife_concern's description does not say a dream opens concerns: %s", desc)
+	}
+
+	b := memBucket{}
+	night := start.Add(8 * time.Hour)
+	d := newDreamer(p, b, brain.Relationship{Chat: 7, User: 7, LastUserMsg: start})
+	d.names = []string{"innerlife_concern", "innerlife_concern", "innerlife_concern", "innerlife_concern"}
+	d.script = func(brain.Section) []brain.ToolCall {
+		var calls []brain.ToolCall
+		for i := range 4 {
+			calls = append(calls, brain.ToolCall{Args: json.RawMessage(openArgs(i, start.Add(72*time.Hour)))})
+		}
+		return calls
+	}
+	dreamOnce(t, p, d, clock, night) // the host panics if a message is committed
+	if got := metricValue(t, reg, "anima_innerlife_concerns", "salience", "active"); got != innerlife.MaxOpenedPerRun {
+		t.Errorf("a dream opening 4 concerns left %v open, want %d", got, innerlife.MaxOpenedPerRun)
+	}
+	if len(d.refused) != 1 || !strings.Contains(d.refused[0].Error(), "at most 3 concerns may be opened in one run") {
+		t.Errorf("refusals %v", d.refused)
+	}
+	status := p.Status(7, 7, night, time.UTC)
+	if !strings.Contains(status, "thing 0") {
+		t.Errorf("/status lacks a concern the dream opened: %q", status)
+	}
+}
