@@ -127,6 +127,9 @@ func TestReactionsCostNoRuns(t *testing.T) {
 	if v := metric(t, a.metrics, `anima_telegram_updates_total{kind="reaction_other"}`); v != 5 {
 		t.Errorf("reactions to other messages counted %v, want 5", v)
 	}
+	if v := metric(t, a.metrics, `anima_reactions_dropped_total`); v != 10 {
+		t.Errorf("anima_reactions_dropped_total = %v, want 10 (the chat keeps its latest 20 of 30)", v)
+	}
 
 	tg.PushText(user, user, "so, tonight?")
 	waitUntil(t, ctx, "the next message's run", func() bool { return runs(ai) == before+1 })
