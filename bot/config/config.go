@@ -158,6 +158,9 @@ type ProactiveConfig struct {
 	// messages; "" for none.
 	QuietHours brain.QuietHours `yaml:"quiet_hours"`
 	MaxPerDay  int              `yaml:"max_per_day"` // proactive messages per day, ≥ 0
+	// Jitter spreads thresholds and window edges (0 = exact, at most 6h): see
+	// brain.ProactivePolicy.Jitter.
+	Jitter Duration `yaml:"jitter"`
 }
 
 // Policy is the proactive section as the brain applies it: the one conversion, shared by
@@ -170,6 +173,7 @@ func (p ProactiveConfig) Policy() brain.ProactivePolicy {
 		FollowupAfter: p.FollowupAfter.Std(),
 		QuietHours:    p.QuietHours,
 		MaxPerDay:     p.MaxPerDay,
+		Jitter:        p.Jitter.Std(),
 	}
 }
 
@@ -269,9 +273,10 @@ func Default() Config {
 			Enabled:       true,
 			MinSilence:    Duration(6 * time.Hour),
 			Cooldown:      Duration(3 * time.Hour),
-			FollowupAfter: Duration(20 * time.Minute),
+			FollowupAfter: Duration(3 * time.Hour),
 			QuietHours:    brain.DefaultProactivePolicy().QuietHours, // "22:30-08:30"
 			MaxPerDay:     2,
+			Jitter:        Duration(time.Hour),
 		},
 		User: UserConfig{Timezone: "UTC"},
 		Persona: PersonaConfig{

@@ -341,6 +341,7 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"proactive.cooldown", func(c *Config) { c.Proactive.Cooldown = 0 }, "greater than 0"},
 		{"proactive.followup_after", func(c *Config) { c.Proactive.FollowupAfter = 0 }, "greater than 0"},
 		{"proactive.max_per_day", func(c *Config) { c.Proactive.MaxPerDay = -1 }, "0 or more"},
+		{"proactive.jitter", func(c *Config) { c.Proactive.Jitter = Duration(7 * time.Hour) }, "between 0 (exact thresholds) and 6h"},
 		{"user.timezone", func(c *Config) { c.User.Timezone = "Mars/Olympus_Mons" }, "IANA name such as Europe/Berlin"},
 		{"persona.name", func(c *Config) { c.Persona.Name = "" }, "must not be empty"},
 		{"persona.apology", func(c *Config) { c.Persona.Apology = "" }, "must not be empty"},
@@ -562,7 +563,9 @@ func TestConfigQuietHoursInvalid(t *testing.T) {
 // TestConfigProactivePolicy: the proactive section converts to the brain's policy, and
 // the defaults agree with the brain's documented ones.
 func TestConfigProactivePolicy(t *testing.T) {
-	if diff := cmp.Diff(brain.DefaultProactivePolicy(), Default().Proactive.Policy()); diff != "" {
+	def := brain.DefaultProactivePolicy()
+	def.Jitter = time.Hour // the brain's default is exact; the configuration's spreads the timing
+	if diff := cmp.Diff(def, Default().Proactive.Policy()); diff != "" {
 		t.Errorf("Default().Proactive.Policy() (-brain +config):\n%s", diff)
 	}
 	cfg, err := parse([]byte("proactive: {enabled: false, min_silence: 1h, cooldown: 2h, followup_after: 5m, quiet_hours: \"23:00-07:15\", max_per_day: 5}"), noEnv)
@@ -570,7 +573,7 @@ func TestConfigProactivePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, _ := brain.ParseQuietHours("23:00-07:15")
-	want := brain.ProactivePolicy{MinSilence: time.Hour, Cooldown: 2 * time.Hour, FollowupAfter: 5 * time.Minute, QuietHours: q, MaxPerDay: 5}
+	want := brain.ProactivePolicy{MinSilence: time.Hour, Cooldown: 2 * time.Hour, FollowupAfter: 5 * time.Minute, QuietHours: q, MaxPerDay: 5, Jitter: time.Hour}
 	if diff := cmp.Diff(want, cfg.Proactive.Policy()); diff != "" {
 		t.Errorf("Policy() (-want +got):\n%s", diff)
 	}

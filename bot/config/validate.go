@@ -233,6 +233,9 @@ func (c Config) validate() []*KeyError {
 	if pr.MaxPerDay < 0 {
 		p.add("proactive.max_per_day", "must be 0 or more; got %d", pr.MaxPerDay)
 	}
+	if pr.Jitter < 0 || pr.Jitter.Std() > 6*time.Hour {
+		p.add("proactive.jitter", "must be between 0 (exact thresholds) and 6h; got %s", pr.Jitter)
+	}
 
 	switch tz := c.User.Timezone; {
 	case tz == "" || tz == "Local":
