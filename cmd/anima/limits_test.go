@@ -140,7 +140,8 @@ func TestReactionsCostNoRuns(t *testing.T) {
 			sys = reqs[i].Body.Messages[0].Content
 		}
 	}
-	if want := `- reacted "❤" to your message "hello there"` + "\n"; !strings.Contains(sys, want) || strings.Count(sys, "- reacted") != 1 {
+	// Each reaction line starts with when it came ("- [just now] reacted …").
+	if want := `] reacted "❤" to your message "hello there"` + "\n"; !strings.Contains(sys, want) || strings.Count(sys, "] reacted") != 1 {
 		t.Errorf("the run's system prompt does not read the latest reaction %q once:\n%s", want, sys)
 	}
 }
@@ -387,7 +388,7 @@ func TestReactionSurvivesRestart(t *testing.T) {
 			sys = reqs[i].Body.Messages[0].Content
 		}
 	}
-	if want := `- reacted "❤" to your message "echo: hi"`; !strings.Contains(sys, want) {
+	if want := `] reacted "❤" to your message "echo: hi"`; !strings.Contains(sys, want) {
 		t.Errorf("the first run after the restart does not read the reaction %q:\n%s", want, sys)
 	}
 }
