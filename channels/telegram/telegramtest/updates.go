@@ -29,50 +29,19 @@ type queued struct {
 	raw json.RawMessage
 }
 
+// getUpdates confirms the updates below the offset, then hands out the pending ones,
+// long-polling up to timeout seconds while there are none; 409 while a webhook is set.
 func (s *Server) getUpdates(ctx context.Context, p map[string]string, at time.Time) (any, *apiError) {
-	var offset int64
-	if v := p["offset"]; v != "" {
-		o, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, badRequest("invalid offset")
-		}
-		offset = o
+	offset, limit, timeout, aerr := pollParams(p)
+	if aerr != nil {
+		return nil, aerr
 	}
-	limit := 100
-	if v := p["limit"]; v != "" {
-		l, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, badRequest("invalid limit")
-		}
-		limit = min(max(l, 1), 100)
-	}
-	timeout := 0
-	if v := p["timeout"]; v != "" {
-		t, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, badRequest("invalid timeout")
-		}
-		timeout = max(t, 0)
-	}
-
 	s.mu.Lock()
 	if s.webhookURL != "" {
 		s.mu.Unlock()
 		return nil, &apiError{code: http.StatusConflict, desc: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"}
 	}
-	// Confirm: forget updates below the offset (a negative offset keeps the last -offset).
-	switch {
-	case offset > 0:
-		i := 0
-		for i < len(s.queue) && s.queue[i].id < offset {
-			i++
-		}
-		s.queue = s.queue[i:]
-	case offset < 0:
-		if keep := int(-offset); keep < len(s.queue) {
-			s.queue = s.queue[len(s.queue)-keep:]
-		}
-	}
+	s.confirmLocked(offset)
 	poll := Poll{Offset: offset, Limit: limit, Timeout: timeout, At: at}
 	s.polls = append(s.polls, poll)
 	idx := len(s.polls) - 1
@@ -105,6 +74,51 @@ func (s *Server) getUpdates(ctx context.Context, p map[string]string, at time.Ti
 	s.notifyLocked()
 	s.mu.Unlock()
 	return out, nil
+}
+
+// pollParams reads getUpdates' offset, limit (1 to 100, default 100) and timeout
+// (seconds, not below 0).
+func pollParams(p map[string]string) (offset int64, limit, timeout int, aerr *apiError) {
+	if v := p["offset"]; v != "" {
+		o, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, 0, 0, badRequest("invalid offset")
+		}
+		offset = o
+	}
+	limit = 100
+	if v := p["limit"]; v != "" {
+		l, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, 0, 0, badRequest("invalid limit")
+		}
+		limit = min(max(l, 1), 100)
+	}
+	if v := p["timeout"]; v != "" {
+		t, err := strconv.Atoi(v)
+		if err != nil {
+			return 0, 0, 0, badRequest("invalid timeout")
+		}
+		timeout = max(t, 0)
+	}
+	return offset, limit, timeout, nil
+}
+
+// confirmLocked forgets the updates below offset, Telegram's confirmation; a negative
+// offset keeps the last -offset. s.mu must be held.
+func (s *Server) confirmLocked(offset int64) {
+	switch {
+	case offset > 0:
+		i := 0
+		for i < len(s.queue) && s.queue[i].id < offset {
+			i++
+		}
+		s.queue = s.queue[i:]
+	case offset < 0:
+		if keep := int(-offset); keep < len(s.queue) {
+			s.queue = s.queue[len(s.queue)-keep:]
+		}
+	}
 }
 
 // pushRaw queues an update whose id is already set.
