@@ -152,6 +152,9 @@ func (s *Stepper) observe(now time.Time, sigs []Signal) {
 			if at.IsZero() || at.After(now) {
 				at = now
 			}
+			if sig.Type == SignalUserMessage && !rel.Group && rel.OwnMessage(at) {
+				rel.Rhythm.Observe(at, s.st.Location(rel))
+			}
 			rel.MarkUserMessage(at)
 			// The user wrote first: the chat's run carries its due gated thoughts (the
 			// plugin's context section names them), so they no longer wait for the gates.

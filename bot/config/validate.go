@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -232,6 +233,9 @@ func (c Config) validate() []*KeyError {
 	if pr.MaxPerDay < 0 {
 		p.add("proactive.max_per_day", "must be 0 or more; got %d", pr.MaxPerDay)
 	}
+	if pr.Jitter < 0 || pr.Jitter.Std() > 6*time.Hour {
+		p.add("proactive.jitter", "must be between 0 (exact thresholds) and 6h; got %s", pr.Jitter)
+	}
 
 	switch tz := c.User.Timezone; {
 	case tz == "" || tz == "Local":
@@ -244,11 +248,23 @@ func (c Config) validate() []*KeyError {
 
 	p.notEmpty("persona.name", c.Persona.Name)
 	p.notEmpty("persona.apology", c.Persona.Apology)
+	if n := len(c.Persona.Interests); n > MaxInterests {
+		p.add("persona.interests", "at most %d interests; got %d", MaxInterests, n)
+	}
+	for i, in := range c.Persona.Interests {
+		switch {
+		case strings.TrimSpace(in) == "":
+			p.add("persona.interests", "item %d is empty: each interest is a short line such as \"where words come from\"", i+1)
+		case utf8.RuneCountInString(in) > MaxInterestRunes:
+			p.add("persona.interests", "item %d is %d characters long; at most %d", i+1, utf8.RuneCountInString(in), MaxInterestRunes)
+		}
+	}
 
 	if tick := c.Brain.Tick; tick < Duration(10*time.Millisecond) || tick > Duration(time.Minute) {
 		p.add("brain.tick", "must be between 10ms and 1m; got %s", tick)
 	}
 
+	p.oneOf("llm.answer_format", c.LLM.AnswerFormat, "auto", "json_schema", "text")
 	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	p.oneOf("log.format", c.Log.Format, "text", "json")
 	return p
