@@ -30,6 +30,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRepairJSON$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./brain/cognition
 	$(GO) test -run '^$$' -fuzz '^FuzzParseAnswer$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./brain/cognition
 	$(GO) test -run '^$$' -fuzz '^FuzzDraftText$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./brain/cognition
+	$(GO) test -run '^$$' -fuzz '^FuzzParseAnswerLoose$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./brain/cognition
+	$(GO) test -run '^$$' -fuzz '^FuzzStrictSchema$$' -fuzztime $(FUZZN)x $(FUZZFLAGS) ./plugins/mcp
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

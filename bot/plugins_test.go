@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/innerlife"
@@ -148,7 +149,7 @@ func pluginErrors(t *testing.T, reg *prometheus.Registry, plugin, part string) f
 func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 	e := newJournalEnv(t)
 	now := e.at
-	clock := fixedClock(now)
+	clock := braintest.NewClock(now)
 	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: prometheus.NewRegistry(), Clock: clock})
 	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{}, p)
 	if err != nil {
@@ -203,10 +204,6 @@ func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 		t.Errorf("chat 6 searched chat 5's concerns: %q, %v", res.Content, err)
 	}
 }
-
-type fixedClock time.Time
-
-func (c fixedClock) Now() time.Time { return time.Time(c) }
 
 // keeper is a stateful plugin that keeps one key per user and forgets it.
 type keeper struct{}

@@ -1,6 +1,8 @@
 package bot
 
 import (
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +31,8 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		MaxOutputTokens:      cfg.LLM.MaxOutputTokens,
 		PersonaName:          cfg.Persona.Name,
 		PersonaDescription:   cfg.Persona.Description,
+		PersonaInterests:     cfg.Persona.Interests,
+		AnswerFormat:         answerFormat(cfg.LLM),
 		DefaultZone:          zone,
 		TranscriptionModel:   cfg.LLM.TranscriptionModel,
 		MaxAudio:             cfg.LLM.MaxAudio.Std(),
@@ -68,4 +72,17 @@ func ProactiveLayers(pol brain.ProactivePolicy, reg prometheus.Registerer, neuro
 	auto := autonomic.Default()
 	auto.MinSilence = pol.MinSilence
 	return agg, autonomic.New(auto, neurons...)
+}
+
+// answerFormat resolves llm.answer_format: auto asks for the json_schema format only of
+// OpenAI's own API, which honours it beside tools.
+func answerFormat(l config.LLMConfig) bool {
+	switch l.AnswerFormat {
+	case "json_schema":
+		return true
+	case "auto":
+		u, err := url.Parse(l.BaseURL)
+		return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
+	}
+	return false
 }

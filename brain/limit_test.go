@@ -1,7 +1,9 @@
 package brain_test
 
 import (
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,7 +61,7 @@ func TestReactionsAcknowledgeWithoutRuns(t *testing.T) {
 	h.st.Upsert(brain.Relationship{Chat: a, User: a, Status: brain.StatusAwaitingAnswer, UnansweredProactive: 2,
 		FollowupDone: true, LastUserMsg: t0.Add(-48 * time.Hour), LastAgentMsg: t0.Add(-time.Hour)})
 	h.start()
-	for id := uint64(1); id <= 30; id++ {
+	for id := uint64(1); id <= 20; id++ { // as many as a chat keeps (TestReactionsCappedPerChat)
 		h.submit(brain.Signal{ID: id, Type: brain.SignalReaction, Source: "test", Chat: a, User: a, Text: "❤",
 			Detail: "see you at eight", MessageID: 7, At: h.clock.Now()})
 	}
@@ -71,8 +73,8 @@ func TestReactionsAcknowledgeWithoutRuns(t *testing.T) {
 	recv(t, h.sender.attempts, "the other chat's reply")
 	h.submit(h.msg(32, a, "so, tonight?"))
 	w := recv(t, h.think.entered, "the chat's next run")
-	if w.Reason.Code != brain.ReasonUserMessage || len(w.Signals) != 31 || w.Signals[0].ID != 32 {
-		t.Fatalf("next run: reason %s, %d signals (first %d); want the message and the 30 reactions",
+	if w.Reason.Code != brain.ReasonUserMessage || len(w.Signals) != 21 || w.Signals[0].ID != 32 {
+		t.Fatalf("next run: reason %s, %d signals (first %d); want the message and the 20 reactions",
 			w.Reason.Code, len(w.Signals), w.Signals[0].ID)
 	}
 	if w.Rel.UnansweredProactive != 0 || w.Rel.FollowupDone || w.Rel.Status != brain.StatusActive ||
@@ -91,8 +93,84 @@ func TestReactionsAcknowledgeWithoutRuns(t *testing.T) {
 			done = append(done, slices.Sorted(slices.Values(rec.Done)))
 		}
 	}
-	if len(done) != 1 || len(done[0]) != 31 || done[0][0] != 1 || done[0][30] != 32 {
-		t.Errorf("chat's commits consumed %v, want one turn consuming 1..30 and 32", done)
+	if len(done) != 1 || len(done[0]) != 21 || done[0][0] != 1 || done[0][20] != 32 {
+		t.Errorf("chat's commits consumed %v, want one turn consuming 1..20 and 32", done)
+	}
+}
+
+// TestReactionsCappedPerChat: a chat keeps its latest 20 reactions for its next run; older
+// ones are consumed from the inbox unread (and counted) as they are superseded, so a user
+// who only reacts grows neither memory nor the inbox. A drop waiting behind a run does not
+// stop later messages folding into the wake queued after it.
+func TestReactionsCappedPerChat(t *testing.T) {
+	const a = 1
+	h := newHarness(t, noProactive())
+	reg := prometheus.NewRegistry()
+	h.reg = reg
+	hold := make(chan struct{}, 2)
+	h.think.holdChat[a] = hold
+	h.st.Upsert(brain.Relationship{Chat: a, User: a, Status: brain.StatusActive})
+	h.start()
+	react := func(id uint64) {
+		h.submit(brain.Signal{ID: id, Type: brain.SignalReaction, Source: "test", Chat: a, User: a, Text: "❤",
+			MessageID: 7, At: h.clock.Now()})
+	}
+	for id := uint64(1); id <= 45; id++ {
+		react(id)
+	}
+	var dropped []uint64
+	for len(dropped) < 25 {
+		rec := recv(t, h.journal.commits, "a superseded reaction's drop")
+		if rec.Chat != a || len(rec.Turns)+len(rec.Outbox) != 0 {
+			t.Fatalf("commit %+v, want a drop consuming reactions only", rec)
+		}
+		dropped = append(dropped, rec.Done...)
+	}
+	if want := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25}; !slices.Equal(dropped, want) {
+		t.Fatalf("drops consumed %v, want the 25 oldest reactions, oldest first", dropped)
+	}
+	h.submit(h.msg(46, a, "first"))
+	w := recv(t, h.think.entered, "the first run")
+	if len(w.Signals) != 21 || w.Signals[0].ID != 46 || w.Signals[1].ID != 26 || w.Signals[20].ID != 45 {
+		t.Fatalf("first run carries %v, want the message and reactions 26..45", signalIDs(w))
+	}
+	// While that run is held: 22 more reactions (2 superseded) and two messages, which
+	// fold into one queued wake behind the run, the drop ahead of it.
+	for id := uint64(47); id <= 68; id++ {
+		react(id)
+	}
+	h.submit(h.msg(69, a, "second"), h.msg(70, a, "third"))
+	for deadline := time.Now().Add(guard); wakes(t, reg) < 2; { // the loop took in all of it
+		if time.Now().After(deadline) {
+			t.Fatal("the messages never woke the loop")
+		}
+		runtime.Gosched()
+	}
+	hold <- struct{}{}
+	recv(t, h.sender.attempts, "the first reply")
+	rec := recv(t, h.journal.commits, "the first turn")
+	if len(rec.Done) != 21 {
+		t.Fatalf("first turn consumed %v, want the message and its 20 reactions", rec.Done)
+	}
+	if rec := recv(t, h.journal.commits, "the queued drop"); !slices.Equal(rec.Done, []uint64{47, 48}) {
+		t.Fatalf("commit after the first turn consumed %v, want the superseded reactions 47 and 48", rec.Done)
+	}
+	w = recv(t, h.think.entered, "the second run")
+	hold <- struct{}{}
+	recv(t, h.sender.attempts, "the second reply")
+	if userTexts(w) != "second|third" || len(w.Signals) != 22 || w.Signals[2].ID != 49 {
+		t.Errorf("second run carries %v (%q), want both messages and reactions 49..68", signalIDs(w), userTexts(w))
+	}
+	h.stop()
+	if n := len(h.think.Wakes()); n != 2 {
+		t.Errorf("%d runs, want 2", n)
+	}
+	want := `# HELP anima_reactions_dropped_total Reactions consumed unread: superseded by a chat's later ones beyond the pending cap.
+# TYPE anima_reactions_dropped_total counter
+anima_reactions_dropped_total 27
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "anima_reactions_dropped_total"); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -252,6 +252,7 @@ func (l *CoreLoop) step(ctx context.Context, now time.Time, sigs []Signal, tick 
 	for _, w := range l.stepper.Step(now, sigs) {
 		l.dispatch(ctx, job{kind: jobWake, wake: w})
 	}
+	l.dropSuperseded(ctx, now)
 	for _, s := range sigs {
 		if s.Type == SignalCommand {
 			l.dispatch(ctx, job{kind: jobCommand, command: s})

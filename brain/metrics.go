@@ -7,9 +7,10 @@ import (
 
 // stepMetrics are the Stepper's: what it sees and what it wakes.
 type stepMetrics struct {
-	signals *prometheus.CounterVec
-	wakes   *prometheus.CounterVec
-	known   map[SignalType]prometheus.Counter
+	signals          *prometheus.CounterVec
+	wakes            *prometheus.CounterVec
+	reactionsDropped prometheus.Counter
+	known            map[SignalType]prometheus.Counter
 }
 
 func newStepMetrics(reg prometheus.Registerer) *stepMetrics {
@@ -19,6 +20,8 @@ func newStepMetrics(reg prometheus.Registerer) *stepMetrics {
 			Help: "Signals seen by the core loop, by type."}, []string{"type"}),
 		wakes: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_cognition_wakes_total",
 			Help: "Cognition wakes, by reason."}, []string{"reason"}),
+		reactionsDropped: f.NewCounter(prometheus.CounterOpts{Name: "anima_reactions_dropped_total",
+			Help: "Reactions consumed unread: superseded by a chat's later ones beyond the pending cap."}),
 		known: map[SignalType]prometheus.Counter{},
 	}
 	// Known label values start at 0, so rates and dashboards see them before the first event.

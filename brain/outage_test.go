@@ -129,6 +129,114 @@ func TestOutageReleasesHeldChatsInOrder(t *testing.T) {
 	}
 }
 
+// TestOutageReleaseQueuesBehindWaitingChats forces the interleaving that made
+// TestOutageReleasesHeldChatsInOrder flaky: the last chat's failing run is still in flight
+// when a tick sees the model back, so the two chats held before it are released into the
+// queue for a slot; the run that then goes through releases the last chat. It must queue
+// behind the chat already waiting for a slot, not take the slot the run freed.
+func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
+	h := newHarness(t, noProactive())
+	h.cfg.Tick = time.Millisecond
+	h.cfg.MaxConcurrent = 1
+	reg := prometheus.NewRegistry()
+	h.reg = reg
+	o := newOutageThinker(h)
+	fail, failed, gate := h.think.script, make(chan struct{}, 1), make(chan struct{})
+	h.think.script = func(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
+		out, err := fail(ctx, w)
+		if w.Chat == 7 && err != nil {
+			failed <- struct{}{}
+			<-gate // the failure reaches the loop only after the model is back
+		}
+		return out, err
+	}
+	buildWith(h, o)
+	h.start()
+	for i, chat := range []int64{9, 4} {
+		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
+		recv(t, h.think.entered, "a failing run")
+		recv(t, h.sender.attempts, "a notice")
+	}
+	h.submit(h.msg(3, 7, "7"))
+	recv(t, h.think.entered, "7's run")
+	recv(t, failed, "7's run to fail")
+	o.setDown(false)
+	// A whole tick sees the model back while 7's run holds the only slot: 9 and 4 wait
+	// for it.
+	for n, deadline := ticks(t, reg), time.Now().Add(guard); ticks(t, reg) < n+2; {
+		if time.Now().After(deadline) {
+			t.Fatal("the loop stopped ticking")
+		}
+		runtime.Gosched()
+	}
+	close(gate)
+	recv(t, h.sender.attempts, "7's notice")
+	var order []int64
+	for range 3 {
+		order = append(order, recv(t, h.think.entered, "a released run").Chat)
+	}
+	if !slices.Equal(order, []int64{9, 4, 7}) {
+		t.Errorf("released in order %v, want [9 4 7] (the order they were held in)", order)
+	}
+}
+
+// TestOutageReleaseDoesNotJumpWaitingChats: chats released when a run finds the model
+// back queue for a slot behind the chats already waiting for one, in the order they were
+// held; none takes the slot the run freed ahead of them.
+func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
+	h := newHarness(t, noProactive())
+	h.cfg.MaxConcurrent = 1
+	reg := prometheus.NewRegistry()
+	h.reg = reg
+	o := newOutageThinker(h)
+	gate := make(chan struct{})
+	h.think.holdChat[5] = gate
+	buildWith(h, o)
+	h.start()
+	for i, chat := range []int64{9, 4} {
+		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
+		recv(t, h.think.entered, "a failing run")
+		recv(t, h.sender.attempts, "a notice")
+	}
+	o.setDown(false)
+	h.submit(h.msg(3, 5, "5"))
+	recv(t, h.think.entered, "5's run") // 9 and 4 are held: 5's run started after 4's ended
+	h.submit(h.msg(4, 6, "6"))
+	// 6's wake is dispatched (in the same step as it is counted) and waits for 5's slot.
+	for deadline := time.Now().Add(guard); wakes(t, reg) < 4; {
+		if time.Now().After(deadline) {
+			t.Fatal("6's message never woke the loop")
+		}
+		runtime.Gosched()
+	}
+	close(gate) // 5's run goes through: the model is back, 9 and 4 are released
+	var order []int64
+	for range 3 {
+		order = append(order, recv(t, h.think.entered, "a run after 5's").Chat)
+	}
+	if !slices.Equal(order, []int64{6, 9, 4}) {
+		t.Errorf("runs after 5's in order %v, want [6 9 4] (6 waited for the slot first; 9 and 4 in the order held)", order)
+	}
+}
+
+// wakes is the Stepper's anima_cognition_wakes_total in reg, over every reason.
+func wakes(t *testing.T, reg *prometheus.Registry) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() == "anima_cognition_wakes_total" {
+			for _, m := range mf.GetMetric() {
+				n += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
+}
+
 // TestOutageDropsAfterMaxHold: messages held longer than MaxHold are consumed unanswered,
 // logged and counted.
 func TestOutageDropsAfterMaxHold(t *testing.T) {

@@ -21,18 +21,30 @@ type ProactivePolicy struct {
 	FollowupAfter time.Duration
 	// QuietHours is the daily window, in the user's zone, without proactive contact.
 	QuietHours QuietHours
-	// MaxPerDay caps proactive wakes per chat per local day (0: none at all).
+	// MaxPerDay caps proactive wakes per chat per local day (0: none at all). Plain
+	// missing-you pressure may not take the day's last wake when MaxPerDay is 2 or more:
+	// it is kept for a due check-in or a follow-up.
 	MaxPerDay int
+	// Jitter spreads every threshold and window edge so that no two wakes land at the
+	// same offset: min_silence, followup_after, cooldown, the ends of quiet hours and of
+	// inferred sleep and the start of active hours are each passed 5 minutes plus up to
+	// Jitter late, by the same seeded amount for one wake (0: exact thresholds). Every
+	// one of them is a "not before", so the jitter only ever adds.
+	Jitter time.Duration
+	// Seed picks the jitter's sequence (with the chat): the same seed gives the same
+	// timing, which is what keeps `anima sim` repeatable.
+	Seed uint64
 }
 
-// DefaultProactivePolicy returns the documented defaults: enabled, min_silence 6 h,
-// cooldown 3 h, followup_after 20 min, quiet hours 22:30–08:30, max_per_day 2.
+// DefaultProactivePolicy returns the policy's exact core: enabled, min_silence 6 h,
+// cooldown 3 h, followup_after 3 h, quiet hours 22:30–08:30, max_per_day 2, and no
+// jitter (the configuration's default adds jitter 1h).
 func DefaultProactivePolicy() ProactivePolicy {
 	return ProactivePolicy{
 		Enabled:       true,
 		MinSilence:    6 * time.Hour,
 		Cooldown:      3 * time.Hour,
-		FollowupAfter: 20 * time.Minute,
+		FollowupAfter: 3 * time.Hour,
 		QuietHours:    QuietHours{start: 22*time.Hour + 30*time.Minute, end: 8*time.Hour + 30*time.Minute},
 		MaxPerDay:     2,
 	}
@@ -135,6 +147,19 @@ func (q QuietHours) Contains(t time.Time, loc *time.Location) bool {
 		loc = time.UTC
 	}
 	return q.contains(wallOffset(t.In(loc)))
+}
+
+// ContainsWall reports whether the wall-clock time at (an offset from local midnight,
+// taken modulo a day) falls in the window.
+func (q QuietHours) ContainsWall(at time.Duration) bool {
+	if q.IsZero() {
+		return false
+	}
+	at %= 24 * time.Hour
+	if at < 0 {
+		at += 24 * time.Hour
+	}
+	return q.contains(at)
 }
 
 func (q QuietHours) contains(at time.Duration) bool {

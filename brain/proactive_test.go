@@ -179,7 +179,7 @@ func TestNextDay(t *testing.T) {
 
 func TestDefaultProactivePolicy(t *testing.T) {
 	p := brain.DefaultProactivePolicy()
-	if !p.Enabled || p.MinSilence != 6*time.Hour || p.Cooldown != 3*time.Hour || p.FollowupAfter != 20*time.Minute ||
+	if !p.Enabled || p.MinSilence != 6*time.Hour || p.Cooldown != 3*time.Hour || p.FollowupAfter != 3*time.Hour ||
 		p.QuietHours.String() != "22:30-08:30" || p.MaxPerDay != 2 {
 		t.Errorf("DefaultProactivePolicy() = %+v, want the documented defaults", p)
 	}

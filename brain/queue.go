@@ -162,8 +162,11 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 }
 
 // finish applies a finished job's effects to the state and starts the chat's next job.
+//
+// The job keeps its slot until the end: a chat started by what finish applies (a held
+// chat released, a drop, the chat's own next job) queues behind the chats already
+// waiting for a slot, and the freed slot goes to the first of them.
 func (l *CoreLoop) finish(ctx context.Context, r result) {
-	l.running--
 	if q := l.chats[r.chat]; q != nil {
 		q.running = false
 	}
@@ -207,7 +210,8 @@ func (l *CoreLoop) finish(ctx context.Context, r result) {
 		l.retries.dueNow(r.chat, now) // only the confirmation waits: no backoff
 	}
 	l.startNext(ctx, r.chat)
-	// A slot freed: start the chats waiting for one, first come first served.
+	// The slot frees: start the chats waiting for one, first come first served.
+	l.running--
 	for len(l.waitingSlot) > 0 && l.running < l.cfg.MaxConcurrent {
 		chat := l.waitingSlot[0]
 		l.waitingSlot = l.waitingSlot[1:]

@@ -25,6 +25,31 @@ type Relationship struct {
 	Dormant bool `json:"dormant,omitempty"`
 	// Group is true for group chats: anima only answers there and never writes first.
 	Group bool `json:"group,omitempty"`
+	// ProactiveWakes counts every proactive wake of the chat (check-ins and follow-ups
+	// included): the index of the next one picks its timing jitter.
+	ProactiveWakes int `json:"proactive_wakes,omitempty"`
+	// Rhythm is when the user is usually around, learned from the times of their messages
+	// (empty for a group, and in a record stored before profiles existed).
+	Rhythm Rhythm `json:"rhythm,omitzero"`
+	// Answering is set while the user is in a conversation that anima's first contact
+	// opened: its messages are not the user's own rhythm (see OwnMessage).
+	Answering bool `json:"answering,omitempty"`
+}
+
+// OwnMessage reports whether a message the user writes at t (before MarkUserMessage
+// records it) is of their own accord, for the rhythm, and tracks the conversations
+// anima's first contact opens. An answer to anima's unanswered proactive message, and
+// every message of the conversation it opens until a silence of RhythmAnswerWindow, tell
+// when anima wrote: learning from them would teach anima its own schedule back.
+func (r *Relationship) OwnMessage(t time.Time) bool {
+	switch {
+	case r.UnansweredProactive > 0:
+		r.Answering = true
+	case r.Answering && t.Sub(r.LastExchange()) < RhythmAnswerWindow:
+	default:
+		r.Answering = false
+	}
+	return !r.Answering
 }
 
 // LastExchange is the time of the last message in the chat from either side.
@@ -68,6 +93,7 @@ func (r *Relationship) MarkProactiveWake(now time.Time, loc *time.Location, foll
 		r.ProactiveToday = 0
 	}
 	r.ProactiveToday++
+	r.ProactiveWakes++
 	r.LastProactive = now
 	if followup {
 		r.FollowupDone = true

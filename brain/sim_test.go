@@ -99,10 +99,10 @@ func TestSimSilentWeek(t *testing.T) {
 		send   bool          // every proactive wake sends a message (else the model stays silent)
 		first  time.Duration // when the first proactive wake comes
 	}{
-		{"active, every wake sends", brain.StatusActive, true, 6 * time.Hour},                     // min_silence
-		{"awaiting answer, every wake sends", brain.StatusAwaitingAnswer, true, 20 * time.Minute}, // the follow-up
-		{"closed, every wake sends", brain.StatusClosed, true, 24 * time.Hour},                    // 4 × min_silence
-		{"active, the model never speaks", brain.StatusActive, false, 6 * time.Hour},              // silent runs back off too
+		{"active, every wake sends", brain.StatusActive, true, 6 * time.Hour},                  // min_silence
+		{"awaiting answer, every wake sends", brain.StatusAwaitingAnswer, true, 3 * time.Hour}, // the follow-up
+		{"closed, every wake sends", brain.StatusClosed, true, 24 * time.Hour},                 // 4 × min_silence
+		{"active, the model never speaks", brain.StatusActive, false, 6 * time.Hour},           // silent runs back off too
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,8 +25,11 @@ type Stepper struct {
 	sigBuf  []Signal
 	wakeBuf []Wake
 	// acks are, per chat, the reactions to anima's messages that no run has seen yet
-	// (see acknowledge).
+	// (see acknowledge): the latest maxPendingReactions.
 	acks map[int64][]Signal
+	// superseded are, per chat, the inbox ids of the reactions the last Step pushed out of
+	// acks; the loop consumes them (see dropSuperseded).
+	superseded map[int64][]uint64
 	// changed is what the steps changed in the state, for the loop's persister.
 	changed *changes
 }
@@ -52,14 +56,15 @@ func NewStepper(deps StepperDeps) *Stepper {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Stepper{
-		st:      deps.State,
-		auto:    deps.Autonomic,
-		agg:     deps.Aggregator,
-		log:     log.With("component", "brain"),
-		logText: deps.LogText,
-		m:       newStepMetrics(deps.Registerer),
-		changed: newChanges(),
-		acks:    map[int64][]Signal{},
+		st:         deps.State,
+		auto:       deps.Autonomic,
+		agg:        deps.Aggregator,
+		log:        log.With("component", "brain"),
+		logText:    deps.LogText,
+		m:          newStepMetrics(deps.Registerer),
+		changed:    newChanges(),
+		acks:       map[int64][]Signal{},
+		superseded: map[int64][]uint64{},
 	}
 }
 
@@ -90,12 +95,13 @@ func (s *Stepper) Step(now time.Time, sigs []Signal) []Wake {
 				Gated: true, Reason: reason, Ref: sig.Ref})
 		}
 	}
+	clear(s.superseded)
 	for _, sig := range sigs {
 		if sig.Type != SignalCommand {
 			s.sigBuf = append(s.sigBuf, sig)
 		}
 		if sig.Type == SignalReaction && s.st.Rel(sig.Chat) != nil {
-			s.acks[sig.Chat] = append(s.acks[sig.Chat], sig)
+			s.pend(sig)
 		}
 	}
 	s.wakeBuf = s.agg.Decide(now, s.st, s.sigBuf, s.wakeBuf[:0])
@@ -113,6 +119,43 @@ func (s *Stepper) Step(now time.Time, sigs []Signal) []Wake {
 //   - The chat's next wake, whatever its reason, carries it among its signals, so the run
 //     reads it as data and its turn consumes it from the store's inbox. Until then it
 //     stays there, and a restart submits it again like any unprocessed signal.
+//   - A chat keeps its latest maxPendingReactions: an older one is superseded, consumed
+//     from the inbox unread (the loop commits a drop for it), so a user who reacts
+//     without ever writing grows neither the Stepper's memory nor the store's inbox.
+
+// maxPendingReactions is how many reactions a chat keeps for its next wake.
+const maxPendingReactions = 20
+
+// pend keeps a reaction for its chat's next wake, superseding the oldest beyond
+// maxPendingReactions.
+func (s *Stepper) pend(sig Signal) {
+	acks := append(s.acks[sig.Chat], sig)
+	if n := len(acks) - maxPendingReactions; n > 0 {
+		for _, old := range acks[:n] {
+			if old.ID != 0 {
+				s.superseded[sig.Chat] = append(s.superseded[sig.Chat], old.ID)
+			}
+		}
+		s.m.reactionsDropped.Add(float64(n))
+		acks = slices.Delete(acks, 0, n)
+	}
+	s.acks[sig.Chat] = acks
+}
+
+// dropSuperseded consumes the reactions the last Step superseded: one drop per chat,
+// ahead of the chat's queued jobs (it answers nothing, and a wake queued last must stay
+// one that later messages fold into), merged into a drop already waiting there.
+func (l *CoreLoop) dropSuperseded(ctx context.Context, now time.Time) {
+	for chat, ids := range l.stepper.superseded {
+		q := l.queue(chat)
+		if len(q.jobs) > 0 && q.jobs[0].kind == jobDrop && q.jobs[0].dead == nil {
+			q.jobs[0].drop.Done = append(q.jobs[0].drop.Done, ids...)
+			continue
+		}
+		q.jobs = slices.Insert(q.jobs, 0, job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: ids, At: now}})
+		l.startNext(ctx, chat)
+	}
+}
 
 // acknowledge moves chat's pending reactions into w, the chat's next wake.
 func (s *Stepper) acknowledge(w *Wake) {
@@ -151,6 +194,9 @@ func (s *Stepper) observe(now time.Time, sigs []Signal) {
 			at := sig.At
 			if at.IsZero() || at.After(now) {
 				at = now
+			}
+			if sig.Type == SignalUserMessage && !rel.Group && rel.OwnMessage(at) {
+				rel.Rhythm.Observe(at, s.st.Location(rel))
 			}
 			rel.MarkUserMessage(at)
 			// The user wrote first: the chat's run carries its due gated thoughts (the

@@ -17,6 +17,7 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/pluginstest"
 )
 
 // greeter is a tiny second plugin written only against the public API: a tool that
@@ -108,24 +109,6 @@ type panicky struct{}
 func (panicky) Name() string                                       { return "greeter_panicky" }
 func (panicky) Check(time.Time, *brain.State) (brain.Signal, bool) { panic("boom") }
 
-type mapBucket map[string][]byte
-
-func (b mapBucket) Get(k []byte) []byte   { return b[string(k)] }
-func (b mapBucket) Put(k, v []byte) error { b[string(k)] = v; return nil }
-func (b mapBucket) Delete(k []byte) error { delete(b, string(k)); return nil }
-func (b mapBucket) OnCommit(fn func())    { fn() }
-func (b mapBucket) Scan(prefix []byte, fn func(k, v []byte) error) error {
-	keys := slices.Sorted(maps.Keys(b))
-	for _, k := range keys {
-		if strings.HasPrefix(k, string(prefix)) {
-			if err := fn([]byte(k), b[k]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 type jobLog map[string]time.Time
 
 func (l jobLog) LastRun(k string) (time.Time, bool, error) { t, ok := l[k]; return t, ok, nil }
@@ -145,7 +128,7 @@ func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
 	if !ok {
 		t.Fatal("greeter is not stateful")
 	}
-	b := mapBucket{}
+	b := pluginstest.Bucket{}
 	if err := st.Load(b); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -161,4 +162,52 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 		return ForgetReport{}, fmt.Errorf("forget user %d: %w", user, err)
 	}
 	return rep, nil
+}
+
+// Forget deletes everything stored about a chat: history, relationship, summaries,
+// search index, schedules, facts, acks, dead letters and undelivered outbox entries. Inbox entries
+// stay: they are messages that arrived after the user asked, and get answered.
+func (s *Store) Forget(chat int64) error {
+	s.sentMu.Lock()
+	s.sentIDsN -= len(s.sentIDs[chat])
+	delete(s.sentIDs, chat) // not to be written back by the commit below
+	s.sentMu.Unlock()
+	return s.Update(func(tx *Tx) error { return forgetChatTx(tx, chat) })
+}
+
+func forgetChatTx(tx *Tx, chat int64) error {
+	for _, b := range chatScoped {
+		if _, err := tx.DeletePrefix(b, ID64(chat)); err != nil {
+			return fmt.Errorf("forget %s: %w", b, err)
+		}
+	}
+	if err := tx.deleteHistoryChat(chat); err != nil { // the epochs after the first
+		return fmt.Errorf("forget history: %w", err)
+	}
+	suffix := ":" + strconv.FormatInt(chat, 10)
+	if err := deleteWhere(tx, BucketAcks, func(k, _ []byte) bool { return bytes.HasSuffix(k, []byte(suffix)) }); err != nil {
+		return err
+	}
+	return deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
+		var e brain.Outgoing
+		return json.Unmarshal(v, &e) == nil && e.Msg.Chat == chat
+	})
+}
+
+func deleteWhere(tx *Tx, bucket string, match func(k, v []byte) bool) error {
+	var keys [][]byte
+	if err := tx.Scan(bucket, nil, func(k, v []byte) error {
+		if match(k, v) {
+			keys = append(keys, bytes.Clone(k))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := tx.Delete(bucket, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }

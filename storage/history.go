@@ -212,3 +212,68 @@ func (t *Tx) deleteHistoryChat(chat int64) error {
 
 // HistorySeq returns the Seq of a history key (chat | seq).
 func HistorySeq(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
+
+// History returns up to n of chat's most recent turns, oldest first (n ≤ 0: all).
+func (s *Store) History(chat int64, n int) ([]brain.Turn, error) {
+	var turns []brain.Turn
+	err := s.View(func(tx *Tx) error {
+		return tx.HistoryReverse(chat, func(_, v []byte) error {
+			var t brain.Turn
+			if err := json.Unmarshal(v, &t); err != nil {
+				return fmt.Errorf("decode history entry: %w", err)
+			}
+			turns = append(turns, t)
+			if n > 0 && len(turns) >= n {
+				return ErrStop
+			}
+			return nil
+		})
+	})
+	for i, j := 0, len(turns)-1; i < j; i, j = i+1, j-1 {
+		turns[i], turns[j] = turns[j], turns[i]
+	}
+	return turns, err
+}
+
+// indexedTurn is a history entry with memory's mark: "ix" is set once the turn is in the
+// search index (brain/memory/index.go). Readers that decode brain.Turn ignore the mark.
+type indexedTurn struct {
+	brain.Turn
+	Indexed bool `json:"ix,omitempty"`
+}
+
+// DecodeHistory decodes a history entry and reports whether it is marked indexed.
+func DecodeHistory(v []byte) (brain.Turn, bool, error) {
+	var e indexedTurn
+	if err := json.Unmarshal(v, &e); err != nil {
+		return brain.Turn{}, false, fmt.Errorf("decode history entry: %w", err)
+	}
+	return e.Turn, e.Indexed, nil
+}
+
+// MarkIndexed marks chat's history entry seq as indexed, in place. In the turn's own
+// commit the entry's page is already being written, so the mark costs no page of its
+// own. It reports whether the entry exists and was not marked before.
+func (t *Tx) MarkIndexed(chat int64, seq uint64) (bool, error) {
+	b, k, err := t.historyEntry(chat, seq)
+	if err != nil {
+		return false, err
+	}
+	v := b.Get(k)
+	if v == nil {
+		return false, nil
+	}
+	var e indexedTurn
+	if err := json.Unmarshal(v, &e); err != nil {
+		return false, fmt.Errorf("decode history entry: %w", err)
+	}
+	if e.Indexed {
+		return false, nil
+	}
+	e.Indexed = true
+	data, err := json.Marshal(e)
+	if err != nil {
+		return false, fmt.Errorf("encode history entry: %w", err)
+	}
+	return true, b.Put(k, data)
+}

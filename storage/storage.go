@@ -6,13 +6,10 @@
 package storage
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,8 +18,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
-
-	"github.com/anima-bot/anima/brain"
 )
 
 // SchemaVersion is the version of the bucket layout this code reads and writes.
@@ -340,62 +335,6 @@ func (s *Store) Ping() error {
 	})
 }
 
-// WriteTo writes a consistent copy of the whole store to w (a hot backup).
-func (s *Store) WriteTo(w io.Writer) (int64, error) { return s.writeTo(w, false) }
-
-// WriteSizedTo writes a consistent copy of the store to w, preceded by its size in bytes
-// as a decimal line, so a reader can tell a complete copy from a cut-off one.
-func (s *Store) WriteSizedTo(w io.Writer) (int64, error) { return s.writeTo(w, true) }
-
-// writeTo copies the store into an unlinked temporary file beside it, which takes as
-// long as the disk needs, and only then streams that file to w, holding nothing: a
-// reader of w that reads slowly makes no transaction, compaction or growth of the file
-// wait (a read transaction held for the stream would keep the store's lock and bbolt's
-// remap lock the whole time).
-func (s *Store) writeTo(w io.Writer, sized bool) (int64, error) {
-	snap, size, err := s.snapshot()
-	if err != nil {
-		return 0, fmt.Errorf("backup store: %w", err)
-	}
-	defer snap.Close()
-	if sized {
-		if _, err := fmt.Fprintf(w, "%d\n", size); err != nil {
-			return 0, fmt.Errorf("backup store: %w", err)
-		}
-	}
-	n, err := io.Copy(w, io.NewSectionReader(snap, 0, size))
-	if err != nil {
-		return n, fmt.Errorf("backup store: %w", err)
-	}
-	return n, nil
-}
-
-// snapshot writes a consistent copy of the store to a temporary file in its directory,
-// unlinked at once (it is gone when closed, whatever happens), and returns it open.
-func (s *Store) snapshot() (*os.File, int64, error) {
-	f, err := os.CreateTemp(filepath.Dir(s.path), filepath.Base(s.path)+".snapshot-*")
-	if err != nil {
-		return nil, 0, fmt.Errorf("snapshot: %w", err)
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		_ = f.Close()
-		return nil, 0, fmt.Errorf("snapshot: %w", err)
-	}
-	var size int64
-	s.mu.RLock()
-	err = s.db.View(func(tx *bolt.Tx) error {
-		var err error
-		size, err = tx.WriteTo(f)
-		return err
-	})
-	s.mu.RUnlock()
-	if err != nil {
-		_ = f.Close()
-		return nil, 0, fmt.Errorf("snapshot into %s: %w", f.Name(), err)
-	}
-	return f, size, nil
-}
-
 // Update runs fn in a read-write transaction (committed, and synced to disk, if fn
 // returns nil). The commit also removes the delivered outbox entries waiting for one
 // (MarkSent).
@@ -434,52 +373,4 @@ func (s *Store) Get(bucket string, key []byte, v any) (found bool, err error) {
 		return err
 	})
 	return found, err
-}
-
-// Forget deletes everything stored about a chat: history, relationship, summaries,
-// search index, schedules, facts, acks, dead letters and undelivered outbox entries. Inbox entries
-// stay: they are messages that arrived after the user asked, and get answered.
-func (s *Store) Forget(chat int64) error {
-	s.sentMu.Lock()
-	s.sentIDsN -= len(s.sentIDs[chat])
-	delete(s.sentIDs, chat) // not to be written back by the commit below
-	s.sentMu.Unlock()
-	return s.Update(func(tx *Tx) error { return forgetChatTx(tx, chat) })
-}
-
-func forgetChatTx(tx *Tx, chat int64) error {
-	for _, b := range chatScoped {
-		if _, err := tx.DeletePrefix(b, ID64(chat)); err != nil {
-			return fmt.Errorf("forget %s: %w", b, err)
-		}
-	}
-	if err := tx.deleteHistoryChat(chat); err != nil { // the epochs after the first
-		return fmt.Errorf("forget history: %w", err)
-	}
-	suffix := ":" + strconv.FormatInt(chat, 10)
-	if err := deleteWhere(tx, BucketAcks, func(k, _ []byte) bool { return bytes.HasSuffix(k, []byte(suffix)) }); err != nil {
-		return err
-	}
-	return deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
-		var e brain.Outgoing
-		return json.Unmarshal(v, &e) == nil && e.Msg.Chat == chat
-	})
-}
-
-func deleteWhere(tx *Tx, bucket string, match func(k, v []byte) bool) error {
-	var keys [][]byte
-	if err := tx.Scan(bucket, nil, func(k, v []byte) error {
-		if match(k, v) {
-			keys = append(keys, bytes.Clone(k))
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := tx.Delete(bucket, k); err != nil {
-			return err
-		}
-	}
-	return nil
 }

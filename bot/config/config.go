@@ -128,6 +128,10 @@ type LLMConfig struct {
 	TranscriptionModel string   `yaml:"transcription_model"`
 	MaxAudio           Duration `yaml:"max_audio"` // longest recording transcribed, > 0
 	Vision             bool     `yaml:"vision"`    // photos are shown to the model
+	// AnswerFormat is how the final answer is asked for: json_schema (a strict
+	// response_format beside the tools), text (the prompt alone), or auto: json_schema on
+	// api.openai.com, text elsewhere (Ollama, for one, calls no tools while a format is set).
+	AnswerFormat string `yaml:"answer_format"`
 }
 
 // StorageConfig is the storage section.
@@ -154,6 +158,9 @@ type ProactiveConfig struct {
 	// messages; "" for none.
 	QuietHours brain.QuietHours `yaml:"quiet_hours"`
 	MaxPerDay  int              `yaml:"max_per_day"` // proactive messages per day, ≥ 0
+	// Jitter spreads thresholds and window edges (0 = exact, at most 6h): see
+	// brain.ProactivePolicy.Jitter.
+	Jitter Duration `yaml:"jitter"`
 }
 
 // Policy is the proactive section as the brain applies it: the one conversion, shared by
@@ -166,6 +173,7 @@ func (p ProactiveConfig) Policy() brain.ProactivePolicy {
 		FollowupAfter: p.FollowupAfter.Std(),
 		QuietHours:    p.QuietHours,
 		MaxPerDay:     p.MaxPerDay,
+		Jitter:        p.Jitter.Std(),
 	}
 }
 
@@ -188,7 +196,16 @@ type PersonaConfig struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"` // character notes given to the model
 	Apology     string `yaml:"apology"`     // sent when a reply cannot be produced
+	// Interests are anima's own: things it may bring up when it writes first and has nothing
+	// of the person's to pick up. At most MaxInterests, each at most MaxInterestRunes.
+	Interests []string `yaml:"interests"`
 }
+
+// Limits of persona.interests: a short list of short lines.
+const (
+	MaxInterests     = 10
+	MaxInterestRunes = 80
+)
 
 // BrainConfig is the brain section.
 type BrainConfig struct {
@@ -246,6 +263,7 @@ func Default() Config {
 			TranscriptionModel:  "whisper-1",
 			MaxAudio:            Duration(10 * time.Minute),
 			Vision:              true,
+			AnswerFormat:        "auto",
 			// DailyUserTokenBudget: a heavy day of chat (about 150 turns of 6000 tokens).
 			DailyUserTokenBudget: 1_000_000,
 		},
@@ -255,9 +273,10 @@ func Default() Config {
 			Enabled:       true,
 			MinSilence:    Duration(6 * time.Hour),
 			Cooldown:      Duration(3 * time.Hour),
-			FollowupAfter: Duration(20 * time.Minute),
+			FollowupAfter: Duration(3 * time.Hour),
 			QuietHours:    brain.DefaultProactivePolicy().QuietHours, // "22:30-08:30"
 			MaxPerDay:     2,
+			Jitter:        Duration(time.Hour),
 		},
 		User: UserConfig{Timezone: "UTC"},
 		Persona: PersonaConfig{
@@ -268,6 +287,11 @@ func Default() Config {
 				"briefly, in the person's own language, with gentle humour. Honest about being " +
 				"an AI, never pretends to have done things it has not, and never lectures.",
 			Apology: "Sorry — my thoughts got tangled just now. Could you say that again in a minute?",
+			Interests: []string{
+				"birds, and what they are up to in each season",
+				"where words come from",
+				"things people make by hand: bread, gardens, mended clothes",
+			},
 		},
 		Brain:  BrainConfig{Tick: Duration(time.Second)},
 		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute)},

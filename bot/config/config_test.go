@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -217,7 +218,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"duplicate key", "log:\n  level: info\n  level: debug",
 			[]string{`line 3: log.level: set twice (first at line 2)`}},
 		{"section not a mapping", "llm: 5",
-			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, max_output_tokens, transcription_model, max_audio, vision`}},
+			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, max_output_tokens, transcription_model, max_audio, vision, answer_format`}},
 		{"document not a mapping", "- telegram",
 			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`}},
 		{"wrong type int", "llm:\n  context_tokens: lots",
@@ -340,11 +341,16 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"proactive.cooldown", func(c *Config) { c.Proactive.Cooldown = 0 }, "greater than 0"},
 		{"proactive.followup_after", func(c *Config) { c.Proactive.FollowupAfter = 0 }, "greater than 0"},
 		{"proactive.max_per_day", func(c *Config) { c.Proactive.MaxPerDay = -1 }, "0 or more"},
+		{"proactive.jitter", func(c *Config) { c.Proactive.Jitter = Duration(7 * time.Hour) }, "between 0 (exact thresholds) and 6h"},
 		{"user.timezone", func(c *Config) { c.User.Timezone = "Mars/Olympus_Mons" }, "IANA name such as Europe/Berlin"},
 		{"persona.name", func(c *Config) { c.Persona.Name = "" }, "must not be empty"},
 		{"persona.apology", func(c *Config) { c.Persona.Apology = "" }, "must not be empty"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = slices.Repeat([]string{"birds"}, 11) }, "at most 10 interests; got 11"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = []string{"birds", "  "} }, "item 2 is empty"},
+		{"persona.interests", func(c *Config) { c.Persona.Interests = []string{strings.Repeat("é", 81)} }, "item 1 is 81 characters long; at most 80"},
 		{"brain.tick", func(c *Config) { c.Brain.Tick = Duration(5 * time.Millisecond) }, "between 10ms and 1m"},
 		{"brain.tick", func(c *Config) { c.Brain.Tick = Duration(2 * time.Minute) }, "between 10ms and 1m"},
+		{"llm.answer_format", func(c *Config) { c.LLM.AnswerFormat = "json" }, "one of auto, json_schema, text"},
 		{"log.level", func(c *Config) { c.Log.Level = "verbose" }, "one of debug, info, warn, error"},
 		{"log.format", func(c *Config) { c.Log.Format = "xml" }, "one of text, json"},
 	}
@@ -557,7 +563,9 @@ func TestConfigQuietHoursInvalid(t *testing.T) {
 // TestConfigProactivePolicy: the proactive section converts to the brain's policy, and
 // the defaults agree with the brain's documented ones.
 func TestConfigProactivePolicy(t *testing.T) {
-	if diff := cmp.Diff(brain.DefaultProactivePolicy(), Default().Proactive.Policy()); diff != "" {
+	def := brain.DefaultProactivePolicy()
+	def.Jitter = time.Hour // the brain's default is exact; the configuration's spreads the timing
+	if diff := cmp.Diff(def, Default().Proactive.Policy()); diff != "" {
 		t.Errorf("Default().Proactive.Policy() (-brain +config):\n%s", diff)
 	}
 	cfg, err := parse([]byte("proactive: {enabled: false, min_silence: 1h, cooldown: 2h, followup_after: 5m, quiet_hours: \"23:00-07:15\", max_per_day: 5}"), noEnv)
@@ -565,7 +573,7 @@ func TestConfigProactivePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, _ := brain.ParseQuietHours("23:00-07:15")
-	want := brain.ProactivePolicy{MinSilence: time.Hour, Cooldown: 2 * time.Hour, FollowupAfter: 5 * time.Minute, QuietHours: q, MaxPerDay: 5}
+	want := brain.ProactivePolicy{MinSilence: time.Hour, Cooldown: 2 * time.Hour, FollowupAfter: 5 * time.Minute, QuietHours: q, MaxPerDay: 5, Jitter: time.Hour}
 	if diff := cmp.Diff(want, cfg.Proactive.Policy()); diff != "" {
 		t.Errorf("Policy() (-want +got):\n%s", diff)
 	}

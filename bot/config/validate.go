@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -142,6 +143,7 @@ func (c Config) validate() []*KeyError {
 	c.validateUser(&p)
 	c.validatePersona(&p)
 	c.validateBrain(&p)
+	p.oneOf("llm.answer_format", c.LLM.AnswerFormat, "auto", "json_schema", "text")
 	c.validateLog(&p)
 	return p
 }
@@ -269,6 +271,9 @@ func (c Config) validateProactive(p *checker) {
 	if pr.MaxPerDay < 0 {
 		p.add("proactive.max_per_day", "must be 0 or more; got %d", pr.MaxPerDay)
 	}
+	if pr.Jitter < 0 || pr.Jitter.Std() > 6*time.Hour {
+		p.add("proactive.jitter", "must be between 0 (exact thresholds) and 6h; got %s", pr.Jitter)
+	}
 }
 
 // validateUser checks user.timezone.
@@ -287,6 +292,17 @@ func (c Config) validateUser(p *checker) {
 func (c Config) validatePersona(p *checker) {
 	p.notEmpty("persona.name", c.Persona.Name)
 	p.notEmpty("persona.apology", c.Persona.Apology)
+	if n := len(c.Persona.Interests); n > MaxInterests {
+		p.add("persona.interests", "at most %d interests; got %d", MaxInterests, n)
+	}
+	for i, in := range c.Persona.Interests {
+		switch {
+		case strings.TrimSpace(in) == "":
+			p.add("persona.interests", "item %d is empty: each interest is a short line such as \"where words come from\"", i+1)
+		case utf8.RuneCountInString(in) > MaxInterestRunes:
+			p.add("persona.interests", "item %d is %d characters long; at most %d", i+1, utf8.RuneCountInString(in), MaxInterestRunes)
+		}
+	}
 }
 
 // validateBrain checks brain.tick.

@@ -16,11 +16,12 @@ import (
 
 // The lanes of the plot, in units of social pressure (which runs 0..1).
 const (
-	laneProactive = 1.1  // anima writes first
+	laneDream     = 1.25 // anima dreams (the inner life's nightly run)
+	laneProactive = 1.1  // anima writes first: proactive, follow-up, check-in
 	laneUser      = -0.1 // the user writes
 	laneReply     = -0.2 // anima answers
 	plotMin       = -0.3 // bottom of the plot
-	plotMax       = 1.75 // top of the plot: room for the legend above the lanes
+	plotMax       = 2.3  // top of the plot: room for the legend above the lanes
 	hoursPerTick  = 6    // minor ticks
 	plotWidth     = 14   // inches
 	plotHeight    = 5.5  // inches
@@ -34,13 +35,19 @@ var (
 	colReply     = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
 	colProactive = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
 	colWake      = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
-	colQuiet     = color.RGBA{R: 0xe4, G: 0xe4, B: 0xf4, A: 0xff} // quiet hours background
-	colBlocked   = color.RGBA{R: 0xf6, G: 0xc8, B: 0xc8, A: 0xff} // blocked period background
+	colFollowup  = color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}
+	colCheckin   = color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff}
+	colDream     = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
+	colActive    = color.NRGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0x40} // learned active hours, over the rest
+	colQuiet     = color.RGBA{R: 0xe4, G: 0xe4, B: 0xf4, A: 0xff}  // quiet hours background
+	colBlocked   = color.RGBA{R: 0xf6, G: 0xc8, B: 0xc8, A: 0xff}  // blocked period background
 )
 
-// writePNG draws the run: social pressure over time on the user's clock, quiet hours and
-// the blocked period shaded, proactive wakes ringed on the pressure line, and the
-// messages of each side in their lanes.
+// writePNG draws the run: social pressure over time on the user's clock; the user's
+// active hours as anima had learned them at each moment, quiet hours and the blocked
+// period shaded; proactive, follow-up and check-in wakes marked on the pressure line,
+// each with its own mark; and, in labelled lanes, anima's dreams, the messages anima
+// wrote first (by kind), the user's messages and anima's answers.
 func (t *timeline) writePNG(w io.Writer) error {
 	p := plot.New()
 	name := t.sc.Name
@@ -48,9 +55,11 @@ func (t *timeline) writePNG(w io.Writer) error {
 		name = "scenario"
 	}
 	p.Title.Text = fmt.Sprintf("anima sim: %s (user's time, %s)", name, t.loc)
-	p.Y.Label.Text = "social pressure"
+	p.Y.Label.Text = "social pressure; lanes"
 	p.Y.Min, p.Y.Max = plotMin, plotMax
-	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"}}
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: laneReply, Label: "anima answers"}, {Value: laneUser, Label: "user writes"},
+		{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"},
+		{Value: laneProactive, Label: "anima writes first"}, {Value: laneDream, Label: "dreams"}}
 	p.X.Tick.Marker = plot.ConstantTicks(t.dayTicks())
 	if len(t.rows) > 0 {
 		p.X.Min, p.X.Max = t.x(t.rows[0].at), t.x(t.rows[len(t.rows)-1].at)
@@ -64,6 +73,7 @@ func (t *timeline) writePNG(w io.Writer) error {
 	}{
 		{"blocked", colBlocked, func(r simRow) bool { return r.blocked }},
 		{"quiet hours", colQuiet, func(r simRow) bool { return r.quiet }},
+		{"active hours (as learned so far)", colActive, func(r simRow) bool { return r.active }},
 	} {
 		polys, err := t.bands(band.in, band.col)
 		if err != nil {
@@ -77,14 +87,22 @@ func (t *timeline) writePNG(w io.Writer) error {
 		}
 	}
 
-	var pressure, wakes, user, reply, proactive plotter.XYs
+	var pressure, wakes, followupWakes, checkinWakes, dreams, user, reply, proactive, followup, checkin plotter.XYs
 	for _, r := range t.rows {
 		x := t.x(r.at)
 		pressure = append(pressure, plotter.XY{X: x, Y: r.pressure})
 		for _, code := range r.wakes {
-			if code == brain.ReasonProactive || code == brain.ReasonFollowup {
+			switch code {
+			case brain.ReasonProactive:
 				wakes = append(wakes, plotter.XY{X: x, Y: r.pressure})
+			case brain.ReasonFollowup:
+				followupWakes = append(followupWakes, plotter.XY{X: x, Y: r.pressure})
+			case brain.ReasonConcernCheckin:
+				checkinWakes = append(checkinWakes, plotter.XY{X: x, Y: r.pressure})
 			}
+		}
+		for range r.dreams {
+			dreams = append(dreams, plotter.XY{X: x, Y: laneDream})
 		}
 		for range r.msgs[msgUser] {
 			user = append(user, plotter.XY{X: x, Y: laneUser})
@@ -92,8 +110,14 @@ func (t *timeline) writePNG(w io.Writer) error {
 		for range r.msgs[msgReply] + r.msgs[msgOther] {
 			reply = append(reply, plotter.XY{X: x, Y: laneReply})
 		}
-		for range r.msgs[msgProactive] + r.msgs[msgFollowup] {
+		for range r.msgs[msgProactive] - r.checkin {
 			proactive = append(proactive, plotter.XY{X: x, Y: laneProactive})
+		}
+		for range r.checkin {
+			checkin = append(checkin, plotter.XY{X: x, Y: laneProactive})
+		}
+		for range r.msgs[msgFollowup] {
+			followup = append(followup, plotter.XY{X: x, Y: laneProactive})
 		}
 	}
 	line, err := plotter.NewLine(pressure)
@@ -112,9 +136,14 @@ func (t *timeline) writePNG(w io.Writer) error {
 		r     vg.Length
 	}{
 		{"proactive wake", wakes, draw.RingGlyph{}, colWake, wakeRadius},
+		{"follow-up wake", followupWakes, draw.RingGlyph{}, colFollowup, wakeRadius},
+		{"check-in wake", checkinWakes, draw.RingGlyph{}, colCheckin, wakeRadius},
+		{"dream", dreams, draw.CrossGlyph{}, colDream, glyphRadius},
 		{"user writes", user, draw.TriangleGlyph{}, colUser, glyphRadius},
 		{"anima answers", reply, draw.SquareGlyph{}, colReply, glyphRadius},
 		{"anima writes first", proactive, draw.CircleGlyph{}, colProactive, glyphRadius},
+		{"follow-up", followup, draw.PyramidGlyph{}, colFollowup, glyphRadius},
+		{"check-in", checkin, draw.BoxGlyph{}, colCheckin, glyphRadius},
 	} {
 		if len(s.xys) == 0 {
 			continue

@@ -148,6 +148,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	s.jobs = plugs.Jobs(dreamer{s}, s.journal, zone, s.chats)
 
 	pol := cfg.Proactive.Policy()
+	pol.Seed = sc.Seed // the scenario's seed picks the timing jitter too: a run repeats
 	agg, auto := bot.ProactiveLayers(pol, nil, plugs.Neurons()...)
 	s.agg = agg
 	s.st = brain.NewState(zone)
@@ -179,6 +180,7 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 			sigs = recorded
 			row.msgs[msgUser] += len(sigs)
 		}
+		pending := s.pendingCheckins()
 		wakes = append(wakes[:0], s.stepper.Step(now, sigs)...)
 		for _, w := range wakes {
 			if err := s.turn(ctx, w, row); err != nil {
@@ -189,7 +191,9 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 		s.jobs.Step(ctx, now)
 		if rel := s.st.Rel(simChat); rel != nil {
 			row.pressure = rel.SocialPressure
+			row.active = rel.Rhythm.Active(now, s.tl.loc)
 		}
+		s.noteDue(now, pending)
 		row.blocked = s.user.blocked(now)
 		bar.update(i+1, total, fmt.Sprintf("day %d/%d", s.user.day(now), s.sc.Days))
 	}
@@ -202,6 +206,43 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 		return err
 	}
 	return nil
+}
+
+// pendingCheckins are the refs of the check-ins waiting (held back by a gate).
+func (s *scenarioSim) pendingCheckins() map[string]bool {
+	var refs map[string]bool
+	for _, th := range s.st.Thoughts {
+		if th.Gated && th.Reason == brain.ReasonConcernCheckin && th.Ref != "" {
+			if refs == nil {
+				refs = map[string]bool{}
+			}
+			refs[th.Ref] = true
+		}
+	}
+	return refs
+}
+
+// noteDue records, for the figures, the check-ins pending after the step at now as due
+// (one let out at once is recorded by its wake), and a check-in that was pending before
+// the step and is gone without a check-in wake as carried: the user wrote first and the
+// chat's run had it in its prompt.
+func (s *scenarioSim) noteDue(now time.Time, before map[string]bool) {
+	after := s.pendingCheckins()
+	for _, th := range s.st.Thoughts {
+		if after[th.Ref] && th.Gated && th.Reason == brain.ReasonConcernCheckin {
+			if due, ok := s.tl.due[th.Ref]; !ok || th.At.Before(due) {
+				s.tl.due[th.Ref] = th.At
+			}
+		}
+	}
+	for ref := range before {
+		if after[ref] || s.tl.checkinWoken[ref] {
+			continue
+		}
+		if _, ok := s.tl.carried[ref]; !ok {
+			s.tl.carried[ref] = now
+		}
+	}
 }
 
 // chats are the relationships the plugins' jobs see: the state's, as the loop's

@@ -43,6 +43,9 @@ type SimUser struct {
 	Answer SimAnswer `yaml:"answer"`
 	// QuietDays are days (1 = the first) on which the user neither writes nor answers.
 	QuietDays []int `yaml:"quiet_days"`
+	// Sleep is the user's nightly sleep, "HH:MM-HH:MM" in their zone ("" for none): an
+	// answer that would fall inside it comes after they wake, its delay counted from then.
+	Sleep brain.QuietHours `yaml:"sleep"`
 	// Block, when set, is when the user blocks the bot; after it they never write again
 	// and every message to them fails as blocked.
 	Block *SimMoment `yaml:"block"`

@@ -77,7 +77,7 @@ func examples(t *testing.T) map[string]Scenario {
 		}
 		out[strings.TrimSuffix(filepath.Base(p), ".yaml")] = sc
 	}
-	for _, want := range []string{"chatty", "never-answers", "night-owl", "blocks"} {
+	for _, want := range []string{"chatty", "never-answers", "night-owl", "shift-worker", "blocks"} {
 		if _, ok := out[want]; !ok {
 			t.Errorf("examples/sim/%s.yaml missing", want)
 		}
@@ -152,7 +152,7 @@ func runExample(t *testing.T, name string) *timeline {
 }
 
 func TestScenarioInvariants(t *testing.T) {
-	for _, name := range []string{"chatty", "night-owl", "never-answers", "blocks"} {
+	for _, name := range []string{"chatty", "night-owl", "shift-worker", "never-answers", "blocks"} {
 		t.Run(name, func(t *testing.T) {
 			tl := runExample(t, name)
 			asked, replies, user := 0, 0, 0

@@ -51,9 +51,11 @@ type simRow struct {
 	modelCalls int      // requests to the model endpoint, dreams' included
 	dreams     int      // dream runs (the inner life's nightly job)
 	msgs       [msgKinds]int
-	silent     int // proactive runs that said nothing
-	failed     int // cognition runs that failed
-	refused    int // deliveries refused because the user blocked the bot
+	checkin    int  // messages sent on concern check-in wakes (also counted in msgs)
+	active     bool // inside the user's active hours as anima has learned them so far
+	silent     int  // proactive runs that said nothing
+	failed     int  // cognition runs that failed
+	refused    int  // deliveries refused because the user blocked the bot
 }
 
 // timeline is what a scenario run did, step by step.
@@ -68,12 +70,23 @@ type timeline struct {
 	perDay    []int // proactive wakes (check-ins included) per local day
 	checkins  []int // concern check-in wakes per local day
 	dreams    []int // dream runs per local day
+	// sends are the messages anima sent first; due the check-ins that came due (by
+	// concern, the earliest time seen); prevWake the last proactive wake, for the
+	// cooldown of the next one's trigger.
+	sends    []simSend
+	due      map[string]time.Time
+	prevWake time.Time
+	// carried are check-ins a chat run carried (the user wrote first), checkinWoken those
+	// that had a wake of their own.
+	carried      map[string]time.Time
+	checkinWoken map[string]bool
 }
 
 func newTimeline(sc Scenario, pol brain.ProactivePolicy, loc *time.Location, start time.Time) *timeline {
 	steps := int(time.Duration(sc.Days) * 24 * time.Hour / sc.Step.Std())
 	return &timeline{sc: sc, pol: pol, loc: loc, start: start, rows: make([]simRow, 0, steps+2),
-		perDay: make([]int, sc.Days), checkins: make([]int, sc.Days), dreams: make([]int, sc.Days)}
+		perDay: make([]int, sc.Days), checkins: make([]int, sc.Days), dreams: make([]int, sc.Days), due: map[string]time.Time{},
+		carried: map[string]time.Time{}, checkinWoken: map[string]bool{}}
 }
 
 // add starts the row of a step; the pointer is valid until the next add.
@@ -231,5 +244,6 @@ func (t *timeline) writeSummary(w io.Writer) error {
 		fmt.Fprintf(w, " %s=%d", msgNames[i], n)
 	}
 	fmt.Fprintf(w, "\nrefused because the user blocked the bot: %d\n", refused)
+	t.measure().write(w, t.sc.Days)
 	return nil
 }

@@ -17,8 +17,22 @@ import (
 func (s *scenarioSim) turn(ctx context.Context, w brain.Wake, row *simRow) error {
 	row.wakes = append(row.wakes, w.Reason.Code)
 	proactive := w.Reason.Code == brain.ReasonProactive || w.Reason.Code == brain.ReasonFollowup
-	if proactive || w.Reason.Code == brain.ReasonConcernCheckin {
+	checkin := w.Reason.Code == brain.ReasonConcernCheckin
+	var first simSend // what the figures record if a message goes out
+	if proactive || checkin {
 		s.tl.proactiveWake(s.clock.now, w.Reason)
+		first = simSend{at: s.clock.now, code: w.Reason.Code,
+			trigger: trigger(s.tl.pol, w, s.clock.now, s.tl.prevWake, s.tl.loc)}
+		s.tl.prevWake = s.clock.now
+		for _, sig := range w.Signals {
+			if checkin && sig.Ref != "" {
+				first.ref = sig.Ref
+				s.tl.checkinWoken[sig.Ref] = true
+				if due, ok := s.tl.due[sig.Ref]; !ok || sig.At.Before(due) {
+					s.tl.due[sig.Ref] = sig.At
+				}
+			}
+		}
 	}
 	calls, sums := s.model.requests()
 	defer func() {
@@ -99,6 +113,12 @@ func (s *scenarioSim) turn(ctx context.Context, w brain.Wake, row *simRow) error
 	for _, k := range sent {
 		rel.MarkSent(now, k)
 		row.msgs[kindColumn(k)]++
+		if checkin {
+			row.checkin++
+		}
+	}
+	if len(sent) > 0 && (proactive || checkin) {
+		s.tl.sends = append(s.tl.sends, first)
 	}
 	if len(sent) > 0 && now.After(s.st.LastActivity) {
 		s.st.LastActivity = now

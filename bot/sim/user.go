@@ -123,7 +123,12 @@ func (u *simUser) Send(_ context.Context, m brain.SendMessage) error {
 	roll, wait := u.rng.Float64(), u.rng.Float64()
 	if roll < chance {
 		lo, hi := u.sc.Answer.MinDelay.Std(), u.sc.Answer.MaxDelay.Std()
-		u.plan(u.now.Add(lo + time.Duration(wait*float64(hi-lo))))
+		delay := lo + time.Duration(wait*float64(hi-lo))
+		at := u.now.Add(delay)
+		if u.sc.Sleep.Contains(at, u.loc) {
+			at = u.sc.Sleep.NextEnd(at, u.loc).Add(delay) // read on waking
+		}
+		u.plan(at)
 	}
 	return nil
 }

@@ -51,10 +51,12 @@ const (
 	gateQuietHours
 	gateMaxPerDay
 	gateDeferred
+	gateSleep    // the user's inferred sleep (or, for a follow-up, the night)
+	gateOffHours // waiting for the user's active hours
 	gateCount
 )
 
-var gateNames = [gateCount]string{"", "cooldown", "quiet_hours", "max_per_day", "deferred"}
+var gateNames = [gateCount]string{"", "cooldown", "quiet_hours", "max_per_day", "deferred", "sleep", "off_hours"}
 
 var _ brain.Aggregator = (*Aggregator)(nil)
 

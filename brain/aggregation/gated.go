@@ -14,8 +14,11 @@ import (
 
 // gated applies the proactive gates to a chat with pending gated thoughts: the chat is
 // known, not a group and not dormant; the cooldown since the last proactive contact has
-// passed; it is not inside quiet hours in the user's zone; fewer than MaxPerDay proactive
-// wakes today; and no deferral or suppression of ProactiveKey(chat) (firm or not). Unlike
+// passed; it is not inside quiet hours in the user's zone (nor just past their jittered
+// end); fewer than MaxPerDay proactive wakes today (a check-in may take the last one); no
+// deferral or suppression of ProactiveKey(chat) (firm or not); and, once the user's
+// rhythm is Ready, not in their inferred sleep and inside their active hours unless none
+// comes within a day (timing.go). Unlike
 // rule 4 it needs no silence: the thought is the reason. A gate that holds only delays the
 // thought: it stays pending.
 func (a *Aggregator) gated(now time.Time, st *brain.State, rel *brain.Relationship) (*time.Location, bool) {
@@ -23,16 +26,21 @@ func (a *Aggregator) gated(now time.Time, st *brain.State, rel *brain.Relationsh
 		return nil, false
 	}
 	loc := st.Location(rel)
+	u := a.jitterU(rel)
 	g := gateNone
 	switch {
-	case now.Before(a.cooledAt(rel)):
+	case now.Before(a.cooledAt(rel, u)):
 		g = gateCooldown
-	case a.cfg.QuietHours.Contains(now, loc):
+	case a.quiet(now, loc, u):
 		g = gateQuietHours
-	case a.capped(rel, now.In(loc)):
+	case a.capped(rel, now.In(loc), 0):
 		g = gateMaxPerDay
 	case a.deferred(now, rel.Chat):
 		g = gateDeferred
+	case a.asleep(now, rel, loc, u, false):
+		g = gateSleep
+	case a.offHours(now, rel, loc, u):
+		g = gateOffHours
 	}
 	a.holdThought(rel.Chat, g)
 	return loc, g == gateNone

@@ -23,9 +23,14 @@ import (
 //     rel.SocialPressure, so the decision does not depend on whether or when the
 //     autonomic layer ran; it equals what the neuron writes.
 //   - Cooldown since rel.LastProactive; not inside quiet hours in the user's zone; fewer
-//     than MaxPerDay proactive wakes on the local day; and no ack holding back
-//     ProactiveKey(chat): a handled ack made after the last exchange covers the whole
-//     silence, a non-firm deferral yields to a pressure 0.25 above its value.
+//     than MaxPerDay proactive wakes on the local day (the last one kept from plain
+//     pressure, see capped); and no ack holding back ProactiveKey(chat): a handled ack
+//     made after the last exchange covers the whole silence, a non-firm deferral yields
+//     to a pressure 0.25 above its value.
+//   - Timing (timing.go): the silence needed, the cooldown and the end of quiet hours are
+//     jittered per wake; once the user's rhythm is Ready, never inside their inferred
+//     sleep, and outside their active hours only when none comes within a day; a
+//     follow-up never goes out at night (22–7) while the rhythm is not Ready.
 func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relationship) (brain.Reason, *time.Location, bool) {
 	if rel.Group || rel.Dormant {
 		return brain.Reason{}, nil, false
@@ -36,25 +41,37 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 	}
 	silence := now.Sub(last)
 	need, followup, ok := a.silenceNeeded(rel)
-	if !ok || silence < need {
+	if !ok || silence < need { // the jitter only adds: not due either way (an idle tick ends here)
+		a.hold(rel.Chat, gateNone)
+		return brain.Reason{}, nil, false
+	}
+	u := a.jitterU(rel)
+	// need is min_silence or more (or the follow-up's own threshold), so silence ≥ need
+	// also stands for pressure ≥ 0.5.
+	need += a.late(u)
+	if silence < need {
 		a.hold(rel.Chat, gateNone) // not due
 		return brain.Reason{}, nil, false
 	}
 	p := brain.Pressure(silence, a.cfg.MinSilence)
-	if !followup && p < 0.5 {
-		a.hold(rel.Chat, gateNone) // not due
-		return brain.Reason{}, nil, false
-	}
 	loc := st.Location(rel)
+	reserve := 0
+	if !followup {
+		reserve = 1 // the day's last wake is kept for a check-in or a follow-up
+	}
 	switch {
-	case now.Before(a.cooledAt(rel)):
+	case now.Before(a.cooledAt(rel, u)):
 		a.hold(rel.Chat, gateCooldown)
-	case a.cfg.QuietHours.Contains(now, loc):
+	case a.quiet(now, loc, u):
 		a.hold(rel.Chat, gateQuietHours)
-	case a.capped(rel, now.In(loc)):
+	case a.capped(rel, now.In(loc), reserve):
 		a.hold(rel.Chat, gateMaxPerDay)
 	case a.acks.Blocked(now, brain.SignalSocialPressure, rel.Chat, last, p):
 		a.hold(rel.Chat, gateDeferred)
+	case a.asleep(now, rel, loc, u, followup):
+		a.hold(rel.Chat, gateSleep)
+	case a.offHours(now, rel, loc, u):
+		a.hold(rel.Chat, gateOffHours)
 	default:
 		a.hold(rel.Chat, gateNone)
 		return proactiveReason(rel, silence, need, p, followup), loc, true
@@ -88,12 +105,14 @@ func (a *Aggregator) NextProactive(now time.Time, rel *brain.Relationship, loc *
 	if !ok {
 		return time.Time{}, false
 	}
-	next := later(now, last.Add(need))
+	u := a.jitterU(rel)
+	next := later(now, last.Add(need+a.late(u)))
+	next = later(next, a.cooledAt(rel, u))
+	reserve := 0
 	if !followup {
-		next = later(next, last.Add(a.cfg.MinSilence)) // pressure 0.5
+		reserve = 1
 	}
-	next = later(next, a.cooledAt(rel))
-	if local := now.In(loc); a.capped(rel, local) {
+	if local := now.In(loc); a.capped(rel, local, reserve) {
 		next = later(next, brain.NextDay(now, loc))
 	}
 	key := ackKey{typ: brain.SignalSocialPressure, chat: rel.Chat}
@@ -107,9 +126,9 @@ func (a *Aggregator) NextProactive(now time.Time, rel *brain.Relationship, loc *
 		}
 		next = later(next, end)
 	}
-	// Every gate above, once passed, stays passed; quiet hours come back daily, so they
-	// are applied last.
-	return a.cfg.QuietHours.NextEnd(next, loc), true
+	// Every gate above, once passed, stays passed; quiet hours, sleep and active hours
+	// come back daily, so they are applied last.
+	return a.nextWaking(next, rel, loc, u, followup), true
 }
 
 // silenceNeeded is the silence rel needs before rule 4 may wake it, whether that wake is
@@ -126,18 +145,27 @@ func (a *Aggregator) silenceNeeded(rel *brain.Relationship) (need time.Duration,
 	return need, false, ok
 }
 
-// cooledAt is when the cooldown after rel's last proactive wake ends (zero: there was none).
-func (a *Aggregator) cooledAt(rel *brain.Relationship) time.Time {
+// cooledAt is when the cooldown after rel's last proactive wake ends, jittered at u (zero:
+// there was none).
+func (a *Aggregator) cooledAt(rel *brain.Relationship, u float64) time.Time {
 	if rel.LastProactive.IsZero() {
 		return time.Time{}
 	}
-	return rel.LastProactive.Add(a.cfg.Cooldown)
+	return rel.LastProactive.Add(a.cfg.Cooldown + a.late(u))
 }
 
 // capped reports whether rel has had MaxPerDay proactive wakes on local's day (local is a
-// time in the user's zone).
-func (a *Aggregator) capped(rel *brain.Relationship, local time.Time) bool {
-	return rel.ProactiveToday >= a.cfg.MaxPerDay && sameDay(rel.ProactiveDay, local)
+// time in the user's zone), less reserve: the wakes kept for higher-ranked contact. A due
+// check-in outranks a follow-up, which outranks plain missing-you pressure: with
+// MaxPerDay ≥ 2, pressure (reserve 1) may not take the day's last wake; a follow-up or a
+// check-in (reserve 0) may, and a check-in due at the same tick as a follow-up goes first
+// (rule 4a runs before rule 4, one wake per chat).
+func (a *Aggregator) capped(rel *brain.Relationship, local time.Time, reserve int) bool {
+	limit := a.cfg.MaxPerDay
+	if limit >= 2 {
+		limit -= reserve
+	}
+	return sameDay(rel.ProactiveDay, local) && rel.ProactiveToday >= limit
 }
 
 // later returns the later of a and b.

@@ -72,6 +72,9 @@ type Config struct {
 	// PersonaName and PersonaDescription open the system prompt.
 	PersonaName        string
 	PersonaDescription string
+	// PersonaInterests are anima's own interests: the proactive prompt offers them as
+	// something to bring up when it has nothing of the user's to say.
+	PersonaInterests []string
 	// DefaultZone is the users' zone unless a relationship overrides it (default UTC).
 	DefaultZone *time.Location
 	// TranscriptionModel transcribes voice notes, audio and video notes on the same
@@ -79,6 +82,9 @@ type Config struct {
 	TranscriptionModel string
 	// MaxAudio is the longest recording transcribed (default 10 minutes).
 	MaxAudio time.Duration
+	// AnswerFormat asks for the final answer as a strict json_schema response_format beside
+	// the tools (see format.go); false: the prompt alone asks for it.
+	AnswerFormat bool
 	// Vision shows photos to the model as image parts; false: anima says it cannot see
 	// images yet. (The configuration's default is true.)
 	Vision bool
@@ -170,8 +176,10 @@ type Cognition struct {
 	// noStreamUntil (unix nanoseconds of the clock) keeps streaming off after the endpoint
 	// refused a stream.
 	noStreamUntil atomic.Int64
-	sects         func(w brain.Wake, now time.Time) []brain.Section
-	refused       *brain.Refusals
+	// noFormat holds the models that refused response_format (model → true); see format.go.
+	noFormat sync.Map
+	sects    func(w brain.Wake, now time.Time) []brain.Section
+	refused  *brain.Refusals
 
 	tokMu  sync.Mutex
 	tokDay string
@@ -426,18 +434,20 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 		ctx = context.WithValue(ctx, probeKey{}, true)
 	}
 
+	var secs []brain.Section
+	if c.sects != nil {
+		secs = c.sects(w, c.clock.Now())
+	}
 	var rc brain.Recall
 	if c.mem != nil {
 		var err error
-		rc, err = c.mem.Recall(ctx, w.Chat, w.User, recallQuery(w), c.cfg.ContextTokens)
+		rc, err = c.recall(ctx, w, secs)
 		if err != nil {
 			c.log.Warn("recall failed, thinking without memory", "chat", w.Chat, "err", err)
 			rc = brain.Recall{}
 		}
 	}
-	if c.sects != nil {
-		rc.Sections = c.sects(w, c.clock.Now())
-	}
+	rc.Sections = secs
 	out, err := c.think(ctx, w, profile, rc)
 	if _, open := c.brk.outage(); err != nil && open && !errors.Is(err, ErrUnavailable) {
 		// The run's failures opened the breaker: the endpoint is down.
@@ -474,11 +484,3 @@ func mayProbe(ctx context.Context) bool { ok, _ := ctx.Value(probeKey{}).(bool);
 // Outage reports since when the model endpoint has been unreachable (the circuit breaker
 // open); ok is false while it answers. Safe for concurrent use.
 func (c *Cognition) Outage() (since time.Time, ok bool) { return c.brk.outage() }
-
-// recallQuery is what memory is searched for: the user's words, else the wake's reason.
-func recallQuery(w brain.Wake) string {
-	if t := userText(w); t != "" {
-		return t
-	}
-	return w.Reason.Text
-}

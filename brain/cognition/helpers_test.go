@@ -120,7 +120,7 @@ func newEnv(t *testing.T, s setup) *env {
 	cfg := cognition.Config{
 		FastModel: fast, SmartModel: smart, RequestTimeout: 5 * time.Second,
 		PersonaName: "Mira", PersonaDescription: "A warm, curious companion.",
-		DefaultZone: time.UTC,
+		DefaultZone: time.UTC, AnswerFormat: true,
 	}
 	if s.cfg != nil {
 		s.cfg(&cfg)

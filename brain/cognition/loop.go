@@ -147,6 +147,9 @@ func (c *Cognition) loop(ctx context.Context, r *run) (answer, error) {
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || force != "" {
+			if !c.formats(r.model) {
+				return parseAnswerLoose(msg.Content), nil // the model wrote free text
+			}
 			return parseAnswer(msg.Content), nil
 		}
 		calls := make([]openai.ToolCall, len(msg.ToolCalls)) // as echoed back to the endpoint
@@ -335,7 +338,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 		rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 		rctx, slot := withRetryAfterSlot(rctx)
 		began := time.Now()
-		resp, err := c.send(rctx, req, ds)
+		resp, err := c.sendFormatted(rctx, req, ds)
 		cancel()
 		err = redactProvider(err) // from here on, what is logged or returned
 		c.m.duration.WithLabelValues(req.Model).Observe(time.Since(began).Seconds())
@@ -431,6 +434,7 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 		status = w.Rel.Status // saying nothing leaves the conversation where it was
 	}
 	out := brain.Outcome{Intents: r.intents, Status: status, Confidence: a.Confidence, Requests: r.requests}
+	a.Response = stripTurnTag(a.Response)
 	if a.Response != "" {
 		out.Intents = append(out.Intents, brain.SendMessage{
 			Chat: w.Chat, Text: a.Response, Kind: c.kind(w), Status: status, ReplyTo: replyTo(w),

@@ -179,7 +179,7 @@ func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, s
 	if err != nil {
 		class, _ := classify(err)
 		c.m.requests.WithLabelValues(model, class).Inc()
-		return "", fmt.Errorf("transcribe %s: %w", name, err)
+		return "", fmt.Errorf("transcribe %s: %w", name, redactProvider(err)) // logged by Perceive
 	}
 	c.m.requests.WithLabelValues(model, outcomeOK).Inc()
 	c.mm.transcription.Observe(took)

@@ -1,10 +1,12 @@
 package cognition_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -140,6 +142,25 @@ func TestTranscriptionCosts(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(e.c.RequestCounter("whisper-1", "error")); got != 1 {
 		t.Errorf("anima_llm_requests_total{whisper-1,error} = %v, want 1", got)
+	}
+}
+
+// A failed transcription is logged with the endpoint's error redacted: an echo of what
+// it heard is left out.
+func TestTranscriptionErrorRedacted(t *testing.T) {
+	var logs bytes.Buffer
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) { c.TranscriptionModel = "whisper-1" },
+		opts: func(o *cognition.Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) }})
+	e.srv.SetTranscriber(func(tr openaitest.Transcription) (string, int) {
+		return `could not finish "` + string(tr.Audio) + `"`, http.StatusUnprocessableEntity
+	})
+	m := brain.Media{Kind: brain.MediaVoice, FileID: "v", Duration: 3, Mime: "audio/ogg"}
+	got := e.c.Perceive(context.Background(), mediaWake("", m), files{"v": []byte("meet me at the clinic")})
+	if got.Signals[0].Media.Notice == "" {
+		t.Error("a failed transcription gave no notice")
+	}
+	if l := logs.String(); strings.Contains(l, "clinic") || !strings.Contains(l, "llm endpoint answered 422") {
+		t.Errorf("log = %q, want the status without the echoed words", l)
 	}
 }
 

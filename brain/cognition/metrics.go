@@ -27,6 +27,8 @@ type metrics struct {
 	breakerOpen  prometheus.Gauge
 	// streamFallbacks counts streams the endpoint refused (answered whole instead).
 	streamFallbacks prometheus.Counter
+	// formatFallbacks counts models whose endpoint refused response_format.
+	formatFallbacks prometheus.Counter
 	breakerSince    prometheus.Gauge
 }
 
@@ -71,6 +73,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		streamFallbacks: f.NewCounter(prometheus.CounterOpts{
 			Name: "anima_llm_stream_fallbacks_total",
 			Help: "Streamed requests the endpoint refused, asked again without streaming (streaming then stays off for a while).",
+		}),
+		formatFallbacks: f.NewCounter(prometheus.CounterOpts{
+			Name: "anima_llm_format_fallbacks_total",
+			Help: "Models whose endpoint refused the answer's response_format (json_schema); their answers are read from plain text from then on.",
 		}),
 		breakerSince: f.NewGauge(prometheus.GaugeOpts{
 			Name: "anima_cognition_breaker_open_since_seconds",

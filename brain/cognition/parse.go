@@ -37,6 +37,64 @@ func parseAnswer(content string) answer {
 	return answer{Response: text, Status: brain.StatusActive, Confidence: 1}
 }
 
+// maxEmbedTries bounds the braces parseAnswerLoose tries as the start of an embedded
+// answer.
+const maxEmbedTries = 64
+
+// parseAnswerLoose reads a final message written without the answer format (the endpoint
+// refused response_format): as parseAnswer, except that prose ending in the whole answer
+// object — {"response": string, "status": one of the statuses, "confidence": number}, valid
+// JSON with nothing else in it, maybe in a ```json fence — is that answer, its prose
+// before dropped ("Sure! ```json {…}```"). An object quoted inside the prose, one followed
+// by more prose, or one lacking a field or with a wrongly typed one stays part of the
+// prose, as in parseAnswer.
+func parseAnswerLoose(content string) answer {
+	a := parseAnswer(content)
+	if a.statusSet || a.Response == "" {
+		return a // the structured answer, or nothing
+	}
+	if e, ok := embeddedAnswer(strings.TrimSpace(content)); ok {
+		return e
+	}
+	return a
+}
+
+// embeddedAnswer finds the whole answer object at the end of text (a closing fence aside).
+func embeddedAnswer(text string) (answer, bool) {
+	text = strings.TrimSpace(strings.TrimSuffix(text, "```"))
+	if !strings.HasSuffix(text, "}") {
+		return answer{}, false
+	}
+	tries := 0
+	for i := 0; i < len(text) && tries < maxEmbedTries; i++ {
+		if text[i] != '{' {
+			continue
+		}
+		tries++
+		obj := text[i:]
+		if !json.Valid([]byte(obj)) {
+			continue
+		}
+		var v struct {
+			Response   *string  `json:"response"`
+			Status     *string  `json:"status"`
+			Confidence *float64 `json:"confidence"`
+		}
+		var keys map[string]json.RawMessage
+		if json.Unmarshal([]byte(obj), &keys) != nil || len(keys) != 3 ||
+			json.Unmarshal([]byte(obj), &v) != nil || v.Response == nil || v.Status == nil || v.Confidence == nil {
+			return answer{}, false // the object ending the text is not the answer
+		}
+		status := brain.ConversationStatus(*v.Status)
+		if !status.Valid() || math.IsNaN(*v.Confidence) {
+			return answer{}, false
+		}
+		return answer{Response: strings.TrimSpace(*v.Response), Status: status,
+			Confidence: min(1, max(0, *v.Confidence)), statusSet: true}, true
+	}
+	return answer{}, false
+}
+
 // parseAnswerJSON reads text as the structured answer; ok is false unless text, fence aside,
 // is one JSON object (repaired if need be) with at least one of the answer's fields.
 func parseAnswerJSON(text string) (answer, bool) {

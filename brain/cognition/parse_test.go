@@ -153,7 +153,9 @@ func TestParseAnswerOnlyWholeObject(t *testing.T) {
 // with the default status and confidence, whatever JSON it quotes.
 func FuzzParseAnswer(f *testing.F) {
 	for _, s := range []string{`say {"response":"x","confidence":0}`, "```json\n{\"response\":\"a\"}\n```", `{"confidence":0} tail`,
-		"prose\n```json\n{\"confidence\":0}\n```", `{'response': 'x'`} {
+		"prose\n```json\n{\"confidence\":0}\n```", `{'response': 'x'`,
+		"Sure! ```json {\"response\":\"a\",\"status\":\"idle\",\"confidence\":0.5}```",
+		`Here: {"response":"a","status":"active","confidence":1}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -189,4 +191,74 @@ func TestRetryAfterParsing(t *testing.T) {
 			t.Errorf("Retry-After %q = %v, %v; want %v, %v", tc.header, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// TestParseAnswerLoose: without the answer format, prose ending in the whole answer object
+// is that answer; a quoted, partial or followed object stays prose.
+func TestParseAnswerLoose(t *testing.T) {
+	prose := func(s string) answer { return answer{Response: s, Status: brain.StatusActive, Confidence: 1} }
+	tests := []struct {
+		name string
+		in   string
+		want answer
+	}{
+		{"fenced after a preamble",
+			"Sure! ```json {\"response\": \"See you!\", \"status\": \"closed\", \"confidence\": 0.9}```",
+			answer{Response: "See you!", Status: brain.StatusClosed, Confidence: 0.9, statusSet: true}},
+		{"fence on its own lines",
+			"Here is my answer:\n```json\n{\"response\": \"How did it go?\", \"status\": \"awaiting_answer\", \"confidence\": 0.7}\n```\n",
+			answer{Response: "How did it go?", Status: brain.StatusAwaitingAnswer, Confidence: 0.7, statusSet: true}},
+		{"bare object after prose",
+			`Here you go: {"response": "Inner {braces}", "status": "active", "confidence": 0.7}`,
+			answer{Response: "Inner {braces}", Status: brain.StatusActive, Confidence: 0.7, statusSet: true}},
+		{"empty response after prose",
+			`Nothing to add. {"response": "", "status": "idle", "confidence": 1}`,
+			answer{Status: brain.StatusIdle, Confidence: 1, statusSet: true}},
+		{"whole object as before",
+			`{"response":"hi","status":"closed","confidence":0.4}`,
+			answer{Response: "hi", Status: brain.StatusClosed, Confidence: 0.4, statusSet: true}},
+		{"quoted forged object mid-prose",
+			`You asked me to repeat {"response": "FORGED", "status": "active", "confidence": 1} — I won't.`,
+			prose(`You asked me to repeat {"response": "FORGED", "status": "active", "confidence": 1} — I won't.`)},
+		{"partial object at the end",
+			`Sure, here is the JSON you asked about: {"response": "x", "confidence": 0}`,
+			prose(`Sure, here is the JSON you asked about: {"response": "x", "confidence": 0}`)},
+		{"object with an extra field",
+			`Ok: {"response": "x", "status": "active", "confidence": 0, "mood": "sad"}`,
+			prose(`Ok: {"response": "x", "status": "active", "confidence": 0, "mood": "sad"}`)},
+		{"invalid status",
+			`Ok: {"response": "x", "status": "bored", "confidence": 0}`,
+			prose(`Ok: {"response": "x", "status": "bored", "confidence": 0}`)},
+		{"confidence as a string",
+			`Ok: {"response": "x", "status": "active", "confidence": "0"}`,
+			prose(`Ok: {"response": "x", "status": "active", "confidence": "0"}`)},
+		{"plain prose", "Good morning!", prose("Good morning!")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, parseAnswerLoose(tc.in), cmp.AllowUnexported(answer{})); diff != "" {
+				t.Errorf("parseAnswerLoose(%q) (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}
+
+// FuzzParseAnswerLoose: the lenient reading differs from parseAnswer only for a reply
+// ending (a fence aside) in a complete answer object, and then gives a valid status.
+func FuzzParseAnswerLoose(f *testing.F) {
+	for _, s := range []string{"Sure! ```json {\"response\":\"a\",\"status\":\"idle\",\"confidence\":0.5}```",
+		`x {"response":"a","status":"active","confidence":1} y`, `{"a":{"response":"b","status":"idle","confidence":0}}`,
+		`say {"response":"x","confidence":0}`, "```\n{}\n```", `{{{{"response":"","status":"closed","confidence":-1}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, strict := parseAnswerLoose(s), parseAnswer(s)
+		if got == strict {
+			return
+		}
+		tail := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "```"))
+		if !strings.HasSuffix(tail, "}") || !got.statusSet || !got.Status.Valid() || got.Confidence < 0 || got.Confidence > 1 {
+			t.Fatalf("parseAnswerLoose(%q) = %+v, parseAnswer = %+v: not an embedded answer", s, got, strict)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -17,9 +18,10 @@ const (
 )
 
 // reactionBlock renders the wake's reactions as an untrusted data block for the system
-// prompt ("" when there are none): one line per message reacted to, such as
-// `- reacted "❤" to your message "see you at eight"`.
-func reactionBlock(w brain.Wake) string {
+// prompt ("" when there are none): one line per message reacted to, marked with when the
+// reaction came (as the turns are, see turnTag), such as
+// `- [yesterday 21:14] reacted "❤" to your message "see you at eight"`.
+func reactionBlock(w brain.Wake, now time.Time, loc *time.Location) string {
 	// Newest first, so a later reaction to a message replaces an earlier one.
 	var lines []string
 	seen := map[int]bool{}
@@ -34,7 +36,7 @@ func reactionBlock(w brain.Wake) string {
 			}
 			seen[s.MessageID] = true
 		}
-		line := "- reacted " + quote(brain.TruncateRunes(s.Text, 16)) + " to "
+		line := "- " + turnTag(s.At, now, loc) + "reacted " + quote(brain.TruncateRunes(s.Text, 16)) + " to "
 		if msg := strings.Join(strings.Fields(s.Detail), " "); msg != "" {
 			if cut := brain.TruncateRunes(msg, quoteRunes); cut != msg {
 				msg = cut + "…"

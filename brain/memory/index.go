@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/storage"
@@ -30,13 +27,13 @@ import (
 // history entry indexed (storage.Tx.MarkIndexed), on the page the commit writes anyway,
 // so indexing a turn costs the commit no page of the index. The text lives only in
 // history; the index refers to turns by their Seq. The tail is the chat's marked history
-// entries after the stats' Through, read and tokenized when searched. The upkeep after
-// turns (Maintain → fold) moves the tail into a new segment once foldMin turns have
-// gathered, and merges the last mergeWidth segments of one size tier into one, so a chat
-// has a few dozen segments at most and every turn's postings are rewritten a handful of
-// times in its life. A search that finds more than foldMax turns unfolded (a chat
-// migrated from an older schema) folds them first. Facts and the summary are few and
-// change in place, so Search scores them on the fly instead of indexing them.
+// entries after the stats' Through, read and tokenized (tokenize.go) when searched
+// (tail.go). The upkeep after turns (Maintain → fold) moves the tail into a new segment
+// once foldMin turns have gathered, and merges the last mergeWidth segments of one size
+// tier into one, so a chat has a few dozen segments at most and every turn's postings are
+// rewritten a handful of times in its life. A search that finds more than foldMax turns
+// unfolded (a chat migrated from an older schema) folds them first. Facts and the summary
+// are few and change in place, so Search scores them on the fly instead of indexing them.
 const (
 	tagStats     = 's'
 	tagSegment   = 'g'
@@ -123,73 +120,6 @@ func loadStats(tx *storage.Tx, chat int64) (indexStats, error) {
 		return indexStats{}, fmt.Errorf("read index stats of chat %d: %w", chat, err)
 	}
 	return s, nil
-}
-
-// tailDoc is an unfolded turn: its Seq, length in terms and term counts.
-type tailDoc struct {
-	seq uint64
-	dl  uint64
-	tf  map[string]uint64
-}
-
-// scanTail calls fn with chat's unfolded turns (marked history entries after through),
-// oldest first. want, when not nil, limits the counts kept to those terms. fn returns
-// storage.ErrStop to end early.
-func scanTail(tx *storage.Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
-	return tx.HistoryFrom(chat, through+1, func(k, v []byte) error {
-		if len(k) != 16 {
-			return nil
-		}
-		t, marked, err := storage.DecodeHistory(v)
-		if err != nil || !marked {
-			return err
-		}
-		d := tailDoc{seq: binary.BigEndian.Uint64(k[8:]), tf: map[string]uint64{}}
-		terms := tokenize(t.Text, maxDocTerms)
-		d.dl = uint64(len(terms))
-		for _, term := range terms {
-			if want == nil || want[term] {
-				d.tf[term]++
-			}
-		}
-		return fn(d)
-	})
-}
-
-// tailLen counts chat's history entries after through, marked or not, up to limit
-// (keys only: it decodes nothing).
-func tailLen(tx *storage.Tx, chat int64, through uint64, limit int) (int, error) {
-	n := 0
-	err := tx.HistoryFrom(chat, through+1, func(_, _ []byte) error {
-		n++
-		if n >= limit {
-			return storage.ErrStop
-		}
-		return nil
-	})
-	return n, err
-}
-
-// indexedThrough is the highest history Seq of chat in the index, folded or not: the
-// newest marked history entry, or the folded high-water mark.
-func indexedThrough(tx *storage.Tx, chat int64, st indexStats) (uint64, error) {
-	through := st.Through
-	err := tx.HistoryReverse(chat, func(k, v []byte) error {
-		seq := binary.BigEndian.Uint64(k[len(k)-8:])
-		if seq <= st.Through {
-			return storage.ErrStop
-		}
-		_, marked, err := storage.DecodeHistory(v)
-		if err != nil {
-			return err
-		}
-		if marked {
-			through = seq
-			return storage.ErrStop
-		}
-		return nil
-	})
-	return through, err
 }
 
 // IndexTx adds turns of chat to the search index inside tx, so that history and index
@@ -379,72 +309,3 @@ func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
 	}
 	return nil
 }
-
-func uniq(terms []string) []string {
-	slices.Sort(terms)
-	return slices.Compact(terms)
-}
-
-// tokenize splits s into index terms: lower-cased runs of Unicode letters and digits,
-// stopwords and single ASCII letters (the "s" of "it's") dropped, a light plural stemming, each at most 32 bytes; at most max terms.
-func tokenize(s string, max int) []string {
-	var out []string
-	for len(s) > 0 && len(out) < max {
-		i := strings.IndexFunc(s, isWordRune)
-		if i < 0 {
-			break
-		}
-		s = s[i:]
-		j := strings.IndexFunc(s, func(r rune) bool { return !isWordRune(r) })
-		if j < 0 {
-			j = len(s)
-		}
-		w := strings.ToLower(s[:j])
-		s = s[j:]
-		if _, stop := stopwords[w]; stop || len(w) == 1 && w[0] >= 'a' && w[0] <= 'z' {
-			continue
-		}
-		out = append(out, clip(stem(w), maxTermBytes))
-	}
-	return out
-}
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// stem strips English plural endings: "bicycles" → "bicycle", "stories" → "story".
-func stem(w string) string {
-	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return w[:len(w)-1]
-	}
-	return w
-}
-
-// clip cuts w to at most n bytes on a rune boundary.
-func clip(w string, n int) string {
-	if len(w) <= n {
-		return w
-	}
-	for n > 0 && !utf8.RuneStart(w[n]) {
-		n--
-	}
-	return w[:n]
-}
-
-var stopwords = func() map[string]struct{} {
-	m := map[string]struct{}{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at
-		be because been before being below between both but by can could did do does doing down
-		during each few for from further had has have having he her here hers herself him himself
-		his how i if in into is it its itself just me more most my myself no nor not now of off on
-		once only or other our ours ourselves out over own same she should so some such than that
-		the their theirs them themselves then there these they this those through to too under
-		until up very was we were what when where which while who whom why will with would you
-		your yours yourself yourselves im dont ok okay yes yeah oh`) {
-		m[w] = struct{}{}
-	}
-	return m
-}()

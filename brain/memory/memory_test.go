@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +18,9 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/provider"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -554,6 +557,46 @@ func TestOpenAISummarizer(t *testing.T) {
 	}
 	if !strings.Contains(got.Messages[0].Content, "200 words") {
 		t.Errorf("system prompt = %q", got.Messages[0].Content)
+	}
+}
+
+// TestOpenAISummarizerRedactsProviderErrors: an endpoint's error that echoes the turns
+// comes back (and so is logged) with the echo left out and cut to provider.MaxRunes;
+// the status stays.
+func TestOpenAISummarizerRedactsProviderErrors(t *testing.T) {
+	const secret = "my sister's diagnosis"
+	for _, tc := range []struct {
+		name  string
+		reply openaitest.Reply
+		want  string
+	}{
+		{"json", openaitest.Reply{Status: http.StatusBadRequest,
+			Message: `content policy: "user: ` + secret + `" ` + strings.Repeat("flagged ", 50)},
+			`summarize with small: llm endpoint answered 400, type server_error: content policy: "…" flagged`},
+		{"raw body", openaitest.Reply{Status: http.StatusBadGateway, Body: "<pre>upstream said `" + secret + "`</pre>"},
+			`summarize with small: llm endpoint answered 502: pre upstream said "…" /pre`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := openaitest.New(t)
+			srv.Enqueue(tc.reply)
+			s := memory.OpenAISummarizer{Client: srv.Client(5 * time.Second), Model: "small"}
+			_, err := s.Summarize(context.Background(), "", []brain.Turn{{Role: "user", Text: secret, At: t0}})
+			if err == nil {
+				t.Fatal("Summarize succeeded, want the endpoint's error")
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "diagnosis") || !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("error = %q, want it to start %q and leave the turn out", msg, tc.want)
+			}
+			if n := len([]rune(msg)); n > len("summarize with small: ")+provider.MaxRunes+1 {
+				t.Errorf("error keeps %d runes, want the provider's part cut to %d", n, provider.MaxRunes)
+			}
+			var apiErr *openai.APIError
+			var reqErr *openai.RequestError
+			if !errors.As(err, &apiErr) && !errors.As(err, &reqErr) {
+				t.Errorf("the go-openai error is lost beneath %q", msg)
+			}
+		})
 	}
 }
 

@@ -38,12 +38,29 @@ func invalid(format string, args ...any) error {
 // localLayouts are the accepted forms of `at` without a zone, read in the user's zone.
 var localLayouts = []string{"2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05"}
 
-// Plan builds a schedule item (not yet stored) from exactly one of delaySeconds (1 s to 1
-// year), at (RFC 3339, or "2006-01-02T15:04" read in loc; up to a minute in the past
-// means now) and cronSpec (a standard 5-field spec or a descriptor such as @daily, read in
-// loc, firing at most every 15 minutes). A nil loc is the scheduler's DefaultZone. Kind is
-// reminder; callers set followup. Errors wrap ErrInvalid and say what is allowed.
-func (s *Scheduler) Plan(chat, user int64, note, reason string, delaySeconds *int64, at *string, cronSpec *string, now time.Time, loc *time.Location) (brain.ScheduleItem, error) {
+// PlanArgs is what Plan builds a schedule item from.
+type PlanArgs struct {
+	// Chat and User are where the item fires and whom it is for.
+	Chat, User int64
+	// Note is what to remind of; Reason, optional, why.
+	Note, Reason string
+	// Exactly one of DelaySeconds (1 s to 1 year), At (RFC 3339, or "2006-01-02T15:04"
+	// read in Zone; up to a minute in the past means now) and Cron (a standard 5-field
+	// spec or a descriptor such as @daily, read in Zone, firing at most every 15 minutes)
+	// is set.
+	DelaySeconds *int64
+	At           *string
+	Cron         *string
+	// Now is the time the request is made.
+	Now time.Time
+	// Zone reads At and Cron; nil is the scheduler's DefaultZone.
+	Zone *time.Location
+}
+
+// Plan builds a schedule item (not yet stored) from a (see PlanArgs). Kind is reminder;
+// callers set followup. Errors wrap ErrInvalid and say what is allowed.
+func (s *Scheduler) Plan(a PlanArgs) (brain.ScheduleItem, error) {
+	note, at, cronSpec, now, loc := a.Note, a.At, a.Cron, a.Now, a.Zone
 	if loc == nil {
 		loc = s.zone
 	}
@@ -58,7 +75,7 @@ func (s *Scheduler) Plan(chat, user int64, note, reason string, delaySeconds *in
 		cronSpec = nil
 	}
 	given := 0
-	for _, set := range []bool{delaySeconds != nil, at != nil, cronSpec != nil} {
+	for _, set := range []bool{a.DelaySeconds != nil, at != nil, cronSpec != nil} {
 		if set {
 			given++
 		}
@@ -68,16 +85,16 @@ func (s *Scheduler) Plan(chat, user int64, note, reason string, delaySeconds *in
 	}
 	item := brain.ScheduleItem{
 		ID:      NewID(),
-		Chat:    chat,
-		User:    user,
+		Chat:    a.Chat,
+		User:    a.User,
 		Note:    brain.TruncateRunes(note, maxNoteRunes),
-		Reason:  brain.TruncateRunes(strings.TrimSpace(reason), maxReasonRunes),
+		Reason:  brain.TruncateRunes(strings.TrimSpace(a.Reason), maxReasonRunes),
 		Created: now,
 		Kind:    brain.KindReminder,
 	}
 	switch {
-	case delaySeconds != nil:
-		d := *delaySeconds
+	case a.DelaySeconds != nil:
+		d := *a.DelaySeconds
 		if d < 1 || d > maxDelaySecs {
 			return brain.ScheduleItem{}, invalid("delay_seconds must be between 1 and %d (a year), got %d", maxDelaySecs, d)
 		}

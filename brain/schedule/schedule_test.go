@@ -44,7 +44,7 @@ var now0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 
 func mustPlan(t *testing.T, s *schedule.Scheduler, delay *int64, at, spec *string, now time.Time, loc *time.Location) brain.ScheduleItem {
 	t.Helper()
-	item, err := s.Plan(7, 70, "drink water", "user asked", delay, at, spec, now, loc)
+	item, err := s.Plan(schedule.PlanArgs{Chat: 7, User: 70, Note: "drink water", Reason: "user asked", DelaySeconds: delay, At: at, Cron: spec, Now: now, Zone: loc})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
@@ -125,7 +125,7 @@ func TestPlanAt(t *testing.T) {
 		{"garbage", "tomorrow at nine", time.Time{}, "not a time"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			item, err := s.Plan(1, 1, "call mum", "", nil, &tc.at, nil, now0, loc)
+			item, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "call mum", At: &tc.at, Now: now0, Zone: loc})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, schedule.ErrInvalid) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -176,21 +176,21 @@ func TestPlanRejects(t *testing.T) {
 		{"cron never", "x", nil, nil, ptr("0 0 30 2 *"), "never fires"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.Plan(1, 1, tc.note, "", tc.delay, tc.at, tc.cron, now0, time.UTC)
+			_, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: tc.note, DelaySeconds: tc.delay, At: tc.at, Cron: tc.cron, Now: now0, Zone: time.UTC})
 			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, schedule.ErrInvalid) {
 				t.Fatalf("err = %v, want %q", err, tc.err)
 			}
 		})
 	}
 	t.Run("cron in an unnamed zone", func(t *testing.T) {
-		_, err := s.Plan(1, 1, "x", "", nil, nil, ptr("0 9 * * *"), now0, time.FixedZone("UTC+3", 3*3600))
+		_, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "x", Cron: ptr("0 9 * * *"), Now: now0, Zone: time.FixedZone("UTC+3", 3*3600)})
 		if err == nil || !strings.Contains(err.Error(), "named zone") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("nil zone is the default zone", func(t *testing.T) {
 		s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "z.db")), schedule.Options{DefaultZone: berlin(t)})
-		item, err := s.Plan(1, 1, "x", "", nil, nil, ptr("0 9 * * *"), now0, nil)
+		item, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "x", Cron: ptr("0 9 * * *"), Now: now0, Zone: nil})
 		if err != nil || item.Zone != "Europe/Berlin" || item.Due.In(berlin(t)).Hour() != 9 {
 			t.Fatalf("item = %+v, %v", item, err)
 		}
@@ -542,7 +542,7 @@ func FuzzPlanCron(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, spec string) {
-		item, err := s.Plan(1, 1, "note", "", nil, nil, &spec, now0, loc)
+		item, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "note", Cron: &spec, Now: now0, Zone: loc})
 		if err != nil {
 			if !errors.Is(err, schedule.ErrInvalid) {
 				t.Fatalf("error %v does not wrap ErrInvalid", err)
@@ -558,7 +558,7 @@ func FuzzPlanCron(f *testing.F) {
 func BenchmarkFireDueIdle(b *testing.B) {
 	st := openStore(b, filepath.Join(b.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
-	item, err := s.Plan(1, 1, "x", "", ptr[int64](3600), nil, nil, now0, time.UTC)
+	item, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "x", DelaySeconds: ptr[int64](3600), Now: now0, Zone: time.UTC})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -582,7 +582,7 @@ func BenchmarkFireDueIdle(b *testing.B) {
 func TestAddTxDuringRescanStillFires(t *testing.T) {
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
-	item, err := s.Plan(7, 70, "call mum", "", ptr[int64](60), nil, nil, now0, time.UTC)
+	item, err := s.Plan(schedule.PlanArgs{Chat: 7, User: 70, Note: "call mum", DelaySeconds: ptr[int64](60), Now: now0, Zone: time.UTC})
 	if err != nil {
 		t.Fatal(err)
 	}

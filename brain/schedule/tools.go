@@ -85,7 +85,10 @@ func (t scheduleTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRe
 	if err := t.s.admit(call); err != nil {
 		return brain.ToolResult{}, err
 	}
-	item, err := t.s.Plan(call.Chat, call.User, *a.Note, deref(a.Reason), a.DelaySeconds, a.At, a.Cron, call.Now, loc)
+	item, err := t.s.Plan(PlanArgs{
+		Chat: call.Chat, User: call.User, Note: *a.Note, Reason: deref(a.Reason),
+		DelaySeconds: a.DelaySeconds, At: a.At, Cron: a.Cron, Now: call.Now, Zone: loc,
+	})
 	if err != nil {
 		return brain.ToolResult{}, err
 	}

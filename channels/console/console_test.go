@@ -5,35 +5,15 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/anima-bot/anima/brain/braintest"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/channels/channelstest"
 	"github.com/anima-bot/anima/channels/console"
 )
-
-type memRecorder struct {
-	mu   sync.Mutex
-	next uint64
-	sigs []brain.Signal
-}
-
-func (r *memRecorder) Offset(string) (int64, error) { return 0, nil }
-
-func (r *memRecorder) Record(_ string, sigs []brain.Signal, _ int64) ([]brain.Signal, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := append([]brain.Signal(nil), sigs...)
-	for i := range out {
-		r.next++
-		out[i].ID = r.next
-		r.sigs = append(r.sigs, out[i])
-	}
-	return out, nil
-}
 
 // echoSink answers every submitted signal through the channel, as the core loop would.
 type echoSink struct {
@@ -54,7 +34,7 @@ func (s *echoSink) Submit(ctx context.Context, sigs ...brain.Signal) error {
 }
 
 func TestLinesBecomeSignalsAndRepliesArePrinted(t *testing.T) {
-	rec := &memRecorder{}
+	rec := channelstest.NewRecorder(0)
 	sink := &echoSink{got: make(chan brain.Signal, 8)}
 	var out braintest.Buffer
 	ch := console.New(strings.NewReader("hello there\n\n/forget\n"), &out, rec, sink,
@@ -65,13 +45,14 @@ func TestLinesBecomeSignalsAndRepliesArePrinted(t *testing.T) {
 	if err := ch.Run(ctx); !errors.Is(err, io.EOF) {
 		t.Fatalf("Run = %v, want io.EOF once input ended and replies settled", err)
 	}
-	if len(rec.sigs) != 2 {
-		t.Fatalf("recorded %d signals, want 2 (the blank line is skipped)", len(rec.sigs))
+	sigs, _ := rec.Snapshot()
+	if len(sigs) != 2 {
+		t.Fatalf("recorded %d signals, want 2 (the blank line is skipped)", len(sigs))
 	}
-	if s := rec.sigs[0]; s.Type != brain.SignalUserMessage || s.Text != "hello there" || s.Chat != 1 || s.User != 1 || s.ID == 0 {
+	if s := sigs[0]; s.Type != brain.SignalUserMessage || s.Text != "hello there" || s.Chat != 1 || s.User != 1 || s.ID == 0 {
 		t.Errorf("first signal = %+v", s)
 	}
-	if s := rec.sigs[1]; s.Type != brain.SignalCommand || s.Text != "/forget" {
+	if s := sigs[1]; s.Type != brain.SignalCommand || s.Text != "/forget" {
 		t.Errorf("second signal = %+v, want the command", s)
 	}
 	for _, want := range []string{"Anima: re: hello there", "Anima: re: /forget", "[Yes] → type /forget yes"} {

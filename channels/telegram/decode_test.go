@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/anima-bot/anima/channels/channelstest"
 )
 
 func FuzzDecodeUpdate(f *testing.F) {
@@ -81,7 +83,7 @@ func TestClassifyCases(t *testing.T) {
 // its tests hold the cases that were here: mode, webhook listen, secret token and path);
 // a client without a token still cannot be built.
 func TestNewNeedsAToken(t *testing.T) {
-	rec, sink := newMemRecorder(0), newSink()
+	rec, sink := channelstest.NewRecorder(0), newSink()
 	if _, err := New(Config{}, rec, sink, Options{}); err == nil || !strings.Contains(err.Error(), "token") {
 		t.Fatalf("err = %v, want mention of the token", err)
 	}

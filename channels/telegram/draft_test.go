@@ -4,37 +4,19 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
-
-// manualClock is a clock the test moves by hand.
-type manualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // TestDraftPacing: at most one draft update per DraftInterval per chat; the updates of a
 // reply share a draft id, the next reply (after Send) gets another; chats do not pace each
 // other.
 func TestDraftPacing(t *testing.T) {
-	clock := &manualClock{now: time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)}
+	clock := braintest.NewClock(time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC))
 	h := newHarness(t, 0, func(_ *Config, o *Options) { o.Now = clock.Now })
 	ctx := testCtx(t)
 	const other int64 = 3003
@@ -52,7 +34,7 @@ func TestDraftPacing(t *testing.T) {
 		{1 * time.Millisecond, alice, "Hello there, **Sam**"},
 	}
 	for _, st := range steps {
-		clock.advance(st.after)
+		clock.Advance(st.after)
 		if err := h.ch.Draft(ctx, st.chat, st.text); err != nil {
 			t.Fatalf("Draft(%q): %v", st.text, err)
 		}

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/channels/channelstest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
 
@@ -18,81 +18,6 @@ const (
 	bob   int64 = 2002 // not allowed
 	group int64 = -100777
 )
-
-// memRecorder is an in-memory channels.Recorder.
-type memRecorder struct {
-	mu      sync.Mutex
-	offset  int64
-	sigs    []brain.Signal
-	calls   int
-	failN   int                // fail the next failN Record calls
-	onStore func(offset int64) // called inside Record, before storing
-	changed chan struct{}      // closed and replaced on each Record
-	offsets []int64            // offsets passed to successful Records
-}
-
-func newMemRecorder(offset int64) *memRecorder {
-	return &memRecorder{offset: offset, changed: make(chan struct{})}
-}
-
-func (r *memRecorder) Offset(string) (int64, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.offset, nil
-}
-
-func (r *memRecorder) Record(_ string, sigs []brain.Signal, offset int64) ([]brain.Signal, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.calls++
-	if r.failN > 0 {
-		r.failN--
-		return nil, errors.New("disk full")
-	}
-	if r.onStore != nil {
-		r.onStore(offset)
-	}
-	out := make([]brain.Signal, len(sigs))
-	for i, s := range sigs {
-		s.ID = uint64(len(r.sigs) + 1)
-		r.sigs = append(r.sigs, s)
-		out[i] = s
-	}
-	if offset > 0 {
-		r.offset = offset
-	}
-	r.offsets = append(r.offsets, offset)
-	close(r.changed)
-	r.changed = make(chan struct{})
-	return out, nil
-}
-
-func (r *memRecorder) snapshot() ([]brain.Signal, int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]brain.Signal(nil), r.sigs...), r.offset
-}
-
-// waitOffset waits until the stored offset reaches offset.
-func (r *memRecorder) waitOffset(t *testing.T, offset int64) []brain.Signal {
-	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	for {
-		r.mu.Lock()
-		ch, got := r.changed, r.offset
-		r.mu.Unlock()
-		if got >= offset {
-			sigs, _ := r.snapshot()
-			return sigs
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			t.Fatalf("stored offset %d, want ≥ %d", got, offset)
-		}
-	}
-}
 
 // chanSink is a channels.Sink collecting signals.
 type chanSink struct{ ch chan brain.Signal }
@@ -143,7 +68,7 @@ func (s *sleeps) all() []time.Duration {
 type harness struct {
 	srv    *telegramtest.Server
 	ch     *Channel
-	rec    *memRecorder
+	rec    *channelstest.Recorder
 	sink   *chanSink
 	reg    *prometheus.Registry
 	sleeps *sleeps
@@ -153,7 +78,7 @@ type harness struct {
 // options before New.
 func newHarness(t *testing.T, offset int64, edit func(*Config, *Options)) *harness {
 	t.Helper()
-	h := &harness{srv: telegramtest.New(t), rec: newMemRecorder(offset), sink: newSink(), reg: prometheus.NewRegistry(), sleeps: &sleeps{}}
+	h := &harness{srv: telegramtest.New(t), rec: channelstest.NewRecorder(offset), sink: newSink(), reg: prometheus.NewRegistry(), sleeps: &sleeps{}}
 	cfg := Config{
 		Token:        h.srv.Token,
 		APIURL:       h.srv.URL,

@@ -3,6 +3,7 @@ package telegram
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,13 +18,18 @@ import (
 
 func TestPollingRecordsBeforeConfirming(t *testing.T) {
 	h := newHarness(t, 0, nil)
-	var violations []string
-	h.rec.onStore = func(offset int64) {
+	var (
+		mu         sync.Mutex
+		violations []string
+	)
+	h.rec.OnStore(func(offset int64) {
 		// Record runs before the fake may see an offset this high.
 		if got := h.srv.MaxPollOffset(); got >= offset {
+			mu.Lock()
 			violations = append(violations, "offset "+strconv.FormatInt(got, 10)+" confirmed before record of "+strconv.FormatInt(offset, 10))
+			mu.Unlock()
 		}
-	}
+	})
 	id := h.srv.PushText(alice, alice, "hello there")
 	before := time.Now()
 	h.start(t)
@@ -45,13 +51,13 @@ func TestPollingRecordsBeforeConfirming(t *testing.T) {
 	if err := h.srv.WaitPollOffset(testCtx(t), id+1); err != nil {
 		t.Fatal(err)
 	}
-	h.rec.mu.Lock()
-	defer h.rec.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
 	if len(violations) > 0 {
 		t.Fatal(violations)
 	}
-	if h.rec.offset != id+1 {
-		t.Errorf("stored offset %d, want %d", h.rec.offset, id+1)
+	if _, offset := h.rec.Snapshot(); offset != id+1 {
+		t.Errorf("stored offset %d, want %d", offset, id+1)
 	}
 	if n := len(h.srv.CallsTo("deleteWebhook")); n != 1 {
 		t.Errorf("deleteWebhook called %d times, want 1", n)
@@ -62,18 +68,18 @@ func TestPollingRestartSkipsSeenUpdates(t *testing.T) {
 	h := newHarness(t, 0, nil)
 	old := h.srv.PushText(alice, alice, "already handled")
 	fresh := h.srv.PushText(alice, alice, "new")
-	h.rec.offset = old + 1 // as if a previous run recorded old but crashed before confirming it
+	h.rec.SetOffset(old + 1) // as if a previous run recorded old but crashed before confirming it
 	h.start(t)
 
 	sig := h.sink.next(t)
 	if sig.Text != "new" || sig.Ref != strconv.FormatInt(fresh, 10) {
 		t.Fatalf("signal = %+v, want the new update only", sig)
 	}
-	h.rec.waitOffset(t, fresh+1)
+	h.rec.WaitOffset(t, fresh+1)
 	if polls := h.srv.Polls(); polls[0].Offset != old+1 {
 		t.Errorf("first getUpdates offset %d, want stored %d", polls[0].Offset, old+1)
 	}
-	sigs, _ := h.rec.snapshot()
+	sigs, _ := h.rec.Snapshot()
 	if len(sigs) != 1 {
 		t.Errorf("recorded %d signals, want 1", len(sigs))
 	}
@@ -105,7 +111,7 @@ func TestPollingBatchSurvivesOddUpdates(t *testing.T) {
 	h.start(t)
 
 	got := []brain.Signal{h.sink.next(t), h.sink.next(t), h.sink.next(t), h.sink.next(t)}
-	h.rec.waitOffset(t, last+1)
+	h.rec.WaitOffset(t, last+1)
 	want := []brain.Signal{
 		{Type: brain.SignalUserMessage, Text: "look at this", Ref: strconv.FormatInt(ids[2], 10),
 			Media: &brain.Media{Kind: brain.MediaPhoto, FileID: "p", Mime: "image/jpeg", Width: 1, Height: 1}},
@@ -142,14 +148,14 @@ func TestPollingRetriesAfterErrors(t *testing.T) {
 	h.srv.FailNext("getUpdates", 1, 500, 0)
 	h.srv.FailNext("getUpdates", 1, 429, 3)
 	h.srv.FailNext("getUpdates", 1, 409, 0)
-	h.rec.failN = 1
+	h.rec.FailNext(1)
 	id := h.srv.PushText(alice, alice, "persist")
 	h.start(t)
 
 	if sig := h.sink.next(t); sig.Text != "persist" {
 		t.Fatalf("signal %+v", sig)
 	}
-	sigs := h.rec.waitOffset(t, id+1)
+	sigs := h.rec.WaitOffset(t, id+1)
 	if len(sigs) != 1 {
 		t.Errorf("recorded %d signals, want 1 (no duplicate after the failed record)", len(sigs))
 	}
@@ -185,7 +191,7 @@ func TestGroupRules(t *testing.T) {
 	h.start(t)
 
 	got := []brain.Signal{h.sink.next(t), h.sink.next(t), h.sink.next(t)}
-	h.rec.waitOffset(t, last+1)
+	h.rec.WaitOffset(t, last+1)
 	want := []brain.Signal{
 		{Type: brain.SignalUserMessage, Text: "hey how are you", Ref: strconv.FormatInt(mention, 10)},
 		{Type: brain.SignalUserMessage, Text: "sure, why?", Ref: strconv.FormatInt(replyID, 10)},
@@ -200,7 +206,7 @@ func TestGroupRules(t *testing.T) {
 			t.Errorf("signal chat %d message %d, want group chat and a message id", s.Chat, s.MessageID)
 		}
 	}
-	if sigs, _ := h.rec.snapshot(); len(sigs) != 3 {
+	if sigs, _ := h.rec.Snapshot(); len(sigs) != 3 {
 		t.Errorf("recorded %d signals, want 3", len(sigs))
 	}
 }
@@ -218,14 +224,14 @@ func TestPublicAcceptsAnyone(t *testing.T) {
 // the getUpdates that succeeds between two records must not reset it.
 func TestPollingRecordFailuresBackOff(t *testing.T) {
 	h := newHarness(t, 0, nil)
-	h.rec.failN = 4
+	h.rec.FailNext(4)
 	id := h.srv.PushText(alice, alice, "persist")
 	h.start(t)
 
 	if sig := h.sink.next(t); sig.Text != "persist" {
 		t.Fatalf("signal %+v", sig)
 	}
-	h.rec.waitOffset(t, id+1)
+	h.rec.WaitOffset(t, id+1)
 	waits := h.sleeps.all()
 	if len(waits) != 4 {
 		t.Fatalf("waits %v, want one per failed record", waits)
@@ -255,7 +261,7 @@ func TestPollingBatchWithNothingNewBacksOff(t *testing.T) {
 	if sig := h.sink.next(t); sig.Text != "still here" {
 		t.Fatalf("signal %+v", sig)
 	}
-	h.rec.waitOffset(t, id+1)
+	h.rec.WaitOffset(t, id+1)
 }
 
 // TestDecodeBatchFollowsRebasedIDs: updates just below the offset are duplicates; updates

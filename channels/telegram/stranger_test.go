@@ -29,7 +29,7 @@ func TestStrangerLoggedOncePerHour(t *testing.T) {
 	h.srv.PushReaction(bob, bob, 1, "👍")
 	last := h.srv.PushText(alice, alice, "hi")
 	h.start(t)
-	h.rec.waitOffset(t, last+1)
+	h.rec.WaitOffset(t, last+1)
 
 	warned := func() int { return strings.Count(logs.String(), "stranger ignored") }
 	if n := warned(); n != 1 {
@@ -42,13 +42,13 @@ func TestStrangerLoggedOncePerHour(t *testing.T) {
 	}
 	clock.Advance(59 * time.Minute)
 	last = h.srv.PushText(bob, bob, "still nothing")
-	h.rec.waitOffset(t, last+1)
+	h.rec.WaitOffset(t, last+1)
 	if n := warned(); n != 1 {
 		t.Errorf("%d warnings 59 minutes on, want still 1", n)
 	}
 	clock.Advance(time.Minute)
 	last = h.srv.PushText(bob, bob, "an hour later")
-	h.rec.waitOffset(t, last+1)
+	h.rec.WaitOffset(t, last+1)
 	if n := warned(); n != 2 {
 		t.Errorf("%d warnings an hour on, want 2:\n%s", n, logs.String())
 	}

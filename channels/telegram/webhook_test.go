@@ -40,7 +40,7 @@ func TestWebhookSecret(t *testing.T) {
 			t.Errorf("secret %q: status %d, want 401", s, status)
 		}
 	}
-	if sigs, off := h.rec.snapshot(); len(sigs) != 0 || off != 0 || h.rec.calls != 0 {
+	if sigs, off := h.rec.Snapshot(); len(sigs) != 0 || off != 0 || h.rec.Calls() != 0 {
 		t.Fatalf("unauthenticated delivery recorded: %v offset %d", sigs, off)
 	}
 	// GET with the right secret: 405.
@@ -73,7 +73,7 @@ func TestWebhookRecordsThenAnswers(t *testing.T) {
 		t.Fatalf("deliver: %d %v", status, err)
 	}
 	// 200 came after the record: it is there now, without waiting.
-	sigs, off := h.rec.snapshot()
+	sigs, off := h.rec.Snapshot()
 	if len(sigs) != 1 || sigs[0].Text != "hi" || off != 11 {
 		t.Fatalf("after 200: signals %+v offset %d", sigs, off)
 	}
@@ -93,21 +93,19 @@ func TestWebhookRecordsThenAnswers(t *testing.T) {
 	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(11, bob, "hello")); status != http.StatusOK {
 		t.Errorf("unauthorised: %d", status)
 	}
-	if sigs, off := h.rec.snapshot(); len(sigs) != 1 || off != 12 {
+	if sigs, off := h.rec.Snapshot(); len(sigs) != 1 || off != 12 {
 		t.Errorf("signals %d offset %d, want 1 and 12", len(sigs), off)
 	}
 
 	// A failed record answers 500 so Telegram retries; the retry then succeeds.
-	h.rec.mu.Lock()
-	h.rec.failN = 1
-	h.rec.mu.Unlock()
+	h.rec.FailNext(1)
 	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(12, alice, "again")); status != http.StatusInternalServerError {
 		t.Errorf("failed record: %d, want 500", status)
 	}
 	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(12, alice, "again")); status != http.StatusOK {
 		t.Errorf("retry: %d", status)
 	}
-	if sigs, _ := h.rec.snapshot(); len(sigs) != 2 || !strings.Contains(sigs[1].Text, "again") {
+	if sigs, _ := h.rec.Snapshot(); len(sigs) != 2 || !strings.Contains(sigs[1].Text, "again") {
 		t.Errorf("signals %+v", sigs)
 	}
 }
@@ -118,7 +116,7 @@ func TestWebhookSkipsBelowStoredOffset(t *testing.T) {
 	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(49, alice, "old")); status != http.StatusOK {
 		t.Fatalf("status %d", status)
 	}
-	if h.rec.calls != 0 {
+	if h.rec.Calls() != 0 {
 		t.Fatalf("update below stored offset was recorded")
 	}
 }
@@ -134,12 +132,11 @@ func TestWebhookFollowsRebasedIDs(t *testing.T) {
 			t.Fatalf("update %d: status %d, %v", u.ID, status, err)
 		}
 	}
-	h.rec.mu.Lock()
-	defer h.rec.mu.Unlock()
-	if len(h.rec.sigs) != 2 || h.rec.sigs[0].Text != "back after a quiet week" || h.rec.sigs[1].Text != "hello?" {
-		t.Fatalf("recorded %+v, want the two re-based updates once each", h.rec.sigs)
+	sigs, offset := h.rec.Snapshot()
+	if len(sigs) != 2 || sigs[0].Text != "back after a quiet week" || sigs[1].Text != "hello?" {
+		t.Fatalf("recorded %+v, want the two re-based updates once each", sigs)
 	}
-	if h.rec.offset != 19 {
-		t.Errorf("stored offset %d, want 19 (following the re-based ids)", h.rec.offset)
+	if offset != 19 {
+		t.Errorf("stored offset %d, want 19 (following the re-based ids)", offset)
 	}
 }

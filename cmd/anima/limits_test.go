@@ -127,6 +127,9 @@ func TestReactionsCostNoRuns(t *testing.T) {
 	if v := metric(t, a.metrics, `anima_telegram_updates_total{kind="reaction_other"}`); v != 5 {
 		t.Errorf("reactions to other messages counted %v, want 5", v)
 	}
+	if v := metric(t, a.metrics, `anima_reactions_dropped_total`); v != 10 {
+		t.Errorf("anima_reactions_dropped_total = %v, want 10 (the chat keeps its latest 20 of 30)", v)
+	}
 
 	tg.PushText(user, user, "so, tonight?")
 	waitUntil(t, ctx, "the next message's run", func() bool { return runs(ai) == before+1 })
@@ -137,7 +140,8 @@ func TestReactionsCostNoRuns(t *testing.T) {
 			sys = reqs[i].Body.Messages[0].Content
 		}
 	}
-	if want := `- reacted "❤" to your message "hello there"` + "\n"; !strings.Contains(sys, want) || strings.Count(sys, "- reacted") != 1 {
+	// Each reaction line starts with when it came ("- [just now] reacted …").
+	if want := `] reacted "❤" to your message "hello there"` + "\n"; !strings.Contains(sys, want) || strings.Count(sys, "] reacted") != 1 {
 		t.Errorf("the run's system prompt does not read the latest reaction %q once:\n%s", want, sys)
 	}
 }
@@ -384,7 +388,7 @@ func TestReactionSurvivesRestart(t *testing.T) {
 			sys = reqs[i].Body.Messages[0].Content
 		}
 	}
-	if want := `- reacted "❤" to your message "echo: hi"`; !strings.Contains(sys, want) {
+	if want := `] reacted "❤" to your message "echo: hi"`; !strings.Contains(sys, want) {
 		t.Errorf("the first run after the restart does not read the reaction %q:\n%s", want, sys)
 	}
 }

@@ -44,7 +44,12 @@ type options struct {
 	erasure time.Duration
 }
 
-func main() { os.Exit(run()) }
+func main() {
+	if len(os.Args) == 2 && os.Args[1] == mcpServeArg {
+		os.Exit(serveMCP())
+	}
+	os.Exit(run())
+}
 
 func run() int {
 	var o options

@@ -35,6 +35,13 @@ func (lt *loadtest) serve(ctx context.Context) error {
 		}
 		lt.o.listen = addr
 	}
+	if lt.o.mcp == "" {
+		mcp, err := selfMCP()
+		if err != nil {
+			return err
+		}
+		lt.o.mcp = mcp
+	}
 	f, err := newFakes()
 	if err != nil {
 		return err

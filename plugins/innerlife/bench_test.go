@@ -11,6 +11,7 @@ import (
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
 	"github.com/anima-bot/anima/plugins/innerlife"
+	"github.com/anima-bot/anima/plugins/pluginstest"
 )
 
 // BenchmarkTickIdle10kRels8Concerns is one idle tick of the brain (autonomic layer with
@@ -45,7 +46,7 @@ func TestIdleTickWithConcernsAllocatesNothing(t *testing.T) {
 func idleBrain(tb testing.TB, n int) (*brain.Stepper, time.Time) {
 	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
 	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: prometheus.NewRegistry()})
-	bucket := memBucket{}
+	bucket := pluginstest.Bucket{}
 	st := brain.NewState(time.UTC)
 	for chat := int64(1); chat <= int64(n); chat++ {
 		st.Upsert(brain.Relationship{Chat: chat, User: chat, LastUserMsg: now.Add(-time.Hour), LastAgentMsg: now.Add(-time.Hour),

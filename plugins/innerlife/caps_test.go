@@ -14,12 +14,13 @@ import (
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/innerlife"
+	"github.com/anima-bot/anima/plugins/pluginstest"
 )
 
 // chatRun is one committed run of chat 7 at at: Context starts it, then each tool call
 // sees the intents of the calls before it (ToolCall.Earlier), and the run commits them
 // all. It returns the errors the tools gave the model.
-func chatRun(t *testing.T, p *innerlife.Plugin, b memBucket, at time.Time, tool brain.Tool, args ...string) []error {
+func chatRun(t *testing.T, p *innerlife.Plugin, b pluginstest.Bucket, at time.Time, tool brain.Tool, args ...string) []error {
 	t.Helper()
 	p.Context(brain.Wake{Chat: 7, User: 7, Profile: brain.ProfileChat, At: at, Rel: brain.Relationship{Chat: 7, User: 7}}, at)
 	var earlier []brain.Intent
@@ -155,7 +156,7 @@ func TestOneDreamPer20HoursWhateverTheZone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &host{p: p, b: memBucket{}, rels: []brain.Relationship{{Chat: 7, User: 7}}}
+	h := &host{p: p, b: pluginstest.Bucket{}, rels: []brain.Relationship{{Chat: 7, User: 7}}}
 	jobs := plugins.NewJobs(set, h, jobLog{}, time.UTC)
 	for m := -40; m <= 13*60; m += 10 {
 		now := start.Add(time.Duration(m) * time.Minute)

@@ -10,11 +10,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/plugins/innerlife"
+	"github.com/anima-bot/anima/plugins/pluginstest"
 )
 
 // apply applies the plugin's changes among ins to b, as a committed turn at at.
-func apply(t *testing.T, p *innerlife.Plugin, b memBucket, at time.Time, ins ...brain.Intent) {
+func apply(t *testing.T, p *innerlife.Plugin, b pluginstest.Bucket, at time.Time, ins ...brain.Intent) {
 	t.Helper()
 	for _, in := range ins {
 		if c, ok := in.(brain.PluginChange); ok {
@@ -25,16 +27,16 @@ func apply(t *testing.T, p *innerlife.Plugin, b memBucket, at time.Time, ins ...
 	}
 }
 
-func newPlugin(t *testing.T, start time.Time) (*innerlife.Plugin, memBucket) {
+func newPlugin(t *testing.T, start time.Time) (*innerlife.Plugin, pluginstest.Bucket) {
 	p, b, _ := newPluginReg(t, start)
 	return p, b
 }
 
-func newPluginReg(t *testing.T, start time.Time) (*innerlife.Plugin, memBucket, *prometheus.Registry) {
+func newPluginReg(t *testing.T, start time.Time) (*innerlife.Plugin, pluginstest.Bucket, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: reg, Clock: fixedClock{start}})
-	return p, memBucket{}, reg
+	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: reg, Clock: braintest.NewClock(start)})
+	return p, pluginstest.Bucket{}, reg
 }
 
 // metricValue is the value of the series of name with label=value in reg.
@@ -62,10 +64,6 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name, label, value stri
 	t.Fatalf("no series %s{%s=%q}", name, label, value)
 	return 0
 }
-
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
 
 // checkinWake is the proactive wake of chat 7 for its due check-in.
 func checkinWake(at time.Time) brain.Wake {

@@ -12,6 +12,7 @@ import (
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/innerlife"
+	"github.com/anima-bot/anima/plugins/pluginstest"
 )
 
 func TestSalienceDayBoundaries(t *testing.T) {
@@ -37,30 +38,12 @@ func TestSalienceDayBoundaries(t *testing.T) {
 	}
 }
 
-// memBucket is a plugins.Bucket over a map (commit is immediate).
-type memBucket map[string][]byte
-
-func (b memBucket) Get(k []byte) []byte   { return b[string(k)] }
-func (b memBucket) Put(k, v []byte) error { b[string(k)] = append([]byte(nil), v...); return nil }
-func (b memBucket) Delete(k []byte) error { delete(b, string(k)); return nil }
-func (b memBucket) OnCommit(fn func())    { fn() }
-func (b memBucket) Scan(p []byte, fn func(k, v []byte) error) error {
-	for k, v := range b {
-		if len(k) >= len(p) && k[:len(p)] == string(p) {
-			if err := fn([]byte(k), v); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // host is a plugins.Host: it counts dream runs and applies their intents to the plugin.
 // Dreams run two at once, so it locks.
 type host struct {
 	mu     sync.Mutex
 	p      *innerlife.Plugin
-	b      memBucket
+	b      pluginstest.Bucket
 	rels   []brain.Relationship
 	thinks int
 	woke   []brain.Wake
@@ -111,7 +94,7 @@ func TestDreamWeek(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &host{p: p, b: memBucket{}, rels: []brain.Relationship{{Chat: 7, User: 7}}}
+	h := &host{p: p, b: pluginstest.Bucket{}, rels: []brain.Relationship{{Chat: 7, User: 7}}}
 	log := jobLog{}
 	jobs := plugins.NewJobs(set, h, log, zone)
 	active := map[int]bool{0: true, 2: true, 4: true} // Mon, Wed, Fri
@@ -171,7 +154,7 @@ func TestDreamInEachUsersZone(t *testing.T) {
 		t.Fatal(err)
 	}
 	talked := start.Add(-2 * time.Hour)
-	h := &host{p: p, b: memBucket{}, rels: []brain.Relationship{
+	h := &host{p: p, b: pluginstest.Bucket{}, rels: []brain.Relationship{
 		{Chat: 7, User: 7, LastUserMsg: talked, LastAgentMsg: talked},
 		{Chat: 8, User: 8, Timezone: "Asia/Tokyo", LastUserMsg: talked, LastAgentMsg: talked},
 		{Chat: 9, User: 9, Timezone: "Mars/Olympus", LastUserMsg: talked, LastAgentMsg: talked},

@@ -16,6 +16,7 @@ import (
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/innerlife"
+	"github.com/anima-bot/anima/plugins/pluginstest"
 )
 
 // dreamer is a plugins.Host whose Think is a scripted model: it reads the run's section
@@ -51,7 +52,7 @@ func (d *dreamer) Think(_ context.Context, w brain.Wake) (brain.Outcome, error) 
 	return brain.Outcome{Intents: ins, Requests: 2}, nil
 }
 
-func newDreamer(p *innerlife.Plugin, b memBucket, rel brain.Relationship) *dreamer {
+func newDreamer(p *innerlife.Plugin, b pluginstest.Bucket, rel brain.Relationship) *dreamer {
 	d := &dreamer{host: host{p: p, b: b, rels: []brain.Relationship{rel}}, tools: map[string]brain.Tool{}}
 	for _, t := range p.Tools() {
 		d.tools[t.Spec().Name] = t
@@ -119,7 +120,7 @@ func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
 	clock := braintest.NewClock(start)
 	reg := prometheus.NewRegistry()
 	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: reg})
-	b := memBucket{}
+	b := pluginstest.Bucket{}
 	// An entry every evening for 14 days.
 	for day := range 14 {
 		at := start.AddDate(0, 0, day)
@@ -227,7 +228,7 @@ func TestReflectRefusesBadThemes(t *testing.T) {
 	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(start)
 	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
-	b := memBucket{}
+	b := pluginstest.Bucket{}
 	apply(t, p, b, start, innerlife.EntryChange(7, "an old note", start))
 	night := start.AddDate(0, 0, 9)
 	long := strings.Repeat("x", innerlife.MaxReflectionChars+1)
@@ -285,7 +286,7 @@ func TestDreamOpensConcerns(t *testing.T) {
 		t.Errorf("innerlife_concern's description does not say a dream opens concerns: %s", desc)
 	}
 
-	b := memBucket{}
+	b := pluginstest.Bucket{}
 	night := start.Add(8 * time.Hour)
 	d := newDreamer(p, b, brain.Relationship{Chat: 7, User: 7, LastUserMsg: start})
 	d.names = []string{"innerlife_concern", "innerlife_concern", "innerlife_concern", "innerlife_concern"}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/plugins/innerlife"
+	"github.com/anima-bot/anima/plugins/pluginstest"
 )
 
 // Two members of one group.
@@ -20,7 +21,7 @@ const (
 )
 
 // speak runs the tool for user in chat at at and commits its changes.
-func speak(t *testing.T, p *innerlife.Plugin, b memBucket, tool brain.Tool, chat, user int64, at time.Time, args string) {
+func speak(t *testing.T, p *innerlife.Plugin, b pluginstest.Bucket, tool brain.Tool, chat, user int64, at time.Time, args string) {
 	t.Helper()
 	p.Context(brain.Wake{Chat: chat, User: user, At: at, Rel: brain.Relationship{Chat: chat, User: user, Group: chat < 0}}, at)
 	res, err := tool.Call(context.Background(), brain.ToolCall{Chat: chat, User: user, Args: json.RawMessage(args), Now: at})
@@ -124,7 +125,7 @@ func oldKey(tag byte, chat int64, rest ...byte) string {
 // recorded, are deleted.
 func TestLoadMigratesChatKeyedRecords(t *testing.T) {
 	at := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
-	b := memBucket{}
+	b := pluginstest.Bucket{}
 	put := func(k string, v any) {
 		data, err := json.Marshal(v)
 		if err != nil {

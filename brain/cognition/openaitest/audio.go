@@ -19,7 +19,9 @@ type Transcription struct {
 	Format   string // response_format, "" for the default (json)
 }
 
-// Transcriber answers a transcription request with its text, or an HTTP status ≥ 400.
+// Transcriber answers a transcription request with its text, or an HTTP status ≥ 400
+// (the text, when not empty, is then the error's message: endpoints may echo what they
+// heard).
 type Transcriber func(t Transcription) (text string, status int)
 
 // Hear is the default Transcriber: the "audio" is heard as the words it spells when it is
@@ -93,7 +95,10 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 	}
 	text, status := hear(t)
 	if status >= 400 {
-		writeError(w, status, "server_error", http.StatusText(status))
+		if text == "" {
+			text = http.StatusText(status)
+		}
+		writeError(w, status, "server_error", text)
 		return
 	}
 	if t.Format == "text" {

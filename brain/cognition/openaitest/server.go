@@ -83,6 +83,7 @@ type Server struct {
 	issued     map[string]bool
 	seq        int
 	streaming  StreamMode
+	noFormat   bool        // refuse response_format (format.go)
 	hear       Transcriber // nil: Hear
 	heard      []Transcription
 	wire       [][]byte // every request as it arrived, for Contains
@@ -245,12 +246,17 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	for _, p := range problems {
 		s.violations = append(s.violations, fmt.Sprintf("request %d: %s", idx, p))
 	}
+	refuse := len(problems) == 0 && s.refusesFormat(body)
 	var reply Reply
-	if len(problems) == 0 {
+	if len(problems) == 0 && !refuse {
 		reply = s.next(body)
 	}
 	s.mu.Unlock()
 
+	if refuse {
+		writeFormatRefusal(w, body)
+		return
+	}
 	if len(problems) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", strings.Join(problems, "; "))
 		return

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 )
 
 var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
@@ -13,21 +14,9 @@ var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // wireRequest is the part of a chat completion request the validator reads straight from
 // the JSON, so that it judges what went over the wire rather than what go-openai decoded.
 type wireRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		ToolCallID string          `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Type     string `json:"type"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-	Tools []struct {
+	Model    string        `json:"model"`
+	Messages []wireMessage `json:"messages"`
+	Tools    []struct {
 		Type     string `json:"type"`
 		Function *struct {
 			Name       string          `json:"name"`
@@ -40,8 +29,34 @@ type wireRequest struct {
 	StreamOpts *struct {
 		IncludeUsage *bool `json:"include_usage"`
 	} `json:"stream_options"`
-	MaxTokens int `json:"max_tokens"`
-	MaxComp   int `json:"max_completion_tokens"`
+	MaxTokens      int `json:"max_tokens"`
+	MaxComp        int `json:"max_completion_tokens"`
+	ResponseFormat *struct {
+		Type       string      `json:"type"`
+		JSONSchema *wireSchema `json:"json_schema"`
+	} `json:"response_format"`
+}
+
+// wireMessage is one message of a wireRequest.
+type wireMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID string          `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+// wireSchema is the json_schema of a response_format.
+type wireSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict *bool           `json:"strict"`
 }
 
 // validate checks one request body the way a strict OpenAI endpoint would and returns
@@ -144,6 +159,66 @@ func validate(raw []byte, issued func(id string) bool) []string {
 	if len(req.ToolChoice) > 0 && string(req.ToolChoice) != "null" && len(req.Tools) == 0 {
 		add("tool_choice is set but no tools are")
 	}
+	if rf := req.ResponseFormat; rf != nil {
+		bad = append(bad, checkResponseFormat(rf.Type, rf.JSONSchema, req.Messages)...)
+	}
+	return bad
+}
+
+// checkResponseFormat judges response_format the way OpenAI does: a known type; a
+// json_schema one with a name, a schema, and — when strict — a schema strict mode takes
+// (CheckFormatSchema); a json_object one only when the messages say "json".
+func checkResponseFormat(typ string, js *wireSchema, msgs []wireMessage) []string {
+	switch typ {
+	case "text":
+		return nil
+	case "json_object":
+		for _, m := range msgs {
+			if strings.Contains(strings.ToLower(string(m.Content)), "json") {
+				return nil
+			}
+		}
+		return []string{"'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'"}
+	case "json_schema":
+	default:
+		return []string{fmt.Sprintf("response_format: invalid type %q (text, json_object or json_schema)", typ)}
+	}
+	if js == nil {
+		return []string{"response_format of type 'json_schema' lacks 'json_schema'"}
+	}
+	if !toolName.MatchString(js.Name) {
+		return []string{fmt.Sprintf("response_format.json_schema.name %q does not match ^[a-zA-Z0-9_-]{1,64}$", js.Name)}
+	}
+	if len(js.Schema) == 0 || string(js.Schema) == "null" {
+		return []string{fmt.Sprintf("response_format '%s' lacks a schema", js.Name)}
+	}
+	if js.Strict == nil || !*js.Strict {
+		var v map[string]any
+		if json.Unmarshal(js.Schema, &v) != nil || v == nil {
+			return []string{fmt.Sprintf("Invalid schema for response_format '%s': not a JSON object", js.Name)}
+		}
+		return nil
+	}
+	var bad []string
+	for _, p := range CheckFormatSchema(js.Schema) {
+		bad = append(bad, fmt.Sprintf("Invalid schema for response_format '%s': %s", js.Name, p))
+	}
+	return bad
+}
+
+// CheckFormatSchema reports why raw is not a schema strict structured outputs take: the
+// root is an object schema, and every object schema in it has additionalProperties false
+// and lists every property in required (see CheckSchema). It returns nil for a valid one.
+func CheckFormatSchema(raw json.RawMessage) []string {
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil || root == nil {
+		return []string{"schema is not a JSON object"}
+	}
+	if t, _ := root["type"].(string); t != "object" {
+		return []string{`schema: root type must be "object"`}
+	}
+	var bad []string
+	checkNode("schema", root, &bad)
 	return bad
 }
 

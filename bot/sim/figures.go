@@ -1,0 +1,234 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// This file measures the timing of a run (issue 17's figures): whether anima wrote when
+// the user is around, how spread its send times are, whether due check-ins went out, and
+// whether follow-ups went into the user's sleep.
+
+// historyDays is the warm-up a scenario gets before its sends are judged against the
+// user's active hours: a week, so the profile has seen each day of the week once.
+const historyDays = 7
+
+// simSend is a message anima sent on its own initiative: a proactive message, a
+// follow-up or a concern's check-in.
+type simSend struct {
+	at   time.Time
+	code string // the wake's reason code
+	ref  string // a check-in's concern
+	// trigger is when the rule that let the wake out opened, without jitter: the silence
+	// it needed (min_silence × 4 if closed × 2^unanswered, or followup_after) or the
+	// check-in's due time, the cooldown after the previous wake, and the end of the
+	// quiet hours it waited out, whichever was last.
+	trigger time.Time
+}
+
+// trigger is the nominal (unjittered) moment the wake w at now was let out under pol:
+// see simSend.trigger. prev is the previous proactive wake of the chat (zero: none).
+func trigger(pol brain.ProactivePolicy, w brain.Wake, now, prev time.Time, loc *time.Location) time.Time {
+	var at time.Time
+	last := w.Rel.LastExchange()
+	switch w.Reason.Code {
+	case brain.ReasonFollowup:
+		at = last.Add(pol.FollowupAfter)
+	case brain.ReasonProactive:
+		base := pol.MinSilence
+		if w.Rel.Status == brain.StatusClosed {
+			base *= 4
+		}
+		need, _ := brain.Habituated(base, w.Rel.UnansweredProactive)
+		at = last.Add(need)
+	default: // a check-in: when its thought came due
+		for _, s := range w.Signals {
+			if at.IsZero() || s.At.Before(at) {
+				at = s.At
+			}
+		}
+	}
+	if !prev.IsZero() && prev.Add(pol.Cooldown).After(at) {
+		at = prev.Add(pol.Cooldown)
+	}
+	if q := quietEnd(pol.QuietHours, now, loc); q.After(at) {
+		at = q
+	}
+	return at
+}
+
+// quietEnd is the end of the last quiet-hours window before now within a day (zero if
+// none): the minute after the last quiet minute.
+func quietEnd(q brain.QuietHours, now time.Time, loc *time.Location) time.Time {
+	if q.IsZero() {
+		return time.Time{}
+	}
+	for m := time.Duration(0); m < 24*time.Hour; m += time.Minute {
+		if t := now.Add(-m); q.Contains(t, loc) {
+			return t.Truncate(time.Minute).Add(time.Minute)
+		}
+	}
+	return time.Time{}
+}
+
+// timing is a run's figures.
+type timing struct {
+	profile brain.Rhythm // learned from the user's message times over the whole run
+	judged  int          // sends on or after the warm-up
+	inside  int          // of those, inside the user's active hours
+	sends   int
+	// clock is the number of distinct local minutes of the day among the sends; offsets
+	// the number of distinct minute offsets from their triggers, offMin and offMax their
+	// range.
+	clock, offsets int
+	offMin, offMax time.Duration
+	// checkinsDue, checkinsSent and checkinsInDay: check-ins that came due, check-in
+	// messages sent, and those sent within a day of coming due; checkinsCarried those the
+	// user's own message came first for (the reply's run had them in its prompt), within
+	// a day of coming due.
+	checkinsDue, checkinsSent, checkinsInDay, checkinsCarried int
+	// followups and followupsAsleep: follow-ups sent, and those sent in the user's inferred
+	// sleep (the night, 22–7, while the profile is not ready).
+	followups, followupsAsleep int
+}
+
+// measure computes the run's figures. The user's active hours are judged by the profile
+// anima learns (brain.Rhythm), rebuilt from the times of the messages the user wrote of
+// their own accord in the run (not answers to anima's first contact), as it stands at
+// the end: the same rule the brain applies, with all the history the run produced.
+func (t *timeline) measure() timing {
+	var f timing
+	// As the core loop (brain/step.go): answers to anima's first contact and the
+	// conversation it opened are left out (Relationship.OwnMessage).
+	var rel brain.Relationship
+	for _, r := range t.rows {
+		for range r.msgs[msgUser] {
+			if rel.OwnMessage(r.at) {
+				f.profile.Observe(r.at, t.loc)
+			}
+			rel.MarkUserMessage(r.at)
+		}
+		for k := msgReply; k < msgKinds; k++ {
+			kind := brain.KindReply
+			switch k {
+			case msgProactive:
+				kind = brain.KindProactive
+			case msgFollowup:
+				kind = brain.KindFollowup
+			}
+			for range r.msgs[k] {
+				rel.MarkSent(r.at, kind)
+			}
+		}
+	}
+	warm := t.start.AddDate(0, 0, historyDays)
+	if t.sc.Days <= historyDays {
+		warm = t.start // too short for a warm-up: every send is judged
+	}
+	clock := map[int]bool{}
+	offsets := map[time.Duration]bool{}
+	for _, s := range t.sends {
+		f.sends++
+		local := s.at.In(t.loc)
+		clock[local.Hour()*60+local.Minute()] = true
+		off := time.Duration(math.Floor(s.at.Sub(s.trigger).Minutes())) * time.Minute
+		if len(offsets) == 0 || off < f.offMin {
+			f.offMin = off
+		}
+		if len(offsets) == 0 || off > f.offMax {
+			f.offMax = off
+		}
+		offsets[off] = true
+		if !s.at.Before(warm) {
+			f.judged++
+			if f.profile.Active(s.at, t.loc) {
+				f.inside++
+			}
+		}
+		switch s.code {
+		case brain.ReasonFollowup:
+			f.followups++
+			if f.asleep(s.at, t.loc) {
+				f.followupsAsleep++
+			}
+		case brain.ReasonConcernCheckin:
+			f.checkinsSent++
+		}
+	}
+	f.clock, f.offsets = len(clock), len(offsets)
+	f.checkinsDue = len(t.due)
+	for ref, due := range t.due {
+		if at, ok := t.carried[ref]; ok && at.Sub(due) <= 24*time.Hour {
+			f.checkinsCarried++
+		}
+		for _, s := range t.sends {
+			if s.code == brain.ReasonConcernCheckin && s.ref == ref && s.at.Sub(due) <= 24*time.Hour {
+				f.checkinsInDay++
+				break
+			}
+		}
+	}
+	return f
+}
+
+// asleep is the figures' sleep: the profile's inferred sleep once it is ready, else the
+// night (22–7).
+func (f *timing) asleep(at time.Time, loc *time.Location) bool {
+	if f.profile.Ready() {
+		return f.profile.Asleep(at, loc)
+	}
+	h := at.In(loc).Hour()
+	return h >= 22 || h < 7
+}
+
+// write prints the figures for summary.txt.
+func (f timing) write(w io.Writer, days int) {
+	fmt.Fprintln(w, "\ntiming (messages anima sent first: proactive, follow-ups, check-ins):")
+	judged := fmt.Sprintf("from day %d, after a week of history", historyDays+1)
+	if days <= historyDays {
+		judged = "all days (the run is too short for a week of history)"
+	}
+	share := 0.0
+	if f.judged > 0 {
+		share = 100 * float64(f.inside) / float64(f.judged)
+	}
+	fmt.Fprintf(w, "  inside the user's active hours, %s: %d of %d (%.0f%%)\n", judged, f.inside, f.judged, share)
+	fmt.Fprintf(w, "  active hours learned: %s; inferred sleep: %s\n", activeSummary(&f.profile), sleepSummary(&f.profile))
+	fmt.Fprintf(w, "  send times: %d sends at %d distinct minutes of the day; %d distinct minute offsets from their trigger",
+		f.sends, f.clock, f.offsets)
+	if f.sends > 0 {
+		fmt.Fprintf(w, " (%s to %s)", brain.Duration(f.offMin), brain.Duration(f.offMax))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  check-ins: %d sent of %d due (%d within a day of coming due); %d carried by a reply (the user wrote first, within a day)\n",
+		f.checkinsSent, f.checkinsDue, f.checkinsInDay, f.checkinsCarried)
+	fmt.Fprintf(w, "  follow-ups: %d, %d of them in the user's inferred sleep\n", f.followups, f.followupsAsleep)
+}
+
+// activeSummary says how many hours of the week are active, or that the profile is not
+// ready.
+func activeSummary(r *brain.Rhythm) string {
+	if !r.Ready() {
+		return fmt.Sprintf("not enough history (%d messages over %d days)", r.Messages, r.Days)
+	}
+	n := 0
+	for _, on := range r.ActiveHours() {
+		if on {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of 168 hours of the week (%d messages over %d days)", n, r.Messages, r.Days)
+}
+
+// sleepSummary names the inferred sleep as local hours.
+func sleepSummary(r *brain.Rhythm) string {
+	hs := r.SleepHours()
+	if len(hs) == 0 {
+		return "none (the night, 22–7, stands in)"
+	}
+	return fmt.Sprintf("%02d:00–%02d:00", hs[0], (hs[len(hs)-1]+1)%24)
+}

@@ -1,0 +1,121 @@
+package aggregation
+
+import (
+	"math"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// This file holds the humane side of rule 4's timing: the jitter that keeps wakes off
+// exact thresholds and window edges, and the rhythm gate that prefers the hours the user
+// is usually around and never writes into their sleep.
+
+// jitterMin is the least a jittered threshold or window edge is passed late by: never on
+// its minute.
+const (
+	jitterMin = 5 * time.Minute
+	// patience is how far ahead the rhythm gate looks for an active hour before it lets
+	// a due wake go out at any waking hour instead.
+	patience = 24 * time.Hour
+	// patienceStep is the resolution of that look-ahead.
+	patienceStep = 30 * time.Minute
+)
+
+// atNight reports whether t falls in the fallback night, 22:00–07:00 in loc: no follow-up
+// goes out in it while the user's rhythm has too little history to say when they sleep.
+func atNight(t time.Time, loc *time.Location) bool {
+	h := t.In(loc).Hour()
+	return h >= 22 || h < 7
+}
+
+// phi is the golden ratio's fractional part: stepping by it spreads a sequence evenly.
+const phi = 0.6180339887498949
+
+// jitterU is where in its jitter range rel's next proactive wake falls, in [0, 1): a Weyl
+// sequence, seeded by the policy's seed and the chat, stepped by the golden ratio per
+// wake, so that successive wakes of a chat land at well-separated offsets (never the same
+// minute for dozens of wakes) and the same seed repeats them. It allocates nothing.
+func (a *Aggregator) jitterU(rel *brain.Relationship) float64 {
+	h := splitmix(a.cfg.Seed ^ splitmix(uint64(rel.Chat)))
+	u := float64(h>>11) / (1 << 53)
+	_, f := math.Modf(u + float64(rel.ProactiveWakes)*phi)
+	return f
+}
+
+// late is how long after a threshold or window edge the wake at u may go: jitterMin plus
+// u × Jitter (0 without jitter). One wake uses one u for all its thresholds, so its
+// offset from whichever let it out is the same, and successive wakes' offsets differ.
+func (a *Aggregator) late(u float64) time.Duration {
+	if a.cfg.Jitter <= 0 {
+		return 0
+	}
+	return jitterMin + time.Duration(u*float64(a.cfg.Jitter))
+}
+
+// quiet reports whether now is inside the quiet hours in loc or less than the edge
+// jitter after their end.
+func (a *Aggregator) quiet(now time.Time, loc *time.Location, u float64) bool {
+	q := a.cfg.QuietHours
+	return q.Contains(now, loc) || (a.cfg.Jitter > 0 && q.Contains(now.Add(-a.late(u)), loc))
+}
+
+// asleep reports whether rel's user is probably asleep at now (in loc): inside their
+// inferred sleep or less than the edge jitter after it; with too little history, only a
+// follow-up asks, and then the fallback night counts.
+func (a *Aggregator) asleep(now time.Time, rel *brain.Relationship, loc *time.Location, u float64, followup bool) bool {
+	r := &rel.Rhythm
+	if !r.Ready() {
+		return followup && (atNight(now, loc) || atNight(now.Add(-a.late(u)), loc))
+	}
+	return r.Asleep(now, loc) || r.Asleep(now.Add(-a.late(u)), loc)
+}
+
+// offHours reports whether a due wake of rel should wait for the user's active hours: it
+// is not inside them now (or is less than the edge jitter into them), and a time that is
+// inside them, and outside quiet hours and sleep, comes within patience. Prefer, don't
+// starve: a user with no such hour within a day gets the wake at any waking hour. With
+// too little history there is nothing to prefer.
+func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.Location, u float64) bool {
+	r := &rel.Rhythm
+	if !r.Ready() {
+		return false
+	}
+	if r.Active(now, loc) && r.Active(now.Add(-a.late(u)), loc) {
+		return false
+	}
+	// Stepped on the local wall clock (a daylight saving change within the day only
+	// shifts the look-ahead by an hour): no zone lookups, nothing allocated.
+	local := now.In(loc)
+	h, m, _ := local.Clock()
+	wall := time.Duration(int(local.Weekday())*24+h)*time.Hour + time.Duration(m)*time.Minute
+	for d := patienceStep; d <= patience; d += patienceStep {
+		at := wall + d
+		hour := int(at / time.Hour)
+		if r.ActiveAt(hour) && !r.AsleepAt(hour) && !a.cfg.QuietHours.ContainsWall(at) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextWaking returns the first time at or after t, within patience, that the rhythm gate
+// lets a wake of rel through (see asleep and offHours), stepping by patienceStep; t when
+// there is none in that span (the gate then lets it through at once, or the answer is as
+// good as can be said).
+func (a *Aggregator) nextWaking(t time.Time, rel *brain.Relationship, loc *time.Location, u float64, followup bool) time.Time {
+	for c := t; c.Sub(t) <= patience; c = c.Add(patienceStep) {
+		if !a.quiet(c, loc, u) && !a.asleep(c, rel, loc, u, followup) && !a.offHours(c, rel, loc, u) {
+			return c
+		}
+	}
+	return t
+}
+
+// splitmix is SplitMix64's finaliser: a well-mixed hash of x.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

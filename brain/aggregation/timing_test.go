@@ -1,0 +1,174 @@
+package aggregation
+
+import (
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// evening is a rhythm learned over two weeks from a person who writes at 19:10 and 20:20
+// every day (UTC): active 18–21, asleep from 22:00 for 8 hours.
+func evening() brain.Rhythm {
+	var r brain.Rhythm
+	start := time.Date(2026, 2, 16, 0, 0, 0, 0, time.UTC)
+	for d := range 14 {
+		day := start.AddDate(0, 0, d)
+		r.Observe(day.Add(19*time.Hour+10*time.Minute), time.UTC)
+		r.Observe(day.Add(20*time.Hour+20*time.Minute), time.UTC)
+	}
+	return r
+}
+
+// TestRhythmPrefersActiveHours: contact due at 16:00 waits for the person's evening (and
+// not its first minute), and never goes out in their sleep.
+func TestRhythmPrefersActiveHours(t *testing.T) {
+	t.Parallel()
+	cfg := noQuiet()
+	cfg.Jitter = time.Hour
+	s := newSim(t, cfg, time.UTC, monday)
+	s.talk(1, brain.StatusIdle).Rhythm = evening()
+	s.run(24*time.Hour, time.Minute)
+	at := s.proactive()
+	if len(at) == 0 {
+		t.Fatal("no proactive wake in a day")
+	}
+	h := at[0].Hour()
+	if h < 18 || h > 21 || at[0].Minute() == 0 && h == 18 {
+		t.Errorf("first wake at %s; want inside the active hours 18–21, not on their first minute", at[0].Format("15:04"))
+	}
+	for _, w := range at {
+		if s.st.Rel(1).Rhythm.Asleep(w, time.UTC) {
+			t.Errorf("wake at %s, inside the inferred sleep", w.Format("Mon 15:04"))
+		}
+	}
+}
+
+// TestRhythmDoesNotStarve: a person whose active hours all fall inside quiet hours still
+// hears from anima, at a waking hour, within a day of contact coming due.
+func TestRhythmDoesNotStarve(t *testing.T) {
+	t.Parallel()
+	cfg := brain.DefaultProactivePolicy() // quiet hours 22:30–08:30
+	var r brain.Rhythm
+	start := time.Date(2026, 2, 16, 0, 0, 0, 0, time.UTC)
+	for d := range 14 { // writes at 23:10 and 00:40 only
+		r.Observe(start.AddDate(0, 0, d).Add(23*time.Hour+10*time.Minute), time.UTC)
+		r.Observe(start.AddDate(0, 0, d+1).Add(40*time.Minute), time.UTC)
+	}
+	s := newSim(t, cfg, time.UTC, monday)
+	s.talk(1, brain.StatusIdle).Rhythm = r
+	s.run(30*time.Hour, time.Minute)
+	at := s.proactive()
+	if len(at) == 0 || at[0].Sub(monday) > cfg.MinSilence+24*time.Hour {
+		t.Fatalf("wakes %v; want one within a day of the 6 h silence", at)
+	}
+	if r.Asleep(at[0], time.UTC) || cfg.QuietHours.Contains(at[0], time.UTC) {
+		t.Errorf("wake at %s: in sleep or quiet hours", at[0].Format("15:04"))
+	}
+}
+
+// TestFollowupNotInSleep: a follow-up that comes due in the person's inferred sleep waits
+// for them to wake (and a little more).
+func TestFollowupNotInSleep(t *testing.T) {
+	t.Parallel()
+	cfg := noQuiet()
+	cfg.Jitter = time.Hour
+	start := time.Date(2026, 3, 2, 21, 0, 0, 0, time.UTC)
+	s := newSim(t, cfg, time.UTC, start)
+	s.talk(1, brain.StatusAwaitingAnswer).Rhythm = evening() // asleep 22:00–06:00
+	s.run(24*time.Hour, time.Minute)
+	at := s.proactive()
+	if s.count(brain.ReasonFollowup) != 1 {
+		t.Fatalf("%d follow-ups, want 1", s.count(brain.ReasonFollowup))
+	}
+	if h := at[0].Hour(); h < 6 || h >= 22 || at[0].Equal(start.Add(9*time.Hour)) {
+		t.Errorf("follow-up at %s; want after the sleep 22–06 and not on its last minute", at[0].Format("Mon 15:04"))
+	}
+}
+
+// TestJitterQuietHoursEnd: with jitter, contact held by quiet hours never goes out on the
+// minute they end; every day's wake lands at its own minute; the same seed repeats the
+// times and another seed does not.
+func TestJitterQuietHoursEnd(t *testing.T) {
+	t.Parallel()
+	run := func(seed uint64) []time.Time {
+		cfg := brain.DefaultProactivePolicy()
+		cfg.Jitter, cfg.Seed = time.Hour, seed
+		s := newSim(t, cfg, time.UTC, time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC))
+		s.talk(1, brain.StatusIdle)
+		s.run(6*24*time.Hour, time.Minute) // the model never says anything: one wake a morning or so
+		return s.proactive()
+	}
+	a := run(7)
+	if len(a) < 3 {
+		t.Fatalf("%d wakes in 6 days", len(a))
+	}
+	seen := map[int]bool{}
+	for _, w := range a {
+		m := w.Hour()*60 + w.Minute()
+		if m == 8*60+30 {
+			t.Errorf("wake at %s: the minute quiet hours end", w.Format("Mon 15:04"))
+		}
+		if seen[m] {
+			t.Errorf("two wakes at %s of the day", w.Format("15:04"))
+		}
+		seen[m] = true
+	}
+	b, c := run(7), run(8)
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			t.Fatalf("same seed, different times: %v vs %v", a, b)
+		}
+	}
+	same := len(a) == len(c)
+	for i := 0; same && i < len(a); i++ {
+		same = a[i].Equal(c[i])
+	}
+	if same {
+		t.Errorf("seeds 7 and 8 give the same times %v", a)
+	}
+}
+
+// TestLastWakeKeptForCheckin: plain pressure leaves the day's last wake (max_per_day 2)
+// to a check-in, which gets it.
+func TestLastWakeKeptForCheckin(t *testing.T) {
+	t.Parallel()
+	cfg := noQuiet()
+	cfg.MinSilence, cfg.Cooldown = time.Hour, time.Hour
+	s := newSim(t, cfg, time.UTC, time.Date(2026, 3, 2, 0, 5, 0, 0, time.UTC))
+	s.talk(1, brain.StatusIdle)
+	s.run(20*time.Hour, time.Minute)
+	if n := s.count(brain.ReasonProactive); n != 1 {
+		t.Fatalf("%d plain wakes in a day with max_per_day 2, want 1 (the last kept)", n)
+	}
+	s.st.Thoughts = []brain.Thought{{Chat: 1, Text: "driving test", Gated: true, Reason: brain.ReasonConcernCheckin, At: s.now}}
+	ws := s.tick()
+	if len(ws) != 1 || !ws[0].Gated {
+		t.Fatalf("wakes %+v; want the check-in to take the day's last wake", ws)
+	}
+}
+
+// BenchmarkDecideOffHours10k is one Decide over 10,000 relationships with a learned
+// rhythm whose contact is due but waits for their active hours: the rhythm gate's worst
+// case (it looks a day ahead for each).
+func BenchmarkDecideOffHours10k(b *testing.B) {
+	const n = 10_000
+	cfg := brain.DefaultProactivePolicy()
+	cfg.Jitter = time.Hour
+	a := New(cfg, Options{})
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	st := idleState(n, now.Add(-10*time.Hour))
+	r := evening()
+	for _, rel := range st.Rels {
+		rel.Rhythm = r
+	}
+	var out []brain.Wake
+	b.ReportAllocs()
+	for b.Loop() {
+		out = a.Decide(now, st, nil, out[:0])
+	}
+	if len(out) != 0 {
+		b.Fatalf("%d wakes", len(out))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/relationship")
+}

@@ -1,0 +1,81 @@
+package cognition
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// The final answer's format. Every request asks for the answer as a strict JSON schema
+// (response_format json_schema) alongside the tools, so that an endpoint that honours it
+// cannot wrap the object in prose. An endpoint that refuses response_format for a model (a
+// 400 naming response_format or json_schema) is asked again at once without it, and that
+// model is never asked with it again by this process (one Cognition has one endpoint);
+// its answers are then read by the lenient rule of parseAnswerLoose.
+
+// answerSchema is the schema of the final answer: all fields required, nothing else.
+var answerSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"response":{"type":"string","description":"your message, Markdown allowed; empty to say nothing"},` +
+	`"status":{"type":"string","enum":["active","awaiting_answer","closed","idle"]},` +
+	`"confidence":{"type":"number","description":"0 to 1: how sure you are this is a good message"}},` +
+	`"required":["response","status","confidence"],"additionalProperties":false}`)
+
+// answerFormat is the response_format of every request while the model takes it.
+var answerFormat = &openai.ChatCompletionResponseFormat{
+	Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+	JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+		Name: "final_answer", Schema: answerSchema, Strict: true,
+		Description: "anima's final answer of a turn",
+	},
+}
+
+// formats reports whether model is asked for the answer format: when the configuration
+// says so, until it refused it once.
+func (c *Cognition) formats(model string) bool {
+	if !c.cfg.AnswerFormat {
+		return false
+	}
+	_, refused := c.noFormat.Load(model)
+	return !refused
+}
+
+// sendFormatted makes one request (see send), asking for the answer format when the model
+// takes it; a refusal of the format turns it off for the model and the request is made
+// again at once without it.
+func (c *Cognition) sendFormatted(ctx context.Context, req openai.ChatCompletionRequest, ds *drafts) (openai.ChatCompletionResponse, error) {
+	if !c.formats(req.Model) {
+		return c.send(ctx, req, ds)
+	}
+	req.ResponseFormat = answerFormat
+	resp, err := c.send(ctx, req, ds)
+	if err == nil || !refusesFormat(err) {
+		return resp, err
+	}
+	if _, already := c.noFormat.LoadOrStore(req.Model, true); !already {
+		c.m.formatFallbacks.Inc()
+		c.log.Warn("llm endpoint refused response_format; answers of this model are read from plain text",
+			"model", req.Model, "err", redactProvider(err))
+	}
+	req.ResponseFormat = nil
+	return c.send(ctx, req, ds)
+}
+
+// refusesFormat reports whether an error says the endpoint does not take response_format (a
+// json_schema one): a 400 whose param or message names it.
+func refusesFormat(err error) bool {
+	if httpStatus(err) != http.StatusBadRequest {
+		return false
+	}
+	msg := providerMessage(err)
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) && apiErr.Param != nil {
+		msg += " " + *apiErr.Param
+	}
+	msg = strings.ToLower(msg)
+	return strings.Contains(msg, "response_format") || strings.Contains(msg, "json_schema") ||
+		strings.Contains(msg, "response format")
+}

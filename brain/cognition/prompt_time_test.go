@@ -1,0 +1,57 @@
+package cognition
+
+import (
+	"testing"
+	"time"
+)
+
+func TestRelTime(t *testing.T) {
+	t.Parallel()
+	auckland, err := time.LoadLocation("Pacific/Auckland")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wednesday 10 Dec 2025, 09:30 in Auckland (20:30 UTC the day before).
+	now := time.Date(2025, 12, 10, 9, 30, 0, 0, auckland)
+	tests := []struct {
+		at   time.Time
+		want string
+	}{
+		{now.Add(-30 * time.Second), "just now"},
+		{now.Add(time.Minute), "just now"}, // a clock a little ahead
+		{now.Add(-12 * time.Minute), "12 min ago"},
+		{now.Add(-59 * time.Minute), "59 min ago"},
+		{time.Date(2025, 12, 10, 0, 40, 0, 0, auckland), "today 00:40"},
+		{time.Date(2025, 12, 9, 21, 14, 0, 0, auckland), "yesterday 21:14"},
+		{time.Date(2025, 12, 9, 21, 14, 0, 0, auckland).UTC(), "yesterday 21:14"}, // stored in UTC, read in their zone
+		{time.Date(2025, 12, 7, 23, 59, 0, 0, auckland), "3 days ago"},
+		{time.Date(2025, 12, 3, 12, 0, 0, 0, auckland), "3 Dec"},
+		{time.Date(2024, 11, 30, 12, 0, 0, 0, auckland), "30 Nov 2024"},
+	}
+	for _, tc := range tests {
+		if got := relTime(tc.at, now, auckland); got != tc.want {
+			t.Errorf("relTime(%v) = %q, want %q", tc.at, got, tc.want)
+		}
+	}
+	if got := turnTag(time.Time{}, now, auckland); got != "" {
+		t.Errorf("turnTag(zero) = %q, want none", got)
+	}
+}
+
+func TestStripTurnTag(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"[yesterday 21:14] Morning!", "Morning!"},
+		{"[just now] Hi", "Hi"},
+		{"[3 days ago] ok", "ok"},
+		{"[12 Mar] ok", "ok"},
+		{"[link](https://example.com) here", "[link](https://example.com) here"},
+		{"[today is great] yes", "[today is great] yes"},
+		{"Plain", "Plain"},
+	}
+	for _, tc := range tests {
+		if got := stripTurnTag(tc.in); got != tc.want {
+			t.Errorf("stripTurnTag(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package cognition
+
+import (
+	"context"
+	"strings"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// What memory is searched for. A user's message is its own query. A proactive wake (a
+// check-in, a follow-up, missing them) has no words of the user's, and its reason text
+// ("17h29m since we last talked; pressure 0.87") matches nothing worth saying; it searches
+// for what the run might talk about instead: the thoughts that woke it (a check-in's
+// concern), the concerns in the plugins' sections, the open thread (anima's last message
+// when it awaits an answer) and the last conversation's topics (the user's last turns).
+
+// topicTurns is how many of the user's last turns a proactive query takes.
+const topicTurns = 3
+
+// maxQueryBytes bounds a proactive query (memory reads its first 32 terms anyway).
+const maxQueryBytes = 1200
+
+// recall gathers the run's memory for w, the plugins' sections already in hand.
+func (c *Cognition) recall(ctx context.Context, w brain.Wake, secs []brain.Section) (brain.Recall, error) {
+	if q := userText(w); q != "" || w.Profile != brain.ProfileProactive {
+		if q == "" {
+			q = w.Reason.Text
+		}
+		return c.mem.Recall(ctx, w.Chat, w.User, q, c.cfg.ContextTokens)
+	}
+	// The turns first (no search), then the search on what they and the sections are about.
+	rc, err := c.mem.Recall(ctx, w.Chat, w.User, "", c.cfg.ContextTokens)
+	if err != nil {
+		return rc, err
+	}
+	q := topicQuery(w, rc.Turns, secs)
+	if q == "" {
+		return rc, nil
+	}
+	return c.mem.Recall(ctx, w.Chat, w.User, q, c.cfg.ContextTokens)
+}
+
+// topicQuery is the search of a proactive wake: most telling first, as memory reads only
+// the query's first terms.
+func topicQuery(w brain.Wake, turns []brain.Turn, secs []brain.Section) string {
+	var parts []string
+	for _, s := range w.Signals {
+		if s.Type != brain.SignalUserMessage && strings.TrimSpace(s.Text) != "" {
+			parts = append(parts, s.Text) // a check-in's concern, a scheduled note, a thought
+		}
+	}
+	for _, sec := range secs {
+		for _, l := range sec.Lines {
+			if t := topicOfLine(l); t != "" {
+				parts = append(parts, t)
+			}
+		}
+	}
+	if w.Rel.Status == brain.StatusAwaitingAnswer {
+		for i := len(turns) - 1; i >= 0; i-- {
+			if turns[i].Role == "assistant" {
+				parts = append(parts, turns[i].Text) // the question left open
+				break
+			}
+		}
+	}
+	n := 0
+	for i := len(turns) - 1; i >= 0 && n < topicTurns; i-- {
+		if turns[i].Role == "user" && strings.TrimSpace(turns[i].Text) != "" {
+			parts = append(parts, turns[i].Text)
+			n++
+		}
+	}
+	return truncateUTF8(strings.Join(parts, "\n"), maxQueryBytes)
+}
+
+// topicOfLine is what a section line is about, its bookkeeping left out: a concern line
+// ("concern c3 (active, event): driving test on Friday — check-in planned …") gives its
+// summary and news, a due check-in ("due check-in: X (you planned …)") its X, a journal
+// line nothing (anima's own words about the day, which the turns already hold), any other
+// line itself.
+func topicOfLine(l string) string {
+	l = strings.TrimSpace(l)
+	switch {
+	case strings.HasPrefix(l, "journal,"):
+		return ""
+	case strings.HasPrefix(l, "due check-in: "):
+		l = strings.TrimPrefix(l, "due check-in: ")
+		if i := strings.LastIndex(l, " (you planned"); i >= 0 {
+			l = l[:i]
+		}
+	case strings.HasPrefix(l, "concern "):
+		if _, rest, ok := strings.Cut(l, "): "); ok {
+			l = rest
+		}
+		if i := strings.Index(l, " — check-in planned"); i >= 0 {
+			l = l[:i]
+		}
+		l = strings.Replace(l, " — latest: ", " ", 1)
+	}
+	return l
+}

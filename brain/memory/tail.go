@@ -1,0 +1,74 @@
+package memory
+
+import (
+	"encoding/binary"
+
+	"github.com/anima-bot/anima/storage"
+)
+
+// tailDoc is an unfolded turn: its Seq, length in terms and term counts.
+type tailDoc struct {
+	seq uint64
+	dl  uint64
+	tf  map[string]uint64
+}
+
+// scanTail calls fn with chat's unfolded turns (marked history entries after through),
+// oldest first. want, when not nil, limits the counts kept to those terms. fn returns
+// storage.ErrStop to end early.
+func scanTail(tx *storage.Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
+	return tx.HistoryFrom(chat, through+1, func(k, v []byte) error {
+		if len(k) != 16 {
+			return nil
+		}
+		t, marked, err := storage.DecodeHistory(v)
+		if err != nil || !marked {
+			return err
+		}
+		d := tailDoc{seq: binary.BigEndian.Uint64(k[8:]), tf: map[string]uint64{}}
+		terms := tokenize(t.Text, maxDocTerms)
+		d.dl = uint64(len(terms))
+		for _, term := range terms {
+			if want == nil || want[term] {
+				d.tf[term]++
+			}
+		}
+		return fn(d)
+	})
+}
+
+// tailLen counts chat's history entries after through, marked or not, up to limit
+// (keys only: it decodes nothing).
+func tailLen(tx *storage.Tx, chat int64, through uint64, limit int) (int, error) {
+	n := 0
+	err := tx.HistoryFrom(chat, through+1, func(_, _ []byte) error {
+		n++
+		if n >= limit {
+			return storage.ErrStop
+		}
+		return nil
+	})
+	return n, err
+}
+
+// indexedThrough is the highest history Seq of chat in the index, folded or not: the
+// newest marked history entry, or the folded high-water mark.
+func indexedThrough(tx *storage.Tx, chat int64, st indexStats) (uint64, error) {
+	through := st.Through
+	err := tx.HistoryReverse(chat, func(k, v []byte) error {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		if seq <= st.Through {
+			return storage.ErrStop
+		}
+		_, marked, err := storage.DecodeHistory(v)
+		if err != nil {
+			return err
+		}
+		if marked {
+			through = seq
+			return storage.ErrStop
+		}
+		return nil
+	})
+	return through, err
+}

@@ -1,0 +1,147 @@
+package brain_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// owl folds in a night owl's fortnight in Auckland: every night at 00:30 and 02:10, and
+// most evenings at 21:40.
+func owl(t *testing.T, days int) (*brain.Rhythm, *time.Location) {
+	t.Helper()
+	loc, err := time.LoadLocation("Pacific/Auckland")
+	if err != nil {
+		t.Skip("no tzdata:", err)
+	}
+	var r brain.Rhythm
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, loc)
+	for d := range days {
+		day := start.AddDate(0, 0, d)
+		r.Observe(day.Add(30*time.Minute), loc)
+		r.Observe(day.Add(2*time.Hour+10*time.Minute), loc)
+		if d%3 != 2 {
+			r.Observe(day.Add(21*time.Hour+40*time.Minute), loc)
+		}
+	}
+	return &r, loc
+}
+
+func TestRhythmLearnsActiveHoursAndSleep(t *testing.T) {
+	t.Parallel()
+	r, loc := owl(t, 14)
+	if !r.Ready() {
+		t.Fatalf("not ready after 14 days: %d messages over %d days", r.Messages, r.Days)
+	}
+	at := func(h, m int) time.Time { return time.Date(2026, 3, 17, h, m, 0, 0, loc) } // a Tuesday
+	for _, tc := range []struct {
+		h, m           int
+		active, asleep bool
+	}{
+		{0, 40, true, false},
+		{21, 50, true, false},
+		{4, 0, false, true}, // the first hours after the last activity of the night
+		{10, 30, false, true},
+		{15, 0, false, false}, // awake, not usually around
+	} {
+		if got := r.Active(at(tc.h, tc.m), loc); got != tc.active {
+			t.Errorf("Active(%02d:%02d) = %v, want %v", tc.h, tc.m, got, tc.active)
+		}
+		if got := r.Asleep(at(tc.h, tc.m), loc); got != tc.asleep {
+			t.Errorf("Asleep(%02d:%02d) = %v, want %v", tc.h, tc.m, got, tc.asleep)
+		}
+	}
+	if got := r.SleepHours(); len(got) != 8 || got[0] != 3 {
+		t.Errorf("SleepHours() = %v, want 8 hours from 03:00", got)
+	}
+}
+
+func TestRhythmNeedsHistory(t *testing.T) {
+	t.Parallel()
+	r, loc := owl(t, 4) // 11 messages over 4 days
+	if r.Ready() {
+		t.Fatalf("ready after %d messages over %d days; want %d over %d", r.Messages, r.Days, brain.RhythmMinMessages, brain.RhythmMinDays)
+	}
+	night := time.Date(2026, 3, 3, 4, 0, 0, 0, loc)
+	if r.Asleep(night, loc) || r.Active(night.Add(-3*time.Hour-20*time.Minute), loc) {
+		t.Error("a profile that is not ready answers: asleep or active")
+	}
+}
+
+// TestRhythmDecay: a week's habit fades with a half-life of two weeks, so a new habit
+// takes over the active hours.
+func TestRhythmDecay(t *testing.T) {
+	t.Parallel()
+	var r brain.Rhythm
+	loc := time.UTC
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, loc)
+	r.Observe(start, loc)
+	r.Observe(start.Add(brain.RhythmHalfLife), loc) // same hour of the week, two weeks on
+	if got := r.Weights[1*24+9]; got < 1.49 || got > 1.51 {
+		t.Errorf("weight after two weeks and a second message = %v, want 1.5", got)
+	}
+	// Six weeks of a new evening habit, then the old morning hour is no longer active.
+	old := &brain.Rhythm{}
+	for d := range 7 * 4 {
+		old.Observe(start.AddDate(0, 0, d), loc)
+	}
+	for d := range 7 * 6 {
+		old.Observe(start.AddDate(0, 0, 28+d).Add(10*time.Hour), loc)
+	}
+	if old.Active(start.AddDate(0, 0, 70), loc) || !old.Active(start.AddDate(0, 0, 70).Add(10*time.Hour), loc) {
+		t.Error("after six weeks of evenings the mornings of a month before still count as active")
+	}
+}
+
+// TestRhythmOldRecord: a relationship stored before profiles existed decodes with an empty
+// profile (not ready), and a profile survives a JSON round trip.
+func TestRhythmOldRecord(t *testing.T) {
+	t.Parallel()
+	var rel brain.Relationship
+	if err := json.Unmarshal([]byte(`{"chat":1,"user":1,"last_user_msg":"2026-03-02T10:00:00Z","social_pressure":0.2,"unanswered_proactive":0,"proactive_today":0}`), &rel); err != nil {
+		t.Fatal(err)
+	}
+	if rel.Rhythm.Ready() || rel.Rhythm.Messages != 0 {
+		t.Errorf("old record decodes with rhythm %+v", rel.Rhythm)
+	}
+	r, loc := owl(t, 14)
+	rel.Rhythm = *r
+	b, err := json.Marshal(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back brain.Relationship
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 17, 0, 40, 0, 0, loc)
+	got := back.Rhythm
+	if !got.At.Equal(r.At) || got.Weights != r.Weights || got.ActiveMask != r.ActiveMask || got.SleepMask != r.SleepMask ||
+		got.Messages != r.Messages || got.Days != r.Days || !got.Active(now, loc) {
+		t.Error("profile changed in a JSON round trip")
+	}
+}
+
+// TestOwnMessage: an answer to anima's first contact and the conversation it opens are
+// not the user's own rhythm; a message after a silence is.
+func TestOwnMessage(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	var r brain.Relationship
+	step := func(d time.Duration, want bool) {
+		t.Helper()
+		at = at.Add(d)
+		if got := r.OwnMessage(at); got != want {
+			t.Errorf("message at %s: own %v, want %v", at.Format("15:04"), got, want)
+		}
+		r.MarkUserMessage(at)
+		r.MarkSent(at.Add(time.Minute), brain.KindReply)
+	}
+	step(0, true)
+	r.MarkSent(at.Add(6*time.Hour), brain.KindProactive)
+	step(7*time.Hour, false)    // the answer
+	step(30*time.Minute, false) // the conversation it opened
+	step(3*time.Hour, true)     // later, of their own accord
+}

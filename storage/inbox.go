@@ -1,0 +1,74 @@
+package storage
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+func offsetKey(source string) []byte { return []byte("offset:" + source) }
+
+// Offset returns the stored position of source (Telegram: the next update id to ask for).
+func (s *Store) Offset(source string) (int64, error) {
+	var off int64
+	err := s.View(func(tx *Tx) error {
+		v, err := tx.GetRaw(BucketMeta, offsetKey(source))
+		if err != nil || len(v) != 8 {
+			return err
+		}
+		off = int64(binary.BigEndian.Uint64(v))
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read %s offset: %w", source, err)
+	}
+	return off, nil
+}
+
+// Record stores sigs in the inbox with fresh IDs and sets source's offset to offset (when
+// offset > 0), in one transaction: once it returns, the signals survive a crash and the
+// source may be told they were received. The offset is set as given, lower or higher:
+// the caller knows its source (Telegram re-bases its update ids after a quiet week).
+func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brain.Signal, error) {
+	out := make([]brain.Signal, len(sigs))
+	copy(out, sigs)
+	err := s.Update(func(tx *Tx) error {
+		for i := range out {
+			id, err := tx.NextSeq(BucketInbox)
+			if err != nil {
+				return err
+			}
+			out[i].ID = id
+			if err := tx.Put(BucketInbox, U64(id), out[i]); err != nil {
+				return err
+			}
+		}
+		if offset <= 0 {
+			return nil
+		}
+		return tx.PutRaw(BucketMeta, offsetKey(source), U64(uint64(offset)))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record %d signals from %s: %w", len(sigs), source, err)
+	}
+	return out, nil
+}
+
+// Pending returns the inbox: recorded signals not yet consumed by a committed turn, in
+// the order they were recorded.
+func (s *Store) Pending() ([]brain.Signal, error) {
+	var sigs []brain.Signal
+	err := s.View(func(tx *Tx) error {
+		return tx.Scan(BucketInbox, nil, func(_, v []byte) error {
+			var sig brain.Signal
+			if err := json.Unmarshal(v, &sig); err != nil {
+				return fmt.Errorf("decode inbox entry: %w", err)
+			}
+			sigs = append(sigs, sig)
+			return nil
+		})
+	})
+	return sigs, err
+}
