@@ -9,13 +9,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/anima-bot/anima/brain"
 	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
 )
 
 // Options are the answers given up front (flags); an empty one is asked for, unless Yes
