@@ -1,17 +1,15 @@
 package bot
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/pluginstest"
 )
 
 // SimResult is what Simulate observed.
@@ -65,7 +63,7 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 	res := SimResult{PerDay: make([]int, days), Checkins: make([]int, days), Dreams: make([]int, days)}
 	midnight := time.Date(2026, 3, 2, 0, 0, 0, 0, zone)
 	dayOf := func(now time.Time) int { return int(now.Sub(midnight).Hours() / 24) }
-	host := &simHost{set: plugs, bucket: memBucket{}, st: st, onDream: func(w brain.Wake) {
+	host := &simHost{set: plugs, bucket: pluginstest.Bucket{}, st: st, onDream: func(w brain.Wake) {
 		if d := dayOf(clock.now); d < days {
 			res.Dreams[d]++
 		}
@@ -105,7 +103,7 @@ func (c *simClock) Now() time.Time { return c.now }
 // counts (no model), and the plugins' changes applied to an in-memory bucket.
 type simHost struct {
 	set     *plugins.Set
-	bucket  memBucket
+	bucket  pluginstest.Bucket
 	st      *brain.State
 	onDream func(brain.Wake)
 }
@@ -141,29 +139,6 @@ func (h *simHost) Commit(_ context.Context, _, _ int64, intents []brain.Intent, 
 }
 
 func (h *simHost) Recent(int64, int) ([]brain.Turn, error) { return nil, nil }
-
-// memBucket is an in-memory plugins.Bucket whose transactions always commit.
-type memBucket map[string][]byte
-
-func (b memBucket) Get(k []byte) []byte   { return b[string(k)] }
-func (b memBucket) Put(k, v []byte) error { b[string(k)] = bytes.Clone(v); return nil }
-func (b memBucket) Delete(k []byte) error { delete(b, string(k)); return nil }
-func (b memBucket) OnCommit(fn func())    { fn() }
-func (b memBucket) Scan(prefix []byte, fn func(k, v []byte) error) error {
-	keys := make([]string, 0, len(b))
-	for k := range b {
-		if strings.HasPrefix(k, string(prefix)) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if err := fn([]byte(k), b[k]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // simJobLog keeps the jobs' last runs in memory.
 type simJobLog map[string]time.Time

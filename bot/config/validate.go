@@ -69,6 +69,13 @@ func (c Config) missingAPIKey() *KeyError {
 		"this machine: set ANIMA_LLM_API_KEY or llm.api_key (any value for a server that needs none)", u.Hostname())}
 }
 
+// LoopbackURL reports whether rawURL's host is this machine (see loopbackHost): a model
+// endpoint there needs no llm.api_key.
+func LoopbackURL(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && u.Host != "" && loopbackHost(u.Hostname())
+}
+
 // loopbackHost reports whether host names this machine: localhost (or a name under
 // .localhost) or a loopback IP address.
 func loopbackHost(host string) bool {

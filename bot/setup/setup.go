@@ -10,12 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
 )
 
 // Options are the answers given up front (flags); an empty one is asked for, unless Yes
@@ -63,7 +63,7 @@ func Run(ctx context.Context, opt Options, in io.Reader, out io.Writer) (config.
 		opt.PollEvery = time.Second
 	}
 	if opt.Sleep == nil {
-		opt.Sleep = sleep
+		opt.Sleep = brain.Sleep
 	}
 	if _, err := os.Stat(opt.Out); err == nil && !opt.Force {
 		return config.Config{}, fmt.Errorf("%s: %w", opt.Out, ErrExists)
@@ -146,26 +146,5 @@ func (s *session) timezone(cfg *config.Config) error {
 			return fmt.Errorf("unknown time zone %q: use an IANA name such as Europe/Berlin or UTC", tz)
 		}
 		fmt.Fprintf(s.out, "  %q is not a time zone anima knows; try again.\n", tz)
-	}
-}
-
-// loopback reports whether rawURL's host is this machine.
-func loopback(rawURL string) bool {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return false
-	}
-	h := u.Hostname()
-	return h == "localhost" || h == "127.0.0.1" || h == "::1" || strings.HasSuffix(h, ".localhost")
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -403,37 +404,18 @@ func (p *Plugin) Forget(b plugins.Bucket, user int64) error {
 				}
 			}
 		}
-		for s := range p.entries {
-			if s.user == user {
-				delete(p.entries, s)
-			}
-		}
-		for s := range p.written {
-			if s.user == user {
-				delete(p.written, s)
-			}
-		}
-		for s := range p.reflections {
-			if s.user == user {
-				delete(p.reflections, s)
-			}
-		}
-		for s := range p.folding {
-			if s.user == user {
-				delete(p.folding, s)
-			}
-		}
-		for s := range p.lastOpen {
-			if s.user == user {
-				delete(p.lastOpen, s)
-			}
-		}
-		for s := range p.claimed {
-			if s.user == user {
-				delete(p.claimed, s)
-			}
-		}
+		forgetSubject(p.entries, user)
+		forgetSubject(p.written, user)
+		forgetSubject(p.reflections, user)
+		forgetSubject(p.folding, user)
+		forgetSubject(p.lastOpen, user)
+		forgetSubject(p.claimed, user)
 		delete(p.dreamed, user)
 	})
 	return nil
+}
+
+// forgetSubject deletes user's subjects (in every chat) from m.
+func forgetSubject[V any](m map[subject]V, user int64) {
+	maps.DeleteFunc(m, func(s subject, _ V) bool { return s.user == user })
 }
