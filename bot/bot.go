@@ -7,23 +7,19 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
-	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels"
-	"github.com/anima-bot/anima/channels/console"
 	"github.com/anima-bot/anima/channels/telegram"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/mcp"
@@ -104,128 +100,6 @@ type service struct {
 	mcp       *mcp.Manager
 	clock     brain.Clock
 	pendingIn []brain.Signal // signals left unprocessed by the last run
-}
-
-// assemble builds anima's components from the validated configuration, in dependency
-// order: memory, schedules and tools; cognition; the proactive layers and state; the
-// channel; the core loop; then the servers.
-func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.Logger) (*service, error) {
-	zone, err := cfg.User.Location()
-	if err != nil {
-		return nil, err
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var clock brain.Clock = brain.RealClock{}
-	if opts.Clock != nil {
-		clock = opts.Clock
-	}
-	s := &service{log: log, store: store, clock: clock, reg: reg}
-
-	// Memory, schedules and the tool registry.
-	llmClient := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
-	mem := memory.New(store, &memory.OpenAISummarizer{Client: llmClient, Model: cfg.LLM.FastModel, MaxTokens: 400},
-		memory.Options{Logger: log, Clock: clock, Registerer: reg})
-	refusals := brain.NewRefusals(reg)
-	s.sched = schedule.New(store, schedule.Options{Clock: clock, DefaultZone: zone, Logger: log, Registerer: reg,
-		Refusals: refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
-	plugs, err := NewPlugins(cfg, store, clock, log, reg, opts.Plugins...)
-	if err != nil {
-		return nil, err
-	}
-	tools, err := plugs.Tools(mem, s.sched)
-	if err != nil {
-		return nil, err
-	}
-	s.mcp = mcp.New(MCPServers(cfg.MCP), tools, mcp.Options{Logger: log, Registerer: reg})
-	neurons := plugs.Neurons()
-	s.think = cognition.New(CognitionConfig(cfg, zone), llmClient, mem, tools, cognition.Options{Logger: log, Registerer: reg, Clock: clock,
-		Sections: plugs.Sections, Refusals: refusals})
-	if err := restoreUsage(store, s.think); err != nil {
-		return nil, err
-	}
-
-	// The brain's layers and state.
-	pol := cfg.Proactive.Policy()
-	agg, auto := ProactiveLayers(pol, reg, neurons...)
-	st := brain.NewState(zone)
-	if err := restoreState(store, st, agg); err != nil {
-		return nil, err
-	}
-
-	// The channel submits what it records to the inbox; the loop reads the inbox and sends
-	// through the channel.
-	s.compact = newStoreCompactor(store, clock, cfg.Storage.CompactInterval.Std(), log)
-	s.inbox = brain.NewInbox()
-	if opts.Console {
-		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: clock})
-	} else {
-		if s.tg, err = telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: log, Registerer: reg, Sent: store}); err != nil {
-			return nil, fmt.Errorf("telegram: %w", err)
-		}
-		s.ch = s.tg
-	}
-	var media brain.MediaFetcher // the channel downloads the files of user messages
-	if s.tg != nil {
-		media = s.tg
-	}
-	runsPerMinute := cfg.Limits.UserRunsPerMinute
-	if runsPerMinute == 0 || opts.Console {
-		runsPerMinute = -1 // no limit; the operator at the keyboard is never rate limited
-	}
-	jr := plugs.Journal(mem, s.sched, log)
-	s.jobs = plugs.Jobs(s.think, jr, zone, nil)
-	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
-		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
-		Clock: clock, State: st, Autonomic: auto, Aggregator: agg, Thinker: s.think, Media: media,
-		Journal: jr,
-		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: mem, sched: s.sched}, store: store, set: plugs.set},
-			reminders: s.sched, format: schedule.FormatPage, policy: pol, next: agg, plugins: plugs.set,
-			outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp},
-		StateStore: store, Refusals: refusals, Logger: log, Registerer: reg, Drafter: drafter(cfg.Telegram, s.tg),
-		DeadLetters: store,
-	})
-
-	// Work left from the last run: undelivered messages first, then unprocessed signals.
-	pendingOut, err := store.PendingOutbox()
-	if err != nil {
-		return nil, err
-	}
-	s.loop.Deliver(pendingOut)
-	if s.pendingIn, err = store.Pending(); err != nil {
-		return nil, err
-	}
-	if len(pendingOut)+len(s.pendingIn) > 0 {
-		log.Info("resuming work from the last run", "undelivered", len(pendingOut), "unprocessed", len(s.pendingIn))
-	}
-
-	// The servers: the owner's control socket, and metrics with health checks.
-	ready := map[string]ReadyFunc{"store": func(context.Context) error { return store.Ping() }}
-	if s.tg != nil {
-		ready["telegram"] = s.tg.ReadyCheck
-	}
-	if s.ctl, err = newControlServer(store, log); err != nil {
-		return nil, err
-	}
-	s.ctl.dead = &deadLetters{store: store, loop: s.loop, inbox: s.inbox, now: clock.Now}
-	if cfg.Metrics.Listen != "" {
-		if s.ms, err = newMetricsServer(cfg.Metrics.Listen, reg, ready, log); err != nil {
-			_ = s.ctl.ln.Close()
-			_ = os.Remove(s.ctl.path)
-			return nil, err
-		}
-		s.ms.info = func() []string { return mcpLines(s.mcp) }
-	}
-	return s, nil
-}
-
-// admins is the channel that tells a group's admins: Telegram, or nobody (the console
-// has no groups).
-func admins(tg *telegram.Channel) adminChecker {
-	if tg == nil {
-		return nil
-	}
-	return tg
 }
 
 // run supervises the components until ctx ends or one of them fails, then waits for all

@@ -93,3 +93,62 @@ func (c *commands) plainStatus(v brain.CommandView) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// status is /status details: the numbers behind the plain /status (statusReply).
+func (c *commands) status(v brain.CommandView) string {
+	var b strings.Builder
+	rel := v.Rel
+	loc := v.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	fmt.Fprintf(&b, "Your time: %s (%s).\n", v.Now.In(loc).Format("Mon 2 Jan 15:04"), loc)
+	if c.outage != nil {
+		if since, down := c.outage.Outage(); down {
+			fmt.Fprintf(&b, "I can't reach my thoughts (the language model) since %s (%s ago); I keep your messages and answer them as soon as it is back.\n",
+				since.In(loc).Format("Mon 15:04"), brain.Duration(v.Now.Sub(since)))
+		}
+	}
+	if line := mcpDown(c.mcp, v.Now); line != "" {
+		b.WriteString(line + "\n")
+	}
+	if last := rel.LastExchange(); !last.IsZero() {
+		fmt.Fprintf(&b, "We last talked %s ago.\n", brain.Duration(v.Now.Sub(last)))
+	}
+	fmt.Fprintf(&b, "Conversation: %s.\n", statusWords(rel.Status))
+	fmt.Fprintf(&b, "How much I miss talking to you: %.0f%%.\n", rel.SocialPressure*100)
+	if rel.UnansweredProactive > 0 {
+		fmt.Fprintf(&b, "Since you last wrote I've been about to write first %d time(s), so I now wait longer before doing it again.\n", rel.UnansweredProactive)
+	}
+	if q := c.policy.QuietHours; !q.IsZero() {
+		fmt.Fprintf(&b, "Quiet hours: %s your time.\n", strings.Replace(q.String(), "-", "–", 1))
+	}
+	for _, a := range v.Acks {
+		if a.Key == brain.AckKey(brain.SignalSocialPressure, rel.Chat) && a.Kind == brain.AckDeferred && a.Until.After(v.Now) {
+			fmt.Fprintf(&b, "You asked me to hold back until %s.\n", a.Until.In(loc).Format("Mon 15:04"))
+		}
+	}
+	switch {
+	case !c.policy.Enabled || c.policy.MaxPerDay == 0 || rel.Group:
+		b.WriteString("I don't write first in this chat.\n")
+	case rel.Dormant:
+		b.WriteString("I won't write first until you write to me.\n")
+	default:
+		if next, ok := c.next.NextProactive(v.Now, &rel, loc, v.Acks); ok {
+			fmt.Fprintf(&b, "The earliest I might write first: %s.\n", next.In(loc).Format("Mon 2 Jan 15:04"))
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func statusWords(s brain.ConversationStatus) string {
+	switch s {
+	case brain.StatusAwaitingAnswer:
+		return "I asked you something and I'm waiting for your answer"
+	case brain.StatusClosed:
+		return "we wrapped up"
+	case brain.StatusIdle:
+		return "quiet"
+	}
+	return "ongoing"
+}

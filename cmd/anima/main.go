@@ -8,15 +8,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"syscall"
-	"time"
 	_ "time/tzdata" // user time zones work in a distroless image too
 
 	"github.com/anima-bot/anima/bot"
@@ -81,153 +77,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := f.parse(args, stdout); !ok {
 		return code
 	}
-	cfgPath, out, days, scenario, timeout := f.config, f.out, f.days, f.scenario, f.timeout
-	cpuProfile, memProfile := f.cpuProfile, f.memProfile
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	switch cmd {
 	case "check":
-		return check(*cfgPath, stdout, stderr)
+		return check(*f.config, stdout, stderr)
 	case "sim":
-		cfg, err := config.Check(*cfgPath, false)
-		if err != nil {
-			fmt.Fprintf(stderr, "anima: %s\n", err)
-			return 1
-		}
-		if *days < 1 || *days > 366 {
-			fmt.Fprintln(stderr, "anima sim: --days must be 1..366")
-			return 2
-		}
-		if *scenario != "" || *out != "" {
-			return simScenario(ctx, f.simArgs(), *scenario, *out, stdout, stderr)
-		}
-		res, err := bot.Simulate(cfg, *days)
-		if err != nil {
-			fmt.Fprintf(stderr, "anima: %s\n", err)
-			return 1
-		}
-		bot.PrintSim(stdout, res)
-		return 0
+		return simCommand(ctx, f, stdout, stderr) // sim.go
 	case "compact":
-		cfg, err := config.Check(*cfgPath, false)
-		if err != nil {
-			fmt.Fprintf(stderr, "anima: %s\n", err)
-			return 1
-		}
-		rep, err := bot.Compact(cfg.Storage.Path)
-		if err != nil {
-			fmt.Fprintf(stderr, "anima: %s\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "compacted %s: %d → %d bytes (%v)\n", cfg.Storage.Path, rep.Before, rep.After, rep.Took.Round(time.Millisecond))
-		return 0
+		return compactCommand(f, stdout, stderr) // store.go
 	case "health":
-		cfg, err := config.Check(*cfgPath, false)
-		if err != nil {
-			fmt.Fprintf(stderr, "anima: %s\n", err)
-			return 1
-		}
-		if err := bot.Health(ctx, cfg.Metrics.Listen, *timeout); err != nil {
-			fmt.Fprintf(stderr, "anima health: %s\n", err)
-			return 1
-		}
-		fmt.Fprintln(stdout, "ready")
-		return 0
+		return healthCommand(ctx, f, stdout, stderr) // health.go
 	case "backup":
-		if *out == "" {
-			fmt.Fprintln(stderr, "anima backup: --out FILE is required")
-			return 2
-		}
-		cfg, err := config.Check(*cfgPath, false)
-		if err != nil {
-			fmt.Fprintf(stderr, "anima: %s\n", err)
-			return 1
-		}
-		start := time.Now()
-		n, err := bot.Backup(ctx, cfg.Storage.Path, *out)
-		if err != nil {
-			fmt.Fprintf(stderr, "anima: %s\n", err)
-			return 1
-		}
-		fmt.Fprintf(stdout, "backed up %s to %s (%d bytes, %v)\n", cfg.Storage.Path, *out, n, time.Since(start).Round(time.Millisecond))
-		return 0
+		return backupCommand(ctx, f, stdout, stderr) // store.go
 	}
-
-	cfg, err := config.Check(*cfgPath, cmd == "run")
-	if err == nil && cmd == "chat" {
-		err = cfg.ValidateChat()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
-		return 1
-	}
-	if cmd == "chat" {
-		cfg.Storage.Path = chatStore(cfg.Storage.Path, *f.store)
-	}
-	log := bot.NewLogger(cfg.Log, stderr)
-	if cmd == "run" && cfg.Telegram.HasExampleUser() {
-		log.Warn(exampleUserWarning, "example_user_id", config.ExampleUserID)
-	}
-	opts := bot.Options{Logger: log}
-	if cmd == "chat" {
-		opts.Console, opts.In, opts.Out = true, stdin, stdout
-	}
-	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
-	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
-		return 1
-	}
-	code := 0
-	if err := bot.Run(ctx, cfg, opts); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error("anima failed", "err", err)
-		code = 1
-	}
-	if err := stopProfiles(); err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
-		return 1
-	}
-	return code
+	return serve(ctx, cmd, f, stdin, stdout, stderr) // serve.go
 }
 
-// simScenario runs `anima sim --scenario S --out DIR` by handing the arguments to the
-// anima-sim binary beside this one (or on PATH): drawing the timeline with gonum/plot
-// costs every process that links it a few MB at start, which the service must not pay.
-func simScenario(ctx context.Context, args []string, path, dir string, stdout, stderr io.Writer) int {
-	if path == "" || dir == "" {
-		fmt.Fprintln(stderr, "anima sim: --scenario FILE and --out DIR go together")
-		return 2
-	}
-	bin, err := simBinary()
+// loadConfig reads and validates the configuration of a command that does not serve
+// (config.Check without the run-time checks); ok is false, with the error on stderr,
+// when it cannot be used.
+func loadConfig(path string, stderr io.Writer) (cfg config.Config, ok bool) {
+	cfg, err := config.Check(path, false)
 	if err != nil {
-		fmt.Fprintf(stderr, "anima sim: %s\n", err)
-		return 1
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return cfg, false
 	}
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return exit.ExitCode()
-		}
-		fmt.Fprintf(stderr, "anima sim: run %s: %s\n", bin, err)
-		return 1
-	}
-	return 0
-}
-
-// simBinary finds anima-sim: beside this executable first, then on PATH.
-func simBinary() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "anima-sim")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-	}
-	if p, err := exec.LookPath("anima-sim"); err == nil {
-		return p, nil
-	}
-	return "", errors.New("--scenario needs the anima-sim binary beside anima or on PATH: " +
-		"`make build` builds bin/anima-sim, or run `go run ./cmd/anima-sim` with the same flags")
+	return cfg, true
 }

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
+)
+
+// serve is `anima run` (Telegram) and `anima chat` (this console, its own store): it
+// checks the configuration for cmd, builds the logger and runs bot.Run until ctx ends,
+// under the profiles --cpuprofile and --memprofile ask for.
+func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, err := config.Check(*f.config, cmd == "run")
+	if err == nil && cmd == "chat" {
+		err = cfg.ValidateChat()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	if cmd == "chat" {
+		cfg.Storage.Path = chatStore(cfg.Storage.Path, *f.store)
+	}
+	log := bot.NewLogger(cfg.Log, stderr)
+	if cmd == "run" && cfg.Telegram.HasExampleUser() {
+		log.Warn(exampleUserWarning, "example_user_id", config.ExampleUserID)
+	}
+	opts := bot.Options{Logger: log}
+	if cmd == "chat" {
+		opts.Console, opts.In, opts.Out = true, stdin, stdout
+	}
+	stopProfiles, err := startProfiles(*f.cpuProfile, *f.memProfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	code := 0
+	if err := bot.Run(ctx, cfg, opts); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("anima failed", "err", err)
+		code = 1
+	}
+	if err := stopProfiles(); err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	return code
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/anima-bot/anima/bot"
+)
+
+// simCommand is `anima sim`: N silent days under a simulated clock, or with --scenario a
+// scripted user replayed by anima-sim.
+func simCommand(ctx context.Context, f *cmdFlags, stdout, stderr io.Writer) int {
+	cfg, ok := loadConfig(*f.config, stderr)
+	if !ok {
+		return 1
+	}
+	if *f.days < 1 || *f.days > 366 {
+		fmt.Fprintln(stderr, "anima sim: --days must be 1..366")
+		return 2
+	}
+	if *f.scenario != "" || *f.out != "" {
+		return simScenario(ctx, f.simArgs(), *f.scenario, *f.out, stdout, stderr)
+	}
+	res, err := bot.Simulate(cfg, *f.days)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima: %s\n", err)
+		return 1
+	}
+	bot.PrintSim(stdout, res)
+	return 0
+}
+
+// simScenario runs `anima sim --scenario S --out DIR` by handing the arguments to the
+// anima-sim binary beside this one (or on PATH): drawing the timeline with gonum/plot
+// costs every process that links it a few MB at start, which the service must not pay.
+func simScenario(ctx context.Context, args []string, path, dir string, stdout, stderr io.Writer) int {
+	if path == "" || dir == "" {
+		fmt.Fprintln(stderr, "anima sim: --scenario FILE and --out DIR go together")
+		return 2
+	}
+	bin, err := simBinary()
+	if err != nil {
+		fmt.Fprintf(stderr, "anima sim: %s\n", err)
+		return 1
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		fmt.Fprintf(stderr, "anima sim: run %s: %s\n", bin, err)
+		return 1
+	}
+	return 0
+}
+
+// simBinary finds anima-sim: beside this executable first, then on PATH.
+func simBinary() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "anima-sim")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("anima-sim"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("--scenario needs the anima-sim binary beside anima or on PATH: " +
+		"`make build` builds bin/anima-sim, or run `go run ./cmd/anima-sim` with the same flags")
+}
