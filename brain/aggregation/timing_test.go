@@ -67,6 +67,43 @@ func TestRhythmDoesNotStarve(t *testing.T) {
 	}
 }
 
+// TestPressureWaitsPastADay: plain proactive contact that comes due when the person's
+// next active hours are more than a day away (here 26 h, after their sleep) waits for
+// them, since nothing makes it urgent; with a patience of a day it went out at the first
+// waking hour, off their hours.
+func TestPressureWaitsPastADay(t *testing.T) {
+	t.Parallel()
+	// A person whose hours differ by day (a shift worker): Monday 21:00, Wednesday 09:00,
+	// Thursday 12:00, Friday 15:00, Saturday 18:00, for three weeks.
+	var r brain.Rhythm
+	hours := map[time.Weekday]int{time.Monday: 21, time.Wednesday: 9, time.Thursday: 12, time.Friday: 15, time.Saturday: 18}
+	start := time.Date(2026, 2, 9, 0, 0, 0, 0, time.UTC) // a Monday
+	for d := range 21 {
+		day := start.AddDate(0, 0, d)
+		if h, ok := hours[day.Weekday()]; ok {
+			r.Observe(day.Add(time.Duration(h)*time.Hour+10*time.Minute), time.UTC)
+			r.Observe(day.Add(time.Duration(h)*time.Hour+40*time.Minute), time.UTC)
+		}
+	}
+	if !r.Ready() || r.Active(time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC), time.UTC) {
+		t.Fatalf("profile not as built: ready %v, active on Tuesday noon", r.Ready())
+	}
+	cfg := noQuiet()
+	cfg.Jitter = time.Hour
+	// Silence from Monday 17:00: due at 23:00, in the sleep; the next active hours are on
+	// Wednesday from 08:00.
+	s := newSim(t, cfg, time.UTC, time.Date(2026, 3, 2, 17, 0, 0, 0, time.UTC))
+	s.talk(1, brain.StatusIdle).Rhythm = r
+	s.run(48*time.Hour, 5*time.Minute)
+	at := s.proactive()
+	if len(at) == 0 {
+		t.Fatal("no proactive wake in two days")
+	}
+	if !r.Active(at[0], time.UTC) || r.Asleep(at[0], time.UTC) {
+		t.Errorf("first wake at %s; want inside the active hours (Wednesday 08–10)", at[0].Format("Mon 15:04"))
+	}
+}
+
 // TestFollowupNotInSleep: a follow-up that comes due in the person's inferred sleep waits
 // for them to wake (and a little more).
 func TestFollowupNotInSleep(t *testing.T) {
