@@ -74,17 +74,15 @@ func (a *Aggregator) asleep(now time.Time, rel *brain.Relationship, loc *time.Lo
 	return r.Asleep(now, loc) || r.Asleep(now.Add(-a.late(u)), loc)
 }
 
-// offHours reports whether a due wake of rel should wait for the user's active hours: it
-// is not inside them now (or is less than the edge jitter into them), and a time that is
-// inside them, and outside quiet hours and sleep, comes within wait (patience or
-// pressurePatience). Prefer, don't starve: a user with no such hour within wait gets the
-// wake at any waking hour. With too little history there is nothing to prefer.
+// offHours reports whether a due wake of rel should wait for the user's most active
+// hours: it is not inside them now (or is less than the edge jitter into them), and a
+// time that is inside them, and outside quiet hours and sleep, comes within wait
+// (patience or pressurePatience). Failing that, the same for any active hour. Prefer,
+// don't starve: a user with no such hour within wait gets the wake at any waking hour.
+// With too little history there is nothing to prefer.
 func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.Location, u float64, wait time.Duration) bool {
 	r := &rel.Rhythm
 	if !r.Ready() {
-		return false
-	}
-	if r.Active(now, loc) && r.Active(now.Add(-a.late(u)), loc) {
 		return false
 	}
 	// Stepped on the local wall clock (a daylight saving change within the day only
@@ -92,10 +90,27 @@ func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.
 	local := now.In(loc)
 	h, m, _ := local.Clock()
 	wall := time.Duration(int(local.Weekday())*24+h)*time.Hour + time.Duration(m)*time.Minute
+	edge := wall - a.late(u)
+	if r.PeakAt(int(wall/time.Hour)) && r.PeakAt(int(edge/time.Hour)) {
+		return false
+	}
+	if a.comes(r, wall, wait, r.PeakAt) {
+		return true
+	}
+	if r.ActiveAt(int(wall/time.Hour)) && r.ActiveAt(int(edge/time.Hour)) {
+		return false
+	}
+	return a.comes(r, wall, wait, r.ActiveAt)
+}
+
+// comes reports whether an hour of the week that is in (PeakAt or ActiveAt of r), and
+// outside the inferred sleep and quiet hours, comes within wait after the local
+// wall-clock time wall (since Sunday 00:00), stepping by patienceStep.
+func (a *Aggregator) comes(r *brain.Rhythm, wall, wait time.Duration, in func(int) bool) bool {
 	for d := patienceStep; d <= wait; d += patienceStep {
 		at := wall + d
 		hour := int(at / time.Hour)
-		if r.ActiveAt(hour) && !r.AsleepAt(hour) && !a.cfg.QuietHours.ContainsWall(at) {
+		if in(hour) && !r.AsleepAt(hour) && !a.cfg.QuietHours.ContainsWall(at) {
 			return true
 		}
 	}

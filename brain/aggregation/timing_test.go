@@ -44,6 +44,26 @@ func TestRhythmPrefersActiveHours(t *testing.T) {
 	}
 }
 
+// TestRhythmPrefersPeakHours: contact due at 16:00 waits past the edge of the person's
+// active hours (18:00, active only as the neighbour of their 19:10 habit) for the hours
+// they actually write in, 19–21; without jitter the first active hour's first minute
+// was taken.
+func TestRhythmPrefersPeakHours(t *testing.T) {
+	t.Parallel()
+	cfg := noQuiet()
+	cfg.Jitter = 0
+	s := newSim(t, cfg, time.UTC, monday)
+	s.talk(1, brain.StatusIdle).Rhythm = evening()
+	s.run(24*time.Hour, time.Minute)
+	at := s.proactive()
+	if len(at) == 0 {
+		t.Fatal("no proactive wake in a day")
+	}
+	if h := at[0].Hour(); h < 19 || h > 20 {
+		t.Errorf("first wake at %s; want in the hours the person writes in, 19–21", at[0].Format("15:04"))
+	}
+}
+
 // TestRhythmDoesNotStarve: a person whose active hours all fall inside quiet hours still
 // hears from anima, at a waking hour, within a day of contact coming due.
 func TestRhythmDoesNotStarve(t *testing.T) {
