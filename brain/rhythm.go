@@ -26,6 +26,10 @@ const (
 	rhythmActive = 0.3
 	rhythmHabit  = 0.5
 	rhythmLow    = 0.1
+	// rhythmPeak is the share of the busiest hour's score at which an hour is one of the
+	// person's most active (Peak), or the share of days at which its hour of the day (its
+	// own, neighbours aside) is.
+	rhythmPeak = 0.5
 )
 
 // hoursPerWeek is the number of slots of a Rhythm: one per hour of the week.
@@ -56,7 +60,11 @@ type Rhythm struct {
 	// ActiveMask has a bit per hour of the week that is usually active; SleepMask a bit per
 	// hour of the day (0–23) of inferred sleep. Both are derived by Observe.
 	ActiveMask [3]uint64 `json:"active_mask,omitempty"`
-	SleepMask  uint32    `json:"sleep_mask,omitempty"`
+	// PeakMask has a bit per active hour of the week that is among the most active (see
+	// rhythmPeak): the core of the active hours, not their edges. Derived by Observe; a
+	// profile stored before it existed has none until its next message.
+	PeakMask  [3]uint64 `json:"peak_mask,omitempty"`
+	SleepMask uint32    `json:"sleep_mask,omitempty"`
 }
 
 // Observe folds a message the person wrote at t (read in their zone loc; nil: UTC) into the
@@ -114,6 +122,18 @@ func (r *Rhythm) Active(t time.Time, loc *time.Location) bool {
 	}
 	h := hourOfWeek(t.In(loc))
 	return r.ActiveMask[h/64]&(1<<(h%64)) != 0
+}
+
+// PeakAt reports whether hour of the week slot (taken modulo a week) is among the
+// person's most active; false while the profile is not Ready. The rhythm gate waits for
+// one of these rather than the first active hour, whose edge a profile learned from a few
+// weeks often moves.
+func (r *Rhythm) PeakAt(slot int) bool {
+	if !r.Ready() {
+		return false
+	}
+	h := (slot%hoursPerWeek + hoursPerWeek) % hoursPerWeek
+	return r.PeakMask[h/64]&(1<<(h%64)) != 0
 }
 
 // Asleep reports whether t (in loc) falls in the person's inferred sleep; false while the
@@ -205,17 +225,21 @@ func (r *Rhythm) derive() {
 	// A daily habit: an hour of the day the person was around on a share of the days (with
 	// half of each neighbour's share) of at least rhythmHabit is active on every day of the
 	// week, so a habit seen on most days holds on a day it was missed.
-	var habit [24]bool
+	var habit, daily [24]bool
 	if r.DayWeight > 0 {
 		for h := range habit {
 			share := (day[h] + 0.5*(day[(h+23)%24]+day[(h+1)%24])) / r.DayWeight
 			habit[h] = share >= rhythmHabit
+			daily[h] = day[h]/r.DayWeight >= rhythmPeak
 		}
 	}
-	r.ActiveMask = [3]uint64{}
+	r.ActiveMask, r.PeakMask = [3]uint64{}, [3]uint64{}
 	for h, s := range score {
 		if best > 0 && (s >= rhythmActive*best || habit[h%24]) {
 			r.ActiveMask[h/64] |= 1 << (h % 64)
+		}
+		if best > 0 && (s >= rhythmPeak*best || daily[h%24]) {
+			r.PeakMask[h/64] |= 1 << (h % 64)
 		}
 	}
 

@@ -53,6 +53,17 @@ func TestRhythmLearnsActiveHoursAndSleep(t *testing.T) {
 			t.Errorf("Asleep(%02d:%02d) = %v, want %v", tc.h, tc.m, got, tc.asleep)
 		}
 	}
+	// The most active hours are the core of the active ones: the owl writes at 00:30 and
+	// 02:10 every day, at 21:40 on two days in three; 22:00–24:00 are active only between.
+	tue := 2 * 24
+	for _, tc := range []struct {
+		h    int
+		peak bool
+	}{{0, true}, {21, true}, {22, false}, {15, false}} {
+		if got := r.PeakAt(tue + tc.h); got != tc.peak {
+			t.Errorf("PeakAt(Tuesday %02d:00) = %v, want %v", tc.h, got, tc.peak)
+		}
+	}
 	if got := r.SleepHours(); len(got) != 8 || got[0] != 3 {
 		t.Errorf("SleepHours() = %v, want 8 hours from 03:00", got)
 	}

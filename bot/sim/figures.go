@@ -28,6 +28,9 @@ type simSend struct {
 	// check-in's due time, the cooldown after the previous wake, and the end of the
 	// quiet hours it waited out, whichever was last.
 	trigger time.Time
+	// ready and live: whether the live profile (the relationship's, as the wake saw it)
+	// was Ready, and said the send's hour was active.
+	ready, live bool
 }
 
 // trigger is the nominal (unjittered) moment the wake w at now was let out under pol:
@@ -79,8 +82,11 @@ func quietEnd(q brain.QuietHours, now time.Time, loc *time.Location) time.Time {
 type timing struct {
 	profile brain.Rhythm // learned from the user's message times over the whole run
 	judged  int          // sends on or after the warm-up
-	inside  int          // of those, inside the user's active hours
-	sends   int
+	// inside is how many of those fell inside the user's active hours as the gate saw
+	// them: by the live profile at the send (learned from the messages before it);
+	// insideEnd by the end-of-run profile, with hindsight of the messages after it.
+	inside, insideEnd int
+	sends             int
 	// clock is the number of distinct local minutes of the day among the sends; offsets
 	// the number of distinct minute offsets from their triggers, offMin and offMax their
 	// range.
@@ -94,12 +100,24 @@ type timing struct {
 	// followups and followupsAsleep: follow-ups sent, and those sent in the user's inferred
 	// sleep (the night, 22–7, while the profile is not ready).
 	followups, followupsAsleep int
+	// list is each send, for the listing in summary.txt.
+	list []sendRow
 }
 
-// measure computes the run's figures. The user's active hours are judged by the profile
-// anima learns (brain.Rhythm), rebuilt from the times of the messages the user wrote of
-// their own accord in the run (not answers to anima's first contact), as it stands at
-// the end: the same rule the brain applies, with all the history the run produced.
+// sendRow is one send in the listing: when, why, and whether the live profile and the
+// end-of-run profile called its hour active.
+type sendRow struct {
+	s      simSend
+	judged bool
+	end    bool
+}
+
+// measure computes the run's figures. A send is judged inside the user's active hours by
+// the definition the rhythm gate applies: the live profile (brain.Rhythm.Active on the
+// relationship's profile as the wake saw it, learned from the messages the user wrote of
+// their own accord before the send). The profile rebuilt from all the run's own-accord
+// messages (not answers to anima's first contact), as it stands at the end, gives the
+// hindsight figure beside it, the inferred sleep and the summary of the active hours.
 func (t *timeline) measure() timing {
 	var f timing
 	// As the core loop (brain/step.go): answers to anima's first contact and the
@@ -143,12 +161,18 @@ func (t *timeline) measure() timing {
 			f.offMax = off
 		}
 		offsets[off] = true
+		row := sendRow{s: s, end: f.profile.Active(s.at, t.loc)}
 		if !s.at.Before(warm) {
+			row.judged = true
 			f.judged++
-			if f.profile.Active(s.at, t.loc) {
+			if s.ready && s.live {
 				f.inside++
 			}
+			if row.end {
+				f.insideEnd++
+			}
 		}
+		f.list = append(f.list, row)
 		switch s.code {
 		case brain.ReasonFollowup:
 			f.followups++
@@ -186,7 +210,7 @@ func (f *timing) asleep(at time.Time, loc *time.Location) bool {
 }
 
 // write prints the figures for summary.txt.
-func (f timing) write(w io.Writer, days int) {
+func (f timing) write(w io.Writer, days int, loc *time.Location) {
 	fmt.Fprintln(w, "\ntiming (messages anima sent first: proactive, follow-ups, check-ins):")
 	judged := fmt.Sprintf("from day %d, after a week of history", historyDays+1)
 	if days <= historyDays {
@@ -196,7 +220,8 @@ func (f timing) write(w io.Writer, days int) {
 	if f.judged > 0 {
 		share = 100 * float64(f.inside) / float64(f.judged)
 	}
-	fmt.Fprintf(w, "  inside the user's active hours, %s: %d of %d (%.0f%%)\n", judged, f.inside, f.judged, share)
+	fmt.Fprintf(w, "  inside the user's active hours, %s: %d of %d (%.0f%%) by the profile at the send (what the gate saw); %d of %d by the end-of-run profile\n",
+		judged, f.inside, f.judged, share, f.insideEnd, f.judged)
 	fmt.Fprintf(w, "  active hours learned: %s; inferred sleep: %s\n", activeSummary(&f.profile), sleepSummary(&f.profile))
 	fmt.Fprintf(w, "  send times: %d sends at %d distinct minutes of the day; %d distinct minute offsets from their trigger",
 		f.sends, f.clock, f.offsets)
@@ -207,6 +232,30 @@ func (f timing) write(w io.Writer, days int) {
 	fmt.Fprintf(w, "  check-ins: %d sent of %d due (%d within a day of coming due); %d carried by a reply (the user wrote first, within a day)\n",
 		f.checkinsSent, f.checkinsDue, f.checkinsInDay, f.checkinsCarried)
 	fmt.Fprintf(w, "  follow-ups: %d, %d of them in the user's inferred sleep\n", f.followups, f.followupsAsleep)
+	fmt.Fprintln(w, "  sends (local time, reason, offset from trigger; live: the profile the wake saw, end: the end-of-run profile; * judged):")
+	for _, r := range f.list {
+		mark := " "
+		if r.judged {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "   %s %s  %-16s +%-8s live %-9s end %s\n", mark, r.s.at.In(loc).Format("Mon 01-02 15:04"), r.s.code,
+			brain.Duration(r.s.at.Sub(r.s.trigger).Truncate(time.Minute)), liveWord(r.s), activeWord(r.end))
+	}
+}
+
+// liveWord says what the live profile said of a send's hour.
+func liveWord(s simSend) string {
+	if !s.ready {
+		return "not-ready"
+	}
+	return activeWord(s.live)
+}
+
+func activeWord(on bool) string {
+	if on {
+		return "active"
+	}
+	return "off"
 }
 
 // activeSummary says how many hours of the week are active, or that the profile is not

@@ -21,6 +21,9 @@ func TestTimingFigures(t *testing.T) {
 			if f.sends < 4 || f.judged == 0 {
 				t.Fatalf("%d sends, %d judged: too few to measure", f.sends, f.judged)
 			}
+			if f.inside*5 < f.judged*4 {
+				t.Errorf("%d of %d judged sends inside the user's active hours (as the gate saw them); want at least 80%%", f.inside, f.judged)
+			}
 			if f.followupsAsleep != 0 {
 				t.Errorf("%d of %d follow-ups in the inferred sleep", f.followupsAsleep, f.followups)
 			}

@@ -244,6 +244,6 @@ func (t *timeline) writeSummary(w io.Writer) error {
 		fmt.Fprintf(w, " %s=%d", msgNames[i], n)
 	}
 	fmt.Fprintf(w, "\nrefused because the user blocked the bot: %d\n", refused)
-	t.measure().write(w, t.sc.Days)
+	t.measure().write(w, t.sc.Days, t.loc)
 	return nil
 }

@@ -22,7 +22,8 @@ func (s *scenarioSim) turn(ctx context.Context, w brain.Wake, row *simRow) error
 	if proactive || checkin {
 		s.tl.proactiveWake(s.clock.now, w.Reason)
 		first = simSend{at: s.clock.now, code: w.Reason.Code,
-			trigger: trigger(s.tl.pol, w, s.clock.now, s.tl.prevWake, s.tl.loc)}
+			trigger: trigger(s.tl.pol, w, s.clock.now, s.tl.prevWake, s.tl.loc),
+			ready:   w.Rel.Rhythm.Ready(), live: w.Rel.Rhythm.Active(s.clock.now, s.tl.loc)}
 		s.tl.prevWake = s.clock.now
 		for _, sig := range w.Signals {
 			if checkin && sig.Ref != "" {

@@ -39,7 +39,7 @@ func (a *Aggregator) gated(now time.Time, st *brain.State, rel *brain.Relationsh
 		g = gateDeferred
 	case a.asleep(now, rel, loc, u, false):
 		g = gateSleep
-	case a.offHours(now, rel, loc, u):
+	case a.offHours(now, rel, loc, u, patience):
 		g = gateOffHours
 	}
 	a.holdThought(rel.Chat, g)

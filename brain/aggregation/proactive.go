@@ -70,7 +70,7 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 		a.hold(rel.Chat, gateDeferred)
 	case a.asleep(now, rel, loc, u, followup):
 		a.hold(rel.Chat, gateSleep)
-	case a.offHours(now, rel, loc, u):
+	case a.offHours(now, rel, loc, u, waitFor(followup)):
 		a.hold(rel.Chat, gateOffHours)
 	default:
 		a.hold(rel.Chat, gateNone)

@@ -16,8 +16,11 @@ import (
 const (
 	jitterMin = 5 * time.Minute
 	// patience is how far ahead the rhythm gate looks for an active hour before it lets
-	// a due wake go out at any waking hour instead.
-	patience = 24 * time.Hour
+	// a due check-in or follow-up go out at any waking hour instead; pressurePatience the
+	// same for a plain proactive message, which nothing makes urgent, so it may wait
+	// through a day on which the user's active hours fall in quiet hours or sleep.
+	patience         = 24 * time.Hour
+	pressurePatience = 36 * time.Hour
 	// patienceStep is the resolution of that look-ahead.
 	patienceStep = 30 * time.Minute
 )
@@ -71,17 +74,15 @@ func (a *Aggregator) asleep(now time.Time, rel *brain.Relationship, loc *time.Lo
 	return r.Asleep(now, loc) || r.Asleep(now.Add(-a.late(u)), loc)
 }
 
-// offHours reports whether a due wake of rel should wait for the user's active hours: it
-// is not inside them now (or is less than the edge jitter into them), and a time that is
-// inside them, and outside quiet hours and sleep, comes within patience. Prefer, don't
-// starve: a user with no such hour within a day gets the wake at any waking hour. With
-// too little history there is nothing to prefer.
-func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.Location, u float64) bool {
+// offHours reports whether a due wake of rel should wait for the user's most active
+// hours: it is not inside them now (or is less than the edge jitter into them), and a
+// time that is inside them, and outside quiet hours and sleep, comes within wait
+// (patience or pressurePatience). Failing that, the same for any active hour. Prefer,
+// don't starve: a user with no such hour within wait gets the wake at any waking hour.
+// With too little history there is nothing to prefer.
+func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.Location, u float64, wait time.Duration) bool {
 	r := &rel.Rhythm
 	if !r.Ready() {
-		return false
-	}
-	if r.Active(now, loc) && r.Active(now.Add(-a.late(u)), loc) {
 		return false
 	}
 	// Stepped on the local wall clock (a daylight saving change within the day only
@@ -89,27 +90,54 @@ func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.
 	local := now.In(loc)
 	h, m, _ := local.Clock()
 	wall := time.Duration(int(local.Weekday())*24+h)*time.Hour + time.Duration(m)*time.Minute
-	for d := patienceStep; d <= patience; d += patienceStep {
+	edge := wall - a.late(u)
+	if r.PeakAt(int(wall/time.Hour)) && r.PeakAt(int(edge/time.Hour)) {
+		return false
+	}
+	if a.comes(r, wall, wait, r.PeakAt) {
+		return true
+	}
+	if r.ActiveAt(int(wall/time.Hour)) && r.ActiveAt(int(edge/time.Hour)) {
+		return false
+	}
+	return a.comes(r, wall, wait, r.ActiveAt)
+}
+
+// comes reports whether an hour of the week that is in (PeakAt or ActiveAt of r), and
+// outside the inferred sleep and quiet hours, comes within wait after the local
+// wall-clock time wall (since Sunday 00:00), stepping by patienceStep.
+func (a *Aggregator) comes(r *brain.Rhythm, wall, wait time.Duration, in func(int) bool) bool {
+	for d := patienceStep; d <= wait; d += patienceStep {
 		at := wall + d
 		hour := int(at / time.Hour)
-		if r.ActiveAt(hour) && !r.AsleepAt(hour) && !a.cfg.QuietHours.ContainsWall(at) {
+		if in(hour) && !r.AsleepAt(hour) && !a.cfg.QuietHours.ContainsWall(at) {
 			return true
 		}
 	}
 	return false
 }
 
-// nextWaking returns the first time at or after t, within patience, that the rhythm gate
-// lets a wake of rel through (see asleep and offHours), stepping by patienceStep; t when
-// there is none in that span (the gate then lets it through at once, or the answer is as
-// good as can be said).
+// nextWaking returns the first time at or after t, within the wake's wait (see
+// waitFor), that the rhythm gate lets a wake of rel through (see asleep and offHours),
+// stepping by patienceStep; t when there is none in that span (the gate then lets it
+// through at once, or the answer is as good as can be said).
 func (a *Aggregator) nextWaking(t time.Time, rel *brain.Relationship, loc *time.Location, u float64, followup bool) time.Time {
-	for c := t; c.Sub(t) <= patience; c = c.Add(patienceStep) {
-		if !a.quiet(c, loc, u) && !a.asleep(c, rel, loc, u, followup) && !a.offHours(c, rel, loc, u) {
+	wait := waitFor(followup)
+	for c := t; c.Sub(t) <= wait; c = c.Add(patienceStep) {
+		if !a.quiet(c, loc, u) && !a.asleep(c, rel, loc, u, followup) && !a.offHours(c, rel, loc, u, wait) {
 			return c
 		}
 	}
 	return t
+}
+
+// waitFor is how long rule 4's wake may wait for the user's active hours: a follow-up
+// patience, a plain proactive message pressurePatience.
+func waitFor(followup bool) time.Duration {
+	if followup {
+		return patience
+	}
+	return pressurePatience
 }
 
 // splitmix is SplitMix64's finaliser: a well-mixed hash of x.

@@ -44,6 +44,26 @@ func TestRhythmPrefersActiveHours(t *testing.T) {
 	}
 }
 
+// TestRhythmPrefersPeakHours: contact due at 16:00 waits past the edge of the person's
+// active hours (18:00, active only as the neighbour of their 19:10 habit) for the hours
+// they actually write in, 19–21; without jitter the first active hour's first minute
+// was taken.
+func TestRhythmPrefersPeakHours(t *testing.T) {
+	t.Parallel()
+	cfg := noQuiet()
+	cfg.Jitter = 0
+	s := newSim(t, cfg, time.UTC, monday)
+	s.talk(1, brain.StatusIdle).Rhythm = evening()
+	s.run(24*time.Hour, time.Minute)
+	at := s.proactive()
+	if len(at) == 0 {
+		t.Fatal("no proactive wake in a day")
+	}
+	if h := at[0].Hour(); h < 19 || h > 20 {
+		t.Errorf("first wake at %s; want in the hours the person writes in, 19–21", at[0].Format("15:04"))
+	}
+}
+
 // TestRhythmDoesNotStarve: a person whose active hours all fall inside quiet hours still
 // hears from anima, at a waking hour, within a day of contact coming due.
 func TestRhythmDoesNotStarve(t *testing.T) {
@@ -64,6 +84,43 @@ func TestRhythmDoesNotStarve(t *testing.T) {
 	}
 	if r.Asleep(at[0], time.UTC) || cfg.QuietHours.Contains(at[0], time.UTC) {
 		t.Errorf("wake at %s: in sleep or quiet hours", at[0].Format("15:04"))
+	}
+}
+
+// TestPressureWaitsPastADay: plain proactive contact that comes due when the person's
+// next active hours are more than a day away (here 26 h, after their sleep) waits for
+// them, since nothing makes it urgent; with a patience of a day it went out at the first
+// waking hour, off their hours.
+func TestPressureWaitsPastADay(t *testing.T) {
+	t.Parallel()
+	// A person whose hours differ by day (a shift worker): Monday 21:00, Wednesday 09:00,
+	// Thursday 12:00, Friday 15:00, Saturday 18:00, for three weeks.
+	var r brain.Rhythm
+	hours := map[time.Weekday]int{time.Monday: 21, time.Wednesday: 9, time.Thursday: 12, time.Friday: 15, time.Saturday: 18}
+	start := time.Date(2026, 2, 9, 0, 0, 0, 0, time.UTC) // a Monday
+	for d := range 21 {
+		day := start.AddDate(0, 0, d)
+		if h, ok := hours[day.Weekday()]; ok {
+			r.Observe(day.Add(time.Duration(h)*time.Hour+10*time.Minute), time.UTC)
+			r.Observe(day.Add(time.Duration(h)*time.Hour+40*time.Minute), time.UTC)
+		}
+	}
+	if !r.Ready() || r.Active(time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC), time.UTC) {
+		t.Fatalf("profile not as built: ready %v, active on Tuesday noon", r.Ready())
+	}
+	cfg := noQuiet()
+	cfg.Jitter = time.Hour
+	// Silence from Monday 17:00: due at 23:00, in the sleep; the next active hours are on
+	// Wednesday from 08:00.
+	s := newSim(t, cfg, time.UTC, time.Date(2026, 3, 2, 17, 0, 0, 0, time.UTC))
+	s.talk(1, brain.StatusIdle).Rhythm = r
+	s.run(48*time.Hour, 5*time.Minute)
+	at := s.proactive()
+	if len(at) == 0 {
+		t.Fatal("no proactive wake in two days")
+	}
+	if !r.Active(at[0], time.UTC) || r.Asleep(at[0], time.UTC) {
+		t.Errorf("first wake at %s; want inside the active hours (Wednesday 08–10)", at[0].Format("Mon 15:04"))
 	}
 }
 
