@@ -223,7 +223,7 @@ func TestLoopRateLimitsUserRuns(t *testing.T) {
 		t.Errorf("%d runs, want 3", n)
 	}
 	if got := testutil.ToFloat64(refusalsOf(t, reg, brain.LimitUserRuns)); got != 1 {
-		t.Errorf("user_runs refusals = %v, want 1 (one hold)", got)
+		t.Errorf("user_runs refusals = %v, want 1 (one throttling)", got)
 	}
 }
 
@@ -251,8 +251,8 @@ func refusalsOf(t *testing.T, reg *prometheus.Registry, limit string) prometheus
 
 // TestLoopRateLimitsCommands: commands count against the per-user limit as messages do:
 // one user sending /forget yes over and over gets two answers a minute and the notice,
-// and the held commands are answered, in order, when the minute is over. Another user
-// is not held back.
+// and the throttled commands are answered, in order, when the minute is over. Another user
+// is not throttled.
 func TestLoopRateLimitsCommands(t *testing.T) {
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
@@ -285,8 +285,8 @@ func TestLoopRateLimitsCommands(t *testing.T) {
 	}
 	h.clock.Advance(time.Minute)
 	for range 2 {
-		if m := recv(t, h.sender.attempts, "a held command's reply"); m.Text != "ok /forget yes" || m.Chat != a {
-			t.Fatalf("sent %+v, want a held command's reply", m)
+		if m := recv(t, h.sender.attempts, "a throttled command's reply"); m.Text != "ok /forget yes" || m.Chat != a {
+			t.Fatalf("sent %+v, want a throttled command's reply", m)
 		}
 	}
 	h.stop()

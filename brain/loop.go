@@ -97,7 +97,7 @@ type CoreLoop struct {
 	persist     chan persistJob
 	// the per-user rate limit (ratelimit.go)
 	limit       *rateLimit
-	held        map[int64]time.Time // chat → when its rate-limited wake may start
+	throttled   map[int64]time.Time // chat → when its rate-limited (throttled) wake may start
 	noticed     map[int64]time.Time // user → end of the period their notice covers
 	limitPruned time.Time
 }
@@ -174,7 +174,7 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		changed:   stepper.changed,
 		chats:     map[int64]*chatQueue{},
 		limit:     newRateLimit(cfg.UserRunsPerMinute, time.Minute),
-		held:      map[int64]time.Time{},
+		throttled: map[int64]time.Time{},
 		noticed:   map[int64]time.Time{},
 		parked:    newParked(deps.Registerer),
 	}
@@ -246,7 +246,7 @@ func (l *CoreLoop) step(ctx context.Context, now time.Time, sigs []Signal, tick 
 	if tick {
 		l.m.ticks.Inc()
 		l.retryDue(ctx, now)
-		l.releaseHeld(ctx, now)
+		l.releaseThrottled(ctx, now)
 		l.holdTick(ctx, now)
 	}
 	for _, w := range l.stepper.Step(now, sigs) {

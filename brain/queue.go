@@ -119,8 +119,8 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 		return
 	}
 	j := q.jobs[0]
-	if _, held := l.held[chat]; held && (j.kind == jobWake || j.kind == jobCommand) {
-		return // rate limited: releaseHeld starts it
+	if _, throttled := l.throttled[chat]; throttled && (j.kind == jobWake || j.kind == jobCommand) {
+		return // throttled (rate limited): releaseThrottled starts it
 	}
 	if w, limited := limitedWake(j); limited {
 		start, notice, ok := l.admit(chat, w)
