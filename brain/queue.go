@@ -149,14 +149,14 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 	} else {
 		view.Loc = l.st.Location(nil)
 	}
-	// While earlier messages of the chat wait for a retry, new ones are held behind them
+	// While earlier messages of the chat wait for a retry, new ones are queued behind them
 	// instead of overtaking them.
-	holding := j.kind != jobDeliver && l.retries.holding(chat)
+	inBackoff := j.kind != jobDeliver && l.retries.inBackoff(chat)
 	noticed := l.parked.noticed(chat)
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		r := l.work(ctx, chat, j, view, holding, noticed)
+		r := l.work(ctx, chat, j, view, inBackoff, noticed)
 		l.done <- r
 	}()
 }

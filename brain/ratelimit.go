@@ -24,8 +24,8 @@ func limitedWake(j job) (Wake, bool) {
 
 // admit decides whether chat's next job, a user-driven wake, may start now. When the
 // user's runs are used up the chat is throttled: the wake stays queued (later wakes of
-// the chat fold into it) until the limit allows it, and the returned notice job, if ok, is to run first: the
-// user hears once per limited period that their messages wait.
+// the chat fold into it) until the limit allows it, and the returned notice job, if ok,
+// is to run first: the user hears once per limited period that their messages wait.
 func (l *CoreLoop) admit(chat int64, w Wake) (start bool, notice job, ok bool) {
 	now := l.deps.Clock.Now()
 	allowed, at := l.limit.allow(w.User, now)
@@ -71,6 +71,6 @@ func (l *CoreLoop) releaseThrottled(ctx context.Context, now time.Time) {
 }
 
 // notify commits a notice (no model call) as a turn of its own and delivers it.
-func (l *CoreLoop) notify(ctx context.Context, r *result, m SendMessage, holding bool) {
-	l.commit(ctx, r, TurnRecord{Chat: m.Chat, At: l.deps.Clock.Now(), Outbox: []SendMessage{m}}, holding)
+func (l *CoreLoop) notify(ctx context.Context, r *result, m SendMessage, inBackoff bool) {
+	l.commit(ctx, r, TurnRecord{Chat: m.Chat, At: l.deps.Clock.Now(), Outbox: []SendMessage{m}}, inBackoff)
 }
