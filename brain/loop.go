@@ -91,7 +91,7 @@ type CoreLoop struct {
 	waitingSlot []int64
 	running     int
 	retries     retries
-	parked      parked
+	held        heldChats // the chats waiting out a model outage (outage.go)
 	wg          sync.WaitGroup
 	stopping    bool // set by stop: no new job starts
 	persist     chan persistJob
@@ -176,7 +176,7 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		limit:     newRateLimit(cfg.UserRunsPerMinute, time.Minute),
 		throttled: map[int64]time.Time{},
 		noticed:   map[int64]time.Time{},
-		parked:    newParked(deps.Registerer),
+		held:      newHeldChats(deps.Registerer),
 	}
 }
 

@@ -135,7 +135,7 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 	} else {
 		q.jobs = q.jobs[1:]
 	}
-	if j.kind == jobWake && j.wake.Reason.Code == ReasonUserMessage && !l.parked.take(&j.wake) {
+	if j.kind == jobWake && j.wake.Reason.Code == ReasonUserMessage && !l.held.take(&j.wake) {
 		// A release whose messages were answered or dropped meanwhile.
 		l.startNext(ctx, chat)
 		return
@@ -152,7 +152,7 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 	// While earlier messages of the chat wait for a retry, new ones are queued behind them
 	// instead of overtaking them.
 	inBackoff := j.kind != jobDeliver && l.retries.inBackoff(chat)
-	noticed := l.parked.noticed(chat)
+	noticed := l.held.noticed(chat)
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
