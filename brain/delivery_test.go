@@ -194,18 +194,18 @@ func TestLoopRetryKeepsRepliesQueuedDuringIt(t *testing.T) {
 					}
 					return nil
 				}
-				h.think.hold = make(chan struct{}, 1)
-				h.think.hold <- struct{}{} // the first run goes through
+				h.think.gate = make(chan struct{}, 1)
+				h.think.gate <- struct{}{} // the first run goes through
 				h.start()
 				h.submit(h.msg(1, 5, "first"))
 				recv(t, h.sender.attempts, "the failed first send")
-				h.submit(h.msg(2, 5, "second")) // its run waits on hold
+				h.submit(h.msg(2, 5, "second")) // its run waits at the gate
 				recv(t, h.think.entered, "the first run")
 				recv(t, h.think.entered, "the second run")
 				h.clock.Advance(31 * time.Second)
 				time.Sleep(20 * time.Millisecond) // ticks: the retry is queued behind the run
 				synctest.Wait()
-				h.think.hold <- struct{}{} // the second reply is committed and queued behind
+				h.think.gate <- struct{}{} // the second reply is committed and queued behind
 				synctest.Wait()
 				for range 20 {
 					h.clock.Advance(time.Minute)

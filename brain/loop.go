@@ -56,7 +56,7 @@ type LoopDeps struct {
 	StateStore StateStore     // optional
 	// Drafter shows answers to a user in a private chat as they are written (optional).
 	Drafter  Drafter
-	Refusals *Refusals // optional: counts what the limits held back
+	Refusals *Refusals // optional: counts what the limits refused or throttled
 	// DeadLetters keeps work that failed for good (optional: counted only).
 	DeadLetters DeadLetters
 	Logger      *slog.Logger
