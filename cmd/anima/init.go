@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/bot/setup"
 )
 
@@ -58,6 +59,16 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if o.SmartModel == "" {
 		o.SmartModel = model
+	}
+	// Already set up: `anima init && anima run` starts anima on every run, not only the
+	// first. A file that exists but would not run is an error, as before.
+	if _, err := os.Stat(o.Out); err == nil && !o.Force {
+		if _, err := config.Check(o.Out, true); err != nil {
+			fmt.Fprintf(stderr, "anima init: %s exists but would not run (%s); fix it, or give --force to write it again\n", o.Out, err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "%s is already written and valid; `anima init --force` asks again.\n", o.Out)
+		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -12,7 +12,9 @@ import (
 )
 
 // TestInitBinary: `anima init` from flags alone writes a 0600 config that `anima check`
-// accepts and prints the command to start; a second run refuses to overwrite it.
+// accepts and prints the command to start; a second run leaves the valid file alone and
+// exits 0 (so `anima init && anima run` works every time), and one over a file that
+// would not run refuses, naming --force.
 // (The dialogue itself is tested in-process in bot/setup.)
 func TestInitBinary(t *testing.T) {
 	t.Parallel()
@@ -38,7 +40,14 @@ func TestInitBinary(t *testing.T) {
 		t.Errorf("check of the written config: %v\n%s", err, out)
 	}
 	out, err = exec.Command(binary, args...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "already written and valid") {
+		t.Errorf("second init: %v, want exit 0 and the file left alone:\n%s", err, out)
+	}
+	if err := os.WriteFile(path, []byte("telegram: {token: ''}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(binary, args...).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--force") {
-		t.Errorf("second init: %v, want a refusal naming --force:\n%s", err, out)
+		t.Errorf("init over a file that would not run: %v, want a refusal naming --force:\n%s", err, out)
 	}
 }

@@ -380,7 +380,8 @@ func TestProactiveMessages(t *testing.T) {
   cooldown: 4s
   followup_after: 2s
   quiet_hours: ""
-  max_per_day: 2
+  max_per_day: 3
+  jitter: 0s
 `)
 	p := start(t, "run", "--config", path)
 	ctx := waitCtx(t, 60*time.Second)
@@ -408,10 +409,11 @@ func TestProactiveMessages(t *testing.T) {
 	if gap2 < 4*time.Second {
 		t.Errorf("second proactive message %v after the first, inside the cooldown", gap2)
 	}
-	// max_per_day 2: nothing more today.
+	// max_per_day 3, whose last wake is kept for a check-in or a follow-up: plain
+	// missing-you pressure gets two, then nothing more today.
 	time.Sleep(14 * time.Second)
 	if n := len(tg.Sent()); n != 3 {
-		t.Errorf("%d messages, want the reply and max_per_day=2 proactive ones", n)
+		t.Errorf("%d messages, want the reply and the 2 proactive ones max_per_day=3 leaves plain pressure", n)
 	}
 	p.stop(t)
 }
