@@ -31,13 +31,13 @@ type CommandHandler interface {
 }
 
 // command answers a /command through the handler and commits the answer as a turn.
-func (l *CoreLoop) command(ctx context.Context, r *result, sig Signal, view CommandView, holding bool) {
+func (l *CoreLoop) command(ctx context.Context, r *result, sig Signal, view CommandView, inBackoff bool) {
 	rec := TurnRecord{Chat: sig.Chat, User: sig.User, At: l.deps.Clock.Now()}
 	if sig.ID != 0 {
 		rec.Done = []uint64{sig.ID}
 	}
 	if l.deps.Commands == nil {
-		l.commit(ctx, r, rec, holding)
+		l.commit(ctx, r, rec, inBackoff)
 		return
 	}
 	res, err := l.deps.Commands.Command(ctx, sig, view)
@@ -53,7 +53,7 @@ func (l *CoreLoop) command(ctx context.Context, r *result, sig Signal, view Comm
 	stampArrival(rec.Outbox, sig)
 	rec.Intents = intents
 	r.intents = intents
-	l.commit(ctx, r, rec, holding)
+	l.commit(ctx, r, rec, inBackoff)
 }
 
 func commandName(text string) string {

@@ -21,12 +21,12 @@ type Sender interface {
 //     can be (ErrUndeliverable, kept as a dead letter; after ErrBlocked, the rest too,
 //     and the chat goes dormant); both remove it from the outbox.
 //   - Any other failure stops the job: that entry (resuming after its delivered parts)
-//     and the ones after it wait, and the chat is holding.
-//   - While a chat holds, its new replies are committed but not sent: they wait behind
-//     the earlier ones, in order. A backoff (30 s doubling per failed try, up to 10 min)
-//     decides when the waiting entries are due; due entries go to the front of the chat's
-//     queue on the next tick.
-//   - A successful delivery resets the backoff: what was held behind it is due at once.
+//     and the ones after it wait, and the chat is in backoff.
+//   - While a chat is in backoff, its new replies are committed but not sent: they are
+//     queued behind the earlier ones, in order. The backoff (30 s doubling per failed try,
+//     up to 10 min) decides when the waiting entries are due; due entries go to the front
+//     of the chat's queue on the next tick.
+//   - A successful delivery resets the backoff: what was queued behind it is due at once.
 //   - /forget drops the chat's waiting entries (the handler deleted them from the outbox).
 
 // deliveryOutcome is what became of a job's outbox entries.
@@ -39,9 +39,9 @@ const (
 	delivered
 	// failed: a send failed; that entry and the ones after it wait for a retry.
 	failed
-	// held: the chat was holding, so the entries were committed but not tried; they wait
-	// behind the chat's earlier ones.
-	held
+	// queuedBehind: the chat was in backoff, so the entries were committed but not tried;
+	// they wait behind the chat's earlier ones.
+	queuedBehind
 )
 
 // delivery is a job's report on its outbox entries.
@@ -50,7 +50,7 @@ type delivery struct {
 	sent    []MessageKind // the kinds of the entries sent, in order
 	sentAt  time.Time     // when the last of them went out
 	blocked bool          // the recipient blocked the bot
-	left    []Outgoing    // failed or held: the entries to try again, oldest first
+	left    []Outgoing    // failed or queuedBehind: the entries to try again, oldest first
 }
 
 // deliver sends entries in order and reports in d what became of them (as it goes: a
@@ -142,8 +142,8 @@ type retries struct {
 	chats map[int64]*waiting
 }
 
-// holding reports whether chat has entries waiting, so new ones must wait behind them.
-func (r *retries) holding(chat int64) bool {
+// inBackoff reports whether chat has entries waiting, so new ones must wait behind them.
+func (r *retries) inBackoff(chat int64) bool {
 	w := r.chats[chat]
 	return w != nil && len(w.entries) > 0
 }
@@ -172,14 +172,14 @@ func (r *retries) settle(chat int64, d delivery, now time.Time) {
 			delete(r.chats, chat)
 			return
 		}
-		// Replies held behind the ones just delivered are due now.
+		// Replies queued behind the ones just delivered are due now.
 		w.due, w.attempt = now, 0
 	case failed:
-		// These entries are older than any held while they were tried: they go first.
+		// These entries are older than any queued behind them while they were tried: they go first.
 		w := r.of(chat)
 		w.entries = append(slices.Clone(d.left), w.entries...)
 		w.backoff(now)
-	case held:
+	case queuedBehind:
 		if len(d.left) == 0 {
 			return
 		}

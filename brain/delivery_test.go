@@ -164,7 +164,7 @@ func TestLoopNewRepliesQueueBehindAFailedOne(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 	advanceUntil(t, h, 31*time.Second, "the retry")
-	recv(t, h.sender.attempts, "the held reply")
+	recv(t, h.sender.attempts, "the queued reply")
 	h.stop()
 	got := h.sender.SentTo(5)
 	if len(got) != 2 || !strings.Contains(got[0], "first") || !strings.Contains(got[1], "second") {
@@ -172,10 +172,10 @@ func TestLoopNewRepliesQueueBehindAFailedOne(t *testing.T) {
 	}
 }
 
-// TestLoopRetryKeepsRepliesHeldDuringIt: a reply committed (held) while the retry of an
+// TestLoopRetryKeepsRepliesQueuedDuringIt: a reply committed (queued behind) while the retry of an
 // earlier one is already queued must neither be forgotten when that retry succeeds nor
 // overtake it when the retry fails again.
-func TestLoopRetryKeepsRepliesHeldDuringIt(t *testing.T) {
+func TestLoopRetryKeepsRepliesQueuedDuringIt(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		failures int32 // failed attempts of the first reply
@@ -194,18 +194,18 @@ func TestLoopRetryKeepsRepliesHeldDuringIt(t *testing.T) {
 					}
 					return nil
 				}
-				h.think.hold = make(chan struct{}, 1)
-				h.think.hold <- struct{}{} // the first run goes through
+				h.think.gate = make(chan struct{}, 1)
+				h.think.gate <- struct{}{} // the first run goes through
 				h.start()
 				h.submit(h.msg(1, 5, "first"))
 				recv(t, h.sender.attempts, "the failed first send")
-				h.submit(h.msg(2, 5, "second")) // its run waits on hold
+				h.submit(h.msg(2, 5, "second")) // its run waits at the gate
 				recv(t, h.think.entered, "the first run")
 				recv(t, h.think.entered, "the second run")
 				h.clock.Advance(31 * time.Second)
 				time.Sleep(20 * time.Millisecond) // ticks: the retry is queued behind the run
 				synctest.Wait()
-				h.think.hold <- struct{}{} // the second reply is committed and held
+				h.think.gate <- struct{}{} // the second reply is committed and queued behind
 				synctest.Wait()
 				for range 20 {
 					h.clock.Advance(time.Minute)

@@ -12,12 +12,12 @@ import (
 	"github.com/anima-bot/anima/brain/aggregation"
 )
 
-// fakeThinker records wakes and answers each user message with "re: <texts>". It can hold
+// fakeThinker records wakes and answers each user message with "re: <texts>". It can gate
 // runs until the test releases them, and a script can replace the answer.
 type fakeThinker struct {
 	// Set before the loop starts.
-	hold     chan struct{}           // when set, each Think takes one token (or ends with ctx)
-	holdChat map[int64]chan struct{} // per-chat holds, preferred over hold
+	gate     chan struct{}           // when set, each Think takes one token (or ends with ctx)
+	gateChat map[int64]chan struct{} // per-chat gates, preferred over gate
 	script   func(ctx context.Context, w brain.Wake) (brain.Outcome, error)
 	entered  chan brain.Wake // every wake, as Think starts
 
@@ -31,7 +31,7 @@ type fakeThinker struct {
 }
 
 func newFakeThinker() *fakeThinker {
-	return &fakeThinker{holdChat: map[int64]chan struct{}{}, entered: make(chan brain.Wake, 1024), perChat: map[int64]int{}}
+	return &fakeThinker{gateChat: map[int64]chan struct{}{}, entered: make(chan brain.Wake, 1024), perChat: map[int64]int{}}
 }
 
 func (f *fakeThinker) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
@@ -43,9 +43,9 @@ func (f *fakeThinker) Think(ctx context.Context, w brain.Wake) (brain.Outcome, e
 	if f.perChat[w.Chat] > 1 {
 		f.overlap = true
 	}
-	hold := f.holdChat[w.Chat]
-	if hold == nil {
-		hold = f.hold
+	gate := f.gateChat[w.Chat]
+	if gate == nil {
+		gate = f.gate
 	}
 	f.mu.Unlock()
 	defer func() {
@@ -55,9 +55,9 @@ func (f *fakeThinker) Think(ctx context.Context, w brain.Wake) (brain.Outcome, e
 		f.mu.Unlock()
 	}()
 	f.entered <- w
-	if hold != nil {
+	if gate != nil {
 		select {
-		case <-hold:
+		case <-gate:
 		case <-ctx.Done():
 			f.mu.Lock()
 			f.canceled++

@@ -26,7 +26,7 @@ type Refusals struct {
 // NewRefusals builds the counter on reg (nil: unregistered), every known limit at zero.
 func NewRefusals(reg prometheus.Registerer) *Refusals {
 	r := &Refusals{vec: promauto.With(reg).NewCounterVec(prometheus.CounterOpts{Name: "anima_limits_refused_total",
-		Help: "Things a limit refused or held back, by limit (pending_reminders, reminders_per_run, user_runs, user_tokens, user_audio)."},
+		Help: "Things a limit refused or throttled, by limit (pending_reminders, reminders_per_run, user_runs, user_tokens, user_audio)."},
 		[]string{"limit"})}
 	for _, l := range []string{LimitPendingReminders, LimitRemindersPerRun, LimitUserRuns, LimitUserTokens, LimitUserAudio} {
 		r.vec.WithLabelValues(l)

@@ -27,7 +27,7 @@ func TestLoopFoldsDueReminders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, noProactive())
 			release := make(chan struct{})
-			h.think.holdChat[a] = release
+			h.think.gateChat[a] = release
 			h.start()
 			h.submit(h.msg(1, a, "hi"))
 			recv(t, h.think.entered, "the first run")
@@ -107,8 +107,8 @@ func TestReactionsCappedPerChat(t *testing.T) {
 	h := newHarness(t, noProactive())
 	reg := prometheus.NewRegistry()
 	h.reg = reg
-	hold := make(chan struct{}, 2)
-	h.think.holdChat[a] = hold
+	gate := make(chan struct{}, 2)
+	h.think.gateChat[a] = gate
 	h.st.Upsert(brain.Relationship{Chat: a, User: a, Status: brain.StatusActive})
 	h.start()
 	react := func(id uint64) {
@@ -134,7 +134,7 @@ func TestReactionsCappedPerChat(t *testing.T) {
 	if len(w.Signals) != 21 || w.Signals[0].ID != 46 || w.Signals[1].ID != 26 || w.Signals[20].ID != 45 {
 		t.Fatalf("first run carries %v, want the message and reactions 26..45", signalIDs(w))
 	}
-	// While that run is held: 22 more reactions (2 superseded) and two messages, which
+	// While that run is gated: 22 more reactions (2 superseded) and two messages, which
 	// fold into one queued wake behind the run, the drop ahead of it.
 	for id := uint64(47); id <= 68; id++ {
 		react(id)
@@ -146,7 +146,7 @@ func TestReactionsCappedPerChat(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	hold <- struct{}{}
+	gate <- struct{}{}
 	recv(t, h.sender.attempts, "the first reply")
 	rec := recv(t, h.journal.commits, "the first turn")
 	if len(rec.Done) != 21 {
@@ -156,7 +156,7 @@ func TestReactionsCappedPerChat(t *testing.T) {
 		t.Fatalf("commit after the first turn consumed %v, want the superseded reactions 47 and 48", rec.Done)
 	}
 	w = recv(t, h.think.entered, "the second run")
-	hold <- struct{}{}
+	gate <- struct{}{}
 	recv(t, h.sender.attempts, "the second reply")
 	if userTexts(w) != "second|third" || len(w.Signals) != 22 || w.Signals[2].ID != 49 {
 		t.Errorf("second run carries %v (%q), want both messages and reactions 49..68", signalIDs(w), userTexts(w))
@@ -223,7 +223,7 @@ func TestLoopRateLimitsUserRuns(t *testing.T) {
 		t.Errorf("%d runs, want 3", n)
 	}
 	if got := testutil.ToFloat64(refusalsOf(t, reg, brain.LimitUserRuns)); got != 1 {
-		t.Errorf("user_runs refusals = %v, want 1 (one hold)", got)
+		t.Errorf("user_runs refusals = %v, want 1 (one throttling)", got)
 	}
 }
 
@@ -251,8 +251,8 @@ func refusalsOf(t *testing.T, reg *prometheus.Registry, limit string) prometheus
 
 // TestLoopRateLimitsCommands: commands count against the per-user limit as messages do:
 // one user sending /forget yes over and over gets two answers a minute and the notice,
-// and the held commands are answered, in order, when the minute is over. Another user
-// is not held back.
+// and the throttled commands are answered, in order, when the minute is over. Another user
+// is not throttled.
 func TestLoopRateLimitsCommands(t *testing.T) {
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
@@ -285,8 +285,8 @@ func TestLoopRateLimitsCommands(t *testing.T) {
 	}
 	h.clock.Advance(time.Minute)
 	for range 2 {
-		if m := recv(t, h.sender.attempts, "a held command's reply"); m.Text != "ok /forget yes" || m.Chat != a {
-			t.Fatalf("sent %+v, want a held command's reply", m)
+		if m := recv(t, h.sender.attempts, "a throttled command's reply"); m.Text != "ok /forget yes" || m.Chat != a {
+			t.Fatalf("sent %+v, want a throttled command's reply", m)
 		}
 	}
 	h.stop()

@@ -56,7 +56,7 @@ type LoopDeps struct {
 	StateStore StateStore     // optional
 	// Drafter shows answers to a user in a private chat as they are written (optional).
 	Drafter  Drafter
-	Refusals *Refusals // optional: counts what the limits held back
+	Refusals *Refusals // optional: counts what the limits refused or throttled
 	// DeadLetters keeps work that failed for good (optional: counted only).
 	DeadLetters DeadLetters
 	Logger      *slog.Logger
@@ -91,13 +91,13 @@ type CoreLoop struct {
 	waitingSlot []int64
 	running     int
 	retries     retries
-	parked      parked
+	held        heldChats // the chats waiting out a model outage (outage.go)
 	wg          sync.WaitGroup
 	stopping    bool // set by stop: no new job starts
 	persist     chan persistJob
 	// the per-user rate limit (ratelimit.go)
 	limit       *rateLimit
-	held        map[int64]time.Time // chat → when its rate-limited wake may start
+	throttled   map[int64]time.Time // chat → when its rate-limited (throttled) wake may start
 	noticed     map[int64]time.Time // user → end of the period their notice covers
 	limitPruned time.Time
 }
@@ -174,9 +174,9 @@ func NewCoreLoop(in *Inbox, send Sender, cfg LoopConfig, deps LoopDeps) *CoreLoo
 		changed:   stepper.changed,
 		chats:     map[int64]*chatQueue{},
 		limit:     newRateLimit(cfg.UserRunsPerMinute, time.Minute),
-		held:      map[int64]time.Time{},
+		throttled: map[int64]time.Time{},
 		noticed:   map[int64]time.Time{},
-		parked:    newParked(deps.Registerer),
+		held:      newHeldChats(deps.Registerer),
 	}
 }
 
@@ -246,7 +246,7 @@ func (l *CoreLoop) step(ctx context.Context, now time.Time, sigs []Signal, tick 
 	if tick {
 		l.m.ticks.Inc()
 		l.retryDue(ctx, now)
-		l.releaseHeld(ctx, now)
+		l.releaseThrottled(ctx, now)
 		l.holdTick(ctx, now)
 	}
 	for _, w := range l.stepper.Step(now, sigs) {

@@ -85,7 +85,7 @@ func TestLoopStopPersistsAndIsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.StopGrace = 3 * time.Second
-		h.think.hold = make(chan struct{}) // never released: the run ends only with its context
+		h.think.gate = make(chan struct{}) // never released: the run ends only with its context
 		h.start()
 		h.submit(h.msg(1, 4, "hi"))
 		recv(t, h.think.entered, "the run")
@@ -119,8 +119,8 @@ func TestLoopStopStartsNoNewRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.StopGrace = time.Minute
-		hold := make(chan struct{})
-		h.think.holdChat[4] = hold
+		gate := make(chan struct{})
+		h.think.gateChat[4] = gate
 		h.start()
 		h.submit(h.msg(1, 4, "one"))
 		recv(t, h.think.entered, "the first run")
@@ -129,7 +129,7 @@ func TestLoopStopStartsNoNewRuns(t *testing.T) {
 
 		h.cancel()
 		synctest.Wait() // Run is now stopping, waiting for the run in flight
-		hold <- struct{}{}
+		gate <- struct{}{}
 		synctest.Wait()
 		h.stop()
 
@@ -157,7 +157,7 @@ func TestLoopStopWithManyRunsInFlight(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.MaxConcurrent = chats
 		h.cfg.StopGrace = 3 * time.Second
-		h.think.hold = make(chan struct{}) // never released
+		h.think.gate = make(chan struct{}) // never released
 		h.start()
 		for c := range chats {
 			h.submit(h.msg(uint64(c+1), int64(c+1), "hi"))

@@ -41,8 +41,9 @@ type heldChat struct {
 	running bool   // its messages are in a run now
 }
 
-// parked are the chats waiting for the model. Owned by the loop goroutine.
-type parked struct {
+// heldChats are the chats held while the model is unreachable, waiting for it. Owned by
+// the loop goroutine.
+type heldChats struct {
 	chats     map[int64]*heldChat
 	seq       uint64
 	lastRetry time.Time     // when the last retry was made, or ended
@@ -53,9 +54,9 @@ type parked struct {
 	dropped   prometheus.Counter
 }
 
-func newParked(reg prometheus.Registerer) parked {
+func newHeldChats(reg prometheus.Registerer) heldChats {
 	f := promauto.With(reg)
-	return parked{
+	return heldChats{
 		chats: map[int64]*heldChat{},
 		gauge: f.NewGauge(prometheus.GaugeOpts{Name: "anima_held_chats",
 			Help: "Chats whose messages wait for the model to come back."}),
@@ -65,11 +66,11 @@ func newParked(reg prometheus.Registerer) parked {
 }
 
 // noticed reports whether chat was already told about the outage: it is held.
-func (h *parked) noticed(chat int64) bool { return h.chats[chat] != nil }
+func (h *heldChats) noticed(chat int64) bool { return h.chats[chat] != nil }
 
 // put holds the messages of a run that could not reach the model, ahead of any that
 // arrived since.
-func (h *parked) put(w Wake) {
+func (h *heldChats) put(w Wake) {
 	c := h.chats[w.Chat]
 	if c == nil {
 		h.seq++
@@ -85,7 +86,7 @@ func (h *parked) put(w Wake) {
 
 // take moves chat's held messages into w, a user-message run about to start, ahead of
 // w's own. It reports false when w has nothing to answer.
-func (h *parked) take(w *Wake) bool {
+func (h *heldChats) take(w *Wake) bool {
 	c := h.chats[w.Chat]
 	if c != nil {
 		w.Signals = append(c.wake.Signals, w.Signals...)
@@ -97,7 +98,7 @@ func (h *parked) take(w *Wake) bool {
 
 // answered records that a run for chat got through to the model: its held messages were
 // answered.
-func (h *parked) answered(chat int64) {
+func (h *heldChats) answered(chat int64) {
 	if c := h.chats[chat]; c != nil && len(c.wake.Signals) == 0 {
 		delete(h.chats, chat)
 		h.gauge.Set(float64(len(h.chats)))
@@ -105,7 +106,7 @@ func (h *parked) answered(chat int64) {
 }
 
 // order returns the held chats not running now, in the order they were first held.
-func (h *parked) order() []int64 {
+func (h *heldChats) order() []int64 {
 	var out []int64
 	for chat, c := range h.chats {
 		if !c.running {
@@ -129,7 +130,7 @@ func (l *CoreLoop) modelBack() bool {
 
 // release queues a run for chat's held messages (taken when it starts).
 func (l *CoreLoop) release(ctx context.Context, chat int64) {
-	c := l.parked.chats[chat]
+	c := l.held.chats[chat]
 	w := Wake{Chat: chat, User: c.wake.User, Reason: c.wake.Reason, Profile: c.wake.Profile, At: l.deps.Clock.Now()}
 	if rel := l.st.Rel(chat); rel != nil {
 		w.Rel = *rel
@@ -142,9 +143,9 @@ func (l *CoreLoop) release(ctx context.Context, chat int64) {
 	l.dispatch(ctx, job{kind: jobWake, wake: w})
 }
 
-// releaseParked releases every chat held by an outage, in the order they were first held.
-func (l *CoreLoop) releaseParked(ctx context.Context) {
-	order := l.parked.order()
+// releaseHeld releases every chat held by an outage, in the order they were first held.
+func (l *CoreLoop) releaseHeld(ctx context.Context) {
+	order := l.held.order()
 	if len(order) > 0 {
 		l.log.Info("the model is back; answering held messages", "chats", len(order))
 	}
@@ -155,11 +156,11 @@ func (l *CoreLoop) releaseParked(ctx context.Context) {
 
 // holdTick drops messages held too long, and releases or retries the held chats.
 func (l *CoreLoop) holdTick(ctx context.Context, now time.Time) {
-	if len(l.parked.chats) == 0 {
+	if len(l.held.chats) == 0 {
 		return
 	}
-	for _, chat := range l.parked.order() {
-		c := l.parked.chats[chat]
+	for _, chat := range l.held.order() {
+		c := l.held.chats[chat]
 		keep := c.wake.Signals[:0:0]
 		var drop []uint64
 		var expired []Signal
@@ -176,7 +177,7 @@ func (l *CoreLoop) holdTick(ctx context.Context, now time.Time) {
 		if n := len(c.wake.Signals) - len(keep); n > 0 {
 			l.log.Warn("held messages dropped unanswered: the model was unreachable for longer than the hold limit",
 				"chat", chat, "messages", n, "max_hold", l.cfg.MaxHold)
-			l.parked.dropped.Add(float64(n))
+			l.held.dropped.Add(float64(n))
 			c.wake.Signals = keep
 			if len(drop) > 0 {
 				dead := &DeadLetter{Kind: DeadHoldExpired, Chat: chat, User: c.wake.User, At: now,
@@ -185,28 +186,28 @@ func (l *CoreLoop) holdTick(ctx context.Context, now time.Time) {
 			}
 		}
 		if len(c.wake.Signals) == 0 {
-			delete(l.parked.chats, chat)
-			l.parked.gauge.Set(float64(len(l.parked.chats)))
+			delete(l.held.chats, chat)
+			l.held.gauge.Set(float64(len(l.held.chats)))
 		}
 	}
-	switch order := l.parked.order(); {
+	switch order := l.held.order(); {
 	case len(order) == 0:
 	case l.modelBack():
-		l.releaseParked(ctx)
-	case l.parked.retryInFlight() && now.Sub(l.parked.lastRetry) < l.cfg.HoldRetryMax:
+		l.releaseHeld(ctx)
+	case l.held.retryInFlight() && now.Sub(l.held.lastRetry) < l.cfg.HoldRetryMax:
 		// Wait for it (but not behind a chat whose queue is stuck for long).
-	case now.Sub(l.parked.lastRetry) >= l.parked.every:
+	case now.Sub(l.held.lastRetry) >= l.held.every:
 		// Still down: the longest-held chat asks again (its run may probe).
-		l.parked.lastRetry, l.parked.retrying = now, order[0]
-		if now.Sub(l.parked.since) >= time.Minute {
-			l.parked.every = min(2*l.parked.every, l.cfg.HoldRetryMax)
+		l.held.lastRetry, l.held.retrying = now, order[0]
+		if now.Sub(l.held.since) >= time.Minute {
+			l.held.every = min(2*l.held.every, l.cfg.HoldRetryMax)
 		}
 		l.release(ctx, order[0])
 	}
 }
 
 // retryInFlight reports whether a retry's run has not ended yet.
-func (h *parked) retryInFlight() bool {
+func (h *heldChats) retryInFlight() bool {
 	c := h.chats[h.retrying]
 	return h.retrying != 0 && c != nil && c.running
 }
@@ -215,38 +216,38 @@ func (h *parked) retryInFlight() bool {
 // model holds its messages; one that went through releases every held chat once the model
 // is back.
 func (l *CoreLoop) settleHeld(ctx context.Context, r result) {
-	retried := l.parked.retrying != 0 && r.chat == l.parked.retrying
+	retried := l.held.retrying != 0 && r.chat == l.held.retrying
 	if retried {
-		l.parked.retrying = 0
+		l.held.retrying = 0
 	}
 	if r.held != nil {
 		now := l.deps.Clock.Now()
-		if len(l.parked.chats) == 0 {
+		if len(l.held.chats) == 0 {
 			// The first retry comes HoldRetry from now.
-			l.parked.since, l.parked.lastRetry, l.parked.every = now, now, l.cfg.HoldRetry
+			l.held.since, l.held.lastRetry, l.held.every = now, now, l.cfg.HoldRetry
 		}
 		if retried {
 			// The next comes an interval after this one ended, as the Thinker counts its
 			// probe gap from a failed probe.
-			l.parked.lastRetry = now
+			l.held.lastRetry = now
 		}
-		l.parked.put(*r.held)
+		l.held.put(*r.held)
 		return
 	}
-	if c := l.parked.chats[r.chat]; c != nil && c.running {
+	if c := l.held.chats[r.chat]; c != nil && c.running {
 		// Its messages were in the run (answered, or given the apology).
 		c.running = false
-		l.parked.answered(r.chat)
+		l.held.answered(r.chat)
 	}
-	if r.thought && len(l.parked.chats) > 0 && l.modelBack() {
-		l.releaseParked(ctx)
+	if r.thought && len(l.held.chats) > 0 && l.modelBack() {
+		l.releaseHeld(ctx)
 	}
 }
 
 // dropHeld forgets a forgotten chat's held messages: the handler deleted the chat, so
 // they are consumed unanswered.
 func (l *CoreLoop) dropHeld(ctx context.Context, chat int64) {
-	c := l.parked.chats[chat]
+	c := l.held.chats[chat]
 	if c == nil {
 		return
 	}
@@ -256,8 +257,8 @@ func (l *CoreLoop) dropHeld(ctx context.Context, chat int64) {
 			ids = append(ids, s.ID)
 		}
 	}
-	delete(l.parked.chats, chat)
-	l.parked.gauge.Set(float64(len(l.parked.chats)))
+	delete(l.held.chats, chat)
+	l.held.gauge.Set(float64(len(l.held.chats)))
 	if len(ids) > 0 {
 		l.dispatch(ctx, job{kind: jobDrop, drop: TurnRecord{Chat: chat, Done: ids, At: l.deps.Clock.Now()}})
 	}

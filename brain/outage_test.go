@@ -190,7 +190,7 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 	h.reg = reg
 	o := newOutageThinker(h)
 	gate := make(chan struct{})
-	h.think.holdChat[5] = gate
+	h.think.gateChat[5] = gate
 	buildWith(h, o)
 	h.start()
 	for i, chat := range []int64{9, 4} {
@@ -469,7 +469,7 @@ func TestOutageRetryNotStuckBehindOneChat(t *testing.T) {
 	h.reg = reg
 	hang := make(chan struct{}, 1)
 	hang <- struct{}{} // a's first run goes through to the breaker; its retry hangs
-	h.think.holdChat[a] = hang
+	h.think.gateChat[a] = hang
 	g := newGapThinker(h)
 	buildWith(h, g)
 	h.start()

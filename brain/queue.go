@@ -119,8 +119,8 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 		return
 	}
 	j := q.jobs[0]
-	if _, held := l.held[chat]; held && (j.kind == jobWake || j.kind == jobCommand) {
-		return // rate limited: releaseHeld starts it
+	if _, throttled := l.throttled[chat]; throttled && (j.kind == jobWake || j.kind == jobCommand) {
+		return // throttled (rate limited): releaseThrottled starts it
 	}
 	if w, limited := limitedWake(j); limited {
 		start, notice, ok := l.admit(chat, w)
@@ -135,7 +135,7 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 	} else {
 		q.jobs = q.jobs[1:]
 	}
-	if j.kind == jobWake && j.wake.Reason.Code == ReasonUserMessage && !l.parked.take(&j.wake) {
+	if j.kind == jobWake && j.wake.Reason.Code == ReasonUserMessage && !l.held.take(&j.wake) {
 		// A release whose messages were answered or dropped meanwhile.
 		l.startNext(ctx, chat)
 		return
@@ -149,14 +149,14 @@ func (l *CoreLoop) startNext(ctx context.Context, chat int64) {
 	} else {
 		view.Loc = l.st.Location(nil)
 	}
-	// While earlier messages of the chat wait for a retry, new ones are held behind them
+	// While earlier messages of the chat wait for a retry, new ones are queued behind them
 	// instead of overtaking them.
-	holding := j.kind != jobDeliver && l.retries.holding(chat)
-	noticed := l.parked.noticed(chat)
+	inBackoff := j.kind != jobDeliver && l.retries.inBackoff(chat)
+	noticed := l.held.noticed(chat)
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		r := l.work(ctx, chat, j, view, holding, noticed)
+		r := l.work(ctx, chat, j, view, inBackoff, noticed)
 		l.done <- r
 	}()
 }

@@ -13,7 +13,7 @@ func TestLoopFoldsBurstAndKeepsChatsIndependent(t *testing.T) {
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
 	releaseA := make(chan struct{})
-	h.think.holdChat[a] = releaseA
+	h.think.gateChat[a] = releaseA
 	h.start()
 
 	h.submit(h.msg(1, a, "one"))
@@ -25,7 +25,7 @@ func TestLoopFoldsBurstAndKeepsChatsIndependent(t *testing.T) {
 	h.submit(h.msg(4, a, "four"))
 	h.submit(h.msg(5, b, "bee"))
 
-	// B is answered while A's run is still held.
+	// B is answered while A's run is still gated.
 	if w := recv(t, h.think.entered, "B's run"); w.Chat != b {
 		t.Fatalf("next run is for chat %d, want %d", w.Chat, b)
 	}
@@ -63,7 +63,7 @@ func TestLoopOrderPerChatAndBoundedConcurrency(t *testing.T) {
 	const chatsN, perChat = 4, 5
 	h := newHarness(t, noProactive())
 	h.cfg.MaxConcurrent = 2
-	h.think.hold = make(chan struct{})
+	h.think.gate = make(chan struct{})
 	h.start()
 
 	var id uint64
@@ -73,7 +73,7 @@ func TestLoopOrderPerChatAndBoundedConcurrency(t *testing.T) {
 			h.submit(h.msg(id, c, fmt.Sprintf("c%d-m%d", c, i)))
 		}
 	}
-	// Two runs start and are held; only releasing one lets another start.
+	// Two runs start and are gated; only releasing one lets another start.
 	recv(t, h.think.entered, "first run")
 	recv(t, h.think.entered, "second run")
 
@@ -83,7 +83,7 @@ func TestLoopOrderPerChatAndBoundedConcurrency(t *testing.T) {
 		defer close(fed)
 		for {
 			select {
-			case h.think.hold <- struct{}{}:
+			case h.think.gate <- struct{}{}:
 			case <-stopFeed:
 				return
 			}
@@ -135,8 +135,8 @@ func TestLoopOrderPerChatAndBoundedConcurrency(t *testing.T) {
 func TestLoopFoldingKeepsOrderAroundCommands(t *testing.T) {
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
-	hold := make(chan struct{})
-	h.think.holdChat[a] = hold
+	gate := make(chan struct{})
+	h.think.gateChat[a] = gate
 	h.start()
 
 	h.submit(h.msg(1, a, "one"))
@@ -148,7 +148,7 @@ func TestLoopFoldingKeepsOrderAroundCommands(t *testing.T) {
 	h.submit(h.msg(6, b, "bee")) // processed after all of A's: a barrier
 	recv(t, h.sender.attempts, "B's reply")
 
-	close(hold)
+	close(gate)
 	for range 4 {
 		recv(t, h.sender.attempts, "A's messages")
 	}
@@ -165,8 +165,8 @@ func TestLoopFoldingKeepsOrderAroundCommands(t *testing.T) {
 func TestLoopGroupRunsAnswerOneSender(t *testing.T) {
 	const g, ann, ben = -7, 1, 2
 	h := newHarness(t, noProactive())
-	hold := make(chan struct{})
-	h.think.holdChat[g] = hold
+	gate := make(chan struct{})
+	h.think.gateChat[g] = gate
 	h.start()
 	msg := func(id uint64, user int64, name, text string) brain.Signal {
 		return brain.Signal{ID: id, Type: brain.SignalUserMessage, Source: "test", Chat: g, User: user, UserName: name, Text: text, At: t0}
@@ -180,7 +180,7 @@ func TestLoopGroupRunsAnswerOneSender(t *testing.T) {
 	h.submit(msg(5, ann, "Ann", "a3"))
 	h.submit(h.msg(6, 9, "barrier")) // processed after all of the group's
 	recv(t, h.sender.attempts, "the barrier's reply")
-	close(hold)
+	close(gate)
 	for range 4 {
 		recv(t, h.sender.attempts, "the group's answers")
 	}

@@ -23,21 +23,21 @@ func limitedWake(j job) (Wake, bool) {
 }
 
 // admit decides whether chat's next job, a user-driven wake, may start now. When the
-// user's runs are used up the wake stays queued (later wakes of the chat fold into it)
-// until the limit allows it, and the returned notice job, if ok, is to run first: the
-// user hears once per limited period that their messages wait.
+// user's runs are used up the chat is throttled: the wake stays queued (later wakes of
+// the chat fold into it) until the limit allows it, and the returned notice job, if ok,
+// is to run first: the user hears once per limited period that their messages wait.
 func (l *CoreLoop) admit(chat int64, w Wake) (start bool, notice job, ok bool) {
 	now := l.deps.Clock.Now()
 	allowed, at := l.limit.allow(w.User, now)
 	if allowed {
-		delete(l.held, chat)
+		delete(l.throttled, chat)
 		return true, job{}, false
 	}
-	if _, held := l.held[chat]; !held {
+	if _, throttled := l.throttled[chat]; !throttled {
 		l.deps.Refusals.Refused(LimitUserRuns)
-		l.log.Info("user rate limited; their messages wait for the next allowed run", "chat", chat, "until", at)
+		l.log.Info("user throttled by the rate limit; their messages wait for the next allowed run", "chat", chat, "until", at)
 	}
-	l.held[chat] = at
+	l.throttled[chat] = at
 	if until, seen := l.noticed[w.User]; seen && now.Before(until) {
 		return false, job{}, false
 	}
@@ -51,11 +51,11 @@ func (l *CoreLoop) admit(chat int64, w Wake) (start bool, notice job, ok bool) {
 	return false, job{kind: jobNotice, notice: SendMessage{Chat: chat, Text: l.cfg.RateNotice, Kind: KindSystem, Plain: true, ReplyTo: replyTo}}, true
 }
 
-// releaseHeld starts the chats whose rate-limited wake may run now.
-func (l *CoreLoop) releaseHeld(ctx context.Context, now time.Time) {
-	for chat, until := range l.held {
+// releaseThrottled starts the throttled chats (rate limited) whose wake may run now.
+func (l *CoreLoop) releaseThrottled(ctx context.Context, now time.Time) {
+	for chat, until := range l.throttled {
 		if !now.Before(until) {
-			delete(l.held, chat)
+			delete(l.throttled, chat)
 			l.startNext(ctx, chat)
 		}
 	}
@@ -71,6 +71,6 @@ func (l *CoreLoop) releaseHeld(ctx context.Context, now time.Time) {
 }
 
 // notify commits a notice (no model call) as a turn of its own and delivers it.
-func (l *CoreLoop) notify(ctx context.Context, r *result, m SendMessage, holding bool) {
-	l.commit(ctx, r, TurnRecord{Chat: m.Chat, At: l.deps.Clock.Now(), Outbox: []SendMessage{m}}, holding)
+func (l *CoreLoop) notify(ctx context.Context, r *result, m SendMessage, inBackoff bool) {
+	l.commit(ctx, r, TurnRecord{Chat: m.Chat, At: l.deps.Clock.Now(), Outbox: []SendMessage{m}}, inBackoff)
 }

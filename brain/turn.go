@@ -9,10 +9,10 @@ import (
 )
 
 // work runs one job off the loop goroutine: it may block on the model, the store and the
-// network. It never panics out. holding says the chat's earlier messages wait for a
-// retry: the job's messages are committed but held behind them. noticed says the chat
+// network. It never panics out. inBackoff says the chat's earlier messages wait for a
+// retry: the job's messages are committed but queued behind them. noticed says the chat
 // was already told the model is unreachable.
-func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView, holding, noticed bool) (r result) {
+func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView, inBackoff, noticed bool) (r result) {
 	r.chat = chat
 	defer func() {
 		if p := recover(); p != nil {
@@ -25,23 +25,23 @@ func (l *CoreLoop) work(ctx context.Context, chat int64, j job, view CommandView
 	case jobDeliver:
 		r.err = l.deliver(ctx, &r.delivery, j.deliver)
 	case jobCommand:
-		l.command(ctx, &r, j.command, view, holding)
+		l.command(ctx, &r, j.command, view, inBackoff)
 	case jobWake:
-		l.think(ctx, &r, j.wake, holding, noticed)
+		l.think(ctx, &r, j.wake, inBackoff, noticed)
 	case jobNotice:
-		l.notify(ctx, &r, j.notice, holding)
+		l.notify(ctx, &r, j.notice, inBackoff)
 	case jobDrop:
 		if j.dead != nil {
 			l.bury(*j.dead) // kept before the commit consumes its signals
 		}
-		l.commit(ctx, &r, j.drop, holding)
+		l.commit(ctx, &r, j.drop, inBackoff)
 	}
 	return r
 }
 
 // think runs cognition for a wake and commits what came of it as the chat's turn: the
 // user's messages, the answer, its intents.
-func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, noticed bool) {
+func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, inBackoff, noticed bool) {
 	var done []uint64
 	asked, replyTo := false, 0
 	for _, s := range w.Signals {
@@ -91,7 +91,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 			return
 		}
 		if asked && errors.Is(err, ErrModelUnavailable) {
-			l.holdForModel(ctx, r, w, replyTo, holding, noticed)
+			l.holdForModel(ctx, r, w, replyTo, inBackoff, noticed)
 			return
 		}
 		l.log.Error("cognition failed", "reason", w.Reason.Code, "err", err)
@@ -101,7 +101,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 		if !asked {
 			// Nobody is waiting for an answer; the signals are consumed.
 			rec.Turns = nil
-			l.commit(ctx, r, rec, holding)
+			l.commit(ctx, r, rec, inBackoff)
 			return
 		}
 		out = Outcome{Intents: []Intent{SendMessage{Chat: w.Chat, Text: l.cfg.Apology, Kind: KindSystem, ReplyTo: replyTo, Plain: true}}}
@@ -124,7 +124,7 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 		rec.Rel = &rel
 	}
 	r.intents = rec.Intents
-	l.commit(ctx, r, rec, holding)
+	l.commit(ctx, r, rec, inBackoff)
 	if m, ok := l.deps.Journal.(Maintainer); ok && len(rec.Turns) > 0 && r.err == nil {
 		if err := m.Maintain(ctx, w.Chat); err != nil && ctx.Err() == nil {
 			l.log.Warn("memory upkeep", "err", err)
@@ -135,14 +135,14 @@ func (l *CoreLoop) think(ctx context.Context, r *result, w Wake, holding, notice
 // holdForModel leaves the messages of a run that could not reach the model in the inbox
 // (nothing of the turn is committed) for the loop to hold, and tells the user once per
 // outage that they will be answered.
-func (l *CoreLoop) holdForModel(ctx context.Context, r *result, w Wake, replyTo int, holding, noticed bool) {
+func (l *CoreLoop) holdForModel(ctx context.Context, r *result, w Wake, replyTo int, inBackoff, noticed bool) {
 	l.log.Warn("the model is unreachable; messages held until it is back", "chat", w.Chat, "messages", len(w.Signals))
 	r.held = &w
 	if noticed {
 		return
 	}
 	notice := SendMessage{Chat: w.Chat, Text: l.cfg.OutageNotice, Kind: KindSystem, ReplyTo: replyTo, Plain: true}
-	l.commit(ctx, r, TurnRecord{Chat: w.Chat, User: w.User, Outbox: []SendMessage{notice}, At: l.deps.Clock.Now()}, holding)
+	l.commit(ctx, r, TurnRecord{Chat: w.Chat, User: w.User, Outbox: []SendMessage{notice}, At: l.deps.Clock.Now()}, inBackoff)
 }
 
 // answer adds the messages of an outcome to the turn: to the outbox and, unless they are
@@ -185,8 +185,8 @@ func (l *CoreLoop) safeThink(ctx context.Context, w Wake) (out Outcome, err erro
 }
 
 // commit writes the turn through the Journal and delivers its outbox entries — or, when
-// the chat is holding, leaves them waiting behind its earlier ones.
-func (l *CoreLoop) commit(ctx context.Context, r *result, rec TurnRecord, holding bool) {
+// the chat is in backoff, leaves them waiting behind its earlier ones.
+func (l *CoreLoop) commit(ctx context.Context, r *result, rec TurnRecord, inBackoff bool) {
 	if len(rec.Done) == 0 && len(rec.Turns) == 0 && len(rec.Outbox) == 0 && len(rec.Intents) == 0 && rec.Rel == nil {
 		return
 	}
@@ -197,8 +197,8 @@ func (l *CoreLoop) commit(ctx context.Context, r *result, rec TurnRecord, holdin
 		return
 	}
 	l.m.outboxPending.Add(float64(len(entries)))
-	if holding {
-		r.delivery = delivery{outcome: held, left: entries}
+	if inBackoff {
+		r.delivery = delivery{outcome: queuedBehind, left: entries}
 		return
 	}
 	if err := l.deliver(ctx, &r.delivery, entries); err != nil {
