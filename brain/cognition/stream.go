@@ -280,7 +280,9 @@ func draftText(content string) string {
 		}
 		if rest = strings.TrimLeft(rest, " \t\r\n"); rest == "" {
 			return ""
-		} else if rest[0] == '{' && isInfoString(line) {
+		} else if rest[0] == '{' && !strings.ContainsAny(line, "{[") {
+			// As stripFences reads a fence: a first line without a brace is dropped,
+			// whatever it says, so a draft must not show what the answer will not.
 			return partialResponse(rest)
 		}
 	}
