@@ -45,22 +45,8 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	count := func(file string) int {
-		t.Helper()
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return bytes.Count(raw, []byte(marker))
-	}
-	backup := func(name string) string {
-		t.Helper()
-		out := filepath.Join(dir, name)
-		if b, err := exec.Command(binary, "backup", "--config", path, "--out", out).CombinedOutput(); err != nil {
-			t.Fatalf("anima backup: %v\n%s", err, b)
-		}
-		return out
-	}
+	count := func(file string) int { return markerCount(t, file, marker) }
+	backup := func(name string) string { return hotBackup(t, path, filepath.Join(dir, name)) }
 	before := count(backup("before.db"))
 	t.Logf("before /forget: a backup holds the marker %d times", before)
 	if before == 0 {
@@ -117,4 +103,23 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	if out, err := exec.Command(binary, "compact", "--config", path).CombinedOutput(); err != nil || !strings.Contains(string(out), "compacted") {
 		t.Errorf("anima compact: err %v, output:\n%s", err, out)
 	}
+}
+
+// markerCount is how many times marker stands in file's bytes (freed pages included).
+func markerCount(t *testing.T, file, marker string) int {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(raw, []byte(marker))
+}
+
+// hotBackup runs `anima backup` for the configuration at path into out, and returns out.
+func hotBackup(t *testing.T, path, out string) string {
+	t.Helper()
+	if b, err := exec.Command(binary, "backup", "--config", path, "--out", out).CombinedOutput(); err != nil {
+		t.Fatalf("anima backup: %v\n%s", err, b)
+	}
+	return out
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,22 +80,8 @@ func TestInnerLifeKeptPerMember(t *testing.T) {
 		t.Fatalf("A's /status in the group lacks A's own concern (the test proves nothing):\n%s", got)
 	}
 
-	count := func(file string) int {
-		t.Helper()
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return bytes.Count(raw, []byte(marker))
-	}
-	backup := func(name string) string {
-		t.Helper()
-		out := filepath.Join(dir, name)
-		if b, err := exec.Command(binary, "backup", "--config", path, "--out", out).CombinedOutput(); err != nil {
-			t.Fatalf("anima backup: %v\n%s", err, b)
-		}
-		return out
-	}
+	count := func(file string) int { return markerCount(t, file, marker) }
+	backup := func(name string) string { return hotBackup(t, path, filepath.Join(dir, name)) }
 	if n := count(backup("before.db")); n == 0 {
 		t.Fatal("the marker is not in a backup before /forget: the test proves nothing")
 	}
