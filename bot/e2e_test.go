@@ -14,6 +14,7 @@ import (
 
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 	"github.com/anima-bot/anima/storage"
@@ -29,6 +30,17 @@ type harness struct {
 	tg  *telegramtest.Server
 	ai  *openaitest.Server
 	cfg config.Config
+	// opts are the options start passes to bot.Run (tests set opts.Clock, opts.Plugins).
+	opts bot.Options
+}
+
+// useClock makes anima run on a manual clock standing at now and returns it: the test
+// moves time with Advance instead of waiting (the loop still ticks every cfg.Brain.Tick of
+// real time and reads the clock then).
+func (h *harness) useClock(now time.Time) *braintest.Clock {
+	c := braintest.NewClock(now)
+	h.opts.Clock = c
+	return c
 }
 
 func newHarness(t *testing.T) *harness {
@@ -62,7 +74,9 @@ func (h *harness) start() (bot.Addrs, func()) {
 	started := make(chan bot.Addrs, 1)
 	errc := make(chan error, 1)
 	go func() {
-		errc <- bot.Run(ctx, h.cfg, bot.Options{Started: func(a bot.Addrs) { started <- a }})
+		opts := h.opts
+		opts.Started = func(a bot.Addrs) { started <- a }
+		errc <- bot.Run(ctx, h.cfg, opts)
 	}()
 	var addrs bot.Addrs
 	select {
