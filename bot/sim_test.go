@@ -12,6 +12,7 @@ import (
 )
 
 func TestSimulateSilentWeek(t *testing.T) {
+	t.Parallel()
 	cfg := config.Default()
 	cfg.User.Timezone = "Europe/Berlin"
 	res, err := bot.Simulate(cfg, 7)

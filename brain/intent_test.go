@@ -18,6 +18,7 @@ import (
 )
 
 func TestLoopDeferIntent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
 		out := answer(w)
@@ -62,6 +63,7 @@ type pluginIntent struct{}
 func (pluginIntent) IntentName() string { return "plugin_thing" }
 
 func TestHomeOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   brain.Intent
 		want brain.Home
@@ -94,6 +96,7 @@ func TestHomeOf(t *testing.T) {
 // TestLoopUnhandledIntent: an intent of a kind nobody applies is logged, counted and
 // dropped; the rest of the turn — its reply and its other intents — goes on.
 func TestLoopUnhandledIntent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	reg := prometheus.NewRegistry()
 	var logs braintest.Buffer

@@ -15,6 +15,7 @@ import (
 )
 
 func TestParseScenarioStrict(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, yaml string
 		want       string // in the error; "" means valid
@@ -96,8 +97,10 @@ func simConfig() config.Config {
 // rules every run keeps: each user message answered once, nothing proactive in quiet
 // hours, at most max_per_day proactive wakes a day.
 func TestExampleScenarios(t *testing.T) {
+	t.Parallel()
 	for name, sc := range examples(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			cfg := simConfig()
 			dir := t.TempDir()
 			began := time.Now()
@@ -152,8 +155,10 @@ func runExample(t *testing.T, name string) *timeline {
 }
 
 func TestScenarioInvariants(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"chatty", "night-owl", "shift-worker", "never-answers", "blocks"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tl := runExample(t, name)
 			asked, replies, user := 0, 0, 0
 			for _, r := range tl.rows {
@@ -178,6 +183,7 @@ func TestScenarioInvariants(t *testing.T) {
 // TestNeverAnsweringUserHabituates: each unanswered proactive message doubles the silence
 // anima waits for, so the gaps between its messages grow.
 func TestNeverAnsweringUserHabituates(t *testing.T) {
+	t.Parallel()
 	tl := runExample(t, "never-answers")
 	var at []time.Time
 	for _, r := range tl.rows {
@@ -206,6 +212,7 @@ func TestNeverAnsweringUserHabituates(t *testing.T) {
 // TestBlockedUserGetsNothing: after the user blocks the bot, nothing reaches them; the
 // one message that discovers the block is refused and the relationship goes dormant.
 func TestBlockedUserGetsNothing(t *testing.T) {
+	t.Parallel()
 	tl := runExample(t, "blocks")
 	refused, wakesAfter, before := 0, 0, 0
 	var refusedAt time.Time
@@ -239,6 +246,7 @@ func TestBlockedUserGetsNothing(t *testing.T) {
 }
 
 func TestScenarioDeterministic(t *testing.T) {
+	t.Parallel()
 	sc := examples(t)["chatty"]
 	read := func() (csvText, summary []byte) {
 		dir := t.TempDir()

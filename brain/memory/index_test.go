@@ -34,6 +34,7 @@ func varied(i int) brain.Turn {
 // directly) and after Maintain folded them into merged segments give the same hits with
 // the same scores.
 func TestFoldedIndexSearchesAsTheTail(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const chat = 5
@@ -91,6 +92,7 @@ func TestFoldedIndexSearchesAsTheTail(t *testing.T) {
 // TestUnindexRewritesSegments: a member's /forget removes their turns from folded
 // segments too, and the statistics stay consistent (the rest is still found).
 func TestUnindexRewritesSegments(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const grp = -200
@@ -155,6 +157,7 @@ func bicycleHistory(t *testing.T, st *storage.Store, chat int64) []brain.Turn {
 // each turn and one key per posting) is converted on Open, and search finds old turns
 // (before and after they are folded) but not turns that were never indexed.
 func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := openStore(t, path)
 	const chat = 9
@@ -272,6 +275,7 @@ func segments(t *testing.T, st *storage.Store, chat int64) int {
 // never indexed — both for a chat migrated from schema 2 (its high-water mark past the
 // tail) and for one whose tail was written by schema 3.
 func TestOpenMigratesSchemaThreeTail(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := openStore(t, path)
 	for _, chat := range []int64{11, 12} {
@@ -348,6 +352,7 @@ func TestOpenMigratesSchemaThreeTail(t *testing.T) {
 // TestTurnCommitWritesNoIndexKey: indexing a turn in its commit marks its history entry
 // and writes nothing to the index bucket (the commit's pages are history's).
 func TestTurnCommitWritesNoIndexKey(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	commit(t, st, m, 3, brain.Turn{Role: "user", Text: "my kitten is called Miso", At: t0})
@@ -375,6 +380,7 @@ func TestTurnCommitWritesNoIndexKey(t *testing.T) {
 // migrated chat has before its first upkeep) is folded by its first search, which then
 // finds what it finds unfolded.
 func TestSearchFoldsALongTail(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const chat, n = 4, 4200 // more than foldMax (4096)

@@ -87,6 +87,7 @@ func (f *fakeSummarizer) Summarize(_ context.Context, previous string, turns []b
 }
 
 func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := openStore(t, path)
 	m := memory.New(st, nil, memory.Options{})
@@ -148,6 +149,7 @@ func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 }
 
 func TestRememberRejects(t *testing.T) {
+	t.Parallel()
 	m := memory.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), nil, memory.Options{})
 	for _, tc := range []struct{ name, attr, value string }{
 		{"empty attribute", "  !!! ", "x"},
@@ -173,6 +175,7 @@ func TestRememberRejects(t *testing.T) {
 }
 
 func TestNormalizeAttribute(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Favourite Color":        "favourite_color",
 		"  sister's-name ":       "sister_s_name",
@@ -188,6 +191,7 @@ func TestNormalizeAttribute(t *testing.T) {
 }
 
 func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := openStore(t, path)
 	m := memory.New(st, nil, memory.Options{})
@@ -252,6 +256,7 @@ func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
 }
 
 func TestRecallExcludesRecentTurnsFromMemories(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{RecentTurns: 4})
 	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "the violin lesson went badly", At: t0})
@@ -272,6 +277,7 @@ func TestRecallExcludesRecentTurnsFromMemories(t *testing.T) {
 }
 
 func TestSearchFactsAndSummary(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	sum := &fakeSummarizer{text: func(int) string { return "The user is training for the Berlin marathon." }}
 	m := memory.New(st, sum, memory.Options{RecentTurns: 2, SummarizeAfter: 3})
@@ -300,6 +306,7 @@ func TestSearchFactsAndSummary(t *testing.T) {
 }
 
 func TestMaintainSummarizesOncePerThreshold(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := openStore(t, path)
 	sum := &fakeSummarizer{}
@@ -354,6 +361,7 @@ func (failingSummarizer) Summarize(context.Context, string, []brain.Turn) (strin
 }
 
 func TestMaintainKeepsSummaryOnError(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, failingSummarizer{}, memory.Options{RecentTurns: 1, SummarizeAfter: 2})
 	for i := range 4 {
@@ -368,6 +376,7 @@ func TestMaintainKeepsSummaryOnError(t *testing.T) {
 }
 
 func TestRecallDoesNotGrowWithHistory(t *testing.T) {
+	t.Parallel()
 	size := func(t *testing.T, n int) int {
 		st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 		sum := &fakeSummarizer{text: func(int) string { return strings.Repeat("The user talked about coffee and work. ", 30) }}
@@ -409,6 +418,7 @@ func TestRecallDoesNotGrowWithHistory(t *testing.T) {
 }
 
 func TestReindex(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	for i := range 20 {
@@ -452,6 +462,7 @@ func TestReindex(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "I adopted a kitten named Miso", At: t0})
@@ -523,6 +534,7 @@ func TestTools(t *testing.T) {
 }
 
 func TestOpenAISummarizer(t *testing.T) {
+	t.Parallel()
 	var got openai.ChatCompletionRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" {
@@ -564,6 +576,7 @@ func TestOpenAISummarizer(t *testing.T) {
 // comes back (and so is logged) with the echo left out and cut to provider.MaxRunes;
 // the status stays.
 func TestOpenAISummarizerRedactsProviderErrors(t *testing.T) {
+	t.Parallel()
 	const secret = "my sister's diagnosis"
 	for _, tc := range []struct {
 		name  string
@@ -627,6 +640,7 @@ func BenchmarkSearch1000Turns(b *testing.B) {
 // must wait for a batch of foldable turns (SummarizeAfter is then counted beyond the
 // recent turns) instead of panicking on an empty or negative slice, or folding every turn.
 func TestMaintainWithRecentTurnsAboveThreshold(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ recent, after int }{{12, 5}, {6, 5}} {
 		t.Run(fmt.Sprintf("recent=%d,after=%d", tc.recent, tc.after), func(t *testing.T) {
 			st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))

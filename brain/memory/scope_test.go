@@ -13,6 +13,7 @@ import (
 // TestFactsAreScopedByChatAndUser: what a user told anima in private never enters a
 // group's recall or search, and a fact told in a group is that member's fact there.
 func TestFactsAreScopedByChatAndUser(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const ann, ben, grp = 1, 2, -100
@@ -64,6 +65,7 @@ func TestFactsAreScopedByChatAndUser(t *testing.T) {
 // TestUnindexRemovesTurnsFromSearch: turns taken out of the index (a member's /forget)
 // are not found any more; the others still are, labelled with their writer.
 func TestUnindexRemovesTurnsFromSearch(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const grp = -100

@@ -55,6 +55,7 @@ func mustPlan(t *testing.T, s *schedule.Scheduler, delay *int64, at, spec *strin
 }
 
 func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	reg := prometheus.NewRegistry()
 	s := schedule.New(st, schedule.Options{Registerer: reg})
@@ -108,6 +109,7 @@ func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
 }
 
 func TestPlanAt(t *testing.T) {
+	t.Parallel()
 	s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), schedule.Options{})
 	loc := berlin(t)
 	for _, tc := range []struct {
@@ -154,6 +156,7 @@ func TestPlanAt(t *testing.T) {
 }
 
 func TestPlanRejects(t *testing.T) {
+	t.Parallel()
 	s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), schedule.Options{})
 	for _, tc := range []struct {
 		name  string
@@ -198,6 +201,7 @@ func TestPlanRejects(t *testing.T) {
 }
 
 func TestParseCron(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		spec string
 		ok   bool
@@ -235,6 +239,7 @@ func TestParseCron(t *testing.T) {
 // TestCronAcrossDST fires "0 9 * * *" in Berlin across both 2026 DST changes (29 March,
 // 25 October): always 09:00 local, whatever the UTC offset.
 func TestCronAcrossDST(t *testing.T) {
+	t.Parallel()
 	loc := berlin(t)
 	for _, tc := range []struct {
 		name  string
@@ -275,6 +280,7 @@ func TestCronAcrossDST(t *testing.T) {
 }
 
 func TestSurvivesRestartAndFiresOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := openStore(t, path)
 	s := schedule.New(st, schedule.Options{})
@@ -306,6 +312,7 @@ func TestSurvivesRestartAndFiresOnce(t *testing.T) {
 }
 
 func TestMissedWhileDownFiresOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	loc := berlin(t)
 	st := openStore(t, path)
@@ -339,6 +346,7 @@ func TestMissedWhileDownFiresOnce(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	a := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
@@ -362,6 +370,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestForgetDropsSchedules(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
@@ -395,6 +404,7 @@ func TestFireDueIdleDoesNotAllocate(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{Clock: braintest.NewClock(now0.Add(time.Hour))})
 	item := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
@@ -414,6 +424,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	tools := map[string]brain.Tool{}
@@ -507,6 +518,7 @@ func TestTools(t *testing.T) {
 
 // TestFormatLines: one page of /reminders, each item on its own line.
 func TestFormatLines(t *testing.T) {
+	t.Parallel()
 	loc := berlin(t)
 	now := time.Date(2026, 11, 3, 13, 4, 0, 0, loc)
 	if got := schedule.FormatPage(nil, 1, loc, now); got != "You have no reminders." {
@@ -580,6 +592,7 @@ func BenchmarkFireDueIdle(b *testing.B) {
 // commit) while FireDue rescans must still fire when due: the rescan may not drop its due
 // time from the idle bound just because the scan could not see the uncommitted item yet.
 func TestAddTxDuringRescanStillFires(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	item, err := s.Plan(schedule.PlanArgs{Chat: 7, User: 70, Note: "call mum", DelaySeconds: ptr[int64](60), Now: now0, Zone: time.UTC})
@@ -628,6 +641,7 @@ func TestAddTxDuringRescanStillFires(t *testing.T) {
 // MaxPending items in a chat, saying why; AddTx refuses beyond MaxPending too (turns
 // committed together can pass the tool's check together). Refusals are counted.
 func TestCaps(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	reg := prometheus.NewRegistry()
 	s := schedule.New(st, schedule.Options{MaxPending: 3, MaxPerRun: 2, Refusals: brain.NewRefusals(reg)})
@@ -693,6 +707,7 @@ func TestCaps(t *testing.T) {
 }
 
 func TestFormatPage(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	var items []brain.ScheduleItem
 	for i := range 45 {
@@ -726,6 +741,7 @@ func TestFormatPage(t *testing.T) {
 // TestRecountAfterForget: a user's /forget deletes their reminders in the store, behind
 // the scheduler; Recount lowers the pending gauge to what is left.
 func TestRecountAfterForget(t *testing.T) {
+	t.Parallel()
 	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{Registerer: prometheus.NewRegistry()})
 	mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
