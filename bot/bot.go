@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/anima-bot/anima/bot/config"
@@ -41,8 +42,15 @@ type Options struct {
 	// Plugins extend anima beyond the built-in ones (builtinPlugins, switched in the
 	// configuration); tests use it for plugins of their own.
 	Plugins []plugins.Plugin
-	// Clock, if set, replaces the wall clock (tests).
+	// Clock, if set, replaces the wall clock (tests, the simulator).
 	Clock brain.Clock
+	// LLM, if set, replaces the client of llm.base_url (the simulator's scripted model).
+	LLM *openai.Client
+	// Seed, if not 0, seeds the proactive timing's jitter (the simulator's scenario seed).
+	Seed uint64
+	// Registry, if set, is where Assemble's parts register their metrics (Run makes one
+	// of its own).
+	Registry prometheus.Registerer
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).

@@ -15,8 +15,6 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
-	"github.com/anima-bot/anima/brain/memory"
-	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/storage"
 )
@@ -106,8 +104,8 @@ func runScenario(ctx context.Context, cfg config.Config, sc Scenario, opts Optio
 	return s.tl, nil
 }
 
-// newScenarioSim builds the pieces, as assemble does for `anima run`, on the simulated
-// clock.
+// newScenarioSim builds the pieces through bot.Assemble, as `anima run` does, on the
+// simulated clock with the scripted model.
 func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scenarioSim, error) {
 	zone, err := cfg.User.Location()
 	if err != nil {
@@ -128,32 +126,18 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	if s.model, err = newSimModel(sc.Model, rng); err != nil {
 		return nil, err
 	}
-	client := cognition.NewClient(s.model.URL(), "sim", cfg.LLM.RequestTimeout.Std())
-	mem := memory.New(store, &memory.OpenAISummarizer{Client: client, Model: cfg.LLM.FastModel, MaxTokens: 400},
-		memory.Options{Logger: log, Clock: s.clock})
-	sched := schedule.New(store, schedule.Options{Clock: s.clock, DefaultZone: zone, Logger: log})
-	plugs, err := bot.NewPlugins(cfg, store, s.clock, log, nil)
+	parts, err := bot.Assemble(cfg, store, bot.Options{Clock: s.clock, Logger: log, Seed: sc.Seed,
+		LLM: cognition.NewClient(s.model.URL(), "sim", cfg.LLM.RequestTimeout.Std())})
 	if err != nil {
 		s.model.Close()
 		return nil, err
 	}
-	tools, err := plugs.Tools(mem, sched)
-	if err != nil {
-		s.model.Close()
-		return nil, err
-	}
-	s.think = cognition.New(bot.CognitionConfig(cfg, zone), client, mem, tools,
-		cognition.Options{Logger: log, Clock: s.clock, Sections: plugs.Sections})
-	s.journal = plugs.Journal(mem, sched, log)
-	s.jobs = plugs.Jobs(dreamer{s}, s.journal, zone, s.chats)
-
-	pol := cfg.Proactive.Policy()
-	pol.Seed = sc.Seed // the scenario's seed picks the timing jitter too: a run repeats
-	agg, auto := bot.ProactiveLayers(pol, nil, plugs.Neurons()...)
-	s.agg = agg
-	s.st = brain.NewState(zone)
+	s.think, s.journal = parts.Cognition, parts.Journal
+	s.jobs = parts.Plugins.Jobs(dreamer{s}, s.journal, zone, s.chats)
+	pol := parts.Policy // the scenario's seed picks the timing jitter too: a run repeats
+	s.agg, s.st = parts.Aggregator, parts.State
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
-	s.stepper = brain.NewStepper(brain.StepperDeps{State: s.st, Autonomic: auto, Aggregator: agg, Logger: log})
+	s.stepper = brain.NewStepper(brain.StepperDeps{State: s.st, Autonomic: parts.Autonomic, Aggregator: s.agg, Logger: log})
 	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
 	s.tl = newTimeline(sc, pol, userZone, start)
 	return s, nil
