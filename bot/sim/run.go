@@ -29,6 +29,9 @@ type Options struct {
 	Progress io.Writer
 	// Now is the wall clock the progress bar reads (default time.Now).
 	Now func() time.Time
+	// Draw, if set, draws timeline.png (plot.Draw: anima-sim's); without it Run writes
+	// the other two files.
+	Draw Drawer
 }
 
 // simClock is the simulated time the brain, cognition, memory and schedules read.
@@ -60,8 +63,8 @@ type scenarioSim struct {
 	apology string
 }
 
-// Run replays sc under a simulated clock and writes timeline.csv,
-// timeline.png and summary.txt into dir (created if needed). The store is a temporary
+// Run replays sc under a simulated clock and writes timeline.csv, summary.txt and
+// (with opts.Draw) timeline.png into dir (created if needed). The store is a temporary
 // file, removed afterwards; nothing leaves the machine (the model is a scripted endpoint
 // on 127.0.0.1). The same configuration, scenario and seed give the same files.
 func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts Options) (bot.SimResult, error) {
@@ -69,7 +72,7 @@ func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts O
 	if err != nil {
 		return bot.SimResult{}, err
 	}
-	if err := tl.write(dir); err != nil {
+	if err := tl.write(dir, opts.Draw); err != nil {
 		return bot.SimResult{}, err
 	}
 	return tl.result(), nil

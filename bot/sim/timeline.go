@@ -145,8 +145,9 @@ func (t *timeline) totals() (msgs [msgKinds]int, wakes, calls, silent, failed, r
 	return msgs, wakes, calls, silent, failed, refused, dreams
 }
 
-// write writes timeline.csv, timeline.png and summary.txt into dir.
-func (t *timeline) write(dir string) error {
+// write writes timeline.csv, summary.txt and, drawn by draw (if not nil), timeline.png
+// into dir.
+func (t *timeline) write(dir string, draw Drawer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("sim output: %w", err)
 	}
@@ -156,8 +157,11 @@ func (t *timeline) write(dir string) error {
 	}{
 		{"timeline.csv", t.writeCSV},
 		{"summary.txt", t.writeSummary},
-		{"timeline.png", t.writePNG},
+		{"timeline.png", func(w io.Writer) error { return draw(w, t.picture()) }},
 	} {
+		if f.name == "timeline.png" && draw == nil {
+			continue
+		}
 		if err := writeFile(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
 		}
