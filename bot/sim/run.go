@@ -14,6 +14,7 @@ import (
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/storage"
@@ -34,11 +35,6 @@ type Options struct {
 	Draw Drawer
 }
 
-// simClock is the simulated time the brain, cognition, memory and schedules read.
-type simClock struct{ now time.Time }
-
-func (c *simClock) Now() time.Time { return c.now }
-
 // scenarioSim is one scenario replayed through anima's real pieces: the Stepper (autonomic
 // and aggregation layers with the plugins' neurons, and the wake bookkeeping), cognition
 // with its memory, tools and the plugins' tools and prompt sections over the scripted
@@ -47,7 +43,7 @@ func (c *simClock) Now() time.Time { return c.now }
 // scripted user as the channel.
 type scenarioSim struct {
 	sc      Scenario
-	clock   *simClock
+	clock   *braintest.Clock // the simulated time the brain, cognition, memory and schedules read
 	store   *storage.Store
 	st      *brain.State
 	agg     brain.Aggregator
@@ -67,13 +63,13 @@ type scenarioSim struct {
 // (with opts.Draw) timeline.png into dir (created if needed). The store is a temporary
 // file, removed afterwards; nothing leaves the machine (the model is a scripted endpoint
 // on 127.0.0.1). The same configuration, scenario and seed give the same files.
-func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts Options) (bot.SimResult, error) {
+func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts Options) (Result, error) {
 	tl, err := runScenario(ctx, cfg, sc, opts)
 	if err != nil {
-		return bot.SimResult{}, err
+		return Result{}, err
 	}
 	if err := tl.write(dir, opts.Draw); err != nil {
-		return bot.SimResult{}, err
+		return Result{}, err
 	}
 	return tl.result(), nil
 }
@@ -83,28 +79,38 @@ func runScenario(ctx context.Context, cfg config.Config, sc Scenario, opts Optio
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	var tl *timeline
+	err := withStore(func(store *storage.Store) error {
+		s, err := newScenarioSim(cfg, sc, store)
+		if err != nil {
+			return err
+		}
+		defer s.model.Close()
+		if err := s.run(ctx, newProgress(opts.Progress, opts.Now)); err != nil {
+			return err
+		}
+		if v := s.model.violations(); len(v) > 0 {
+			return fmt.Errorf("sim: the model endpoint saw invalid requests: %v", v)
+		}
+		tl = s.tl
+		return nil
+	})
+	return tl, err
+}
+
+// withStore runs f over a store in a temporary file, removed afterwards.
+func withStore(f func(*storage.Store) error) error {
 	tmp, err := os.MkdirTemp("", "anima-sim-")
 	if err != nil {
-		return nil, fmt.Errorf("sim store: %w", err)
+		return fmt.Errorf("sim store: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	store, err := storage.Open(filepath.Join(tmp, "anima.db"), storage.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer store.Close()
-	s, err := newScenarioSim(cfg, sc, store)
-	if err != nil {
-		return nil, err
-	}
-	defer s.model.Close()
-	if err := s.run(ctx, newProgress(opts.Progress, opts.Now)); err != nil {
-		return nil, err
-	}
-	if v := s.model.violations(); len(v) > 0 {
-		return nil, fmt.Errorf("sim: the model endpoint saw invalid requests: %v", v)
-	}
-	return s.tl, nil
+	return f(store)
 }
 
 // newScenarioSim builds the pieces through bot.Assemble, as `anima run` does, on the
@@ -124,7 +130,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, userZone)
 	rng := rand.New(rand.NewPCG(sc.Seed, 0x616e696d61)) // "anima"
 	log := slog.New(slog.DiscardHandler)
-	s := &scenarioSim{sc: sc, clock: &simClock{now: start}, store: store, log: log, apology: cfg.Persona.Apology}
+	s := &scenarioSim{sc: sc, clock: braintest.NewClock(start), store: store, log: log, apology: cfg.Persona.Apology}
 
 	if s.model, err = newSimModel(sc.Model, rng); err != nil {
 		return nil, err
@@ -136,9 +142,9 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 		return nil, err
 	}
 	s.think, s.journal = parts.Cognition, parts.Journal
-	s.jobs = parts.Plugins.Jobs(dreamer{s}, s.journal, zone, s.chats)
 	pol := parts.Policy // the scenario's seed picks the timing jitter too: a run repeats
 	s.agg, s.st = parts.Aggregator, parts.State
+	s.jobs = parts.Plugins.Jobs(dreamer{s}, s.journal, zone, chatsOf(s.st))
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
 	s.stepper = brain.NewStepper(brain.StepperDeps{State: s.st, Autonomic: parts.Autonomic, Aggregator: s.agg, Logger: log})
 	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
@@ -148,7 +154,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 
 // run steps the brain through the scenario's days.
 func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
-	start, step := s.clock.now, s.sc.Step.Std()
+	start, step := s.clock.Now(), s.sc.Step.Std()
 	end := s.user.dayStart(s.sc.Days + 1)
 	total := int(end.Sub(start) / step)
 	var wakes []brain.Wake
@@ -156,7 +162,8 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s.clock.now, s.user.now = now, now
+		s.clock.Set(now)
+		s.user.now = now
 		row := s.tl.add(now, simChat)
 		sigs := s.user.due(now)
 		if len(sigs) > 0 {
@@ -232,16 +239,6 @@ func (s *scenarioSim) noteDue(now time.Time, before map[string]bool) {
 	}
 }
 
-// chats are the relationships the plugins' jobs see: the state's, as the loop's
-// persister saves them after every tick that changed them.
-func (s *scenarioSim) chats() ([]brain.Relationship, error) {
-	rels := make([]brain.Relationship, 0, len(s.st.Rels))
-	for _, r := range s.st.Rels {
-		rels = append(rels, *r)
-	}
-	return rels, nil
-}
-
 // dreamer is the thinker the plugins' jobs run cognition through: it scripts the model
 // for a dream and records the run (and its model calls) in the step's row.
 type dreamer struct{ s *scenarioSim }
@@ -254,7 +251,7 @@ func (d dreamer) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error)
 	c, m := s.model.requests()
 	s.row.modelCalls += c - calls + m - sums
 	s.row.dreams++
-	s.tl.dream(s.clock.now, w.Reason)
+	s.tl.dream(s.clock.Now(), w.Reason)
 	if err != nil {
 		s.row.failed++
 	}

@@ -15,16 +15,17 @@ import (
 // consumed, history, search index, outbox, relationship), its messages are delivered to
 // the scripted user and removed from the outbox, and the relationship records them.
 func (s *scenarioSim) turn(ctx context.Context, w brain.Wake, row *simRow) error {
+	now := s.clock.Now()
 	row.wakes = append(row.wakes, w.Reason.Code)
 	proactive := w.Reason.Code == brain.ReasonProactive || w.Reason.Code == brain.ReasonFollowup
 	checkin := w.Reason.Code == brain.ReasonConcernCheckin
 	var first simSend // what the figures record if a message goes out
 	if proactive || checkin {
-		s.tl.proactiveWake(s.clock.now, w.Reason)
-		first = simSend{at: s.clock.now, code: w.Reason.Code,
-			trigger: trigger(s.tl.pol, w, s.clock.now, s.tl.prevWake, s.tl.loc),
-			ready:   w.Rel.Rhythm.Ready(), live: w.Rel.Rhythm.Active(s.clock.now, s.tl.loc)}
-		s.tl.prevWake = s.clock.now
+		s.tl.proactiveWake(now, w.Reason)
+		first = simSend{at: now, code: w.Reason.Code,
+			trigger: trigger(s.tl.pol, w, now, s.tl.prevWake, s.tl.loc),
+			ready:   w.Rel.Rhythm.Ready(), live: w.Rel.Rhythm.Active(now, s.tl.loc)}
+		s.tl.prevWake = now
 		for _, sig := range w.Signals {
 			if checkin && sig.Ref != "" {
 				first.ref = sig.Ref
@@ -40,14 +41,13 @@ func (s *scenarioSim) turn(ctx context.Context, w brain.Wake, row *simRow) error
 		c, m := s.model.requests()
 		row.modelCalls += c - calls + m - sums
 	}()
-	s.model.prepare(w, s.clock.now, s.user.day(s.clock.now))
+	s.model.prepare(w, now, s.user.day(now))
 	out, thinkErr := s.think.Think(ctx, w)
 	if thinkErr != nil && ctx.Err() != nil {
 		return thinkErr
 	}
 	s.st.LLMWork++
 
-	now := s.clock.now
 	rec := brain.TurnRecord{Chat: w.Chat, User: w.User, At: now}
 	asked := false
 	for _, sig := range w.Signals {
