@@ -68,6 +68,9 @@ type Parts struct {
 	Aggregator *aggregation.Aggregator
 	Autonomic  *autonomic.Layer
 	State      *brain.State // restored from the store, with the aggregator's acks
+
+	log *slog.Logger
+	reg prometheus.Registerer
 }
 
 // Assemble builds the Parts from the validated configuration over store, in dependency
@@ -91,6 +94,7 @@ func Assemble(cfg config.Config, store *storage.Store, opts Options) (*Parts, er
 	if b.reg == nil {
 		b.reg = prometheus.NewRegistry()
 	}
+	p.log, p.reg = b.log, b.reg
 	b.memory()
 	if err := b.plugins(); err != nil {
 		return nil, err
@@ -187,27 +191,37 @@ func (s *service) channel(cfg config.Config, opts Options) error {
 
 // coreLoop builds the plugins' jobs and the core loop with its commands.
 func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
-	store, log, plugs := s.store, s.log, p.Plugins
+	store, plugs := s.store, p.Plugins
 	var media brain.MediaFetcher // the channel downloads the files of user messages
 	if s.tg != nil {
 		media = s.tg
 	}
+	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil)
+	deps := p.LoopDeps()
+	deps.Media, deps.StateStore, deps.DeadLetters, deps.Drafter = media, store, store, drafter(cfg.Telegram, s.tg)
+	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.Memory, sched: s.sched}, store: store, set: plugs.set},
+		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
+		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp}
+	s.loop = brain.NewCoreLoop(s.inbox, s.ch, LoopConfig(cfg, opts.Console), deps)
+}
+
+// LoopConfig is the core loop's configuration from cfg; console says the operator at
+// the keyboard talks to it (`anima chat`), who is never rate limited.
+func LoopConfig(cfg config.Config, console bool) brain.LoopConfig {
 	runsPerMinute := cfg.Limits.UserRunsPerMinute
-	if runsPerMinute == 0 || opts.Console {
-		runsPerMinute = -1 // no limit; the operator at the keyboard is never rate limited
+	if runsPerMinute == 0 || console {
+		runsPerMinute = -1 // no limit
 	}
-	jr := p.Journal
-	s.jobs = plugs.Jobs(s.think, jr, p.Zone, nil)
-	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
-		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
-		Clock: s.clock, State: p.State, Autonomic: p.Autonomic, Aggregator: p.Aggregator, Thinker: s.think, Media: media,
-		Journal: jr,
-		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.Memory, sched: s.sched}, store: store, set: plugs.set},
-			reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
-			outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp},
-		StateStore: store, Refusals: p.Refusals, Logger: log, Registerer: s.reg, Drafter: drafter(cfg.Telegram, s.tg),
-		DeadLetters: store,
-	})
+	return brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
+		UserRunsPerMinute: runsPerMinute}
+}
+
+// LoopDeps are the core loop's collaborators from the parts: clock, state, layers,
+// cognition, journal. The service adds the channel's media and drafts, the commands, the
+// stored state and the dead letters; the simulator runs without them.
+func (p *Parts) LoopDeps() brain.LoopDeps {
+	return brain.LoopDeps{Clock: p.Clock, State: p.State, Autonomic: p.Autonomic, Aggregator: p.Aggregator, Thinker: p.Cognition,
+		Journal: p.Journal, Refusals: p.Refusals, Logger: p.log, Registerer: p.reg}
 }
 
 // resume takes up the work left from the last run: undelivered messages first, then

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,28 +34,28 @@ type Options struct {
 	Draw Drawer
 }
 
-// scenarioSim is one scenario replayed through anima's real pieces: the Stepper (autonomic
-// and aggregation layers with the plugins' neurons, and the wake bookkeeping), cognition
-// with its memory, tools and the plugins' tools and prompt sections over the scripted
-// model's endpoint, the journal (plugin changes included) over a temporary bbolt store,
-// the plugins' daily jobs (the inner life's dream) on the simulated clock, and the
-// scripted user as the channel.
+// scenarioSim is one scenario replayed through anima's real pieces, as bot.Assemble builds
+// them for `anima run`: the core loop (the autonomic and aggregation layers with the
+// plugins' neurons, the wake bookkeeping, the chat's queue, the turn, its commit and
+// delivery), driven one step at a time (CoreLoop.Drive); cognition with its memory,
+// tools and the plugins' tools and prompt sections over the scripted model's endpoint;
+// the journal (plugin changes included) over a temporary bbolt store; the plugins' daily
+// jobs (the inner life's dream) on the simulated clock; and the scripted user as the
+// channel. It watches the loop through its seams (watch.go).
 type scenarioSim struct {
-	sc      Scenario
-	clock   *braintest.Clock // the simulated time the brain, cognition, memory and schedules read
-	store   *storage.Store
-	st      *brain.State
-	agg     brain.Aggregator
-	stepper *brain.Stepper
-	think   brain.Thinker
-	journal bot.TurnJournal
-	jobs    *plugins.Jobs
-	row     *simRow // the step's row, for the jobs' runs
-	model   *simModel
-	user    *simUser
-	tl      *timeline
-	log     *slog.Logger
-	apology string
+	sc    Scenario
+	clock *braintest.Clock // the simulated time the brain, cognition, memory and schedules read
+	store *storage.Store
+	st    *brain.State
+	agg   brain.Aggregator
+	loop  *brain.CoreLoop
+	think brain.Thinker // cognition
+	jobs  *plugins.Jobs
+	row   *simRow   // the step's row
+	runs  []*simRun // the step's cognition runs, in order
+	model *simModel
+	user  *simUser
+	tl    *timeline
 }
 
 // Run replays sc under a simulated clock and writes timeline.csv, summary.txt and
@@ -130,7 +129,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, userZone)
 	rng := rand.New(rand.NewPCG(sc.Seed, 0x616e696d61)) // "anima"
 	log := slog.New(slog.DiscardHandler)
-	s := &scenarioSim{sc: sc, clock: braintest.NewClock(start), store: store, log: log, apology: cfg.Persona.Apology}
+	s := &scenarioSim{sc: sc, clock: braintest.NewClock(start), store: store}
 
 	if s.model, err = newSimModel(sc.Model, rng); err != nil {
 		return nil, err
@@ -141,12 +140,14 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 		s.model.Close()
 		return nil, err
 	}
-	s.think, s.journal = parts.Cognition, parts.Journal
+	s.think = parts.Cognition
 	pol := parts.Policy // the scenario's seed picks the timing jitter too: a run repeats
 	s.agg, s.st = parts.Aggregator, parts.State
-	s.jobs = parts.Plugins.Jobs(dreamer{s}, s.journal, zone, chatsOf(s.st))
+	s.jobs = parts.Plugins.Jobs(dreamer{s}, parts.Journal, zone, chatsOf(s.st))
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
-	s.stepper = brain.NewStepper(brain.StepperDeps{State: s.st, Autonomic: parts.Autonomic, Aggregator: s.agg, Logger: log})
+	deps := parts.LoopDeps()
+	deps.Thinker, deps.Journal = thinker{s}, journal{TurnJournal: parts.Journal, s: s}
+	s.loop = brain.NewCoreLoop(brain.NewInbox(), sender{s}, bot.LoopConfig(cfg, false), deps)
 	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
 	s.tl = newTimeline(sc, pol, userZone, start)
 	return s, nil
@@ -157,7 +158,6 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 	start, step := s.clock.Now(), s.sc.Step.Std()
 	end := s.user.dayStart(s.sc.Days + 1)
 	total := int(end.Sub(start) / step)
-	var wakes []brain.Wake
 	for i, now := 0, start; now.Before(end); i, now = i+1, now.Add(step) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -165,6 +165,7 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 		s.clock.Set(now)
 		s.user.now = now
 		row := s.tl.add(now, simChat)
+		s.row, s.runs = row, s.runs[:0]
 		sigs := s.user.due(now)
 		if len(sigs) > 0 {
 			recorded, err := s.store.Record("sim", sigs, 0)
@@ -175,13 +176,11 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 			row.msgs[msgUser] += len(sigs)
 		}
 		pending := s.pendingCheckins()
-		wakes = append(wakes[:0], s.stepper.Step(now, sigs)...)
-		for _, w := range wakes {
-			if err := s.turn(ctx, w, row); err != nil {
-				return err
-			}
-		}
-		s.row = row
+		calls, sums := s.model.requests()
+		s.loop.Drive(ctx, now, sigs)
+		c, m := s.model.requests()
+		row.modelCalls += c - calls + m - sums
+		s.sent()
 		s.jobs.Step(ctx, now)
 		if rel := s.st.Rel(simChat); rel != nil {
 			row.pressure = rel.SocialPressure
@@ -257,8 +256,3 @@ func (d dreamer) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error)
 	}
 	return out, err
 }
-
-// errIntent is returned when the scripted model produced an intent the simulation does
-// not apply: the loop's own (brain.InLoop) intents, which its scripted tool calls never
-// produce.
-var errIntent = errors.New("sim: cognition returned an intent the simulation does not apply")
