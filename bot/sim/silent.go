@@ -32,9 +32,9 @@ type Result struct {
 // writes once at 09:00 local time on the first day and then stays silent for the given
 // days, while anima sends a message on every proactive wake. Nothing calls a model or
 // Telegram; it shows what the proactive policy of cfg does, one simulated minute per
-// step, with the inner life's check-ins (gated proactive wakes) and nightly dreams (each
-// one model call). The parts are bot.Assemble's over a temporary store, removed
-// afterwards.
+// step (CoreLoop.Drive), with the inner life's check-ins (gated proactive wakes) and
+// nightly dreams (each one model call). The parts are bot.Assemble's over a temporary
+// store, removed afterwards.
 func Silent(cfg config.Config, days int) (Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
@@ -57,46 +57,63 @@ func silent(cfg config.Config, days int, store *storage.Store) (Result, error) {
 		return Result{}, err
 	}
 	zone, st := parts.Zone, parts.State
-	// The simulation runs only the brain's per-tick part, a Stepper: the autonomic and
-	// aggregation layers over the state, and the wake bookkeeping. It leaves out the rest
-	// of the CoreLoop: no inbox or channel (signals are passed in), no cognition (a wake
-	// is counted and answered below as if a message went out), no commands, no delivery or
-	// retries, no persistence (nothing is stored), no clock (each step is given its time).
-	stepper := brain.NewStepper(brain.StepperDeps{State: st, Autonomic: parts.Autonomic, Aggregator: parts.Aggregator})
-
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, zone) // a Monday
 	const chat = 1
-	stepper.Step(start, []brain.Signal{{Type: brain.SignalUserMessage, Source: "sim", Chat: chat, User: chat, Text: "hi", At: start}})
-	st.Rel(chat).MarkSent(start.Add(time.Second), brain.KindReply)
 	res := Result{PerDay: make([]int, days), Checkins: make([]int, days), Dreams: make([]int, days)}
 	midnight := time.Date(2026, 3, 2, 0, 0, 0, 0, zone)
 	dayOf := func(now time.Time) int { return int(now.Sub(midnight).Hours() / 24) }
-	// A dream only counts: no model.
-	dream := thinkFunc(func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
-		if d := dayOf(clock.Now()); d < days {
-			res.Dreams[d]++
-		}
+	listed := func(w brain.Wake) {
 		res.Wakes = append(res.Wakes, fmt.Sprintf("%s  %s: %s", clock.Now().In(zone).Format("Mon 02 Jan 15:04"), w.Reason.Code, w.Reason.Text))
-		return brain.Outcome{Requests: 1}, nil
-	})
-	jobs := parts.Plugins.Jobs(dream, parts.Journal, zone, chatsOf(st))
-	end := start.AddDate(0, 0, days)
-	for now := start.Add(time.Minute); now.Before(end); now = now.Add(time.Minute) {
-		clock.Set(now)
-		for _, w := range stepper.Step(now, nil) {
-			if day := dayOf(now); day < days {
+	}
+	// The core loop runs as for `anima run`, without a model: the user's message gets a
+	// reply, and every proactive wake (follow-ups and check-ins too) is counted and
+	// answered with a message, which the loop delivers to nobody and books.
+	counting := false
+	answer := thinkFunc(func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+		kind := brain.KindReply
+		if counting {
+			if day := dayOf(clock.Now()); day < days {
 				res.PerDay[day]++
 				if w.Reason.Code == brain.ReasonConcernCheckin {
 					res.Checkins[day]++
 				}
 			}
-			res.Wakes = append(res.Wakes, fmt.Sprintf("%s  %s: %s", now.In(zone).Format("Mon 02 Jan 15:04"), w.Reason.Code, w.Reason.Text))
-			st.Rel(chat).MarkSent(now, brain.KindProactive)
+			listed(w)
+			kind = brain.KindProactive
 		}
-		jobs.Step(context.Background(), now)
+		text := fmt.Sprintf("message %d", len(res.Wakes)) // never a repeat
+		return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: text, Kind: kind}}}, nil
+	})
+	deps := parts.LoopDeps()
+	deps.Thinker = answer
+	loop := brain.NewCoreLoop(brain.NewInbox(), nobody{}, bot.LoopConfig(cfg, false), deps)
+	// A dream only counts: no model.
+	dream := thinkFunc(func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+		if d := dayOf(clock.Now()); d < days {
+			res.Dreams[d]++
+		}
+		listed(w)
+		return brain.Outcome{Requests: 1}, nil
+	})
+	jobs := parts.Plugins.Jobs(dream, parts.Journal, zone, chatsOf(st))
+
+	ctx := context.Background()
+	clock.Set(start.Add(time.Second)) // the reply goes out a second after the message
+	loop.Drive(ctx, start, []brain.Signal{{Type: brain.SignalUserMessage, Source: "sim", Chat: chat, User: chat, Text: "hi", At: start}})
+	counting = true
+	end := start.AddDate(0, 0, days)
+	for now := start.Add(time.Minute); now.Before(end); now = now.Add(time.Minute) {
+		clock.Set(now)
+		loop.Drive(ctx, now, nil)
+		jobs.Step(ctx, now)
 	}
 	return res, nil
 }
+
+// nobody receives Silent's messages.
+type nobody struct{}
+
+func (nobody) Send(context.Context, brain.SendMessage) error { return nil }
 
 // thinkFunc is a brain.Thinker of one function.
 type thinkFunc func(context.Context, brain.Wake) (brain.Outcome, error)
