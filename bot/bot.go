@@ -30,7 +30,7 @@ import (
 // Version is set at build time (-ldflags "-X github.com/anima-bot/anima/bot.Version=…").
 var Version = "dev"
 
-// Options are what Run takes besides the configuration.
+// Options are what Run takes besides the configuration; Assemble takes them too.
 type Options struct {
 	Logger *slog.Logger
 	// Console runs anima over In/Out (`anima chat`) instead of Telegram.
