@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -44,48 +45,10 @@ func (l *Loop) work(ctx context.Context, chat int64, j job, view CommandView, in
 // think runs cognition for a wake and commits what came of it as the chat's turn: the
 // user's messages, the answer, its intents.
 func (l *Loop) think(ctx context.Context, r *result, w brain.Wake, inBackoff, noticed bool) {
-	var done []uint64
-	asked, replyTo := false, 0
-	for _, s := range w.Signals {
-		if s.ID != 0 {
-			done = append(done, s.ID)
-		}
-		if s.Type == brain.SignalUserMessage {
-			asked, replyTo = true, s.MessageID
-		}
-	}
-	stopTyping, stopDrafts := func() {}, func() {}
-	if asked {
-		stopTyping = l.typing(ctx, w.Chat)
-		if l.deps.Drafter != nil && !w.Rel.Group {
-			w.Drafter, stopDrafts = startDrafts(ctx, l.deps.Drafter, l.cfg.TypingDelay, &l.wg)
-		}
-	}
-	if p, ok := l.deps.Thinker.(brain.Perceiver); ok && brain.HasMedia(w.Signals) {
-		w = p.Perceive(ctx, w, l.deps.Media) // downloads and transcriptions: here, off the tick
-	}
-	mw, notices, skip := forModel(w)
-	r.thinking = true
-	var (
-		out brain.Outcome
-		err error
-	)
-	if !skip {
-		out, err = l.safeThink(ctx, mw)
-	}
-	stopTyping()
-	stopDrafts()
+	done, asked, replyTo := consumed(w.Signals)
+	w, out, notices, err := l.runCognition(ctx, r, w, asked)
 	now := l.deps.Clock.Now()
-	rec := brain.TurnRecord{Done: done, Chat: w.Chat, User: w.User, At: now}
-	for _, s := range w.Signals {
-		if s.Type == brain.SignalUserMessage {
-			at := s.At
-			if at.IsZero() {
-				at = now
-			}
-			rec.Turns = append(rec.Turns, brain.Turn{Role: "user", Text: s.Text, At: at, User: s.User, Name: s.UserName})
-		}
-	}
+	rec := brain.TurnRecord{Done: done, Chat: w.Chat, User: w.User, Turns: userTurns(w.Signals, now), At: now}
 	if err != nil {
 		if ctx.Err() != nil {
 			// Stopping: leave the signals in the inbox for the next start.
@@ -96,39 +59,145 @@ func (l *Loop) think(ctx context.Context, r *result, w brain.Wake, inBackoff, no
 			l.holdForModel(ctx, r, w, replyTo, inBackoff, noticed)
 			return
 		}
-		l.log.Error("cognition failed", "reason", w.Reason.Code, "err", err)
-		if sigs := recorded(w.Signals); len(sigs) > 0 {
-			l.bury(brain.DeadLetter{Kind: brain.DeadRunFailed, Chat: w.Chat, User: w.User, At: now, Reason: err.Error(), Signals: sigs})
-		}
+		l.runFailed(w, now, err)
 		if !asked {
 			// Nobody is waiting for an answer; the signals are consumed.
 			rec.Turns = nil
 			l.commit(ctx, r, rec, inBackoff)
 			return
 		}
-		out = brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: l.cfg.Apology, Kind: brain.KindSystem, ReplyTo: replyTo, Plain: true}}}
+		out = l.apology(w.Chat, replyTo)
 	}
 	r.thought = err == nil
 	r.status = out.Status
-	msgs, intents := l.sortIntents(out.Intents)
-	msgs = append(notices, msgs...)
-	rec.Intents = intents
-	l.answer(&rec, w, msgs)
-	stampArrival(rec.Outbox, w.Signals...)
-	if w.Reason.Code == brain.ReasonProactive || w.Reason.Code == brain.ReasonFollowup {
-		if len(rec.Outbox) == 0 {
-			r.silent = true
-			l.m.proactive.WithLabelValues("silent").Inc()
-		} else {
-			l.m.proactive.WithLabelValues("sent").Inc()
-		}
-		rel := w.Rel
-		rec.Rel = &rel
-	}
+	l.record(&rec, w, out.Intents, notices)
+	l.proactiveOutcome(r, &rec, w)
 	r.intents = rec.Intents
 	l.commit(ctx, r, rec, inBackoff)
+	l.maintain(ctx, r, w.Chat, rec)
+}
+
+// consumed reads a wake's signals: the inbox entries its turn consumes, whether a user
+// message is among them (someone waits for the answer), and the last one's message ID,
+// which a notice or an apology replies to.
+func consumed(sigs []brain.Signal) (done []uint64, asked bool, replyTo int) {
+	for _, s := range sigs {
+		if s.ID != 0 {
+			done = append(done, s.ID)
+		}
+		if s.Type == brain.SignalUserMessage {
+			asked, replyTo = true, s.MessageID
+		}
+	}
+	return done, asked, replyTo
+}
+
+// runCognition runs cognition on w, with the typing indicator and drafts showing while
+// someone waits for the answer (asked). It returns the wake as the run saw it — with its
+// Drafter and perceived media, as the chat's held wake keeps it —, the outcome, and the
+// notices of user messages whose media could not be read (answered by the notice alone).
+func (l *Loop) runCognition(ctx context.Context, r *result, w brain.Wake, asked bool) (brain.Wake, brain.Outcome, []brain.SendMessage, error) {
+	stop := func() {}
+	if asked {
+		stop = l.showProgress(ctx, &w)
+	}
+	w = l.perceive(ctx, w)
+	mw, notices, skip := forModel(w)
+	r.thinking = true
+	var (
+		out brain.Outcome
+		err error
+	)
+	if !skip {
+		out, err = l.safeThink(ctx, mw)
+	}
+	stop()
+	return w, out, notices, err
+}
+
+// showProgress starts the typing indicator and, in a private chat when the loop has a
+// Drafter, the drafts of the answer (on w.Drafter); stop ends both.
+func (l *Loop) showProgress(ctx context.Context, w *brain.Wake) (stop func()) {
+	stopTyping, stopDrafts := l.typing(ctx, w.Chat), func() {}
+	if l.deps.Drafter != nil && !w.Rel.Group {
+		w.Drafter, stopDrafts = startDrafts(ctx, l.deps.Drafter, l.cfg.TypingDelay, &l.wg)
+	}
+	return func() {
+		stopTyping()
+		stopDrafts()
+	}
+}
+
+// perceive reads the media of w's user messages when cognition can (a Perceiver):
+// downloads and transcriptions happen here, off the tick.
+func (l *Loop) perceive(ctx context.Context, w brain.Wake) brain.Wake {
+	if p, ok := l.deps.Thinker.(brain.Perceiver); ok && brain.HasMedia(w.Signals) {
+		return p.Perceive(ctx, w, l.deps.Media)
+	}
+	return w
+}
+
+// userTurns is the history the wake's user messages add, each at its arrival (now when
+// that is unknown).
+func userTurns(sigs []brain.Signal, now time.Time) []brain.Turn {
+	var turns []brain.Turn
+	for _, s := range sigs {
+		if s.Type == brain.SignalUserMessage {
+			at := s.At
+			if at.IsZero() {
+				at = now
+			}
+			turns = append(turns, brain.Turn{Role: "user", Text: s.Text, At: at, User: s.User, Name: s.UserName})
+		}
+	}
+	return turns
+}
+
+// runFailed logs a cognition run that failed for good and keeps its recorded signals as a
+// dead letter.
+func (l *Loop) runFailed(w brain.Wake, at time.Time, err error) {
+	l.log.Error("cognition failed", "reason", w.Reason.Code, "err", err)
+	if sigs := recorded(w.Signals); len(sigs) > 0 {
+		l.bury(brain.DeadLetter{Kind: brain.DeadRunFailed, Chat: w.Chat, User: w.User, At: at, Reason: err.Error(), Signals: sigs})
+	}
+}
+
+// apology is the outcome that answers a user whose run failed.
+func (l *Loop) apology(chat int64, replyTo int) brain.Outcome {
+	return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: chat, Text: l.cfg.Apology, Kind: brain.KindSystem, ReplyTo: replyTo, Plain: true}}}
+}
+
+// record adds an outcome to the turn: its messages after the notices (outbox and history,
+// stamped with the wake's arrival) and its intents with lasting effects.
+func (l *Loop) record(rec *brain.TurnRecord, w brain.Wake, intents []brain.Intent, notices []brain.SendMessage) {
+	msgs, known := l.sortIntents(intents)
+	msgs = append(notices, msgs...)
+	rec.Intents = known
+	l.answer(rec, w, msgs)
+	stampArrival(rec.Outbox, w.Signals...)
+}
+
+// proactiveOutcome counts whether a proactive or follow-up wake wrote or stayed silent,
+// and records the relationship as the wake saw it (its proactive bookkeeping).
+func (l *Loop) proactiveOutcome(r *result, rec *brain.TurnRecord, w brain.Wake) {
+	if w.Reason.Code != brain.ReasonProactive && w.Reason.Code != brain.ReasonFollowup {
+		return
+	}
+	if len(rec.Outbox) == 0 {
+		r.silent = true
+		l.m.proactive.WithLabelValues("silent").Inc()
+	} else {
+		l.m.proactive.WithLabelValues("sent").Inc()
+	}
+	rel := w.Rel
+	rec.Rel = &rel
+}
+
+// maintain runs the Journal's memory upkeep for chat after a committed turn that added
+// history.
+func (l *Loop) maintain(ctx context.Context, r *result, chat int64, rec brain.TurnRecord) {
 	if m, ok := l.deps.Journal.(Maintainer); ok && len(rec.Turns) > 0 && r.err == nil {
-		if err := m.Maintain(ctx, w.Chat); err != nil && ctx.Err() == nil {
+		if err := m.Maintain(ctx, chat); err != nil && ctx.Err() == nil {
 			l.log.Warn("memory upkeep", "err", err)
 		}
 	}
