@@ -12,7 +12,7 @@ const (
 	// DeadRunFailed: cognition failed on a wake (not an outage); its signals were
 	// consumed, a user who wrote got the apology.
 	DeadRunFailed DeadKind = "run_failed"
-	// DeadHoldExpired: user messages held for the model longer than LoopConfig.MaxHold,
+	// DeadHoldExpired: user messages held for the model longer than loop.Config.MaxHold,
 	// consumed unanswered.
 	DeadHoldExpired DeadKind = "hold_expired"
 )

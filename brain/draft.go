@@ -3,7 +3,7 @@ package brain
 import "context"
 
 // Drafter shows a reply while it is being written: a preview the user watches grow, which
-// the reply itself replaces when it is sent through the outbox. A Sender may implement it;
+// the reply itself replaces when it is sent through the outbox. A loop.Sender may implement it;
 // the core loop hands it to cognition on the wakes that answer someone in a private chat
 // (Wake.Drafter).
 type Drafter interface {

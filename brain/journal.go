@@ -11,7 +11,7 @@ type TurnRecord struct {
 	Turns  []Turn
 	Outbox []SendMessage
 	// Intents are the turn's intents of a known kind other than SendMessage (messages are
-	// in Outbox). The Journal applies those whose home (see HomeOf) includes InTurn,
+	// in Outbox). The loop.Journal applies those whose home (see HomeOf) includes InTurn,
 	// inside the commit's transaction; the loop applies the InLoop ones after it.
 	Intents []Intent
 	// Rel, when set, is stored as the chat's relationship in the same transaction.

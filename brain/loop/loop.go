@@ -68,10 +68,8 @@ type Deps struct {
 // Loop runs the brain: it takes signals from its inbox, runs the autonomic and
 // aggregation layers (its Stepper) on every tick and on every arrival, wakes cognition per
 // chat (in order, bounded concurrency, off the tick), commits each turn, delivers its
-// messages and applies the intents that come back.
-//
-// The flow, file by file: inbox.go → step.go → queue.go → turn.go (command.go, typing.go,
-// duplicate.go, apply.go) → delivery.go; persist.go writes the state behind it.
+// messages and applies the intents that come back (the package comment lists its files
+// in the order a signal meets them).
 type Loop struct {
 	cfg  Config
 	deps Deps
