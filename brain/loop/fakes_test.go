@@ -10,7 +10,6 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
-
 	"github.com/anima-bot/anima/brain/loop"
 )
 

@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/anima-bot/anima/brain"
-
 	"github.com/anima-bot/anima/brain/loop"
 )
 

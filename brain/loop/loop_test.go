@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
-
 	"github.com/anima-bot/anima/brain/loop"
 )
 

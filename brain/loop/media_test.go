@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/anima-bot/anima/brain"
-
 	"github.com/anima-bot/anima/brain/loop"
 )
 

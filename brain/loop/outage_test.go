@@ -13,7 +13,6 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
-
 	"github.com/anima-bot/anima/brain/loop"
 )
 

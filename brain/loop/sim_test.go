@@ -9,7 +9,6 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
-
 	"github.com/anima-bot/anima/brain/loop"
 )
 

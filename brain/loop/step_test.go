@@ -7,7 +7,6 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
-
 	"github.com/anima-bot/anima/brain/loop"
 )
 
