@@ -19,6 +19,7 @@
 //	queue.go      per-chat queues: fold bursts, order, bounded concurrency
 //	ratelimit.go  runs per user and minute: throttled chats, one notice (limit.go: the window)
 //	turn.go       a chat's job off the tick: think (cognition, the answer, the record) and commit
+//	perceive.go   a wake's media read before cognition, or left out with a notice
 //	command.go    a slash command's job
 //	typing.go     the typing indicator while a run is in flight; draft.go the streamed drafts
 //	duplicate.go  proactive messages that repeat a recent one are not sent

@@ -128,15 +128,6 @@ func (l *Loop) showProgress(ctx context.Context, w *brain.Wake) (stop func()) {
 	}
 }
 
-// perceive reads the media of w's user messages when cognition can (a Perceiver):
-// downloads and transcriptions happen here, off the tick.
-func (l *Loop) perceive(ctx context.Context, w brain.Wake) brain.Wake {
-	if p, ok := l.deps.Thinker.(brain.Perceiver); ok && brain.HasMedia(w.Signals) {
-		return p.Perceive(ctx, w, l.deps.Media)
-	}
-	return w
-}
-
 // userTurns is the history the wake's user messages add, each at its arrival (now when
 // that is unknown).
 func userTurns(sigs []brain.Signal, now time.Time) []brain.Turn {
@@ -275,33 +266,4 @@ func (l *Loop) commit(ctx context.Context, r *result, rec brain.TurnRecord, inBa
 	if err := l.deliver(ctx, &r.delivery, entries); err != nil {
 		r.err = err
 	}
-}
-
-// forModel is the wake cognition sees: w without the user messages whose media could not
-// be read (they are answered by their notice alone, and still recorded). skip says nothing
-// is left to think about: every user message of the wake was such a one.
-func forModel(w brain.Wake) (mw brain.Wake, notices []brain.SendMessage, skip bool) {
-	users, noticed := 0, 0
-	for _, s := range w.Signals {
-		if s.Type != brain.SignalUserMessage {
-			continue
-		}
-		users++
-		if s.Media != nil && s.Media.Notice != "" {
-			noticed++
-			notices = append(notices, brain.SendMessage{Chat: w.Chat, Text: s.Media.Notice, Kind: brain.KindSystem, ReplyTo: s.MessageID, Plain: true})
-		}
-	}
-	if noticed == 0 {
-		return w, nil, false
-	}
-	mw = w
-	mw.Signals = make([]brain.Signal, 0, len(w.Signals)-noticed)
-	for _, s := range w.Signals {
-		if s.Type == brain.SignalUserMessage && s.Media != nil && s.Media.Notice != "" {
-			continue
-		}
-		mw.Signals = append(mw.Signals, s)
-	}
-	return mw, notices, noticed == users
 }
