@@ -15,6 +15,7 @@ import (
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels/console"
@@ -176,7 +177,7 @@ func (b *builder) layers() error {
 func (s *service) channel(cfg config.Config, opts Options) error {
 	store := s.store
 	s.compact = newStoreCompactor(store, s.clock, cfg.Storage.CompactInterval.Std(), s.log)
-	s.inbox = brain.NewInbox()
+	s.inbox = loop.NewInbox()
 	if opts.Console {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: s.clock})
 		return nil
@@ -202,25 +203,25 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.Memory, sched: s.sched}, store: store, set: plugs.set},
 		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
 		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp}
-	s.loop = brain.NewCoreLoop(s.inbox, s.ch, LoopConfig(cfg, opts.Console), deps)
+	s.loop = loop.New(s.inbox, s.ch, LoopConfig(cfg, opts.Console), deps)
 }
 
 // LoopConfig is the core loop's configuration from cfg; console says the operator at
 // the keyboard talks to it (`anima chat`), who is never rate limited.
-func LoopConfig(cfg config.Config, console bool) brain.LoopConfig {
+func LoopConfig(cfg config.Config, console bool) loop.Config {
 	runsPerMinute := cfg.Limits.UserRunsPerMinute
 	if runsPerMinute == 0 || console {
 		runsPerMinute = -1 // no limit
 	}
-	return brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
+	return loop.Config{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
 		UserRunsPerMinute: runsPerMinute}
 }
 
 // LoopDeps are the core loop's collaborators from the parts: clock, state, layers,
 // cognition, journal. The service adds the channel's media and drafts, the commands, the
 // stored state and the dead letters; the simulator runs without them.
-func (p *Parts) LoopDeps() brain.LoopDeps {
-	return brain.LoopDeps{Clock: p.Clock, State: p.State, Autonomic: p.Autonomic, Aggregator: p.Aggregator, Thinker: p.Cognition,
+func (p *Parts) LoopDeps() loop.Deps {
+	return loop.Deps{Clock: p.Clock, State: p.State, Autonomic: p.Autonomic, Aggregator: p.Aggregator, Thinker: p.Cognition,
 		Journal: p.Journal, Refusals: p.Refusals, Logger: p.log, Registerer: p.reg}
 }
 

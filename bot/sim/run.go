@@ -15,6 +15,7 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/storage"
 )
@@ -37,7 +38,7 @@ type Options struct {
 // scenarioSim is one scenario replayed through anima's real pieces, as bot.Assemble builds
 // them for `anima run`: the core loop (the autonomic and aggregation layers with the
 // plugins' neurons, the wake bookkeeping, the chat's queue, the turn, its commit and
-// delivery), driven one step at a time (CoreLoop.Drive); cognition with its memory,
+// delivery), driven one step at a time (loop.Loop.Drive); cognition with its memory,
 // tools and the plugins' tools and prompt sections over the scripted model's endpoint;
 // the journal (plugin changes included) over a temporary bbolt store; the plugins' daily
 // jobs (the inner life's dream) on the simulated clock; and the scripted user as the
@@ -48,7 +49,7 @@ type scenarioSim struct {
 	store *storage.Store
 	st    *brain.State
 	agg   brain.Aggregator
-	loop  *brain.CoreLoop
+	loop  *loop.Loop
 	think brain.Thinker // cognition
 	jobs  *plugins.Jobs
 	row   *simRow   // the step's row
@@ -147,7 +148,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
 	deps := parts.LoopDeps()
 	deps.Thinker, deps.Journal = thinker{s}, journal{TurnJournal: parts.Journal, s: s}
-	s.loop = brain.NewCoreLoop(brain.NewInbox(), sender{s}, bot.LoopConfig(cfg, false), deps)
+	s.loop = loop.New(loop.NewInbox(), sender{s}, bot.LoopConfig(cfg, false), deps)
 	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
 	s.tl = newTimeline(sc, pol, userZone, start)
 	return s, nil

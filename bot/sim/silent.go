@@ -11,6 +11,7 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -32,7 +33,7 @@ type Result struct {
 // writes once at 09:00 local time on the first day and then stays silent for the given
 // days, while anima sends a message on every proactive wake. Nothing calls a model or
 // Telegram; it shows what the proactive policy of cfg does, one simulated minute per
-// step (CoreLoop.Drive), with the inner life's check-ins (gated proactive wakes) and
+// step (loop.Loop.Drive), with the inner life's check-ins (gated proactive wakes) and
 // nightly dreams (each one model call). The parts are bot.Assemble's over a temporary
 // store, removed afterwards.
 func Silent(cfg config.Config, days int) (Result, error) {
@@ -86,7 +87,7 @@ func silent(cfg config.Config, days int, store *storage.Store) (Result, error) {
 	})
 	deps := parts.LoopDeps()
 	deps.Thinker = answer
-	loop := brain.NewCoreLoop(brain.NewInbox(), nobody{}, bot.LoopConfig(cfg, false), deps)
+	loop := loop.New(loop.NewInbox(), nobody{}, bot.LoopConfig(cfg, false), deps)
 	// A dream only counts: no model.
 	dream := thinkFunc(func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
 		if d := dayOf(clock.Now()); d < days {
