@@ -26,8 +26,6 @@ type flaky struct {
 }
 
 func (f *flaky) Name() string                       { return "flaky" }
-func (f *flaky) Tools() []brain.Tool                { return nil }
-func (f *flaky) Neurons() []brain.Neuron            { return nil }
 func (f *flaky) Load(plugins.Bucket) error          { return nil }
 func (f *flaky) Forget(plugins.Bucket, int64) error { return nil }
 func (f *flaky) Apply(b plugins.Bucket, c brain.PluginChange, _ time.Time) error {
@@ -209,8 +207,6 @@ func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 type keeper struct{}
 
 func (keeper) Name() string                                              { return "keeper" }
-func (keeper) Tools() []brain.Tool                                       { return nil }
-func (keeper) Neurons() []brain.Neuron                                   { return nil }
 func (keeper) Load(plugins.Bucket) error                                 { return nil }
 func (keeper) Apply(plugins.Bucket, brain.PluginChange, time.Time) error { return nil }
 func (keeper) Forget(b plugins.Bucket, user int64) error {

@@ -64,17 +64,21 @@ func Install(reg ToolRegistry, opts Options, ps ...Plugin) (*Set, error) {
 			return nil, &Error{Plugin: name, Err: fmt.Errorf("listed twice")}
 		}
 		seen[name] = true
-		for _, t := range p.Tools() {
-			tn := t.Spec().Name
-			if len(tn) <= len(name)+1 || tn[:len(name)+1] != name+"_" {
-				return nil, &Error{Plugin: name, Err: fmt.Errorf("tool %q must be named %s_<verb>", tn, name)}
-			}
-			if err := reg.Register(guardedTool{plugin: name, t: t, g: s.g}); err != nil {
-				return nil, &Error{Plugin: name, Err: err}
+		if tb, ok := p.(Toolbox); ok {
+			for _, t := range tb.Tools() {
+				tn := t.Spec().Name
+				if len(tn) <= len(name)+1 || tn[:len(name)+1] != name+"_" {
+					return nil, &Error{Plugin: name, Err: fmt.Errorf("tool %q must be named %s_<verb>", tn, name)}
+				}
+				if err := reg.Register(guardedTool{plugin: name, t: t, g: s.g}); err != nil {
+					return nil, &Error{Plugin: name, Err: err}
+				}
 			}
 		}
-		for _, n := range p.Neurons() {
-			s.neurons = append(s.neurons, guardedNeuron{plugin: name, n: n, g: s.g})
+		if sn, ok := p.(Sensor); ok {
+			for _, n := range sn.Neurons() {
+				s.neurons = append(s.neurons, guardedNeuron{plugin: name, n: n, g: s.g})
+			}
 		}
 		if c, ok := p.(Contextual); ok {
 			s.contexts = append(s.contexts, contextSource{plugin: name, c: c, g: s.g})

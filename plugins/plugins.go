@@ -1,9 +1,10 @@
 // Package plugins is the API for extending anima. A plugin is compiled in, listed once in
 // package bot (no init() registration) and switched under plugins.<name> in the
-// configuration. Every plugin has a name, tools and neurons (Plugin); it may also keep
-// state in its own bucket (Stateful), run daily jobs on the loop's clock (Scheduled), add a
-// section to prompts (Contextual), be found by core_memory_search (Searchable) and answer
-// commands (Reporter). Install wires them in:
+// configuration. A plugin needs only a name (Plugin); everything else it can do is an
+// optional interface, found with a type assertion: offer tools (Toolbox), run neurons on
+// every tick (Sensor), keep state in its own bucket (Stateful), run daily jobs on the
+// loop's clock (Scheduled), add a section to prompts (Contextual), be found by
+// core_memory_search (Searchable) and answer commands (Reporter). Install wires them in:
 // tools go through the same registry as the core tools (strict schemas, capability
 // profiles), and every part is guarded, so a failing plugin is logged and counted
 // (anima_plugin_errors_total{plugin,part}), never fatal to the brain.
@@ -16,16 +17,24 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// Plugin is one extension of anima.
+// Plugin is one extension of anima: a name, and whichever of the optional interfaces
+// below it implements.
 type Plugin interface {
 	// Name is a short lower-case identifier, used in logs, metrics, as the tools' name
 	// prefix (tools are named "<name>_<verb>"), as its configuration section
 	// (plugins.<name>) and as its bucket's name.
 	Name() string
-	// Tools are the tools the plugin offers the model (may be empty).
+}
+
+// Toolbox is a plugin that offers the model tools.
+type Toolbox interface {
+	// Tools are the plugin's tools, each named "<name>_<verb>".
 	Tools() []brain.Tool
-	// Neurons are cheap sensors run on every tick (may be empty). They must not block,
-	// call the network or allocate on an idle tick.
+}
+
+// Sensor is a plugin with neurons: cheap sensors run on every tick.
+type Sensor interface {
+	// Neurons must not block, call the network or allocate on an idle tick.
 	Neurons() []brain.Neuron
 }
 

@@ -215,6 +215,5 @@ func TestInstallRefusesABadToolName(t *testing.T) {
 
 type badName struct{}
 
-func (badName) Name() string            { return "bad" }
-func (badName) Tools() []brain.Tool     { return []brain.Tool{greetTool{}} }
-func (badName) Neurons() []brain.Neuron { return nil }
+func (badName) Name() string        { return "bad" }
+func (badName) Tools() []brain.Tool { return []brain.Tool{greetTool{}} }

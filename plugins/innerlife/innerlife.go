@@ -84,6 +84,8 @@ type Plugin struct {
 
 var (
 	_ plugins.Plugin     = (*Plugin)(nil)
+	_ plugins.Toolbox    = (*Plugin)(nil)
+	_ plugins.Sensor     = (*Plugin)(nil)
 	_ plugins.Stateful   = (*Plugin)(nil)
 	_ plugins.Contextual = (*Plugin)(nil)
 	_ plugins.Scheduled  = (*Plugin)(nil)
@@ -138,12 +140,12 @@ func (p *Plugin) countSalience(s Salience) int {
 // Name implements plugins.Plugin.
 func (p *Plugin) Name() string { return Name }
 
-// Tools implements plugins.Plugin.
+// Tools implements plugins.Toolbox.
 func (p *Plugin) Tools() []brain.Tool {
 	return []brain.Tool{concernTool{p}, journalTool{p}, reflectTool{p}}
 }
 
-// Neurons implements plugins.Plugin: the check-in neuron.
+// Neurons implements plugins.Sensor: the check-in neuron.
 func (p *Plugin) Neurons() []brain.Neuron { return []brain.Neuron{checkinNeuron{p}} }
 
 // Keys in the plugin's bucket. A user's records are keyed by chat and user (ids 8 bytes
