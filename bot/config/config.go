@@ -1,8 +1,9 @@
 // Package config is anima's configuration: the schema with its defaults (config.go), the
 // strict YAML loading with ${VAR} expansion and did-you-mean suggestions (load.go,
 // walk.go, env.go), the validation that alone judges what a user wrote (validate.go), and
-// the value types the schema is written in (types.go). The YAML keys are a public contract
-// documented in config.yaml at the repository root.
+// the value types the schema is written in (package setting, aliased in types.go, which the
+// plugins' own sections use too). The YAML keys are a public contract documented in
+// config.yaml at the repository root.
 package config
 
 import (
