@@ -103,7 +103,7 @@ func (s *service) plugins(p *parts) error {
 	if err != nil {
 		return err
 	}
-	s.mcp = mcp.New(MCPServers(p.cfg.MCP), tools, mcp.Options{Logger: s.log, Registerer: s.reg})
+	s.mcp = mcp.New(p.cfg.MCP.Enabled(), tools, mcp.Options{Logger: s.log, Registerer: s.reg})
 	p.plugs, p.tools, p.neurons = plugs, tools, plugs.Neurons()
 	return nil
 }

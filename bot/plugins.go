@@ -15,19 +15,17 @@ import (
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/plugins"
-	"github.com/anima-bot/anima/plugins/innerlife"
 	"github.com/anima-bot/anima/storage"
 )
 
-// builtinPlugins is the one list of the plugins compiled into anima, each switched and
-// configured by its section under plugins.<name>.
+// builtinPlugins is the one list of the plugins compiled into anima, one line each: the
+// plugin built from its section under plugins.<name> (nil when switched off).
 func builtinPlugins(cfg config.PluginsConfig, clock brain.Clock, log *slog.Logger, reg prometheus.Registerer) []plugins.Plugin {
-	var ps []plugins.Plugin
-	if il := cfg.Innerlife; il.Enabled {
-		ps = append(ps, innerlife.New(innerlife.Config{DreamAt: il.DreamAt, DreamMinQuiet: il.DreamMinQuiet.Std(), JournalPerDay: il.JournalPerDay},
-			innerlife.Options{Logger: log, Registerer: reg, Clock: clock}))
+	env := plugins.Env{Logger: log, Registerer: reg, Clock: clock}
+	ps := []plugins.Plugin{
+		cfg.Innerlife.Plugin(env),
 	}
-	return ps
+	return slices.DeleteFunc(ps, func(p plugins.Plugin) bool { return p == nil })
 }
 
 // Plugins are the plugins installed as `anima run` installs them (the built-in ones

@@ -12,7 +12,10 @@ package plugins
 
 import (
 	"context"
+	"log/slog"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -24,6 +27,14 @@ type Plugin interface {
 	// prefix (tools are named "<name>_<verb>"), as its configuration section
 	// (plugins.<name>) and as its bucket's name.
 	Name() string
+}
+
+// Env is what anima gives a built-in plugin it builds from its configuration section
+// (each plugin's Config.Plugin); any field may be nil.
+type Env struct {
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+	Clock      brain.Clock // the loop's clock (simulated under `anima sim`)
 }
 
 // Toolbox is a plugin that offers the model tools.

@@ -1,22 +1,20 @@
 package config
 
 import (
-	"maps"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/anima-bot/anima/brain"
 )
 
 // validate checks the configuration one section at a time; the problems come back in
 // the order the sections are checked.
 func (c Config) validate() []*KeyError {
 	var p checker
-	c.validateInnerlife(&p)
-	c.validateMCP(&p)
+	for key, s := range c.Plugins.sections() {
+		s.Validate(&p, key)
+	}
+	c.MCP.Validate(&p, "mcp")
 	c.validateTelegram(&p)
 	c.validateLLM(&p)
 	c.validateLimits(&p)
@@ -28,18 +26,6 @@ func (c Config) validate() []*KeyError {
 	p.OneOf("llm.answer_format", c.LLM.AnswerFormat, "auto", "json_schema", "text")
 	c.validateLog(&p)
 	return p
-}
-
-// validateInnerlife checks plugins.innerlife.
-func (c Config) validateInnerlife(p *checker) {
-	il := c.Plugins.Innerlife
-	if h, m, ok := strings.Cut(il.DreamAt, ":"); !ok || len(h) != 2 || len(m) != 2 || atoi2(h) > 23 || atoi2(m) > 59 {
-		p.Add("plugins.innerlife.dream_at", "want a local time \"HH:MM\" such as \"04:00\"; got %q", il.DreamAt)
-	}
-	p.Positive("plugins.innerlife.dream_min_quiet", il.DreamMinQuiet)
-	if il.JournalPerDay < 1 {
-		p.Add("plugins.innerlife.journal_per_day", "must be at least 1; got %d", il.JournalPerDay)
-	}
 }
 
 // validateTelegram checks telegram: the token's shape (never echoing it), the API URL,
@@ -198,47 +184,4 @@ func (c Config) validateBrain(p *checker) {
 func (c Config) validateLog(p *checker) {
 	p.OneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	p.OneOf("log.format", c.Log.Format, "text", "json")
-}
-
-// mcpServerName is what an MCP server's name may be: it prefixes its tools' names.
-func mcpServerName(s string) bool {
-	if s == "" || len(s) > 32 {
-		return false
-	}
-	for _, r := range s {
-		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// validateMCP checks mcp.servers, in the order of their names.
-func (c Config) validateMCP(p *checker) {
-	for _, name := range slices.Sorted(maps.Keys(c.MCP.Servers)) {
-		s := c.MCP.Servers[name]
-		key := "mcp.servers." + name
-		if !mcpServerName(name) {
-			p.Add(key, "a server's name prefixes its tools' names: use 1 to 32 of A-Z a-z 0-9 - (no _); got %q", name)
-		}
-		switch {
-		case len(s.Command) > 0 && s.URL != "":
-			p.Add(key, "set either command (a stdio server) or url (streamable HTTP), not both")
-		case len(s.Command) == 0 && s.URL == "":
-			p.Add(key, "set command (the argv of a stdio server) or url (a streamable-HTTP endpoint)")
-		case len(s.Command) > 0 && strings.TrimSpace(s.Command[0]) == "":
-			p.Add(key+".command", "the program (its first element) must not be empty")
-		case s.URL != "":
-			p.HTTPURL(key+".url", s.URL, false)
-		}
-		if len(s.Headers) > 0 && s.URL == "" {
-			p.Add(key+".headers", "are sent only to a url server; this one runs a command")
-		}
-		for _, pr := range s.Profiles {
-			p.OneOf(key+".profiles", string(pr), string(brain.ProfileChat), string(brain.ProfileProactive), string(brain.ProfileDream))
-		}
-		for _, t := range s.Tools {
-			p.NotEmpty(key+".tools", t)
-		}
-	}
 }

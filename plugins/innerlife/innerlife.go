@@ -20,25 +20,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/plugins"
 )
 
 // Name is the plugin's name: its tools' prefix, its config section and its bucket.
 const Name = "innerlife"
-
-// Config is the plugin's section of the configuration (plugins.innerlife).
-type Config struct {
-	// DreamAt is the local time "HH:MM" of the nightly dream (default "04:00").
-	DreamAt string
-	// DreamMinQuiet is how long the user must have been quiet for a dream (default 30m).
-	DreamMinQuiet time.Duration
-	// DreamParallel is how many dreams run at once (default 2).
-	DreamParallel int
-	// JournalPerDay is how many journal entries may be written about one user in one chat
-	// in any 24 hours (default 10).
-	JournalPerDay int
-}
 
 // Options are the plugin's optional dependencies.
 type Options struct {
@@ -96,13 +84,10 @@ var (
 // New returns the plugin; zero Config fields take their defaults.
 func New(cfg Config, opts Options) *Plugin {
 	if cfg.DreamAt == "" {
-		cfg.DreamAt = "04:00"
+		cfg.DreamAt = DefaultDreamAt
 	}
 	if cfg.DreamMinQuiet <= 0 {
-		cfg.DreamMinQuiet = 30 * time.Minute
-	}
-	if cfg.DreamParallel <= 0 {
-		cfg.DreamParallel = 2
+		cfg.DreamMinQuiet = setting.Duration(DefaultDreamMinQuiet)
 	}
 	if cfg.JournalPerDay <= 0 {
 		cfg.JournalPerDay = DefaultJournalPerDay
