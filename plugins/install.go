@@ -31,6 +31,7 @@ type Set struct {
 	order    []string // names of the stateful plugins, in list order
 	jobs     []pluginJob
 	reporter []namedReporter
+	commands []namedCommander
 	search   []namedSearchable
 }
 
@@ -42,6 +43,11 @@ type namedSearchable struct {
 type namedReporter struct {
 	name string
 	r    Reporter
+}
+
+type namedCommander struct {
+	name string
+	c    Commander
 }
 
 type pluginJob struct {
@@ -105,6 +111,9 @@ func (s *Set) add(reg ToolRegistry, name string, p Plugin) error {
 	}
 	if r, ok := p.(Reporter); ok {
 		s.reporter = append(s.reporter, namedReporter{name: name, r: r})
+	}
+	if c, ok := p.(Commander); ok {
+		s.commands = append(s.commands, namedCommander{name: name, c: c})
 	}
 	if sc, ok := p.(Scheduled); ok {
 		for _, j := range sc.Jobs() {
@@ -174,14 +183,14 @@ func (s *Set) status(r namedReporter, chat, user int64, now time.Time, loc *time
 // Command offers user's command in chat that the core does not know to the plugins; false
 // when none owns it.
 func (s *Set) Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (answer string, ok bool) {
-	for _, r := range s.reporter {
+	for _, c := range s.commands {
 		func() {
 			defer func() {
-				if s.g.recovered(r.name, PartCommand, recover()) {
+				if s.g.recovered(c.name, PartCommand, recover()) {
 					answer, ok = "Sorry, that did not work just now.", true
 				}
 			}()
-			answer, ok = r.r.Command(chat, user, name, arg, now, loc)
+			answer, ok = c.c.Command(chat, user, name, arg, now, loc)
 		}()
 		if ok {
 			return answer, true

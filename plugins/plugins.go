@@ -4,7 +4,8 @@
 // optional interface, found with a type assertion: offer tools (Toolbox), run neurons on
 // every tick (Sensor), keep state in its own bucket (Stateful), run daily jobs on the
 // loop's clock (Scheduled), add a section to prompts (Contextual), be found by
-// core_memory_search (Searchable) and answer commands (Reporter). Install wires them in:
+// core_memory_search (Searchable), add to /status (Reporter) and answer commands
+// (Commander). Install wires them in:
 // tools go through the same registry as the core tools (strict schemas, capability
 // profiles), and every part is guarded, so a failing plugin is logged and counted
 // (anima_plugin_errors_total{plugin,part}), never fatal to the brain.
@@ -140,11 +141,15 @@ type Searchable interface {
 	Search(b Bucket, chat, user int64, query string, limit int) ([]brain.Hit, error)
 }
 
-// Reporter is a plugin that adds to the /status answer and may own commands.
+// Reporter is a plugin that adds to the /status answer.
 type Reporter interface {
 	// Status returns lines for user's /status in chat ("" adds nothing): only what is
 	// kept for user there, never another member's.
 	Status(chat, user int64, now time.Time, loc *time.Location) string
+}
+
+// Commander is a plugin that owns commands.
+type Commander interface {
 	// Command answers user's command in chat that the core does not know (name with its
 	// slash, lower case), about user's own records only; false means the plugin does not
 	// own it either. It must not call a model.

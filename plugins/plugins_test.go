@@ -84,9 +84,6 @@ func (g *greeter) Context(w brain.Wake, _ time.Time) brain.Section {
 func (g *greeter) Status(chat, user int64, _ time.Time, _ *time.Location) string {
 	return fmt.Sprintf("You greeted me %d times here.", g.count[[2]int64{chat, user}])
 }
-func (g *greeter) Command(int64, int64, string, string, time.Time, *time.Location) (string, bool) {
-	return "", false
-}
 func (g *greeter) Jobs() []plugins.Job {
 	return []plugins.Job{{Name: "tally", At: "09:30", Run: func(_ context.Context, _ plugins.Host, due time.Time, _ []brain.Relationship) error {
 		g.ran = append(g.ran, due)

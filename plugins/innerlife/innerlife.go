@@ -78,6 +78,7 @@ var (
 	_ plugins.Contextual = (*Plugin)(nil)
 	_ plugins.Scheduled  = (*Plugin)(nil)
 	_ plugins.Reporter   = (*Plugin)(nil)
+	_ plugins.Commander  = (*Plugin)(nil)
 	_ plugins.Detailer   = (*Plugin)(nil)
 )
 
