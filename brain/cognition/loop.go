@@ -294,7 +294,7 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	r.requests++
 	resp, err := c.request(ctx, req, r.drafts)
 	if err == nil {
-		c.addUserTokens(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
+		c.budget.addUser(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 	}
 	if err == nil || errors.Is(err, ErrUnavailable) || ctx.Err() != nil || c.cfg.SmartModel == c.cfg.FastModel {
 		return resp, err
@@ -317,7 +317,7 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	if err != nil {
 		return resp, fmt.Errorf("model %s: %w; then model %s: %w", r.model, first, other, err)
 	}
-	c.addUserTokens(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
+	c.budget.addUser(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 	r.model = other
 	return resp, nil
 }
@@ -350,7 +350,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 			c.m.requests.WithLabelValues(req.Model, outcomeOK).Inc()
 			c.m.tokens.WithLabelValues(req.Model, "prompt").Add(float64(resp.Usage.PromptTokens))
 			c.m.tokens.WithLabelValues(req.Model, "completion").Add(float64(resp.Usage.CompletionTokens))
-			c.addTokens(resp.Usage.PromptTokens + resp.Usage.CompletionTokens)
+			c.budget.add(resp.Usage.PromptTokens + resp.Usage.CompletionTokens)
 			return resp, nil
 		}
 		class, retryable := classify(err)
