@@ -254,10 +254,7 @@ func (c *Cognition) zone(w brain.Wake) *time.Location {
 // ErrUnavailable (wrapped) while the circuit breaker is open. After the daily token budget
 // is spent, wakes other than user messages get an empty Outcome.
 func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
-	profile := w.Profile
-	if profile == "" {
-		profile = brain.ProfileChat
-	}
+	profile := profileOf(w)
 	if out, skip := c.overBudget(w, profile); skip {
 		return out, nil
 	}
@@ -271,46 +268,34 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 	if mayProbe {
 		ctx = context.WithValue(ctx, probeKey{}, true)
 	}
-
-	var secs []brain.Section
-	if c.sects != nil {
-		secs = c.sects(w, c.clock.Now())
-	}
-	var rc brain.Recall
-	if c.mem != nil {
-		var err error
-		rc, err = c.recall(ctx, w, secs)
-		if err != nil {
-			c.log.Warn("recall failed, thinking without memory", "chat", w.Chat, "err", err)
-			rc = brain.Recall{}
-		}
-	}
-	rc.Sections = secs
+	rc := c.remember(ctx, w)
 	out, err := c.think(ctx, w, profile, rc)
-	if _, open := c.brk.outage(); err != nil && open && !errors.Is(err, ErrUnavailable) {
-		// The run's failures opened the breaker: the endpoint is down.
+	if err != nil {
+		return brain.Outcome{}, c.failed(w, profile, err)
+	}
+	return c.settle(out, profile, rc.Sections), nil
+}
+
+// profileOf is the profile of w's run: chat unless the wake says otherwise.
+func profileOf(w brain.Wake) brain.Profile {
+	if w.Profile == "" {
+		return brain.ProfileChat
+	}
+	return w.Profile
+}
+
+// failed counts a run that produced no answer and returns its error, as ErrUnavailable
+// (wrapped) when the run's failures opened the breaker: the endpoint is down.
+func (c *Cognition) failed(w brain.Wake, profile brain.Profile, err error) error {
+	if _, open := c.brk.outage(); open && !errors.Is(err, ErrUnavailable) {
 		err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	switch {
-	case errors.Is(err, ErrUnavailable):
-		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
-		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, err)
-	case err != nil:
-		c.m.runs.WithLabelValues(string(profile), "error").Inc()
-		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, err)
-	}
-	for _, sec := range rc.Sections {
-		// A section's intents belong to the run that showed it (a due check-in it carried).
-		out.Intents = append(out.Intents, sec.Intents...)
-	}
-	label := "silent"
-	for _, in := range out.Intents {
-		if _, ok := in.(brain.SendMessage); ok {
-			label = "sent"
-		}
+	label := "error"
+	if errors.Is(err, ErrUnavailable) {
+		label = "unavailable"
 	}
 	c.m.runs.WithLabelValues(string(profile), label).Inc()
-	return out, nil
+	return fmt.Errorf("think chat %d: %w", w.Chat, err)
 }
 
 // probeKey marks the context of a run that may probe an open breaker (a run answering a

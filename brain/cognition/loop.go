@@ -2,7 +2,6 @@ package cognition
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -116,63 +115,30 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 func (c *Cognition) loop(ctx context.Context, r *run) (answer, error) {
 	force := "" // why a final answer is being forced
 	for iter := 0; ; iter++ {
-		if force == "" && iter >= r.maxIter {
-			force = "the step budget of this turn is spent"
+		if force == "" {
+			force = c.forced(ctx, r, iter)
 		}
-		if dl, ok := ctx.Deadline(); ok && force == "" && time.Until(dl) < c.cfg.RequestTimeout {
-			force = "the time budget of this turn is spent"
-		}
-		req := openai.ChatCompletionRequest{Model: r.model, Messages: r.msgs}
-		if force != "" {
-			req.Messages = append(slices.Clip(r.msgs), openai.ChatCompletionMessage{
-				Role: openai.ChatMessageRoleSystem,
-				Content: "No more tools: " + force + ". Give your final answer now, as the JSON object " +
-					`{"response","status","confidence"}.`,
-			})
-		} else if defs := c.toolDefs(r); len(defs) > 0 {
-			req.Tools = defs
-			req.ToolChoice = "auto"
-		}
-		resp, err := c.complete(ctx, r, req)
+		resp, err := c.complete(ctx, r, c.chatRequest(r, force))
 		if err != nil {
 			return answer{}, err
 		}
 		msg := resp.Choices[0].Message
 		if len(msg.ToolCalls) == 0 || force != "" {
-			if !c.formats(r.model) {
-				return parseAnswerLoose(msg.Content), nil // the model wrote free text
-			}
-			return parseAnswer(msg.Content), nil
+			return c.readAnswer(r.model, msg.Content), nil
 		}
-		calls := make([]openai.ToolCall, len(msg.ToolCalls)) // as echoed back to the endpoint
-		for i, tc := range msg.ToolCalls {
-			if tc.ID == "" {
-				tc.ID = fmt.Sprintf("call_%d_%d", iter, i)
-			}
-			msg.ToolCalls[i].ID = tc.ID
-			tc.Type = openai.ToolTypeFunction
-			tc.Index = nil
-			tc.Function.Name = wireName(tc.Function.Name)
-			calls[i] = tc
-		}
-		r.msgs = append(r.msgs, openai.ChatCompletionMessage{
-			Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: calls,
-		})
-		escalate := false
-		for _, tc := range msg.ToolCalls { // the names as the model wrote them
-			content, esc, f := c.callTool(ctx, r, tc)
-			escalate = escalate || esc
-			if force == "" {
-				force = f
-			}
-			r.msgs = append(r.msgs, openai.ChatCompletionMessage{
-				Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: content,
-			})
-		}
-		if escalate {
-			r.escalated = true
-			r.model = c.cfg.SmartModel
-			c.m.escalations.Inc()
-		}
+		r.msgs = append(r.msgs, echoCalls(msg, iter))
+		force = c.callTools(ctx, r, msg.ToolCalls, force)
 	}
+}
+
+// forced says why the run's final answer is to be forced before its request number iter:
+// its step budget or its time is spent; "" while neither is.
+func (c *Cognition) forced(ctx context.Context, r *run, iter int) string {
+	if iter >= r.maxIter {
+		return "the step budget of this turn is spent"
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < c.cfg.RequestTimeout {
+		return "the time budget of this turn is spent"
+	}
+	return ""
 }

@@ -2,6 +2,15 @@ package cognition
 
 import "github.com/anima-bot/anima/brain"
 
+// readAnswer reads the final answer model wrote: by the rule of parseAnswer while the model
+// is asked for the answer format, else by the lenient one of parseAnswerLoose (free text).
+func (c *Cognition) readAnswer(model, content string) answer {
+	if !c.formats(model) {
+		return parseAnswerLoose(content) // the model wrote free text
+	}
+	return parseAnswer(content)
+}
+
 // outcome turns the final answer and the tools' intents into the run's Outcome.
 func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 	status := a.Status
@@ -15,6 +24,23 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 			Chat: w.Chat, Text: a.Response, Kind: c.kind(w), Status: status, ReplyTo: replyTo(w),
 		})
 	}
+	return out
+}
+
+// settle completes the Outcome of a run that answered: the sections it showed add their
+// intents (a due check-in one carried belongs to the run that showed it), and the run is
+// counted as sent or silent.
+func (c *Cognition) settle(out brain.Outcome, profile brain.Profile, secs []brain.Section) brain.Outcome {
+	for _, sec := range secs {
+		out.Intents = append(out.Intents, sec.Intents...)
+	}
+	label := "silent"
+	for _, in := range out.Intents {
+		if _, ok := in.(brain.SendMessage); ok {
+			label = "sent"
+		}
+	}
+	c.m.runs.WithLabelValues(string(profile), label).Inc()
 	return out
 }
 

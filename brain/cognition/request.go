@@ -20,6 +20,24 @@ import (
 // errNoChoices is returned when the endpoint answers without a message.
 var errNoChoices = errors.New("response has no choices")
 
+// chatRequest is the run's next request: its messages with the tools it offers, or, when
+// force says why the final answer is due, its messages and a note asking for that answer,
+// without tools.
+func (c *Cognition) chatRequest(r *run, force string) openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{Model: r.model, Messages: r.msgs}
+	if force != "" {
+		req.Messages = append(slices.Clip(r.msgs), openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleSystem,
+			Content: "No more tools: " + force + ". Give your final answer now, as the JSON object " +
+				`{"response","status","confidence"}.`,
+		})
+	} else if defs := c.toolDefs(r); len(defs) > 0 {
+		req.Tools = defs
+		req.ToolChoice = "auto"
+	}
+	return req
+}
+
 // complete sends req on the run's model, retrying, then falls back to the other model;
 // a success on the other model moves the run there.
 func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
@@ -38,11 +56,8 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	c.log.Warn("model failed, trying the other model", "model", req.Model, "other", other, "err", err)
 	first := err
 	req.Model = other
-	if slices.ContainsFunc(req.Tools, func(t openai.Tool) bool { return t.Function.Name == ToolEscalate }) && other == c.cfg.SmartModel {
-		req.Tools = slices.DeleteFunc(slices.Clone(req.Tools), func(t openai.Tool) bool { return t.Function.Name == ToolEscalate })
-		if len(req.Tools) == 0 {
-			req.Tools, req.ToolChoice = nil, nil
-		}
+	if other == c.cfg.SmartModel {
+		req = withoutEscalate(req)
 	}
 	r.requests++
 	resp, err = c.request(ctx, req, r.drafts)
@@ -52,6 +67,18 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	c.budget.addUser(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 	r.model = other
 	return resp, nil
+}
+
+// withoutEscalate is req without core_escalate among its tools (nor a tool choice when no
+// tool is left), for the smart model; req's tools are not modified.
+func withoutEscalate(req openai.ChatCompletionRequest) openai.ChatCompletionRequest {
+	if slices.ContainsFunc(req.Tools, func(t openai.Tool) bool { return t.Function.Name == ToolEscalate }) {
+		req.Tools = slices.DeleteFunc(slices.Clone(req.Tools), func(t openai.Tool) bool { return t.Function.Name == ToolEscalate })
+		if len(req.Tools) == 0 {
+			req.Tools, req.ToolChoice = nil, nil
+		}
+	}
+	return req
 }
 
 // request sends req, retrying endpoint failures (timeouts, 429, 5xx, transport errors)
@@ -67,22 +94,9 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 			}
 			return openai.ChatCompletionResponse{}, ErrUnavailable
 		}
-		rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
-		rctx, slot := withRetryAfterSlot(rctx)
-		began := time.Now()
-		resp, err := c.sendFormatted(rctx, req, ds)
-		cancel()
-		err = redactProvider(err) // from here on, what is logged or returned
-		c.m.duration.WithLabelValues(req.Model).Observe(time.Since(began).Seconds())
-		if err == nil && len(resp.Choices) == 0 {
-			err = errNoChoices
-		}
+		resp, slot, err := c.attempt(ctx, req, ds)
 		if err == nil {
-			c.brk.success()
-			c.m.requests.WithLabelValues(req.Model, outcomeOK).Inc()
-			c.m.tokens.WithLabelValues(req.Model, "prompt").Add(float64(resp.Usage.PromptTokens))
-			c.m.tokens.WithLabelValues(req.Model, "completion").Add(float64(resp.Usage.CompletionTokens))
-			c.budget.add(resp.Usage.PromptTokens + resp.Usage.CompletionTokens)
+			c.succeeded(req.Model, resp.Usage)
 			return resp, nil
 		}
 		class, retryable := classify(err)
@@ -114,6 +128,33 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 			return openai.ChatCompletionResponse{}, fmt.Errorf("request %s: %w", req.Model, err)
 		}
 	}
+}
+
+// attempt makes one try of req within RequestTimeout and times it. Its error is redacted
+// (from here on, what is logged or returned), an answer without choices is errNoChoices,
+// and slot holds the Retry-After the endpoint sent.
+func (c *Cognition) attempt(ctx context.Context, req openai.ChatCompletionRequest, ds *drafts) (openai.ChatCompletionResponse, *retryAfterSlot, error) {
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	rctx, slot := withRetryAfterSlot(rctx)
+	began := time.Now()
+	resp, err := c.sendFormatted(rctx, req, ds)
+	cancel()
+	err = redactProvider(err)
+	c.m.duration.WithLabelValues(req.Model).Observe(time.Since(began).Seconds())
+	if err == nil && len(resp.Choices) == 0 {
+		err = errNoChoices
+	}
+	return resp, slot, err
+}
+
+// succeeded books an answered request: the breaker closes, and its tokens count in the
+// metrics and the day's budget.
+func (c *Cognition) succeeded(model string, usage openai.Usage) {
+	c.brk.success()
+	c.m.requests.WithLabelValues(model, outcomeOK).Inc()
+	c.m.tokens.WithLabelValues(model, "prompt").Add(float64(usage.PromptTokens))
+	c.m.tokens.WithLabelValues(model, "completion").Add(float64(usage.CompletionTokens))
+	c.budget.add(usage.PromptTokens + usage.CompletionTokens)
 }
 
 // classify maps a request error to its metrics outcome and whether it is worth retrying.

@@ -12,6 +12,48 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
+// echoCalls is the assistant message of a step that called tools, as echoed back to the
+// endpoint: every call with an id (one is made up for a call without, and written back into
+// msg's calls too), its type, no index, and a name the endpoint takes.
+func echoCalls(msg openai.ChatCompletionMessage, iter int) openai.ChatCompletionMessage {
+	calls := make([]openai.ToolCall, len(msg.ToolCalls))
+	for i, tc := range msg.ToolCalls {
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d_%d", iter, i)
+		}
+		msg.ToolCalls[i].ID = tc.ID
+		tc.Type = openai.ToolTypeFunction
+		tc.Index = nil
+		tc.Function.Name = wireName(tc.Function.Name)
+		calls[i] = tc
+	}
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: msg.Content, ToolCalls: calls}
+}
+
+// callTools executes a step's tool calls in order (the names as the model wrote them),
+// adds their results to the run, and moves the run to the smart model when one asked to
+// escalate. It returns force, or else the first reason a call gave to force the final
+// answer.
+func (c *Cognition) callTools(ctx context.Context, r *run, calls []openai.ToolCall, force string) string {
+	escalate := false
+	for _, tc := range calls {
+		content, esc, f := c.callTool(ctx, r, tc)
+		escalate = escalate || esc
+		if force == "" {
+			force = f
+		}
+		r.msgs = append(r.msgs, openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: content,
+		})
+	}
+	if escalate {
+		r.escalated = true
+		r.model = c.cfg.SmartModel
+		c.m.escalations.Inc()
+	}
+	return force
+}
+
 // callTool executes one tool call and returns the text for the model, whether it asked to
 // escalate, and a reason to force the final answer (empty if none). It never fails: every
 // problem becomes the tool's result, for the model to read.
@@ -31,11 +73,7 @@ func (c *Cognition) callTool(ctx context.Context, r *run, tc openai.ToolCall) (c
 			return "You are already the most capable model. Continue and give your final answer.", false, ""
 		}
 		outcome = "unknown"
-		names := make([]string, 0, len(r.specs))
-		for _, s := range c.tools(r) {
-			names = append(names, s.Name)
-		}
-		return fmt.Sprintf("error: there is no tool named %q here. Available tools: %s.", name, strings.Join(names, ", ")), false, ""
+		return c.noSuchTool(r, name), false, ""
 	}
 	if name == ToolEscalate {
 		return "Escalated: a more capable model continues from here, with everything above.", true, ""
@@ -71,6 +109,15 @@ func (c *Cognition) callTool(ctx context.Context, r *run, tc openai.ToolCall) (c
 		return "ok", false, ""
 	}
 	return res.Content, false, ""
+}
+
+// noSuchTool is the result of a call of a tool the run does not offer: the tools it does.
+func (c *Cognition) noSuchTool(r *run, name string) string {
+	names := make([]string, 0, len(r.specs))
+	for _, s := range c.tools(r) {
+		names = append(names, s.Name)
+	}
+	return fmt.Sprintf("error: there is no tool named %q here. Available tools: %s.", name, strings.Join(names, ", "))
 }
 
 // wireName makes a tool name the model wrote acceptable to send back to the endpoint
