@@ -185,40 +185,10 @@ func (c *Cognition) systemPrompt(w brain.Wake, now time.Time) string {
 	fmt.Fprintf(&b, "\n\nTheir local time: %s, %s (%s, %s).",
 		local.Format("15:04"), local.Format("Monday 2 January 2006"), partOfDay(local.Hour()), loc.String())
 
-	b.WriteString("\n\nRelationship: ")
-	status := w.Rel.Status
-	if status == "" {
-		status = brain.StatusIdle
-	}
-	fmt.Fprintf(&b, "conversation status %s", status)
-	if s := w.Rel.Silence(now); s > 0 {
-		fmt.Fprintf(&b, "; last message in the chat %s ago", human(s))
-	} else {
-		b.WriteString("; no messages exchanged yet")
-	}
-	if n := w.Rel.UnansweredProactive; n > 0 {
-		fmt.Fprintf(&b, "; %d message(s) you wrote first are still unanswered — do not pester", n)
-	}
-	b.WriteString(".")
-	if w.Rel.Group {
-		b.WriteString(" This is a group chat.")
-	}
+	writeRelationship(&b, w, now)
 
 	fmt.Fprintf(&b, "\n\nWhy you are thinking now: %s.", quote(reasonText(w)))
-	for _, s := range w.Signals {
-		if s.Type != brain.SignalScheduleDue {
-			continue
-		}
-		note, why := s.Text, s.Detail
-		fmt.Fprintf(&b, "\nA scheduled item is due: %s.", quote(note))
-		if why != "" {
-			fmt.Fprintf(&b, " It was scheduled because: %s.", quote(why))
-		}
-		if !s.Due.IsZero() && s.At.Sub(s.Due) > 5*time.Minute {
-			fmt.Fprintf(&b, " This is late by %s (it was due %s); acknowledge that if it matters.",
-				human(s.At.Sub(s.Due)), s.Due.In(loc).Format("Mon 15:04"))
-		}
-	}
+	writeDue(&b, w, loc)
 
 	b.WriteString(reactionBlock(w, now, loc))
 
@@ -236,6 +206,48 @@ func (c *Cognition) systemPrompt(w brain.Wake, now time.Time) string {
 		"\nAn empty response means you say nothing. status is where the conversation stands after your message " +
 		"(awaiting_answer when you asked something). confidence is how sure you are this is a good message.")
 	return b.String()
+}
+
+// writeRelationship writes where the conversation stands: its status, the silence, the
+// unanswered messages anima wrote first.
+func writeRelationship(b *strings.Builder, w brain.Wake, now time.Time) {
+	b.WriteString("\n\nRelationship: ")
+	status := w.Rel.Status
+	if status == "" {
+		status = brain.StatusIdle
+	}
+	fmt.Fprintf(b, "conversation status %s", status)
+	if s := w.Rel.Silence(now); s > 0 {
+		fmt.Fprintf(b, "; last message in the chat %s ago", human(s))
+	} else {
+		b.WriteString("; no messages exchanged yet")
+	}
+	if n := w.Rel.UnansweredProactive; n > 0 {
+		fmt.Fprintf(b, "; %d message(s) you wrote first are still unanswered — do not pester", n)
+	}
+	b.WriteString(".")
+	if w.Rel.Group {
+		b.WriteString(" This is a group chat.")
+	}
+}
+
+// writeDue writes the scheduled items due in w: each note, why it was scheduled, and how
+// late it is when more than five minutes.
+func writeDue(b *strings.Builder, w brain.Wake, loc *time.Location) {
+	for _, s := range w.Signals {
+		if s.Type != brain.SignalScheduleDue {
+			continue
+		}
+		note, why := s.Text, s.Detail
+		fmt.Fprintf(b, "\nA scheduled item is due: %s.", quote(note))
+		if why != "" {
+			fmt.Fprintf(b, " It was scheduled because: %s.", quote(why))
+		}
+		if !s.Due.IsZero() && s.At.Sub(s.Due) > 5*time.Minute {
+			fmt.Fprintf(b, " This is late by %s (it was due %s); acknowledge that if it matters.",
+				human(s.At.Sub(s.Due)), s.Due.In(loc).Format("Mon 15:04"))
+		}
+	}
 }
 
 // waited is how long the oldest user message of the wake has waited for its answer.
