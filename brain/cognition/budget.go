@@ -71,11 +71,16 @@ func (b *dailyBudget) restore(day string, tokens int) {
 
 // add counts n tokens spent today.
 func (b *dailyBudget) add(n int) {
+	b.lockToday()
+	defer b.mu.Unlock()
+	b.sum += n
+}
+
+// lockToday takes the lock on today's counts, rolling them over when the day changed.
+func (b *dailyBudget) lockToday() {
 	day := b.dayOf(b.clock.Now())
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.rollLocked(day)
-	b.sum += n
 }
 
 // rollLocked starts a new day's counts when day is not b.day.
@@ -94,10 +99,8 @@ func (b *dailyBudget) addUser(user int64, n int) {
 	if user == 0 || n <= 0 {
 		return
 	}
-	day := b.dayOf(b.clock.Now())
-	b.mu.Lock()
+	b.lockToday()
 	defer b.mu.Unlock()
-	b.rollLocked(day)
 	b.user[user] += n
 	b.dirty = true
 }
@@ -108,10 +111,8 @@ func (b *dailyBudget) shareSpent(user int64) (spent, tell bool) {
 	if b.userDaily <= 0 || user == 0 {
 		return false, false
 	}
-	day := b.dayOf(b.clock.Now())
-	b.mu.Lock()
+	b.lockToday()
 	defer b.mu.Unlock()
-	b.rollLocked(day)
 	if !b.spentLocked(user) {
 		return false, false
 	}
@@ -159,19 +160,32 @@ func (b *dailyBudget) userUsage() (day string, spent map[int64]int, told []int64
 // restoreUserUsage sets the per-user counts saved by an earlier run; a day other than
 // today is ignored.
 func (b *dailyBudget) restoreUserUsage(day string, spent map[int64]int, told []int64) {
+	b.restoreDay(day, func() {
+		setPositive(b.user, spent)
+		for _, u := range told {
+			b.told[u] = true
+		}
+	})
+}
+
+// restoreDay runs set under the lock on the day's counts when day is today, to restore
+// what an earlier run saved; another day is ignored.
+func (b *dailyBudget) restoreDay(day string, set func()) {
 	if day != b.dayOf(b.clock.Now()) {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.rollLocked(day)
-	for u, n := range spent {
+	set()
+}
+
+// setPositive sets dst[u] to every positive count n of src.
+func setPositive(dst, src map[int64]int) {
+	for u, n := range src {
 		if n > 0 {
-			b.user[u] = n
+			dst[u] = n
 		}
-	}
-	for _, u := range told {
-		b.told[u] = true
 	}
 }
 

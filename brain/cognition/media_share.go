@@ -10,10 +10,8 @@ import "time"
 // usedUp reports whether user has spent their token share today. Unlike shareSpent it does
 // not mark them told: Think tells them, once a day.
 func (b *dailyBudget) usedUp(user int64) bool {
-	day := b.dayOf(b.clock.Now())
-	b.mu.Lock()
+	b.lockToday()
 	defer b.mu.Unlock()
-	b.rollLocked(day)
 	return b.spentLocked(user)
 }
 
@@ -23,10 +21,8 @@ func (b *dailyBudget) audioAllowed(user int64, seconds int) bool {
 	if b.userAudio <= 0 || user == 0 {
 		return true
 	}
-	day := b.dayOf(b.clock.Now())
-	b.mu.Lock()
+	b.lockToday()
 	defer b.mu.Unlock()
-	b.rollLocked(day)
 	return time.Duration(b.audio[user]+max(seconds, 0))*time.Second <= b.userAudio
 }
 
@@ -40,10 +36,8 @@ func (b *dailyBudget) chargeAudio(user int64, seconds, tokens int) {
 	if seconds <= 0 {
 		return
 	}
-	day := b.dayOf(b.clock.Now())
-	b.mu.Lock()
+	b.lockToday()
 	defer b.mu.Unlock()
-	b.rollLocked(day)
 	b.audio[user] += seconds
 	b.dirty = true
 }
@@ -62,17 +56,7 @@ func (b *dailyBudget) audioUsage() (day string, seconds map[int64]int) {
 // restoreAudio sets the seconds per user saved by an earlier run; a day other than today
 // is ignored.
 func (b *dailyBudget) restoreAudio(day string, seconds map[int64]int) {
-	if day != b.dayOf(b.clock.Now()) {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.rollLocked(day)
-	for u, n := range seconds {
-		if n > 0 {
-			b.audio[u] = n
-		}
-	}
+	b.restoreDay(day, func() { setPositive(b.audio, seconds) })
 }
 
 // UserAudio returns the day and the seconds of each user's recordings transcribed on it,
