@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,5 +207,60 @@ func TestNoProactiveInQuietHours(t *testing.T) {
 	}
 	if n := len(h.ai.Requests()); n != 1 {
 		t.Errorf("%d model calls, want 1: silence inside quiet hours must cost nothing", n)
+	}
+}
+
+// TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → stop → restart on the
+// same store → the reminder arrives once, about 6 s after it was set. On the manual clock,
+// which stands still while anima is stopped: the reminder is timed by the clock's time at
+// the step whose tick woke it.
+func TestReminderSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	clock := h.useClock(proactiveNoon())
+	h.ai.Enqueue(
+		openaitest.Tool("core_schedule", `{"note":"stretch your legs","delay_seconds":6,"at":null,"cron":null,"kind":"reminder","reason":"the user asked to be reminded"}`),
+		openaitest.Answer("Sure — I'll remind you in 6 seconds.", "active", 0.95),
+	)
+	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
+		return openaitest.Answer("Time to stretch your legs!", "active", 0.95)
+	})
+
+	addrs, stop := h.start()
+	h.tg.PushText(user, user, "remind me in 6 seconds to stretch my legs")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	newProactiveClock(t, clock, addrs.Metrics).settle()
+	setAt := clock.Now()
+	stop()
+
+	addrs, stop = h.start()
+	defer stop()
+	c := newProactiveClock(t, clock, addrs.Metrics)
+	if !c.until(15*time.Second, time.Second, func() bool { return c.wakes(brain.ReasonSchedule) >= 1 }) {
+		t.Fatalf("the reminder never came within 15s of being set on the manual clock")
+	}
+	delay := clock.Now().Sub(setAt)
+	sent, err := h.tg.WaitSent(waitCtx(t), 2)
+	if err != nil {
+		t.Fatalf("the reminder never came: %v", err)
+	}
+	t.Logf("reminder delivered %v after it was set (asked for 6s)", delay)
+	if delay < 5*time.Second || delay > 15*time.Second {
+		t.Errorf("reminder came %v after it was set, want about 6s", delay)
+	}
+	if sent[1].Visible != "Time to stretch your legs!" {
+		t.Errorf("reminder = %q", sent[1].Visible)
+	}
+	// The wake prompt told the model what the reminder was about.
+	reqs := h.ai.Requests()
+	if last := string(reqs[len(reqs)-1].Raw); !strings.Contains(last, "stretch your legs") {
+		t.Errorf("the reminder's prompt lacks its note:\n%s", last)
+	}
+	c.advance(2*time.Second, time.Second) // a second firing would come now
+	stop()
+	if n := len(h.tg.Sent()); n != 2 {
+		t.Errorf("%d messages, want the answer and exactly one reminder", n)
 	}
 }

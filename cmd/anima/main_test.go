@@ -311,56 +311,6 @@ func TestChatOnConsole(t *testing.T) {
 	}
 }
 
-// TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → SIGTERM → restart →
-// the reminder arrives once, about 6 s after it was set.
-func TestReminderSurvivesRestart(t *testing.T) {
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
-	ai.Enqueue(
-		openaitest.Tool("core_schedule", `{"note":"stretch your legs","delay_seconds":6,"at":null,"cron":null,"kind":"reminder","reason":"the user asked to be reminded"}`),
-		openaitest.Answer("Sure — I'll remind you in 6 seconds.", "active", 0.95),
-	)
-	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
-		return openaitest.Answer("Time to stretch your legs!", "active", 0.95)
-	})
-	ctx := waitCtx(t, 40*time.Second)
-
-	p := start(t, "run", "--config", path)
-	tg.PushText(user, user, "remind me in 6 seconds to stretch my legs")
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setAt := sent[0].At
-	p.stop(t)
-
-	p = start(t, "run", "--config", path)
-	sent, err = tg.WaitSent(ctx, 2)
-	if err != nil {
-		t.Fatalf("the reminder never came: %v", err)
-	}
-	delay := sent[1].At.Sub(setAt)
-	t.Logf("reminder delivered %v after it was set (asked for 6s)", delay.Round(10*time.Millisecond))
-	if delay < 5*time.Second || delay > 15*time.Second {
-		t.Errorf("reminder came %v after it was set, want about 6s", delay)
-	}
-	if sent[1].Visible != "Time to stretch your legs!" {
-		t.Errorf("reminder = %q", sent[1].Visible)
-	}
-	// The wake prompt told the model what the reminder was about.
-	reqs := ai.Requests()
-	if last := string(reqs[len(reqs)-1].Raw); !strings.Contains(last, "stretch your legs") {
-		t.Errorf("the reminder's prompt lacks its note:\n%s", last)
-	}
-	time.Sleep(2 * time.Second) // a second firing would come now
-	p.stop(t)
-	if n := len(tg.Sent()); n != 2 {
-		t.Errorf("%d messages, want the answer and exactly one reminder", n)
-	}
-}
-
 // TestHotBackupCLI copies the store with `anima backup` while `anima run` holds it, and
 // checks that a second `anima run` on the same store is refused at once.
 func TestHotBackupCLI(t *testing.T) {
