@@ -150,6 +150,7 @@ func waitCtx(t *testing.T, d time.Duration) context.Context {
 }
 
 func TestCheckNamesTheBadKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, []byte("llm:\n  fast_modle: gpt-4o-mini\n"), 0o600); err != nil {
@@ -165,6 +166,7 @@ func TestCheckNamesTheBadKey(t *testing.T) {
 }
 
 func TestRunWithoutTokenFailsFast(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
 	cmd := exec.Command(binary, "run", "--config", path)
@@ -188,10 +190,12 @@ func TestRunWithoutTokenFailsFast(t *testing.T) {
 // fails `anima check` and `anima run` at once, naming telegram.token, and the token itself
 // appears nowhere in the output.
 func TestTokenWithNewlineRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
 	for _, cmdName := range []string{"check", "run"} {
 		t.Run(cmdName, func(t *testing.T) {
+			t.Parallel()
 			cmd := exec.Command(binary, cmdName, "--config", path)
 			cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken+"\n")
 			out, err := cmd.CombinedOutput()
@@ -210,6 +214,7 @@ func TestTokenWithNewlineRefused(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(binary, "version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "anima ") {
 		t.Fatalf("version: %v %s", err, out)
@@ -219,6 +224,7 @@ func TestVersion(t *testing.T) {
 // TestKillMidTurnAnswersOnce kills anima with SIGKILL while the model is answering and
 // checks that, after a restart, the update is answered exactly once.
 func TestKillMidTurnAnswersOnce(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
@@ -263,6 +269,7 @@ func TestKillMidTurnAnswersOnce(t *testing.T) {
 
 // TestSIGTERMStopsGracefully checks exit 0 and that state persists across the stop.
 func TestSIGTERMStopsGracefully(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
@@ -288,6 +295,7 @@ func TestSIGTERMStopsGracefully(t *testing.T) {
 
 // TestChatOnConsole pipes lines into `anima chat` and reads the answers.
 func TestChatOnConsole(t *testing.T) {
+	t.Parallel()
 	ai := openaitest.New(t)
 	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Echo(req) })
 	dir := t.TempDir()
@@ -314,6 +322,7 @@ func TestChatOnConsole(t *testing.T) {
 // TestHotBackupCLI copies the store with `anima backup` while `anima run` holds it, and
 // checks that a second `anima run` on the same store is refused at once.
 func TestHotBackupCLI(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
@@ -367,6 +376,7 @@ func TestHotBackupCLI(t *testing.T) {
 // removal of the outbox's last entry to its next commit): after a restart the second reply
 // may come again, the first never does.
 func TestKillAfterSendRepeatsAtMostTheLast(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
@@ -412,6 +422,7 @@ func TestKillAfterSendRepeatsAtMostTheLast(t *testing.T) {
 // Telegram (written to the outbox, request in flight) and checks that after a restart the
 // reply arrives exactly once, from the outbox, without asking the model again.
 func TestKillDuringSendDeliversOnce(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
