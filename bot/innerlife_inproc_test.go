@@ -52,8 +52,7 @@ func innerlifeCheckinPolicy(h *harness, quiet brain.QuietHours) {
 // clock: the check-in is timed by the clock's time at the step whose tick woke it.
 func TestConcernCheckinAskedOnce(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	clock := h.useClock(proactiveNoon())
+	h, clock := proactiveHarness(t, proactiveNoon())
 	innerlifeCheckinPolicy(h, brain.QuietHours{})
 	var logs braintest.Buffer
 	h.opts.Logger = bot.NewLogger(h.cfg.Log, &logs)
@@ -108,9 +107,8 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 // and costs no model call.
 func TestConcernCheckinHeldInQuietHours(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
 	now := proactiveNoon()
-	clock := h.useClock(now)
+	h, clock := proactiveHarness(t, now)
 	innerlifeCheckinPolicy(h, proactiveQuiet(t, now.Add(-time.Hour).Format("15:04")+"-"+now.Add(time.Hour).Format("15:04")))
 	addrs, stop := h.start()
 	c := newProactiveClock(t, clock, addrs.Metrics)

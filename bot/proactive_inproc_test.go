@@ -20,6 +20,15 @@ func proactiveNoon() time.Time {
 	return time.Now().UTC().Truncate(24 * time.Hour).Add(12 * time.Hour)
 }
 
+// proactiveHarness is a harness on a manual clock standing at now, whose loop ticks
+// every 20 ms of real time (a step of the clock is taken in after three ticks).
+func proactiveHarness(t *testing.T, now time.Time) (*harness, *braintest.Clock) {
+	t.Helper()
+	h := newHarness(t)
+	h.cfg.Brain.Tick = config.Duration(20 * time.Millisecond)
+	return h, h.useClock(now)
+}
+
 // proactiveQuiet parses quiet hours "HH:MM-HH:MM".
 func proactiveQuiet(t *testing.T, s string) brain.QuietHours {
 	t.Helper()
@@ -78,7 +87,7 @@ func (c *proactiveClock) settle() {
 		if ctx.Err() != nil {
 			c.t.Fatalf("the loop stopped ticking (at %v of the manual clock)", c.elapsed())
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(15 * time.Millisecond)
 	}
 }
 
@@ -114,8 +123,7 @@ func (c *proactiveClock) until(limit, step time.Duration, cond func() bool) bool
 // clock: a wake is timed by the clock's time at the step whose tick made it.
 func TestProactiveMessages(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	clock := h.useClock(proactiveNoon())
+	h, clock := proactiveHarness(t, proactiveNoon())
 	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
 		// A wake without a user message (anima writing first) ends with a system message.
 		if last := req.Messages[len(req.Messages)-1]; last.Role == openai.ChatMessageRoleSystem {
@@ -167,7 +175,7 @@ func TestProactiveMessages(t *testing.T) {
 	}
 	// max_per_day 3, whose last wake is kept for a check-in or a follow-up: plain
 	// missing-you pressure gets two, then nothing more today.
-	c.advance(14*time.Second, step)
+	c.advance(14*time.Second, 2*time.Second)
 	if n := c.wakes("proactive"); n != 2 {
 		t.Errorf("%v proactive wakes, want 2", n)
 	}
@@ -180,9 +188,8 @@ func TestProactiveMessages(t *testing.T) {
 // never writes first.
 func TestNoProactiveInQuietHours(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
 	now := proactiveNoon()
-	clock := h.useClock(now)
+	h, clock := proactiveHarness(t, now)
 	from := now.Add(-time.Hour).Format("15:04")
 	to := now.Add(time.Hour).Format("15:04")
 	h.cfg.Proactive.Enabled = true
@@ -216,8 +223,7 @@ func TestNoProactiveInQuietHours(t *testing.T) {
 // the step whose tick woke it.
 func TestReminderSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	clock := h.useClock(proactiveNoon())
+	h, clock := proactiveHarness(t, proactiveNoon())
 	h.ai.Enqueue(
 		openaitest.Tool("core_schedule", `{"note":"stretch your legs","delay_seconds":6,"at":null,"cron":null,"kind":"reminder","reason":"the user asked to be reminded"}`),
 		openaitest.Answer("Sure — I'll remind you in 6 seconds.", "active", 0.95),
