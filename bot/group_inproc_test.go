@@ -50,13 +50,7 @@ func groupScripted(req openai.ChatCompletionRequest) openaitest.Reply {
 	if last.Role == openai.ChatMessageRoleTool {
 		return openaitest.Answer("noted", "active", 0.9)
 	}
-	text := ""
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == openai.ChatMessageRoleUser {
-			text = req.Messages[i].Content
-			break
-		}
-	}
+	text := groupLastUser(req)
 	if _, rest, ok := strings.Cut(text, "REMEMBER "); ok {
 		attr, val, _ := strings.Cut(strings.Fields(rest)[0], "=")
 		return openaitest.Tool("core_remember", fmt.Sprintf(`{"attribute":%q,"value":%q}`, attr, val))
@@ -70,15 +64,18 @@ func groupScripted(req openai.ChatCompletionRequest) openaitest.Reply {
 // groupMention addresses text to the bot, as a group member writes to it.
 func groupMention(text string) string { return "@" + telegramtest.DefaultBotName + " " + text }
 
-// groupFinalUser is the content of a request's last user message.
-func groupFinalUser(r openaitest.Request) string {
-	for i := len(r.Body.Messages) - 1; i >= 0; i-- {
-		if m := r.Body.Messages[i]; m.Role == openai.ChatMessageRoleUser {
+// groupLastUser is the content of req's last user message.
+func groupLastUser(req openai.ChatCompletionRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if m := req.Messages[i]; m.Role == openai.ChatMessageRoleUser {
 			return m.Content
 		}
 	}
 	return ""
 }
+
+// groupFinalUser is the content of a request's last user message.
+func groupFinalUser(r openaitest.Request) string { return groupLastUser(r.Body) }
 
 // groupFirstRequestWith returns the first request (a run's opening call, not a tool
 // follow-up) whose final user message contains s.

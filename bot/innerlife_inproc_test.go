@@ -64,11 +64,7 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.settle()
-	answeredAt := c.elapsed()
-	if !c.until(12*time.Second, time.Second, func() bool { return c.wakes(brain.ReasonConcernCheckin) >= 1 }) {
-		t.Fatalf("the check-in never came within 12s of the answer on the manual clock")
-	}
-	gap := c.elapsed() - answeredAt
+	gap := c.untilWakes(brain.ReasonConcernCheckin, 1, clock.Now(), 12*time.Second, time.Second)
 	sent, err := h.tg.WaitSent(waitCtx(t), 2)
 	if err != nil {
 		t.Fatalf("the check-in never came: %v", err)
@@ -151,13 +147,7 @@ func TestInnerLifeKeptPerMember(t *testing.T) {
 		if req.Messages[len(req.Messages)-1].Role == openai.ChatMessageRoleTool {
 			return openaitest.Answer("noted", "active", 0.9)
 		}
-		text := ""
-		for i := len(req.Messages) - 1; i >= 0; i-- {
-			if req.Messages[i].Role == openai.ChatMessageRoleUser {
-				text = req.Messages[i].Content
-				break
-			}
-		}
+		text := groupLastUser(req)
 		switch {
 		case strings.Contains(text, "CONCERN"):
 			return openaitest.Reply{ToolCalls: []openaitest.Call{

@@ -46,15 +46,15 @@ type proactiveClock struct {
 	t     *testing.T
 	clock *braintest.Clock
 	addr  string // the metrics address
-	start time.Time
 }
 
+// newProactiveClock steps clock for the anima whose metrics listen on addr.
 func newProactiveClock(t *testing.T, clock *braintest.Clock, addr string) *proactiveClock {
-	return &proactiveClock{t: t, clock: clock, addr: addr, start: clock.Now()}
+	return &proactiveClock{t: t, clock: clock, addr: addr}
 }
 
-// counter is the value of the counter name (with label=value, if label is set) on
-// /metrics, 0 while it has no sample.
+// counter is the value of the counter or gauge name (with label=value, if label is set)
+// on /metrics, 0 while it has no sample.
 func (c *proactiveClock) counter(name, label, value string) float64 {
 	c.t.Helper()
 	mf := scrape(c.t, c.addr)[name]
@@ -67,7 +67,7 @@ func (c *proactiveClock) counter(name, label, value string) float64 {
 			}
 		}
 		if match {
-			sum += m.GetCounter().GetValue()
+			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 		}
 	}
 	return sum
@@ -81,18 +81,15 @@ func (c *proactiveClock) wakes(reason string) float64 {
 // settle waits until the loop has run a whole tick on the clock's current time.
 func (c *proactiveClock) settle() {
 	c.t.Helper()
-	ctx := waitCtx(c.t)
+	deadline := time.Now().Add(20 * time.Second)
 	from := c.counter("anima_ticks_total", "", "")
 	for c.counter("anima_ticks_total", "", "") < from+3 {
-		if ctx.Err() != nil {
-			c.t.Fatalf("the loop stopped ticking (at %v of the manual clock)", c.elapsed())
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the loop stopped ticking (the manual clock at %v)", c.clock.Now())
 		}
 		time.Sleep(15 * time.Millisecond)
 	}
 }
-
-// elapsed is how far the clock has moved since the test started it.
-func (c *proactiveClock) elapsed() time.Duration { return c.clock.Now().Sub(c.start) }
 
 // advance moves the clock by d in steps of step, settling after each.
 func (c *proactiveClock) advance(d, step time.Duration) {
@@ -103,19 +100,20 @@ func (c *proactiveClock) advance(d, step time.Duration) {
 	}
 }
 
-// until moves the clock in steps of step, settling after each, until cond holds or the
-// clock has moved limit; it returns whether cond held.
-func (c *proactiveClock) until(limit, step time.Duration, cond func() bool) bool {
+// untilWakes moves the clock in steps of step, settling after each, until reason has
+// woken anima n times in all, and returns how far the clock has moved since from; it fails
+// the test if the clock moves limit without that.
+func (c *proactiveClock) untilWakes(reason string, n float64, from time.Time, limit, step time.Duration) time.Duration {
 	c.t.Helper()
 	end := c.clock.Now().Add(limit)
-	for !cond() {
+	for c.wakes(reason) < n {
 		if !c.clock.Now().Before(end) {
-			return false
+			c.t.Fatalf("no %s wake (%v in all) within %v on the manual clock", reason, n, limit)
 		}
 		c.clock.Advance(step)
 		c.settle()
 	}
-	return true
+	return c.clock.Now().Sub(from)
 }
 
 // TestProactiveMessages: with short durations, anima writes first after the silence,
@@ -148,24 +146,17 @@ func TestProactiveMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.settle() // the reply's delivery is taken in at the reply's time
-	replyAt := c.elapsed()
-	proactive := func(n float64) func() bool { return func() bool { return c.wakes("proactive") >= n } }
-	if !c.until(10*time.Second, step, proactive(1)) {
-		t.Fatalf("no proactive wake within 10s of the reply on the manual clock")
-	}
-	first := c.elapsed()
+	replyAt := clock.Now()
+	gap := c.untilWakes(brain.ReasonProactive, 1, replyAt, 10*time.Second, step)
+	first := clock.Now()
 	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
 		t.Fatalf("no proactive message: %v", err)
 	}
-	gap := first - replyAt
 	t.Logf("first proactive message %v after the reply (min_silence 3s)", gap)
 	if gap < 3*time.Second || gap > 10*time.Second {
 		t.Errorf("first proactive message %v after the last exchange, want between min_silence and ~2×", gap)
 	}
-	if !c.until(30*time.Second, step, proactive(2)) {
-		t.Fatalf("no second proactive wake within 30s of the first on the manual clock")
-	}
-	gap2 := c.elapsed() - first
+	gap2 := c.untilWakes(brain.ReasonProactive, 2, first, 30*time.Second, step)
 	if _, err := h.tg.WaitSent(waitCtx(t), 3); err != nil {
 		t.Fatalf("no second proactive message: %v", err)
 	}
@@ -176,7 +167,7 @@ func TestProactiveMessages(t *testing.T) {
 	// max_per_day 3, whose last wake is kept for a check-in or a follow-up: plain
 	// missing-you pressure gets two, then nothing more today.
 	c.advance(14*time.Second, 2*time.Second)
-	if n := c.wakes("proactive"); n != 2 {
+	if n := c.wakes(brain.ReasonProactive); n != 2 {
 		t.Errorf("%v proactive wakes, want 2", n)
 	}
 	if n := len(h.tg.Sent()); n != 3 {
@@ -219,8 +210,8 @@ func TestNoProactiveInQuietHours(t *testing.T) {
 
 // TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → stop → restart on the
 // same store → the reminder arrives once, about 6 s after it was set. On the manual clock,
-// which stands still while anima is stopped: the reminder is timed by the clock's time at
-// the step whose tick woke it.
+// which stands still while anima is stopped: the reminder is timed by the clock's time
+// when it woke anima.
 func TestReminderSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	h, clock := proactiveHarness(t, proactiveNoon())
@@ -244,8 +235,21 @@ func TestReminderSurvivesRestart(t *testing.T) {
 	addrs, stop = h.start()
 	defer stop()
 	c := newProactiveClock(t, clock, addrs.Metrics)
-	if !c.until(15*time.Second, time.Second, func() bool { return c.wakes(brain.ReasonSchedule) >= 1 }) {
-		t.Fatalf("the reminder never came within 15s of being set on the manual clock")
+	// The scheduler looks for due reminders once a second of real time (bot.Run's period,
+	// not the clock's): the clock is held a second before the reminder is due for longer
+	// than that period (a reminder that came early would come then), and at the due time
+	// until the reminder comes.
+	c.advance(setAt.Add(5*time.Second).Sub(clock.Now()), time.Second)
+	time.Sleep(1500 * time.Millisecond)
+	c.settle()
+	if n := c.wakes(brain.ReasonSchedule); n != 0 {
+		t.Errorf("reminder came %v after it was set, want about 6s", clock.Now().Sub(setAt))
+	}
+	clock.Advance(time.Second)
+	for deadline := time.Now().Add(20 * time.Second); c.wakes(brain.ReasonSchedule) < 1; time.Sleep(15 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the reminder never came: no schedule_due wake within 20s with the clock at its due time")
+		}
 	}
 	delay := clock.Now().Sub(setAt)
 	sent, err := h.tg.WaitSent(waitCtx(t), 2)
@@ -265,6 +269,9 @@ func TestReminderSurvivesRestart(t *testing.T) {
 		t.Errorf("the reminder's prompt lacks its note:\n%s", last)
 	}
 	c.advance(2*time.Second, time.Second) // a second firing would come now
+	if n := c.counter("anima_schedules_pending", "", ""); n != 0 {
+		t.Errorf("%v reminders still pending after it fired: it may fire again", n)
+	}
 	stop()
 	if n := len(h.tg.Sent()); n != 2 {
 		t.Errorf("%d messages, want the answer and exactly one reminder", n)
