@@ -134,7 +134,8 @@ func (s *service) channel(p *parts) error {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: s.clock})
 		return nil
 	}
-	tg, err := telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: s.log, Registerer: s.reg, Sent: store})
+	tg, err := telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: s.log, Registerer: s.reg, Sent: store,
+		PerChatInterval: opts.PerChatInterval})
 	if err != nil {
 		return fmt.Errorf("telegram: %w", err)
 	}
