@@ -146,7 +146,7 @@ func (b *builder) plugins() error {
 	if err != nil {
 		return err
 	}
-	p.MCP = mcp.New(MCPServers(b.cfg.MCP), tools, mcp.Options{Logger: b.log, Registerer: b.reg})
+	p.MCP = mcp.New(b.cfg.MCP.Enabled(), tools, mcp.Options{Logger: b.log, Registerer: b.reg})
 	p.Plugins, p.Tools = plugs, tools
 	p.Journal = plugs.Journal(p.Memory, p.Schedule, b.log)
 	return nil
@@ -182,7 +182,8 @@ func (s *service) channel(cfg config.Config, opts Options) error {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: s.clock})
 		return nil
 	}
-	tg, err := telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: s.log, Registerer: s.reg, Sent: store})
+	tg, err := telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: s.log, Registerer: s.reg, Sent: store,
+		PerChatInterval: opts.PerChatInterval})
 	if err != nil {
 		return fmt.Errorf("telegram: %w", err)
 	}
@@ -200,7 +201,7 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil)
 	deps := p.LoopDeps()
 	deps.Media, deps.StateStore, deps.DeadLetters, deps.Drafter = media, store, store, drafter(cfg.Telegram, s.tg)
-	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.Memory, sched: s.sched}, store: store, set: plugs.set},
+	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.Memory, sched: s.sched}, set: plugs.set},
 		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
 		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp}
 	s.loop = loop.New(s.inbox, s.ch, LoopConfig(cfg, opts.Console), deps)

@@ -52,6 +52,9 @@ type Options struct {
 	// Registry, if set, is where Assemble's parts register their metrics (Run makes one
 	// of its own).
 	Registry prometheus.Registerer
+	// PerChatInterval, if set, replaces the Telegram channel's spacing between two
+	// messages to one chat (1s; a group's is 3×) (tests).
+	PerChatInterval time.Duration
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).
