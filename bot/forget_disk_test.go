@@ -34,8 +34,7 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	const marker = "quetzalmarker"
 	_, stop := h.start()
 	// Replies to one chat are paced a second apart (real time): 30 of them take 30 s.
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	ctx := inprocCtx(t, 90*time.Second)
 	for i := range 30 {
 		clock.Advance(4 * time.Second) // 15 runs a minute: under the per-user rate limit
 		h.tg.PushText(user, user, fmt.Sprintf("secret %d: my %s is blue", i, marker))
@@ -47,7 +46,7 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	h.tg.FailNext("sendMessage", 1, 400, 0)
 	clock.Advance(4 * time.Second)
 	h.tg.PushText(user, user, fmt.Sprintf("refused: my %s is blue", marker))
-	forgetWaitUntil(t, ctx, "the refused answer kept as a dead letter", func() bool {
+	inprocWaitUntil(t, ctx, "the refused answer kept as a dead letter", func() bool {
 		return forgetHasUndeliverable(t, ctx, store)
 	})
 	count := func(file string) int { return forgetMarkerCount(t, file, marker) }
@@ -82,7 +81,7 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	}
 	// The compaction follows the confirmation a second later on anima's clock.
 	clock.Advance(2 * time.Second)
-	forgetWaitUntil(t, ctx, "the store file without the marker", func() bool { return count(store) == 0 })
+	inprocWaitUntil(t, ctx, "the store file without the marker", func() bool { return count(store) == 0 })
 	t.Logf("after /forget: the store file holds the marker 0 times")
 	if letters, err := bot.Dead(ctx, store, "list"); err != nil || len(letters) != 0 {
 		t.Errorf("dead letters after /forget: %+v, %v; want none", letters, err)
@@ -139,15 +138,4 @@ func forgetMarkerCount(t *testing.T, file, marker string) int {
 		t.Fatal(err)
 	}
 	return bytes.Count(raw, []byte(marker))
-}
-
-// forgetWaitUntil polls cond every 20ms until it holds or ctx ends.
-func forgetWaitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
-	t.Helper()
-	for !cond() {
-		if ctx.Err() != nil {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
