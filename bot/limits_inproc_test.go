@@ -1,11 +1,8 @@
 package bot_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,24 +29,30 @@ func inprocRuns(ai *openaitest.Server) int {
 	return n
 }
 
-// inprocMetric reads one sample (name with its labels, as exposed) from the metrics
-// server at addr; -1 when it is not there.
-func inprocMetric(t *testing.T, addr, name string) float64 {
+// inprocMetric reads one sample, named as exposed (name{label="value",…}, labels in
+// their exposed order), from anima's /metrics at addr (scrape); -1 when it is not there.
+func inprocMetric(t *testing.T, addr, sample string) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	name, labels, _ := strings.Cut(strings.TrimSuffix(sample, "}"), "{")
+	mf := scrape(t, addr)[name]
+	if mf == nil {
+		return -1
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				t.Fatalf("metric %s: %v", line, err)
-			}
-			return f
+	for _, m := range mf.GetMetric() {
+		var got []string
+		for _, l := range m.GetLabel() {
+			got = append(got, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+		}
+		if strings.Join(got, ",") != labels {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue()
+		case m.Untyped != nil:
+			return m.GetUntyped().GetValue()
 		}
 	}
 	return -1
