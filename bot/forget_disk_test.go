@@ -1,12 +1,10 @@
 package bot_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,7 +47,7 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	inprocWaitUntil(t, ctx, "the refused answer kept as a dead letter", func() bool {
 		return forgetHasUndeliverable(t, ctx, store)
 	})
-	count := func(file string) int { return forgetMarkerCount(t, file, marker) }
+	count := func(file string) int { return innerlifeMarkerCount(t, file, marker) }
 	backup := func(name string) string {
 		out := filepath.Join(dir, name)
 		if _, err := bot.Backup(ctx, store, out); err != nil {
@@ -127,15 +125,4 @@ func forgetHasUndeliverable(t *testing.T, ctx context.Context, path string) bool
 		}
 	}
 	return false
-}
-
-// forgetMarkerCount is how many times marker stands in file's bytes (freed pages
-// included).
-func forgetMarkerCount(t *testing.T, file, marker string) int {
-	t.Helper()
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(raw, []byte(marker))
 }

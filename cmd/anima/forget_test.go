@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -35,23 +33,4 @@ func TestCompactCLI(t *testing.T) {
 	if out, err := exec.Command(binary, "compact", "--config", path).CombinedOutput(); err != nil || !strings.Contains(string(out), "compacted") {
 		t.Errorf("anima compact: err %v, output:\n%s", err, out)
 	}
-}
-
-// markerCount is how many times marker stands in file's bytes (freed pages included).
-func markerCount(t *testing.T, file, marker string) int {
-	t.Helper()
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(raw, []byte(marker))
-}
-
-// hotBackup runs `anima backup` for the configuration at path into out, and returns out.
-func hotBackup(t *testing.T, path, out string) string {
-	t.Helper()
-	if b, err := exec.Command(binary, "backup", "--config", path, "--out", out).CombinedOutput(); err != nil {
-		t.Fatalf("anima backup: %v\n%s", err, b)
-	}
-	return out
 }
