@@ -26,8 +26,8 @@ type factBook interface {
 
 // scheduleBook stores follow-ups and reminders.
 type scheduleBook interface {
-	AddTx(tx *storage.Tx, item brain.ScheduleItem) error
-	CancelTx(tx *storage.Tx, chat int64, id string) (bool, error)
+	AddTx(tx schedule.Tx, item brain.ScheduleItem) error
+	CancelTx(tx schedule.Tx, chat int64, id string) (bool, error)
 }
 
 // upkeeper folds a chat's old turns into its summary.

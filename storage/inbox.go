@@ -36,14 +36,11 @@ func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brai
 	copy(out, sigs)
 	err := s.Update(func(tx *Tx) error {
 		for i := range out {
-			id, err := tx.NextSeq(BucketInbox)
+			id, err := tx.Record(out[i])
 			if err != nil {
 				return err
 			}
 			out[i].ID = id
-			if err := tx.Put(BucketInbox, U64(id), out[i]); err != nil {
-				return err
-			}
 		}
 		if offset <= 0 {
 			return nil
@@ -54,6 +51,21 @@ func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brai
 		return nil, fmt.Errorf("record %d signals from %s: %w", len(sigs), source, err)
 	}
 	return out, nil
+}
+
+// Record stores sig in the inbox under a fresh ID, which it returns (sig.ID is ignored).
+// A signal recorded inside a turn's transaction (a fired schedule item) is there if and
+// only if the rest of the transaction commits.
+func (t *Tx) Record(sig brain.Signal) (uint64, error) {
+	id, err := t.NextSeq(BucketInbox)
+	if err != nil {
+		return 0, err
+	}
+	sig.ID = id
+	if err := t.Put(BucketInbox, U64(id), sig); err != nil {
+		return 0, err
+	}
+	return id, nil
 }
 
 // Pending returns the inbox: recorded signals not yet consumed by a committed turn, in
