@@ -31,8 +31,9 @@ var ErrReadOnly = errors.New("write in a read-only transaction")
 type Store struct {
 	wmu sync.Mutex // serialises Update, as bbolt has one writer
 
-	mu  sync.Mutex // guards cur
-	cur *state     // the last commit; never written in place
+	mu   sync.Mutex // guards cur and txns
+	cur  *state     // the last commit; never written in place
+	txns int        // transactions begun
 }
 
 // state is one commit's buckets and sequences.
@@ -50,6 +51,7 @@ func New() *Store {
 func (s *Store) View(fn func(tx *Tx) error) error {
 	s.mu.Lock()
 	cur := s.cur
+	s.txns++
 	s.mu.Unlock()
 	return fn(&Tx{st: cur})
 }
@@ -61,6 +63,7 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 	defer s.wmu.Unlock()
 	s.mu.Lock()
 	cur := s.cur
+	s.txns++
 	s.mu.Unlock()
 	tx := &Tx{
 		st:       &state{buckets: maps.Clone(cur.buckets), seqs: maps.Clone(cur.seqs)},
@@ -77,6 +80,14 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		f()
 	}
 	return nil
+}
+
+// Txns returns how many transactions (View or Update) have begun, for a test that
+// something does not touch the store.
+func (s *Store) Txns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.txns
 }
 
 // Tx is a transaction of a Store. It has the methods of storage.Tx that the packages
