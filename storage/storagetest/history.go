@@ -86,3 +86,23 @@ func (t *Tx) MarkIndexed(chat int64, seq uint64) (bool, error) {
 	e["ix"] = json.RawMessage("true")
 	return true, t.Put(storage.BucketHistory, k, e)
 }
+
+// History returns up to n of chat's most recent turns, oldest first (n ≤ 0: all).
+func (s *Store) History(chat int64, n int) ([]brain.Turn, error) {
+	var turns []brain.Turn
+	err := s.View(func(tx *Tx) error {
+		return tx.HistoryReverse(chat, func(_, v []byte) error {
+			var t brain.Turn
+			if err := json.Unmarshal(v, &t); err != nil {
+				return fmt.Errorf("decode history entry: %w", err)
+			}
+			turns = append(turns, t)
+			if n > 0 && len(turns) >= n {
+				return storage.ErrStop
+			}
+			return nil
+		})
+	})
+	slices.Reverse(turns)
+	return turns, err
+}
