@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,24 +15,11 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/schedule"
-	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
 
-// Most tests here need only the store's transactions, and run on storagetest's memory-only
-// store. Those that need the file (a reopen) or storage's own deletions (Forget,
-// ForgetUser) run on a bbolt file; TestOneShotDelayFiresOnceOnTime and
-// TestAddTxDuringRescanStillFires run on both.
-
-func openStore(tb testing.TB, path string) *storage.Store {
-	tb.Helper()
-	st, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		tb.Fatalf("open store: %v", err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	return st
-}
+// The tests here need only the store's transactions, and run on storagetest's
+// memory-only store; bolt_test.go has those that need a bbolt file.
 
 func berlin(t testing.TB) *time.Location {
 	t.Helper()
@@ -64,13 +50,6 @@ func mustPlan(t *testing.T, s *schedule.Scheduler, delay *int64, at, spec *strin
 type inboxStore[T schedule.Tx] interface {
 	schedule.Store[T]
 	Pending() ([]brain.Signal, error)
-}
-
-func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
-	t.Run("bbolt", func(t *testing.T) {
-		oneShotDelayFiresOnceOnTime(t, openStore(t, filepath.Join(t.TempDir(), "anima.db")))
-	})
-	t.Run("memory", func(t *testing.T) { oneShotDelayFiresOnceOnTime(t, storagetest.New()) })
 }
 
 func oneShotDelayFiresOnceOnTime[T schedule.Tx](t *testing.T, st inboxStore[T]) {
@@ -292,37 +271,6 @@ func TestCronAcrossDST(t *testing.T) {
 	}
 }
 
-func TestSurvivesRestartAndFiresOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
-	s := schedule.New(st, schedule.Options{})
-	item := mustPlan(t, s, ptr[int64](600), nil, nil, now0, time.UTC)
-	_ = st.Close()
-
-	st = openStore(t, path)
-	s = schedule.New(st, schedule.Options{})
-	items, err := s.List(7)
-	if err != nil || len(items) != 1 || items[0].ID != item.ID {
-		t.Fatalf("after reopen: %+v, %v", items, err)
-	}
-	if sigs, _ := s.FireDue(now0.Add(5 * time.Minute)); len(sigs) != 0 {
-		t.Fatalf("fired early: %+v", sigs)
-	}
-	if sigs, _ := s.FireDue(now0.Add(10 * time.Minute)); len(sigs) != 1 {
-		t.Fatalf("did not fire: %+v", sigs)
-	}
-	_ = st.Close()
-
-	st = openStore(t, path)
-	s = schedule.New(st, schedule.Options{})
-	if sigs, _ := s.FireDue(now0.Add(time.Hour)); len(sigs) != 0 {
-		t.Errorf("fired again after restart: %+v", sigs)
-	}
-	if p, _ := st.Pending(); len(p) != 1 {
-		t.Errorf("inbox = %+v, want the one signal", p)
-	}
-}
-
 func TestMissedWhileDownFiresOnce(t *testing.T) {
 	loc := berlin(t)
 	st := storagetest.New()
@@ -373,21 +321,6 @@ func TestCancel(t *testing.T) {
 	sigs, _ := s.FireDue(now0.Add(time.Hour))
 	if len(sigs) != 1 || sigs[0].Ref != b.ID {
 		t.Errorf("fired %+v, want only %s", sigs, b.ID)
-	}
-}
-
-func TestForgetDropsSchedules(t *testing.T) {
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
-	s := schedule.New(st, schedule.Options{})
-	mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
-	if err := st.Forget(7); err != nil {
-		t.Fatal(err)
-	}
-	if items, _ := s.List(7); len(items) != 0 {
-		t.Errorf("items after forget: %+v", items)
-	}
-	if sigs, _ := s.FireDue(now0.Add(time.Hour)); len(sigs) != 0 {
-		t.Errorf("fired after forget: %+v", sigs)
 	}
 }
 
@@ -568,37 +501,6 @@ func FuzzPlanCron(f *testing.F) {
 	})
 }
 
-func BenchmarkFireDueIdle(b *testing.B) {
-	st := openStore(b, filepath.Join(b.TempDir(), "anima.db"))
-	s := schedule.New(st, schedule.Options{})
-	item, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "x", DelaySeconds: ptr[int64](3600), Now: now0, Zone: time.UTC})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Add(item); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.FireDue(now0); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if sigs, _ := s.FireDue(now0); sigs != nil {
-			b.Fatal("fired")
-		}
-	}
-}
-
-// An item added inside a transaction that is still open (AddTx from the core loop's
-// commit) while FireDue rescans must still fire when due: the rescan may not drop its due
-// time from the idle bound just because the scan could not see the uncommitted item yet.
-func TestAddTxDuringRescanStillFires(t *testing.T) {
-	t.Run("bbolt", func(t *testing.T) {
-		addTxDuringRescanStillFires(t, openStore(t, filepath.Join(t.TempDir(), "anima.db")))
-	})
-	t.Run("memory", func(t *testing.T) { addTxDuringRescanStillFires(t, storagetest.New()) })
-}
-
 func addTxDuringRescanStillFires[T schedule.Tx](t *testing.T, st schedule.Store[T]) {
 	s := schedule.New(st, schedule.Options{})
 	item, err := s.Plan(schedule.PlanArgs{Chat: 7, User: 70, Note: "call mum", DelaySeconds: ptr[int64](60), Now: now0, Zone: time.UTC})
@@ -739,26 +641,5 @@ func TestFormatPage(t *testing.T) {
 	}
 	if got := schedule.FormatPage(nil, 1, time.UTC, now); got != "You have no reminders." {
 		t.Errorf("none: %q", got)
-	}
-}
-
-// TestRecountAfterForget: a user's /forget deletes their reminders in the store, behind
-// the scheduler; Recount lowers the pending gauge to what is left.
-func TestRecountAfterForget(t *testing.T) {
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
-	s := schedule.New(st, schedule.Options{Registerer: prometheus.NewRegistry()})
-	mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
-	mustPlan(t, s, ptr[int64](7200), nil, nil, now0, time.UTC)
-	if got := testutil.ToFloat64(s.MetricsPending()); got != 2 {
-		t.Fatalf("pending = %v, want 2", got)
-	}
-	if _, err := st.ForgetUser(70, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Recount(); err != nil {
-		t.Fatal(err)
-	}
-	if got := testutil.ToFloat64(s.MetricsPending()); got != 0 {
-		t.Errorf("pending after the user's /forget = %v, want 0", got)
 	}
 }
