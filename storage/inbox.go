@@ -73,14 +73,29 @@ func (t *Tx) Record(sig brain.Signal) (uint64, error) {
 func (s *Store) Pending() ([]brain.Signal, error) {
 	var sigs []brain.Signal
 	err := s.View(func(tx *Tx) error {
-		return tx.Scan(BucketInbox, nil, func(_, v []byte) error {
-			var sig brain.Signal
-			if err := json.Unmarshal(v, &sig); err != nil {
-				return fmt.Errorf("decode inbox entry: %w", err)
-			}
-			sigs = append(sigs, sig)
-			return nil
-		})
+		var err error
+		sigs, err = ReadInbox(tx)
+		return err
+	})
+	return sigs, err
+}
+
+// Scanner walks the keys of a bucket with a prefix in key order (Tx.Scan).
+type Scanner interface {
+	Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error
+}
+
+// ReadInbox decodes the inbox read through tx (a *Tx, or a memory-only store's), in the
+// order it was recorded.
+func ReadInbox(tx Scanner) ([]brain.Signal, error) {
+	var sigs []brain.Signal
+	err := tx.Scan(BucketInbox, nil, func(_, v []byte) error {
+		var sig brain.Signal
+		if err := json.Unmarshal(v, &sig); err != nil {
+			return fmt.Errorf("decode inbox entry: %w", err)
+		}
+		sigs = append(sigs, sig)
+		return nil
 	})
 	return sigs, err
 }

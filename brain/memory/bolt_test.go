@@ -17,21 +17,12 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
-
-func openStore(tb testing.TB, path string) *storage.Store {
-	tb.Helper()
-	st, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		tb.Fatalf("open store: %v", err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	return st
-}
 
 func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
+	st := storagetest.Open(t, path)
 	m := memory.New(st, nil, memory.Options{})
 	if err := m.Remember(7, 7, "Favourite Colour", "green", t0); err != nil {
 		t.Fatal(err)
@@ -47,7 +38,7 @@ func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 	}
 	_ = st.Close()
 
-	st = openStore(t, path)
+	st = storagetest.Open(t, path)
 	m = memory.New(st, nil, memory.Options{})
 	facts, err := m.Facts(7, 7)
 	if err != nil {
@@ -92,7 +83,7 @@ func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 
 func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
+	st := storagetest.Open(t, path)
 	m := memory.New(st, nil, memory.Options{})
 	const chat = 42
 	commit(t, st, m, chat,
@@ -105,7 +96,7 @@ func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
 	commit(t, st, m, 99, brain.Turn{Role: "user", Text: "my blue bicycle in Lisbon", At: t0})
 	_ = st.Close()
 
-	st = openStore(t, path)
+	st = storagetest.Open(t, path)
 	m = memory.New(st, nil, memory.Options{})
 	hits, err := m.Search(chat, chat, "that stolen bicycle in lisbon?", 3)
 	if err != nil {
@@ -155,7 +146,7 @@ func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
 }
 
 func BenchmarkSearch1000Turns(b *testing.B) {
-	st := openStore(b, filepath.Join(b.TempDir(), "anima.db"))
+	st := storagetest.Open(b, filepath.Join(b.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	for i := 0; i < 1000; i += 10 {
 		turns := make([]brain.Turn, 10)
@@ -180,7 +171,7 @@ func BenchmarkSearch1000Turns(b *testing.B) {
 // TestUnindexRewritesSegments: a member's /forget removes their turns from folded
 // segments too, and the statistics stay consistent (the rest is still found).
 func TestUnindexRewritesSegments(t *testing.T) {
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const grp = -200
 	commit(t, st, m, grp,
@@ -245,7 +236,7 @@ func bicycleHistory(t *testing.T, st *storage.Store, chat int64) []brain.Turn {
 // (before and after they are folded) but not turns that were never indexed.
 func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
+	st := storagetest.Open(t, path)
 	const chat = 9
 	var seqs []uint64
 	h := bicycleHistory(t, st, chat)
@@ -277,7 +268,7 @@ func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st = openStore(t, path)
+	st = storagetest.Open(t, path)
 	m := memory.New(st, nil, memory.Options{})
 	check := func(stage string) {
 		t.Helper()
@@ -327,7 +318,7 @@ func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
 // tail) and for one whose tail was written by schema 3.
 func TestOpenMigratesSchemaThreeTail(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
+	st := storagetest.Open(t, path)
 	for _, chat := range []int64{11, 12} {
 		h := bicycleHistory(t, st, chat)
 		err := st.Update(func(tx *storage.Tx) error {
@@ -357,7 +348,7 @@ func TestOpenMigratesSchemaThreeTail(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st = openStore(t, path)
+	st = storagetest.Open(t, path)
 	m := memory.New(st, nil, memory.Options{})
 	for _, chat := range []int64{11, 12} {
 		check := func(stage string) {
@@ -402,7 +393,7 @@ func TestOpenMigratesSchemaThreeTail(t *testing.T) {
 // TestTurnCommitWritesNoIndexKey: indexing a turn in its commit marks its history entry
 // and writes nothing to the index bucket (the commit's pages are history's).
 func TestTurnCommitWritesNoIndexKey(t *testing.T) {
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	commit(t, st, m, 3, brain.Turn{Role: "user", Text: "my kitten is called Miso", At: t0})
 	commit(t, st, m, 3, brain.Turn{Role: "assistant", Text: "Miso is a lovely name", At: t0})
@@ -428,7 +419,7 @@ func TestTurnCommitWritesNoIndexKey(t *testing.T) {
 // TestUnindexRemovesTurnsFromSearch: turns taken out of the index (a member's /forget)
 // are not found any more; the others still are, labelled with their writer.
 func TestUnindexRemovesTurnsFromSearch(t *testing.T) {
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const grp = -100
 	commit(t, st, m, grp,

@@ -13,35 +13,24 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/anima-bot/anima/brain/schedule"
-	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
 
-func openStore(tb testing.TB, path string) *storage.Store {
-	tb.Helper()
-	st, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		tb.Fatalf("open store: %v", err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	return st
-}
-
 func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
 	t.Run("bbolt", func(t *testing.T) {
-		oneShotDelayFiresOnceOnTime(t, openStore(t, filepath.Join(t.TempDir(), "anima.db")))
+		oneShotDelayFiresOnceOnTime(t, storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db")))
 	})
 	t.Run("memory", func(t *testing.T) { oneShotDelayFiresOnceOnTime(t, storagetest.New()) })
 }
 
 func TestSurvivesRestartAndFiresOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
+	st := storagetest.Open(t, path)
 	s := schedule.New(st, schedule.Options{})
 	item := mustPlan(t, s, ptr[int64](600), nil, nil, now0, time.UTC)
 	_ = st.Close()
 
-	st = openStore(t, path)
+	st = storagetest.Open(t, path)
 	s = schedule.New(st, schedule.Options{})
 	items, err := s.List(7)
 	if err != nil || len(items) != 1 || items[0].ID != item.ID {
@@ -55,7 +44,7 @@ func TestSurvivesRestartAndFiresOnce(t *testing.T) {
 	}
 	_ = st.Close()
 
-	st = openStore(t, path)
+	st = storagetest.Open(t, path)
 	s = schedule.New(st, schedule.Options{})
 	if sigs, _ := s.FireDue(now0.Add(time.Hour)); len(sigs) != 0 {
 		t.Errorf("fired again after restart: %+v", sigs)
@@ -66,7 +55,7 @@ func TestSurvivesRestartAndFiresOnce(t *testing.T) {
 }
 
 func TestForgetDropsSchedules(t *testing.T) {
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
 	if err := st.Forget(7); err != nil {
@@ -81,7 +70,7 @@ func TestForgetDropsSchedules(t *testing.T) {
 }
 
 func BenchmarkFireDueIdle(b *testing.B) {
-	st := openStore(b, filepath.Join(b.TempDir(), "anima.db"))
+	st := storagetest.Open(b, filepath.Join(b.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	item, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "x", DelaySeconds: ptr[int64](3600), Now: now0, Zone: time.UTC})
 	if err != nil {
@@ -106,7 +95,7 @@ func BenchmarkFireDueIdle(b *testing.B) {
 // time from the idle bound just because the scan could not see the uncommitted item yet.
 func TestAddTxDuringRescanStillFires(t *testing.T) {
 	t.Run("bbolt", func(t *testing.T) {
-		addTxDuringRescanStillFires(t, openStore(t, filepath.Join(t.TempDir(), "anima.db")))
+		addTxDuringRescanStillFires(t, storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db")))
 	})
 	t.Run("memory", func(t *testing.T) { addTxDuringRescanStillFires(t, storagetest.New()) })
 }
@@ -114,7 +103,7 @@ func TestAddTxDuringRescanStillFires(t *testing.T) {
 // TestRecountAfterForget: a user's /forget deletes their reminders in the store, behind
 // the scheduler; Recount lowers the pending gauge to what is left.
 func TestRecountAfterForget(t *testing.T) {
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{Registerer: prometheus.NewRegistry()})
 	mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
 	mustPlan(t, s, ptr[int64](7200), nil, nil, now0, time.UTC)

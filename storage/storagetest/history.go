@@ -91,18 +91,9 @@ func (t *Tx) MarkIndexed(chat int64, seq uint64) (bool, error) {
 func (s *Store) History(chat int64, n int) ([]brain.Turn, error) {
 	var turns []brain.Turn
 	err := s.View(func(tx *Tx) error {
-		return tx.HistoryReverse(chat, func(_, v []byte) error {
-			var t brain.Turn
-			if err := json.Unmarshal(v, &t); err != nil {
-				return fmt.Errorf("decode history entry: %w", err)
-			}
-			turns = append(turns, t)
-			if n > 0 && len(turns) >= n {
-				return storage.ErrStop
-			}
-			return nil
-		})
+		var err error
+		turns, err = storage.ReadHistory(tx, chat, n)
+		return err
 	})
-	slices.Reverse(turns)
 	return turns, err
 }

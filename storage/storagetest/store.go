@@ -205,14 +205,9 @@ func (t *Tx) Record(sig brain.Signal) (uint64, error) {
 func (s *Store) Pending() ([]brain.Signal, error) {
 	var sigs []brain.Signal
 	err := s.View(func(tx *Tx) error {
-		return tx.Scan(storage.BucketInbox, nil, func(_, v []byte) error {
-			var sig brain.Signal
-			if err := json.Unmarshal(v, &sig); err != nil {
-				return fmt.Errorf("decode inbox entry: %w", err)
-			}
-			sigs = append(sigs, sig)
-			return nil
-		})
+		var err error
+		sigs, err = storage.ReadInbox(tx)
+		return err
 	})
 	return sigs, err
 }
