@@ -16,6 +16,7 @@ import (
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels/console"
@@ -128,7 +129,7 @@ func (s *service) layers(p *parts) error {
 func (s *service) channel(p *parts) error {
 	cfg, opts, store := p.cfg, p.opts, s.store
 	s.compact = newStoreCompactor(store, s.clock, cfg.Storage.CompactInterval.Std(), s.log)
-	s.inbox = brain.NewInbox()
+	s.inbox = loop.NewInbox()
 	if opts.Console {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: s.clock})
 		return nil
@@ -154,8 +155,8 @@ func (s *service) coreLoop(p *parts) {
 	}
 	jr := plugs.Journal(p.mem, s.sched, log)
 	s.jobs = plugs.Jobs(s.think, jr, p.zone, nil)
-	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
-		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
+	s.loop = loop.New(s.inbox, s.ch, loop.Config{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
+		UserRunsPerMinute: runsPerMinute}, loop.Deps{
 		Clock: s.clock, State: p.state, Autonomic: p.auto, Aggregator: p.agg, Thinker: s.think, Media: media,
 		Journal: jr,
 		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.mem, sched: s.sched}, store: store, set: plugs.set},

@@ -18,6 +18,7 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels"
 	"github.com/anima-bot/anima/channels/telegram"
@@ -86,8 +87,8 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 type service struct {
 	log       *slog.Logger
 	store     *storage.Store
-	inbox     *brain.Inbox
-	loop      *brain.CoreLoop
+	inbox     *loop.Inbox
+	loop      *loop.Loop
 	ch        channels.Channel
 	tg        *telegram.Channel // nil in console mode
 	sched     *schedule.Scheduler

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/plugins"
@@ -48,9 +49,9 @@ type journal struct {
 }
 
 var (
-	_ brain.Journal       = (*journal)(nil)
-	_ brain.Maintainer    = (*journal)(nil)
-	_ brain.OutboxUpdater = (*journal)(nil)
+	_ loop.Journal       = (*journal)(nil)
+	_ loop.Maintainer    = (*journal)(nil)
+	_ loop.OutboxUpdater = (*journal)(nil)
 )
 
 // Commit writes the turn in one transaction: consumed inbox entries, history, search
@@ -149,6 +150,6 @@ func (j *journal) Recent(chat int64, n int) ([]brain.Turn, error) { return j.sto
 // TurnJournal is the durable side of a turn as `anima run` builds it: the Journal the core
 // loop commits through, which also folds old turns into summaries.
 type TurnJournal interface {
-	brain.Journal
-	brain.Maintainer
+	loop.Journal
+	loop.Maintainer
 }

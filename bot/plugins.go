@@ -13,6 +13,7 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/plugins"
@@ -88,7 +89,7 @@ func (p *Plugins) Journal(mem *memory.Memory, sched *schedule.Scheduler, log *sl
 // users' zones (zone is the default), thinking through thinker and committing through
 // journal. chats lists the relationships the jobs see; nil means those the core loop
 // last saved in the store.
-func (p *Plugins) Jobs(thinker brain.Thinker, journal brain.Journal, zone *time.Location, chats func() ([]brain.Relationship, error)) *plugins.Jobs {
+func (p *Plugins) Jobs(thinker brain.Thinker, journal loop.Journal, zone *time.Location, chats func() ([]brain.Relationship, error)) *plugins.Jobs {
 	return plugins.NewJobs(p.set, pluginHost{store: p.store, thinker: thinker, journal: journal, chats: chats}, jobLog{store: p.store}, zone)
 }
 
@@ -213,7 +214,7 @@ func (l jobLog) SetLastRun(key string, t time.Time) error {
 type pluginHost struct {
 	store   *storage.Store
 	thinker brain.Thinker
-	journal brain.Journal
+	journal loop.Journal
 	chats   func() ([]brain.Relationship, error) // nil: the saved relationships
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/pluginstest"
 )
@@ -54,7 +55,7 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 	// of the CoreLoop: no inbox or channel (signals are passed in), no cognition (a wake
 	// is counted and answered below as if a message went out), no commands, no delivery or
 	// retries, no persistence (nothing is stored), no clock (each step is given its time).
-	stepper := brain.NewStepper(brain.StepperDeps{State: st, Autonomic: auto, Aggregator: agg})
+	stepper := loop.NewStepper(loop.StepperDeps{State: st, Autonomic: auto, Aggregator: agg})
 
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, zone) // a Monday
 	const chat = 1

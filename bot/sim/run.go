@@ -15,6 +15,7 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/plugins"
@@ -50,7 +51,7 @@ type scenarioSim struct {
 	store   *storage.Store
 	st      *brain.State
 	agg     brain.Aggregator
-	stepper *brain.Stepper
+	stepper *loop.Stepper
 	think   brain.Thinker
 	journal bot.TurnJournal
 	jobs    *plugins.Jobs
@@ -153,7 +154,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	s.agg = agg
 	s.st = brain.NewState(zone)
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
-	s.stepper = brain.NewStepper(brain.StepperDeps{State: s.st, Autonomic: auto, Aggregator: agg, Logger: log})
+	s.stepper = loop.NewStepper(loop.StepperDeps{State: s.st, Autonomic: auto, Aggregator: agg, Logger: log})
 	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
 	s.tl = newTimeline(sc, pol, userZone, start)
 	return s, nil

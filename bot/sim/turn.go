@@ -10,7 +10,7 @@ import (
 )
 
 // turn runs cognition for one wake and does with its outcome what the core loop does
-// (brain/turn.go's think, then the finish in brain/queue.go), in simulated time and
+// (brain/loop/turn.go's think, then the finish in brain/loop/queue.go), in simulated time and
 // without concurrency: the turn is committed through the journal (inbox entries
 // consumed, history, search index, outbox, relationship), its messages are delivered to
 // the scripted user and removed from the outbox, and the relationship records them.
