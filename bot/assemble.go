@@ -104,7 +104,7 @@ func (s *service) plugins(p *parts) error {
 	if err != nil {
 		return err
 	}
-	s.mcp = mcp.New(MCPServers(p.cfg.MCP), tools, mcp.Options{Logger: s.log, Registerer: s.reg})
+	s.mcp = mcp.New(p.cfg.MCP.Enabled(), tools, mcp.Options{Logger: s.log, Registerer: s.reg})
 	p.plugs, p.tools, p.neurons = plugs, tools, plugs.Neurons()
 	return nil
 }
@@ -134,7 +134,8 @@ func (s *service) channel(p *parts) error {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: s.clock})
 		return nil
 	}
-	tg, err := telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: s.log, Registerer: s.reg, Sent: store})
+	tg, err := telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: s.log, Registerer: s.reg, Sent: store,
+		PerChatInterval: opts.PerChatInterval})
 	if err != nil {
 		return fmt.Errorf("telegram: %w", err)
 	}
@@ -159,7 +160,7 @@ func (s *service) coreLoop(p *parts) {
 		UserRunsPerMinute: runsPerMinute}, loop.Deps{
 		Clock: s.clock, State: p.state, Autonomic: p.auto, Aggregator: p.agg, Thinker: s.think, Media: media,
 		Journal: jr,
-		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.mem, sched: s.sched}, store: store, set: plugs.set},
+		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.mem, sched: s.sched}, set: plugs.set},
 			reminders: s.sched, format: schedule.FormatPage, policy: p.pol, next: p.agg, plugins: plugs.set,
 			outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp},
 		StateStore: store, Refusals: p.refusals, Logger: log, Registerer: s.reg, Drafter: drafter(cfg.Telegram, s.tg),

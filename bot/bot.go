@@ -44,6 +44,9 @@ type Options struct {
 	Plugins []plugins.Plugin
 	// Clock, if set, replaces the wall clock (tests).
 	Clock brain.Clock
+	// PerChatInterval, if set, replaces the Telegram channel's spacing between two
+	// messages to one chat (1s; a group's is 3×) (tests).
+	PerChatInterval time.Duration
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).

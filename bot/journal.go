@@ -122,7 +122,7 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 		if j.plugs == nil {
 			return nil
 		}
-		return applyPluginTx(tx, j.plugs, v, rec.At)
+		return j.plugs.Apply(pluginBucket{tx: tx, name: pluginBucketName(v.Plugin)}, v, rec.At)
 	}
 	// brain.HomeOf says InTurn, but nothing here applies it (SendMessage never gets here:
 	// the loop moves messages to rec.Outbox).

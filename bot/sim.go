@@ -44,7 +44,8 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 	// its nightly dream on the simulated clock (a dream counts as one model call).
 	clock := &simClock{}
 	var plugTools toolList
-	plugs, err := plugins.Install(&plugTools, plugins.Options{}, builtinPlugins(cfg.Plugins, clock, nil, nil)...)
+	store := pluginstest.Store{}
+	plugs, err := plugins.Install(&plugTools, plugins.Options{Store: store}, builtinPlugins(cfg.Plugins, clock, nil, nil)...)
 	if err != nil {
 		return SimResult{}, err
 	}
@@ -64,17 +65,14 @@ func Simulate(cfg config.Config, days int) (SimResult, error) {
 	res := SimResult{PerDay: make([]int, days), Checkins: make([]int, days), Dreams: make([]int, days)}
 	midnight := time.Date(2026, 3, 2, 0, 0, 0, 0, zone)
 	dayOf := func(now time.Time) int { return int(now.Sub(midnight).Hours() / 24) }
-	host := &simHost{set: plugs, bucket: pluginstest.Bucket{}, st: st, onDream: func(w brain.Wake) {
+	host := &simHost{set: plugs, store: store, st: st, onDream: func(w brain.Wake) {
 		if d := dayOf(clock.now); d < days {
 			res.Dreams[d]++
 		}
 		res.Wakes = append(res.Wakes, fmt.Sprintf("%s  %s: %s", clock.now.In(zone).Format("Mon 02 Jan 15:04"), w.Reason.Code, w.Reason.Text))
 	}}
-	for _, name := range plugs.StatefulNames() {
-		p, _ := plugs.Stateful(name)
-		if err := p.Load(host.bucket); err != nil {
-			return SimResult{}, err
-		}
+	if err := plugs.Load(); err != nil {
+		return SimResult{}, err
 	}
 	jobs := plugins.NewJobs(plugs, host, simJobLog{}, zone)
 	end := start.AddDate(0, 0, days)
@@ -101,10 +99,10 @@ type simClock struct{ now time.Time }
 func (c *simClock) Now() time.Time { return c.now }
 
 // simHost is the plugins' host in Simulate: the state's relationships, a dream that only
-// counts (no model), and the plugins' changes applied to an in-memory bucket.
+// counts (no model), and the plugins' changes applied to their in-memory buckets.
 type simHost struct {
 	set     *plugins.Set
-	bucket  pluginstest.Bucket
+	store   pluginstest.Store
 	st      *brain.State
 	onDream func(brain.Wake)
 }
@@ -128,12 +126,8 @@ func (h *simHost) Commit(_ context.Context, _, _ int64, intents []brain.Intent, 
 		if !ok {
 			continue
 		}
-		p, ok := h.set.Stateful(c.Plugin)
-		if !ok {
-			continue
-		}
-		if err := plugins.Apply(p, h.bucket, c, at); err != nil {
-			return fmt.Errorf("plugin %s: %w", c.Plugin, err)
+		if err := h.set.Apply(h.store[c.Plugin], c, at); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package main
+package bot_test
 
 import (
 	"context"
@@ -17,32 +17,40 @@ import (
 
 // Two allowed members of one group.
 const (
-	memberA = 111
-	memberB = 222
-	group   = -100500
+	groupMemberA = 111
+	groupMemberB = 222
+	groupChat    = -100500
 )
 
-// writeGroupConfig writes a configuration allowing memberA and memberB.
-func writeGroupConfig(t *testing.T, dir, tgURL, aiURL string) string {
+// newGroupHarness is a harness allowing groupMemberA and groupMemberB, whose Telegram
+// channel paces a group's messages 30 ms apart instead of 3 s (what these tests check
+// does not depend on the pacing, which channels/telegram tests).
+func newGroupHarness(t *testing.T) *harness {
 	t.Helper()
-	return writeConfigWith(t, dir, testConfig{tgURL: tgURL, aiURL: aiURL, users: []int64{memberA, memberB}})
+	h := newHarness(t)
+	h.cfg.Telegram.AllowedUsers = []int64{groupMemberA, groupMemberB}
+	h.opts.PerChatInterval = 10 * time.Millisecond
+	return h
 }
 
-// scripted answers a run by what its newest message asks for: "REMEMBER attr=value"
+// groupCtx is a context ending after d (a long exchange may need more than waitCtx's 20 s
+// under load).
+func groupCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// groupScripted answers a run by what its newest message asks for: "REMEMBER attr=value"
 // calls core_remember, "REMIND note" schedules a reminder an hour ahead, anything else
 // gets a short answer; after a tool result it answers "noted".
-func scripted(req openai.ChatCompletionRequest) openaitest.Reply {
+func groupScripted(req openai.ChatCompletionRequest) openaitest.Reply {
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role == openai.ChatMessageRoleTool {
 		return openaitest.Answer("noted", "active", 0.9)
 	}
-	text := ""
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == openai.ChatMessageRoleUser {
-			text = req.Messages[i].Content
-			break
-		}
-	}
+	text := groupLastUser(req)
 	if _, rest, ok := strings.Cut(text, "REMEMBER "); ok {
 		attr, val, _ := strings.Cut(strings.Fields(rest)[0], "=")
 		return openaitest.Tool("core_remember", fmt.Sprintf(`{"attribute":%q,"value":%q}`, attr, val))
@@ -53,25 +61,29 @@ func scripted(req openai.ChatCompletionRequest) openaitest.Reply {
 	return openaitest.Answer("hello there", "active", 0.9)
 }
 
-func mention(text string) string { return "@" + telegramtest.DefaultBotName + " " + text }
+// groupMention addresses text to the bot, as a group member writes to it.
+func groupMention(text string) string { return "@" + telegramtest.DefaultBotName + " " + text }
 
-// finalUser is the content of a request's last user message.
-func finalUser(r openaitest.Request) string {
-	for i := len(r.Body.Messages) - 1; i >= 0; i-- {
-		if m := r.Body.Messages[i]; m.Role == openai.ChatMessageRoleUser {
+// groupLastUser is the content of req's last user message.
+func groupLastUser(req openai.ChatCompletionRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if m := req.Messages[i]; m.Role == openai.ChatMessageRoleUser {
 			return m.Content
 		}
 	}
 	return ""
 }
 
-// firstRequestWith returns the first request (a run's opening call, not a tool
+// groupFinalUser is the content of a request's last user message.
+func groupFinalUser(r openaitest.Request) string { return groupLastUser(r.Body) }
+
+// groupFirstRequestWith returns the first request (a run's opening call, not a tool
 // follow-up) whose final user message contains s.
-func firstRequestWith(t *testing.T, ai *openaitest.Server, s string) openaitest.Request {
+func groupFirstRequestWith(t *testing.T, ai *openaitest.Server, s string) openaitest.Request {
 	t.Helper()
 	for _, r := range ai.Requests() {
 		last := r.Body.Messages[len(r.Body.Messages)-1]
-		if last.Role != openai.ChatMessageRoleTool && strings.Contains(finalUser(r), s) {
+		if last.Role != openai.ChatMessageRoleTool && strings.Contains(groupFinalUser(r), s) {
 			return r
 		}
 	}
@@ -79,7 +91,8 @@ func firstRequestWith(t *testing.T, ai *openaitest.Server, s string) openaitest.
 	return openaitest.Request{}
 }
 
-func waitSentTo(ctx context.Context, t *testing.T, tg *telegramtest.Server, chat int64, n int) []telegramtest.Message {
+// groupWaitSent waits until chat has n messages and returns the chat's messages.
+func groupWaitSent(ctx context.Context, t *testing.T, tg *telegramtest.Server, chat int64, n int) []telegramtest.Message {
 	t.Helper()
 	if err := tg.WaitFor(ctx, func() bool { return len(tg.SentTo(chat)) >= n }); err != nil {
 		t.Fatalf("waiting for %d messages to chat %d: %v; got %d", n, chat, err, len(tg.SentTo(chat)))
@@ -91,37 +104,35 @@ func waitSentTo(ctx context.Context, t *testing.T, tg *telegramtest.Server, chat
 // each about its own sender; a fact told in a group is that member's group fact; what a
 // member told anima in private never reaches the group's prompt.
 func TestGroupRunsKeepMembersApart(t *testing.T) {
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	ai.SetDefault(scripted)
-	dir := t.TempDir()
-	path := writeGroupConfig(t, dir, tg.URL, ai.URL())
-	ctx := waitCtx(t, 60*time.Second)
+	t.Parallel()
+	h := newGroupHarness(t)
+	tg, ai := h.tg, h.ai
+	ai.SetDefault(groupScripted)
+	ctx := groupCtx(t, 60*time.Second)
 
 	// A tells anima something private.
-	p := start(t, "run", "--config", path)
-	tg.PushText(memberA, memberA, "REMEMBER diagnosis=secretflu")
-	waitSentTo(ctx, t, tg, memberA, 1)
-	p.stop(t)
+	_, stop := h.start()
+	tg.PushText(groupMemberA, groupMemberA, "REMEMBER diagnosis=secretflu")
+	groupWaitSent(ctx, t, tg, groupMemberA, 1)
+	stop()
 
 	// A and B write in the group; both messages land in one poll batch.
-	idA := tg.PushGroupText(memberA, group, mention("hello from A"))
-	idB := tg.PushGroupText(memberB, group, mention("REMEMBER colour=green"))
-	_, _ = idA, idB
-	p = start(t, "run", "--config", path)
+	tg.PushGroupText(groupMemberA, groupChat, groupMention("hello from A"))
+	tg.PushGroupText(groupMemberB, groupChat, groupMention("REMEMBER colour=green"))
+	_, stop = h.start()
 	short, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := tg.WaitFor(short, func() bool { return len(tg.SentTo(group)) >= 2 }); err != nil {
+	if err := tg.WaitFor(short, func() bool { return len(tg.SentTo(groupChat)) >= 2 }); err != nil {
 		t.Fatalf("two members' messages in one batch got %d answer(s), want one run (and answer) per sender: %v",
-			len(tg.SentTo(group)), err)
+			len(tg.SentTo(groupChat)), err)
 	}
 	for _, r := range ai.Requests() {
-		if f := finalUser(r); strings.Contains(f, "hello from A") && strings.Contains(f, "colour=green") {
+		if f := groupFinalUser(r); strings.Contains(f, "hello from A") && strings.Contains(f, "colour=green") {
 			t.Errorf("one run answered both members:\n%s", f)
 		}
 	}
-	runA := firstRequestWith(t, ai, "hello from A")
-	runB := firstRequestWith(t, ai, "colour=green")
+	runA := groupFirstRequestWith(t, ai, "hello from A")
+	runB := groupFirstRequestWith(t, ai, "colour=green")
 	sysB := runB.Body.Messages[0].Content
 	if !strings.Contains(sysB, `"User222"`) || strings.Contains(sysB, "User111") {
 		t.Errorf("B's run is not about B:\n%s", sysB)
@@ -131,14 +142,14 @@ func TestGroupRunsKeepMembersApart(t *testing.T) {
 	}
 
 	// B asks again: B's group fact is there; A asks: it is not (it is B's).
-	tg.PushGroupText(memberB, group, mention("what do you know about me"))
-	waitSentTo(ctx, t, tg, group, 3)
-	tg.PushGroupText(memberA, group, mention("and about me"))
-	waitSentTo(ctx, t, tg, group, 4)
-	p.stop(t)
+	tg.PushGroupText(groupMemberB, groupChat, groupMention("what do you know about me"))
+	groupWaitSent(ctx, t, tg, groupChat, 3)
+	tg.PushGroupText(groupMemberA, groupChat, groupMention("and about me"))
+	groupWaitSent(ctx, t, tg, groupChat, 4)
+	stop()
 
-	askB := firstRequestWith(t, ai, "what do you know about me")
-	askA := firstRequestWith(t, ai, "and about me")
+	askB := groupFirstRequestWith(t, ai, "what do you know about me")
+	askA := groupFirstRequestWith(t, ai, "and about me")
 	if !strings.Contains(string(askB.Raw), "colour: green") {
 		t.Errorf("B's fact told in the group is missing from B's next group prompt:\n%s", askB.Raw)
 	}
@@ -156,7 +167,7 @@ func TestGroupRunsKeepMembersApart(t *testing.T) {
 	}
 	// Each answer replies to the message it answers.
 	replies := map[int]bool{}
-	for _, m := range tg.SentTo(group) {
+	for _, m := range tg.SentTo(groupChat) {
 		replies[m.ReplyTo] = true
 	}
 	if len(replies) != 4 {
@@ -164,57 +175,56 @@ func TestGroupRunsKeepMembersApart(t *testing.T) {
 	}
 }
 
-var reminderID = regexp.MustCompile(`• (\S+) — `)
+var groupReminderID = regexp.MustCompile(`• (\S+) — `)
 
 // TestGroupCommandsStayWithTheirOwner: a second member can neither see nor change
 // another member's reminders, history or facts through /reminders, /cancel, /forget or
 // the other's confirmation button; a member's own /forget removes their group data too.
 func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	ai.SetDefault(scripted)
-	dir := t.TempDir()
-	path := writeGroupConfig(t, dir, tg.URL, ai.URL())
-	ctx := waitCtx(t, 90*time.Second)
-	p := start(t, "run", "--config", path)
-	defer p.stop(t)
+	t.Parallel()
+	h := newGroupHarness(t)
+	tg, ai := h.tg, h.ai
+	ai.SetDefault(groupScripted)
+	ctx := groupCtx(t, 90*time.Second)
+	_, stop := h.start()
+	defer stop()
 
 	n := 0
 	say := func(user int64, text string) telegramtest.Message {
 		t.Helper()
 		n++
-		tg.PushGroupText(user, group, text)
-		return waitSentTo(ctx, t, tg, group, n)[n-1]
+		tg.PushGroupText(user, groupChat, text)
+		return groupWaitSent(ctx, t, tg, groupChat, n)[n-1]
 	}
 	press := func(user int64, data string) telegramtest.Message {
 		t.Helper()
 		n++
-		tg.PushCallback(user, group, data)
-		return waitSentTo(ctx, t, tg, group, n)[n-1]
+		tg.PushCallback(user, groupChat, data)
+		return groupWaitSent(ctx, t, tg, groupChat, n)[n-1]
 	}
 
-	say(memberA, mention("REMIND water the plants of A"))
-	say(memberA, mention("REMEMBER pet=cat"))
-	list := say(memberA, "/reminders")
-	m := reminderID.FindStringSubmatch(list.Visible)
+	say(groupMemberA, groupMention("REMIND water the plants of A"))
+	say(groupMemberA, groupMention("REMEMBER pet=cat"))
+	list := say(groupMemberA, "/reminders")
+	m := groupReminderID.FindStringSubmatch(list.Visible)
 	if m == nil {
 		t.Fatalf("A's /reminders shows no reminder:\n%s", list.Visible)
 	}
 	id := m[1]
 
 	// Probe 1: B's /reminders.
-	if got := say(memberB, "/reminders"); strings.Contains(got.Visible, "plants of A") {
+	if got := say(groupMemberB, "/reminders"); strings.Contains(got.Visible, "plants of A") {
 		t.Errorf("probe /reminders: B sees A's reminder:\n%s", got.Visible)
 	}
 	// Probe 2: B's /cancel with A's id.
-	if got := say(memberB, "/cancel "+id); strings.Contains(got.Visible, "Cancelled") {
+	if got := say(groupMemberB, "/cancel "+id); strings.Contains(got.Visible, "Cancelled") {
 		t.Errorf("probe /cancel: B cancelled A's reminder: %s", got.Visible)
 	}
-	if got := say(memberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
+	if got := say(groupMemberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
 		t.Errorf("after B's /cancel, A's reminder is gone:\n%s", got.Visible)
 	}
 	// Probe 3: B presses the button under A's /forget.
-	ask := say(memberA, "/forget")
+	ask := say(groupMemberA, "/forget")
 	var markup struct {
 		InlineKeyboard [][]struct {
 			Text         string `json:"text"`
@@ -225,33 +235,33 @@ func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
 		t.Fatalf("A's /forget has no buttons: %s (%v)", ask.ReplyMarkup, err)
 	}
 	yes := markup.InlineKeyboard[0][0].CallbackData
-	if got := press(memberB, yes); !strings.Contains(got.Visible, "isn't yours") {
+	if got := press(groupMemberB, yes); !strings.Contains(got.Visible, "isn't yours") {
 		t.Errorf("probe A's button pressed by B: answer %q, want a short \"this button isn't yours\"", got.Visible)
 	}
-	if got := say(memberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
+	if got := say(groupMemberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
 		t.Errorf("after B pressed A's button, A's reminder is gone:\n%s", got.Visible)
 	}
 	// Probe 4: B's own /forget.
-	say(memberB, "/forget yes")
-	if got := say(memberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
+	say(groupMemberB, "/forget yes")
+	if got := say(groupMemberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
 		t.Errorf("probe /forget by B: A's reminder is gone:\n%s", got.Visible)
 	}
-	say(memberA, mention("after B forgot"))
-	if r := firstRequestWith(t, ai, "after B forgot"); !strings.Contains(string(r.Raw), "plants of A") ||
+	say(groupMemberA, groupMention("after B forgot"))
+	if r := groupFirstRequestWith(t, ai, "after B forgot"); !strings.Contains(string(r.Raw), "plants of A") ||
 		!strings.Contains(string(r.Raw), "pet: cat") {
 		t.Errorf("probe /forget by B: A's group history or facts are gone:\n%s", r.Raw)
 	}
 
 	// A's own /forget (A's button) removes A's group data and says what it kept.
-	done := press(memberA, yes)
+	done := press(groupMemberA, yes)
 	if !strings.Contains(done.Visible, "Done") || !strings.Contains(done.Visible, "kept") {
 		t.Errorf("A's /forget confirmation does not say what it kept: %q", done.Visible)
 	}
-	if got := say(memberA, "/reminders"); strings.Contains(got.Visible, "plants of A") {
+	if got := say(groupMemberA, "/reminders"); strings.Contains(got.Visible, "plants of A") {
 		t.Errorf("A forgot, but A's group reminder remains:\n%s", got.Visible)
 	}
-	say(memberB, mention("after A forgot"))
-	r := firstRequestWith(t, ai, "after A forgot")
+	say(groupMemberB, groupMention("after A forgot"))
+	r := groupFirstRequestWith(t, ai, "after A forgot")
 	for _, s := range []string{"plants of A", "pet: cat", "after B forgot"} {
 		if strings.Contains(string(r.Raw), s) {
 			t.Errorf("A forgot, but %q is still in the group's prompt:\n%s", s, r.Raw)
@@ -260,16 +270,16 @@ func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
 
 	// Probe 5: /quiet and /timezone change what the whole group shares: B, a member,
 	// is refused; A, an admin (getChatMember), is not.
-	tg.SetMember(group, memberA, telegramtest.StatusAdmin)
+	tg.SetMember(groupChat, groupMemberA, telegramtest.StatusAdmin)
 	for _, cmd := range []string{"/quiet 2", "/timezone Asia/Tokyo"} {
-		if got := say(memberB, cmd); !strings.Contains(got.Visible, "Only this group's admins") {
+		if got := say(groupMemberB, cmd); !strings.Contains(got.Visible, "Only this group's admins") {
 			t.Errorf("probe %s by B, a member: answer %q, want a refusal", cmd, got.Visible)
 		}
-		if got := say(memberA, cmd); strings.Contains(got.Visible, "admins") {
+		if got := say(groupMemberA, cmd); strings.Contains(got.Visible, "admins") {
 			t.Errorf("probe %s by A, an admin: answer %q, want it done", cmd, got.Visible)
 		}
 	}
-	if got := say(memberB, "/timezone"); !strings.Contains(got.Visible, "Asia/Tokyo") {
+	if got := say(groupMemberB, "/timezone"); !strings.Contains(got.Visible, "Asia/Tokyo") {
 		t.Errorf("the group's zone after A's /timezone: %q", got.Visible)
 	}
 	for _, c := range tg.CallsTo("getChatMember") {
