@@ -17,18 +17,18 @@ import (
 
 // indexer adds turns to the memory search index inside the turn's transaction.
 type indexer interface {
-	IndexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error
+	IndexTx(tx memory.Tx, chat int64, turns []brain.Turn) error
 }
 
 // factBook stores facts about users, per chat.
 type factBook interface {
-	RememberTx(tx *storage.Tx, chat, user int64, attribute, value string, at time.Time) error
+	RememberTx(tx memory.Tx, chat, user int64, attribute, value string, at time.Time) error
 }
 
 // scheduleBook stores follow-ups and reminders.
 type scheduleBook interface {
-	AddTx(tx *storage.Tx, item brain.ScheduleItem) error
-	CancelTx(tx *storage.Tx, chat int64, id string) (bool, error)
+	AddTx(tx schedule.Tx, item brain.ScheduleItem) error
+	CancelTx(tx schedule.Tx, chat int64, id string) (bool, error)
 }
 
 // upkeeper folds a chat's old turns into its summary.
