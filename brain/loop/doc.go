@@ -15,6 +15,7 @@
 //
 //	inbox.go      the bounded inbox channels submit signals to
 //	loop.go       Loop: New, Run (the tick), Deliver, the bounded stop
+//	drive.go      Drive: one tick and its jobs to the end, for a simulation's own clock (bot/sim)
 //	step.go       the Stepper: observe signals, run the layers, book the wakes
 //	queue.go      per-chat queues: fold bursts, order, bounded concurrency
 //	ratelimit.go  runs per user and minute: throttled chats, one notice (limit.go: the window)

@@ -1,4 +1,7 @@
-package sim
+// Package plot draws a scenario replay's timeline.png (sim.Options.Draw). It is a
+// package of its own so that only anima-sim links gonum/plot, which parses a dozen fonts
+// when a process starts: anima, whose `anima sim` runs the silent days, stays without it.
+package plot
 
 import (
 	"fmt"
@@ -11,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/anima-bot/anima/bot/sim"
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -43,39 +47,39 @@ var (
 	colBlocked   = color.RGBA{R: 0xf6, G: 0xc8, B: 0xc8, A: 0xff}  // blocked period background
 )
 
-// writePNG draws the run: social pressure over time on the user's clock; the user's
+// Draw draws the run: social pressure over time on the user's clock; the user's
 // active hours as anima had learned them at each moment, quiet hours and the blocked
 // period shaded; proactive, follow-up and check-in wakes marked on the pressure line,
 // each with its own mark; and, in labelled lanes, anima's dreams, the messages anima
 // wrote first (by kind), the user's messages and anima's answers.
-func (t *timeline) writePNG(w io.Writer) error {
+func Draw(w io.Writer, t sim.Picture) error {
 	p := plot.New()
-	name := t.sc.Name
+	name := t.Name
 	if name == "" {
 		name = "scenario"
 	}
-	p.Title.Text = fmt.Sprintf("anima sim: %s (user's time, %s)", name, t.loc)
+	p.Title.Text = fmt.Sprintf("anima sim: %s (user's time, %s)", name, t.Loc)
 	p.Y.Label.Text = "social pressure; lanes"
 	p.Y.Min, p.Y.Max = plotMin, plotMax
 	p.Y.Tick.Marker = plot.ConstantTicks{{Value: laneReply, Label: "anima answers"}, {Value: laneUser, Label: "user writes"},
 		{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"},
 		{Value: laneProactive, Label: "anima writes first"}, {Value: laneDream, Label: "dreams"}}
-	p.X.Tick.Marker = plot.ConstantTicks(t.dayTicks())
-	if len(t.rows) > 0 {
-		p.X.Min, p.X.Max = t.x(t.rows[0].at), t.x(t.rows[len(t.rows)-1].at)
+	p.X.Tick.Marker = plot.ConstantTicks(dayTicks(t))
+	if len(t.Steps) > 0 {
+		p.X.Min, p.X.Max = hours(t, t.Steps[0].At), hours(t, t.Steps[len(t.Steps)-1].At)
 	}
 	p.Legend.Top = true
 
 	for _, band := range []struct {
 		label string
 		col   color.Color
-		in    func(simRow) bool
+		in    func(sim.PictureStep) bool
 	}{
-		{"blocked", colBlocked, func(r simRow) bool { return r.blocked }},
-		{"quiet hours", colQuiet, func(r simRow) bool { return r.quiet }},
-		{"active hours (as learned so far)", colActive, func(r simRow) bool { return r.active }},
+		{"blocked", colBlocked, func(r sim.PictureStep) bool { return r.Blocked }},
+		{"quiet hours", colQuiet, func(r sim.PictureStep) bool { return r.Quiet }},
+		{"active hours (as learned so far)", colActive, func(r sim.PictureStep) bool { return r.Active }},
 	} {
-		polys, err := t.bands(band.in, band.col)
+		polys, err := bands(t, band.in, band.col)
 		if err != nil {
 			return err
 		}
@@ -88,35 +92,35 @@ func (t *timeline) writePNG(w io.Writer) error {
 	}
 
 	var pressure, wakes, followupWakes, checkinWakes, dreams, user, reply, proactive, followup, checkin plotter.XYs
-	for _, r := range t.rows {
-		x := t.x(r.at)
-		pressure = append(pressure, plotter.XY{X: x, Y: r.pressure})
-		for _, code := range r.wakes {
+	for _, r := range t.Steps {
+		x := hours(t, r.At)
+		pressure = append(pressure, plotter.XY{X: x, Y: r.Pressure})
+		for _, code := range r.Wakes {
 			switch code {
 			case brain.ReasonProactive:
-				wakes = append(wakes, plotter.XY{X: x, Y: r.pressure})
+				wakes = append(wakes, plotter.XY{X: x, Y: r.Pressure})
 			case brain.ReasonFollowup:
-				followupWakes = append(followupWakes, plotter.XY{X: x, Y: r.pressure})
+				followupWakes = append(followupWakes, plotter.XY{X: x, Y: r.Pressure})
 			case brain.ReasonConcernCheckin:
-				checkinWakes = append(checkinWakes, plotter.XY{X: x, Y: r.pressure})
+				checkinWakes = append(checkinWakes, plotter.XY{X: x, Y: r.Pressure})
 			}
 		}
-		for range r.dreams {
+		for range r.Dreams {
 			dreams = append(dreams, plotter.XY{X: x, Y: laneDream})
 		}
-		for range r.msgs[msgUser] {
+		for range r.User {
 			user = append(user, plotter.XY{X: x, Y: laneUser})
 		}
-		for range r.msgs[msgReply] + r.msgs[msgOther] {
+		for range r.Reply + r.Other {
 			reply = append(reply, plotter.XY{X: x, Y: laneReply})
 		}
-		for range r.msgs[msgProactive] - r.checkin {
+		for range r.Proactive - r.Checkin {
 			proactive = append(proactive, plotter.XY{X: x, Y: laneProactive})
 		}
-		for range r.checkin {
+		for range r.Checkin {
 			checkin = append(checkin, plotter.XY{X: x, Y: laneProactive})
 		}
-		for range r.msgs[msgFollowup] {
+		for range r.Followup {
 			followup = append(followup, plotter.XY{X: x, Y: laneProactive})
 		}
 	}
@@ -165,38 +169,38 @@ func (t *timeline) writePNG(w io.Writer) error {
 	return err
 }
 
-// x is the plot's abscissa of t: hours since the start.
-func (t *timeline) x(at time.Time) float64 { return at.Sub(t.start).Hours() }
+// hours is the plot's abscissa of at: hours since the start.
+func hours(t sim.Picture, at time.Time) float64 { return at.Sub(t.Start).Hours() }
 
 // dayTicks labels each local midnight with its day, with unlabelled ticks between.
-func (t *timeline) dayTicks() []plot.Tick {
+func dayTicks(t sim.Picture) []plot.Tick {
 	var ticks []plot.Tick
-	for d := 0; d <= t.sc.Days; d++ {
-		mid := time.Date(t.start.Year(), t.start.Month(), t.start.Day()+d, 0, 0, 0, 0, t.loc)
-		ticks = append(ticks, plot.Tick{Value: t.x(mid), Label: mid.Format("Mon 02 Jan")})
-		if d == t.sc.Days {
+	for d := 0; d <= t.Days; d++ {
+		mid := time.Date(t.Start.Year(), t.Start.Month(), t.Start.Day()+d, 0, 0, 0, 0, t.Loc)
+		ticks = append(ticks, plot.Tick{Value: hours(t, mid), Label: mid.Format("Mon 02 Jan")})
+		if d == t.Days {
 			break
 		}
 		for h := hoursPerTick; h < 24; h += hoursPerTick {
-			ticks = append(ticks, plot.Tick{Value: t.x(mid.Add(time.Duration(h) * time.Hour))})
+			ticks = append(ticks, plot.Tick{Value: hours(t, mid.Add(time.Duration(h)*time.Hour))})
 		}
 	}
 	return ticks
 }
 
 // bands are filled rectangles over the runs of rows for which in holds.
-func (t *timeline) bands(in func(simRow) bool, col color.Color) ([]*plotter.Polygon, error) {
+func bands(t sim.Picture, in func(sim.PictureStep) bool, col color.Color) ([]*plotter.Polygon, error) {
 	var polys []*plotter.Polygon
-	for i := 0; i < len(t.rows); {
-		if !in(t.rows[i]) {
+	for i := 0; i < len(t.Steps); {
+		if !in(t.Steps[i]) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(t.rows) && in(t.rows[j]) {
+		for j < len(t.Steps) && in(t.Steps[j]) {
 			j++
 		}
-		x0, x1 := t.x(t.rows[i].at), t.x(t.rows[j-1].at.Add(t.sc.Step.Std()))
+		x0, x1 := hours(t, t.Steps[i].At), hours(t, t.Steps[j-1].At.Add(t.Step))
 		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: plotMin}, {X: x1, Y: plotMin}, {X: x1, Y: plotMax}, {X: x0, Y: plotMax}})
 		if err != nil {
 			return nil, fmt.Errorf("plot band: %w", err)

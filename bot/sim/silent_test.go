@@ -1,4 +1,4 @@
-package bot_test
+package sim
 
 import (
 	"bytes"
@@ -7,19 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
 )
 
 func TestSimulateSilentWeek(t *testing.T) {
 	cfg := config.Default()
 	cfg.User.Timezone = "Europe/Berlin"
-	res, err := bot.Simulate(cfg, 7)
+	res, err := Silent(cfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	bot.PrintSim(&out, res)
+	Print(&out, res)
 	t.Logf("defaults, a silent week:\n%s", out.String())
 	total := 0
 	for i, n := range res.PerDay {
@@ -47,13 +46,13 @@ func TestSimulateSilentWeek(t *testing.T) {
 		t.Errorf("the table does not show the dream:\n%s", out.String())
 	}
 	cfg.Plugins.Innerlife.Enabled = false
-	if res, err := bot.Simulate(cfg, 7); err != nil || slices.Max(res.Dreams) != 0 {
+	if res, err := Silent(cfg, 7); err != nil || slices.Max(res.Dreams) != 0 {
 		t.Errorf("inner life off: dreams %v (%v), want none", res.Dreams, err)
 	}
 	cfg.Plugins.Innerlife.Enabled = true
 
 	cfg.Proactive.Enabled = false
-	res, err = bot.Simulate(cfg, 1)
+	res, err = Silent(cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +62,7 @@ func TestSimulateSilentWeek(t *testing.T) {
 		t.Errorf("proactive disabled: wakes %q in 24 silent hours, want only the dream", res.Wakes)
 	}
 	cfg.Plugins.Innerlife.Enabled = false
-	res, err = bot.Simulate(cfg, 1)
+	res, err = Silent(cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
