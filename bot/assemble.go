@@ -9,13 +9,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels/console"
@@ -25,35 +25,22 @@ import (
 )
 
 // assemble builds anima's components from the validated configuration, in dependency
-// order: memory and schedules; the plugins and tools; cognition; the proactive layers and
-// state; the channel; the core loop; the work left from the last run; then the servers.
+// order: the parts Assemble builds (memory and schedules; the plugins and tools;
+// cognition; the proactive layers and state); the channel; the core loop; the work left
+// from the last run; then the servers.
 func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.Logger) (*service, error) {
-	zone, err := cfg.User.Location()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	opts.Logger, opts.Registry = log, reg
+	p, err := Assemble(cfg, store, opts)
 	if err != nil {
 		return nil, err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var clock brain.Clock = brain.RealClock{}
-	if opts.Clock != nil {
-		clock = opts.Clock
-	}
-	s := &service{log: log, store: store, clock: clock, reg: reg}
-	p := &parts{cfg: cfg, opts: opts, zone: zone}
-	s.memory(p)
-	if err := s.plugins(p); err != nil {
+	s := &service{log: log, store: store, clock: p.Clock, reg: reg, sched: p.Schedule, think: p.Cognition, mcp: p.MCP}
+	if err := s.channel(cfg, opts); err != nil {
 		return nil, err
 	}
-	if err := s.cognition(p); err != nil {
-		return nil, err
-	}
-	if err := s.layers(p); err != nil {
-		return nil, err
-	}
-	if err := s.channel(p); err != nil {
-		return nil, err
-	}
-	s.coreLoop(p)
+	s.coreLoop(cfg, opts, p)
 	if err := s.resume(); err != nil {
 		return nil, err
 	}
@@ -63,77 +50,140 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	return s, nil
 }
 
-// parts are what one step of assemble hands on to the later ones and the running service
-// does not keep.
-type parts struct {
-	cfg      config.Config
-	opts     Options
-	zone     *time.Location
-	llm      *openai.Client
-	mem      *memory.Memory
-	refusals *brain.Refusals
-	plugs    *Plugins
-	tools    *cognition.Registry
-	neurons  []brain.Neuron
-	pol      brain.ProactivePolicy
-	agg      *aggregation.Aggregator
-	auto     *autonomic.Layer
-	state    *brain.State
+// Parts are the components of anima that think, remember and decide, built from the
+// configuration by Assemble: the same for `anima run`, `anima chat` and the simulator,
+// which then add a channel and a core loop (the service) or drive them on a clock of
+// their own (bot/sim).
+type Parts struct {
+	Clock      brain.Clock
+	Zone       *time.Location // the configured user.timezone
+	Memory     *memory.Memory
+	Schedule   *schedule.Scheduler
+	Refusals   *brain.Refusals
+	Plugins    *Plugins
+	Tools      *cognition.Registry
+	MCP        *mcp.Manager // the MCP servers' tools; not running until its Run
+	Cognition  *cognition.Cognition
+	Journal    TurnJournal // commits turns: inbox, history, index, outbox, facts, schedules, plugins
+	Policy     brain.ProactivePolicy
+	Aggregator *aggregation.Aggregator
+	Autonomic  *autonomic.Layer
+	State      *brain.State // restored from the store, with the aggregator's acks
+
+	log *slog.Logger
+	reg prometheus.Registerer
+}
+
+// Assemble builds the Parts from the validated configuration over store, in dependency
+// order: memory and the schedules; the plugins and the tool registry; cognition, its
+// token usage restored; the proactive layers and the state, restored from the store.
+// opts.Clock, opts.LLM, opts.Seed, opts.Logger, opts.Registry and opts.Plugins replace
+// what they name; the rest of opts is the service's.
+func Assemble(cfg config.Config, store *storage.Store, opts Options) (*Parts, error) {
+	zone, err := cfg.User.Location()
+	if err != nil {
+		return nil, err
+	}
+	p := &Parts{Clock: opts.Clock, Zone: zone}
+	if p.Clock == nil {
+		p.Clock = brain.RealClock{}
+	}
+	b := builder{cfg: cfg, opts: opts, store: store, log: opts.Logger, reg: opts.Registry, p: p}
+	if b.log == nil {
+		b.log = slog.New(slog.DiscardHandler)
+	}
+	if b.reg == nil {
+		b.reg = prometheus.NewRegistry()
+	}
+	p.log, p.reg = b.log, b.reg
+	b.memory()
+	if err := b.plugins(); err != nil {
+		return nil, err
+	}
+	if err := b.cognition(); err != nil {
+		return nil, err
+	}
+	if err := b.layers(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// builder is what Assemble's steps share.
+type builder struct {
+	cfg   config.Config
+	opts  Options
+	store *storage.Store
+	log   *slog.Logger
+	reg   prometheus.Registerer
+	p     *Parts
 }
 
 // memory builds the memory and the schedules.
-func (s *service) memory(p *parts) {
-	cfg, log, reg := p.cfg, s.log, s.reg
-	p.llm = cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
-	p.mem = memory.New(s.store, &memory.OpenAISummarizer{Client: p.llm, Model: cfg.LLM.FastModel, MaxTokens: 400},
-		memory.Options{Logger: log, Clock: s.clock, Registerer: reg})
-	p.refusals = brain.NewRefusals(reg)
-	s.sched = schedule.New(s.store, schedule.Options{Clock: s.clock, DefaultZone: p.zone, Logger: log, Registerer: reg,
-		Refusals: p.refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
+func (b *builder) memory() {
+	cfg, p, log, reg := b.cfg, b.p, b.log, b.reg
+	llm := b.opts.LLM
+	if llm == nil {
+		llm = cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
+	}
+	b.opts.LLM = llm
+	p.Memory = memory.New(b.store, &memory.OpenAISummarizer{Client: llm, Model: cfg.LLM.FastModel, MaxTokens: 400},
+		memory.Options{Logger: log, Clock: p.Clock, Registerer: reg})
+	p.Refusals = brain.NewRefusals(reg)
+	p.Schedule = schedule.New(b.store, schedule.Options{Clock: p.Clock, DefaultZone: p.Zone, Logger: log, Registerer: reg,
+		Refusals: p.Refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
 }
 
 // plugins loads the plugins and builds the tool registry, the MCP servers' tools
-// included.
-func (s *service) plugins(p *parts) error {
-	plugs, err := NewPlugins(p.cfg, s.store, s.clock, s.log, s.reg, p.opts.Plugins...)
+// included, and the journal.
+func (b *builder) plugins() error {
+	p := b.p
+	plugs, err := NewPlugins(b.cfg, b.store, p.Clock, b.log, b.reg, b.opts.Plugins...)
 	if err != nil {
 		return err
 	}
-	tools, err := plugs.Tools(p.mem, s.sched)
+	tools, err := plugs.Tools(p.Memory, p.Schedule)
 	if err != nil {
 		return err
 	}
-	s.mcp = mcp.New(MCPServers(p.cfg.MCP), tools, mcp.Options{Logger: s.log, Registerer: s.reg})
-	p.plugs, p.tools, p.neurons = plugs, tools, plugs.Neurons()
+	p.MCP = mcp.New(b.cfg.MCP.Enabled(), tools, mcp.Options{Logger: b.log, Registerer: b.reg})
+	p.Plugins, p.Tools = plugs, tools
+	p.Journal = plugs.Journal(p.Memory, p.Schedule, b.log)
 	return nil
 }
 
 // cognition builds the model's side and restores its token usage.
-func (s *service) cognition(p *parts) error {
-	s.think = cognition.New(CognitionConfig(p.cfg, p.zone), p.llm, p.mem, p.tools, cognition.Options{Logger: s.log, Registerer: s.reg, Clock: s.clock,
-		Sections: p.plugs.Sections, Refusals: p.refusals})
-	return restoreUsage(s.store, s.think)
+func (b *builder) cognition() error {
+	p := b.p
+	p.Cognition = cognition.New(CognitionConfig(b.cfg, p.Zone), b.opts.LLM, p.Memory, p.Tools, cognition.Options{Logger: b.log, Registerer: b.reg, Clock: p.Clock,
+		Sections: p.Plugins.Sections, Refusals: p.Refusals})
+	return restoreUsage(b.store, p.Cognition)
 }
 
 // layers builds the brain's proactive layers and its state, restored from the store.
-func (s *service) layers(p *parts) error {
-	p.pol = p.cfg.Proactive.Policy()
-	p.agg, p.auto = ProactiveLayers(p.pol, s.reg, p.neurons...)
-	p.state = brain.NewState(p.zone)
-	return restoreState(s.store, p.state, p.agg)
+func (b *builder) layers() error {
+	p := b.p
+	p.Policy = b.cfg.Proactive.Policy()
+	if b.opts.Seed != 0 {
+		p.Policy.Seed = b.opts.Seed
+	}
+	p.Aggregator, p.Autonomic = ProactiveLayers(p.Policy, b.reg, p.Plugins.Neurons()...)
+	p.State = brain.NewState(p.Zone)
+	return restoreState(b.store, p.State, p.Aggregator)
 }
 
 // channel builds the channel: it submits what it records to the inbox; the loop reads
 // the inbox and sends through the channel.
-func (s *service) channel(p *parts) error {
-	cfg, opts, store := p.cfg, p.opts, s.store
+func (s *service) channel(cfg config.Config, opts Options) error {
+	store := s.store
 	s.compact = newStoreCompactor(store, s.clock, cfg.Storage.CompactInterval.Std(), s.log)
-	s.inbox = brain.NewInbox()
+	s.inbox = loop.NewInbox()
 	if opts.Console {
 		s.ch = console.New(opts.In, opts.Out, store, s.inbox, console.Options{Prompt: cfg.Persona.Name, Clock: s.clock})
 		return nil
 	}
-	tg, err := telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: s.log, Registerer: s.reg, Sent: store})
+	tg, err := telegram.New(telegramConfig(cfg.Telegram), store, s.inbox, telegram.Options{Logger: s.log, Registerer: s.reg, Sent: store,
+		PerChatInterval: opts.PerChatInterval})
 	if err != nil {
 		return fmt.Errorf("telegram: %w", err)
 	}
@@ -142,28 +192,38 @@ func (s *service) channel(p *parts) error {
 }
 
 // coreLoop builds the plugins' jobs and the core loop with its commands.
-func (s *service) coreLoop(p *parts) {
-	cfg, store, log, plugs := p.cfg, s.store, s.log, p.plugs
+func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
+	store, plugs := s.store, p.Plugins
 	var media brain.MediaFetcher // the channel downloads the files of user messages
 	if s.tg != nil {
 		media = s.tg
 	}
+	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil)
+	deps := p.LoopDeps()
+	deps.Media, deps.StateStore, deps.DeadLetters, deps.Drafter = media, store, store, drafter(cfg.Telegram, s.tg)
+	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.Memory, sched: s.sched}, set: plugs.set},
+		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
+		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp}
+	s.loop = loop.New(s.inbox, s.ch, LoopConfig(cfg, opts.Console), deps)
+}
+
+// LoopConfig is the core loop's configuration from cfg; console says the operator at
+// the keyboard talks to it (`anima chat`), who is never rate limited.
+func LoopConfig(cfg config.Config, console bool) loop.Config {
 	runsPerMinute := cfg.Limits.UserRunsPerMinute
-	if runsPerMinute == 0 || p.opts.Console {
-		runsPerMinute = -1 // no limit; the operator at the keyboard is never rate limited
+	if runsPerMinute == 0 || console {
+		runsPerMinute = -1 // no limit
 	}
-	jr := plugs.Journal(p.mem, s.sched, log)
-	s.jobs = plugs.Jobs(s.think, jr, p.zone, nil)
-	s.loop = brain.NewCoreLoop(s.inbox, s.ch, brain.LoopConfig{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
-		UserRunsPerMinute: runsPerMinute}, brain.LoopDeps{
-		Clock: s.clock, State: p.state, Autonomic: p.auto, Aggregator: p.agg, Thinker: s.think, Media: media,
-		Journal: jr,
-		Commands: &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.mem, sched: s.sched}, store: store, set: plugs.set},
-			reminders: s.sched, format: schedule.FormatPage, policy: p.pol, next: p.agg, plugins: plugs.set,
-			outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp},
-		StateStore: store, Refusals: p.refusals, Logger: log, Registerer: s.reg, Drafter: drafter(cfg.Telegram, s.tg),
-		DeadLetters: store,
-	})
+	return loop.Config{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
+		UserRunsPerMinute: runsPerMinute}
+}
+
+// LoopDeps are the core loop's collaborators from the parts: clock, state, layers,
+// cognition, journal. The service adds the channel's media and drafts, the commands, the
+// stored state and the dead letters; the simulator runs without them.
+func (p *Parts) LoopDeps() loop.Deps {
+	return loop.Deps{Clock: p.Clock, State: p.State, Autonomic: p.Autonomic, Aggregator: p.Aggregator, Thinker: p.Cognition,
+		Journal: p.Journal, Refusals: p.Refusals, Logger: p.log, Registerer: p.reg}
 }
 
 // resume takes up the work left from the last run: undelivered messages first, then

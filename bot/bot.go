@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels"
 	"github.com/anima-bot/anima/channels/telegram"
@@ -29,7 +31,7 @@ import (
 // Version is set at build time (-ldflags "-X github.com/anima-bot/anima/bot.Version=…").
 var Version = "dev"
 
-// Options are what Run takes besides the configuration.
+// Options are what Run takes besides the configuration; Assemble takes them too.
 type Options struct {
 	Logger *slog.Logger
 	// Console runs anima over In/Out (`anima chat`) instead of Telegram.
@@ -41,8 +43,18 @@ type Options struct {
 	// Plugins extend anima beyond the built-in ones (builtinPlugins, switched in the
 	// configuration); tests use it for plugins of their own.
 	Plugins []plugins.Plugin
-	// Clock, if set, replaces the wall clock (tests).
+	// Clock, if set, replaces the wall clock (tests, the simulator).
 	Clock brain.Clock
+	// LLM, if set, replaces the client of llm.base_url (the simulator's scripted model).
+	LLM *openai.Client
+	// Seed, if not 0, seeds the proactive timing's jitter (the simulator's scenario seed).
+	Seed uint64
+	// Registry, if set, is where Assemble's parts register their metrics (Run makes one
+	// of its own).
+	Registry prometheus.Registerer
+	// PerChatInterval, if set, replaces the Telegram channel's spacing between two
+	// messages to one chat (1s; a group's is 3×) (tests).
+	PerChatInterval time.Duration
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).
@@ -86,8 +98,8 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 type service struct {
 	log       *slog.Logger
 	store     *storage.Store
-	inbox     *brain.Inbox
-	loop      *brain.CoreLoop
+	inbox     *loop.Inbox
+	loop      *loop.Loop
 	ch        channels.Channel
 	tg        *telegram.Channel // nil in console mode
 	sched     *schedule.Scheduler

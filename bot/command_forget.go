@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
 )
 
 // forgetMe is /forget: it asks for confirmation with two buttons, and on "yes" deletes
 // everything stored about the sender. A button is answered only by whoever asked.
-func (c *commands) forgetMe(_ context.Context, in call) (brain.CommandResult, error) {
+func (c *commands) forgetMe(_ context.Context, in call) (loop.CommandResult, error) {
 	sig := in.sig
 	answer, owner, _ := strings.Cut(strings.ToLower(in.arg), " ")
 	if owner != "" && owner != strconv.FormatInt(sig.User, 10) {
@@ -24,7 +25,7 @@ func (c *commands) forgetMe(_ context.Context, in call) (brain.CommandResult, er
 	case "yes":
 		rep, err := c.forget.ForgetUser(sig.User)
 		if err != nil {
-			return brain.CommandResult{}, fmt.Errorf("forget: %w", err)
+			return loop.CommandResult{}, fmt.Errorf("forget: %w", err)
 		}
 		text := forgotten(rep, in.group)
 		if c.compact != nil && rep.Erased {

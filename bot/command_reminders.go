@@ -7,14 +7,15 @@ import (
 	"strconv"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // listReminders is /reminders [PAGE]: the chat's upcoming reminders a page at a time, in
 // a group only the sender's own.
-func (c *commands) listReminders(_ context.Context, in call) (brain.CommandResult, error) {
+func (c *commands) listReminders(_ context.Context, in call) (loop.CommandResult, error) {
 	items, err := c.reminders.List(in.sig.Chat)
 	if err != nil {
-		return brain.CommandResult{}, fmt.Errorf("list reminders: %w", err)
+		return loop.CommandResult{}, fmt.Errorf("list reminders: %w", err)
 	}
 	if in.group {
 		items = ownItems(items, in.sig.User)
@@ -29,7 +30,7 @@ func (c *commands) listReminders(_ context.Context, in call) (brain.CommandResul
 }
 
 // cancel is /cancel ID: it cancels one reminder, in a group only one of the sender's own.
-func (c *commands) cancel(_ context.Context, in call) (brain.CommandResult, error) {
+func (c *commands) cancel(_ context.Context, in call) (loop.CommandResult, error) {
 	sig, arg := in.sig, in.arg
 	if arg == "" {
 		return in.reply("Which one? Send /cancel ID — /reminders shows the ids."), nil
@@ -38,7 +39,7 @@ func (c *commands) cancel(_ context.Context, in call) (brain.CommandResult, erro
 		// In a group a member cancels only their own reminders.
 		items, err := c.reminders.List(sig.Chat)
 		if err != nil {
-			return brain.CommandResult{}, fmt.Errorf("cancel reminder: %w", err)
+			return loop.CommandResult{}, fmt.Errorf("cancel reminder: %w", err)
 		}
 		if !slices.ContainsFunc(ownItems(items, sig.User), func(it brain.ScheduleItem) bool { return it.ID == arg }) {
 			return in.reply(fmt.Sprintf("You have no reminder %q. /reminders shows the ids of yours.", arg)), nil
@@ -46,7 +47,7 @@ func (c *commands) cancel(_ context.Context, in call) (brain.CommandResult, erro
 	}
 	ok, err := c.reminders.Cancel(sig.Chat, arg)
 	if err != nil {
-		return brain.CommandResult{}, fmt.Errorf("cancel reminder: %w", err)
+		return loop.CommandResult{}, fmt.Errorf("cancel reminder: %w", err)
 	}
 	if !ok {
 		return in.reply(fmt.Sprintf("I have no reminder %q. /reminders shows the ids.", arg)), nil

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // quiet is /quiet [HOURS]: anima does not write first to the chat for that long (3 hours
 // by default, up to 24). In a group only admins may ask.
-func (c *commands) quiet(ctx context.Context, in call) (brain.CommandResult, error) {
+func (c *commands) quiet(ctx context.Context, in call) (loop.CommandResult, error) {
 	if refusal, err := c.groupSetting(ctx, in.sig, in.group, "ask me to keep quiet here"); err != nil || refusal != "" {
 		return in.reply(refusal), err
 	}
@@ -33,7 +34,7 @@ func (c *commands) quiet(ctx context.Context, in call) (brain.CommandResult, err
 
 // timezone is /timezone [ZONE]: it shows the chat's time zone or sets it. In a group only
 // admins may set it.
-func (c *commands) timezone(ctx context.Context, in call) (brain.CommandResult, error) {
+func (c *commands) timezone(ctx context.Context, in call) (loop.CommandResult, error) {
 	arg, view := in.arg, in.view
 	if arg == "" {
 		whose := "Your"

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/channels/telegram"
 	"github.com/anima-bot/anima/storage"
 )
@@ -71,7 +72,7 @@ type pluginCommands interface {
 	Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (string, bool)
 }
 
-var _ brain.CommandHandler = (*commands)(nil)
+var _ loop.CommandHandler = (*commands)(nil)
 
 // commandList is every command anima understands: /help shows it and Telegram's command
 // menu is set from it.
@@ -116,19 +117,19 @@ func menuCommands() []telegram.Command {
 // sender's own items).
 type call struct {
 	sig   brain.Signal
-	view  brain.CommandView
+	view  loop.CommandView
 	arg   string
 	group bool
 }
 
 // reply is a system message answering the call's chat.
-func (in call) reply(text string, buttons ...[]brain.Button) brain.CommandResult {
-	return brain.CommandResult{Reply: []brain.SendMessage{{Chat: in.sig.Chat, Text: text, Kind: brain.KindSystem, Plain: true, Buttons: buttons}}}
+func (in call) reply(text string, buttons ...[]brain.Button) loop.CommandResult {
+	return loop.CommandResult{Reply: []brain.SendMessage{{Chat: in.sig.Chat, Text: text, Kind: brain.KindSystem, Plain: true, Buttons: buttons}}}
 }
 
 // handlers maps each command anima answers itself to its method; what is not here goes
 // to the plugins.
-var handlers = map[string]func(*commands, context.Context, call) (brain.CommandResult, error){
+var handlers = map[string]func(*commands, context.Context, call) (loop.CommandResult, error){
 	"/start":     (*commands).start,
 	"/help":      (*commands).help,
 	"/forget":    (*commands).forgetMe,
@@ -141,7 +142,7 @@ var handlers = map[string]func(*commands, context.Context, call) (brain.CommandR
 
 // Command answers one /command: anima's own through handlers, the rest through the
 // plugins (not in groups), else a pointer to /help.
-func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.CommandView) (brain.CommandResult, error) {
+func (c *commands) Command(ctx context.Context, sig brain.Signal, view loop.CommandView) (loop.CommandResult, error) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(sig.Text), " ")
 	in := call{sig: sig, view: view, arg: strings.TrimSpace(arg), group: sig.User != 0 && sig.User != sig.Chat}
 	if h, ok := handlers[strings.ToLower(name)]; ok {
@@ -156,7 +157,7 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view brain.Com
 }
 
 // start is /start: hello and what anima is.
-func (c *commands) start(_ context.Context, in call) (brain.CommandResult, error) {
+func (c *commands) start(_ context.Context, in call) (loop.CommandResult, error) {
 	who := ""
 	if in.sig.UserName != "" {
 		who = ", " + in.sig.UserName
@@ -167,11 +168,11 @@ func (c *commands) start(_ context.Context, in call) (brain.CommandResult, error
 }
 
 // help is /help: every command (helpText).
-func (c *commands) help(_ context.Context, in call) (brain.CommandResult, error) {
+func (c *commands) help(_ context.Context, in call) (loop.CommandResult, error) {
 	return in.reply(helpText()), nil
 }
 
 // statusCmd is /status and /status details (statusReply).
-func (c *commands) statusCmd(_ context.Context, in call) (brain.CommandResult, error) {
+func (c *commands) statusCmd(_ context.Context, in call) (loop.CommandResult, error) {
 	return in.reply(c.statusReply(in.sig, in.view, in.arg)), nil
 }

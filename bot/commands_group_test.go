@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -63,8 +64,8 @@ func TestGroupCommandsActForTheSender(t *testing.T) {
 		}
 		return "list " + strings.Join(ids, ",")
 	}}
-	view := brain.CommandView{Now: now, Loc: time.UTC, Rel: brain.Relationship{Chat: grp, User: ann, Group: true}}
-	run := func(user int64, text string) brain.CommandResult {
+	view := loop.CommandView{Now: now, Loc: time.UTC, Rel: brain.Relationship{Chat: grp, User: ann, Group: true}}
+	run := func(user int64, text string) loop.CommandResult {
 		t.Helper()
 		res, err := c.Command(context.Background(), brain.Signal{Type: brain.SignalCommand, Chat: grp, User: user, Text: text}, view)
 		if err != nil {
@@ -72,7 +73,7 @@ func TestGroupCommandsActForTheSender(t *testing.T) {
 		}
 		return res
 	}
-	text := func(r brain.CommandResult) string { return r.Reply[0].Text }
+	text := func(r loop.CommandResult) string { return r.Reply[0].Text }
 
 	if got := text(run(ben, "/reminders")); got != "list ben1:ben's bins" {
 		t.Errorf("ben's /reminders = %q, want only ben's", got)
@@ -117,7 +118,7 @@ func TestPrivateForgetAnswersAsBefore(t *testing.T) {
 	fg := &fakeForgetter{}
 	c := &commands{forget: fg, reminders: &fakeBook{}}
 	sig := brain.Signal{Type: brain.SignalCommand, Chat: 5, User: 5, Text: "/forget yes 5"}
-	res, err := c.Command(context.Background(), sig, brain.CommandView{Loc: time.UTC})
+	res, err := c.Command(context.Background(), sig, loop.CommandView{Loc: time.UTC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,8 +149,8 @@ func TestGroupSettingsAreForAdmins(t *testing.T) {
 	const group, ann, ben = -100, int64(1), int64(2)
 	admins := &fakeAdmins{admins: map[int64]bool{ann: true}}
 	c := &commands{policy: brain.DefaultProactivePolicy(), admins: admins}
-	view := brain.CommandView{Loc: time.UTC, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	run := func(chat, user int64, text string) (brain.CommandResult, error) {
+	view := loop.CommandView{Loc: time.UTC, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	run := func(chat, user int64, text string) (loop.CommandResult, error) {
 		return c.Command(context.Background(), brain.Signal{Type: brain.SignalCommand, Chat: chat, User: user, Text: text}, view)
 	}
 	for _, cmd := range []string{"/quiet 2", "/timezone Europe/Berlin"} {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // fakeForecaster answers NextProactive with a fixed time and records what it was asked.
@@ -68,7 +69,7 @@ func TestStatusFormatsNextProactive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := tc.fake
 			c := &commands{policy: tc.policy, next: &fake}
-			got := c.status(brain.CommandView{Rel: tc.rel, Acks: acks, Now: now, Loc: berlin})
+			got := c.status(loop.CommandView{Rel: tc.rel, Acks: acks, Now: now, Loc: berlin})
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("status lacks %q:\n%s", w, got)
@@ -103,7 +104,7 @@ func TestStatusUsesTheAggregator(t *testing.T) {
 		t.Fatal("NextProactive: never")
 	}
 	want := "The earliest I might write first: " + next.Format("Mon 2 Jan 15:04") + "."
-	if got := c.status(brain.CommandView{Rel: rel, Now: now, Loc: time.UTC}); !strings.Contains(got, want) {
+	if got := c.status(loop.CommandView{Rel: rel, Now: now, Loc: time.UTC}); !strings.Contains(got, want) {
 		t.Errorf("status lacks %q:\n%s", want, got)
 	}
 }
@@ -135,7 +136,7 @@ func TestStatusSaysSinceWhenTheModelIsUnreachable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &commands{policy: brain.DefaultProactivePolicy(), next: &fakeForecaster{}, outage: tc.outage}
-			got := c.status(brain.CommandView{Now: now, Loc: berlin, Rel: brain.Relationship{Chat: 1, User: 1}})
+			got := c.status(loop.CommandView{Now: now, Loc: berlin, Rel: brain.Relationship{Chat: 1, User: 1}})
 			line := "I can't reach my thoughts (the language model) since Mon 14:48 (12m ago)"
 			if has := strings.Contains(got, line); has != tc.want {
 				t.Errorf("status contains %q: %v, want %v:\n%s", line, has, tc.want, got)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -67,7 +68,7 @@ func (h *compactHarness) forget(user int64) string {
 	h.t.Helper()
 	cmds := &commands{forget: userForgetter{store: h.store}, compact: h.c}
 	res, err := cmds.Command(context.Background(), brain.Signal{Chat: user, User: user, Text: "/forget yes"},
-		brain.CommandView{Now: h.clock.Now(), Loc: time.UTC})
+		loop.CommandView{Now: h.clock.Now(), Loc: time.UTC})
 	if err != nil || len(res.Reply) != 1 {
 		h.t.Fatalf("/forget yes = %+v, %v", res, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -41,8 +42,8 @@ func (c *storeCompactor) pruneDead() {
 // running loop (a refused message to the outbox, a run's signals to the inbox).
 type deadLetters struct {
 	store *storage.Store
-	loop  *brain.CoreLoop
-	inbox *brain.Inbox
+	loop  *loop.Loop
+	inbox *loop.Inbox
 	now   func() time.Time
 }
 

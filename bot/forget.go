@@ -1,12 +1,13 @@
 package bot
 
 import (
+	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/storage"
 )
 
 // unindexer removes turns from the memory search index inside a transaction.
 type unindexer interface {
-	UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error
+	UnindexTx(tx memory.Tx, chat int64, seqs []uint64) error
 }
 
 // recounter recomputes what the scheduler keeps of the store (its pending gauge).
@@ -25,7 +26,7 @@ var _ forgetter = userForgetter{}
 func (f userForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
 	var un storage.Unindexer
 	if f.index != nil {
-		un = f.index.UnindexTx
+		un = func(tx *storage.Tx, chat int64, seqs []uint64) error { return f.index.UnindexTx(tx, chat, seqs) }
 	}
 	rep, err := f.store.ForgetUser(user, un)
 	if err != nil || f.sched == nil {

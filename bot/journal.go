@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/plugins"
@@ -16,18 +17,18 @@ import (
 
 // indexer adds turns to the memory search index inside the turn's transaction.
 type indexer interface {
-	IndexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error
+	IndexTx(tx memory.Tx, chat int64, turns []brain.Turn) error
 }
 
 // factBook stores facts about users, per chat.
 type factBook interface {
-	RememberTx(tx *storage.Tx, chat, user int64, attribute, value string, at time.Time) error
+	RememberTx(tx memory.Tx, chat, user int64, attribute, value string, at time.Time) error
 }
 
 // scheduleBook stores follow-ups and reminders.
 type scheduleBook interface {
-	AddTx(tx *storage.Tx, item brain.ScheduleItem) error
-	CancelTx(tx *storage.Tx, chat int64, id string) (bool, error)
+	AddTx(tx schedule.Tx, item brain.ScheduleItem) error
+	CancelTx(tx schedule.Tx, chat int64, id string) (bool, error)
 }
 
 // upkeeper folds a chat's old turns into its summary.
@@ -48,9 +49,9 @@ type journal struct {
 }
 
 var (
-	_ brain.Journal       = (*journal)(nil)
-	_ brain.Maintainer    = (*journal)(nil)
-	_ brain.OutboxUpdater = (*journal)(nil)
+	_ loop.Journal       = (*journal)(nil)
+	_ loop.Maintainer    = (*journal)(nil)
+	_ loop.OutboxUpdater = (*journal)(nil)
 )
 
 // Commit writes the turn in one transaction: consumed inbox entries, history, search
@@ -121,7 +122,7 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 		if j.plugs == nil {
 			return nil
 		}
-		return applyPluginTx(tx, j.plugs, v, rec.At)
+		return j.plugs.Apply(pluginBucket{tx: tx, name: pluginBucketName(v.Plugin)}, v, rec.At)
 	}
 	// brain.HomeOf says InTurn, but nothing here applies it (SendMessage never gets here:
 	// the loop moves messages to rec.Outbox).
@@ -149,6 +150,6 @@ func (j *journal) Recent(chat int64, n int) ([]brain.Turn, error) { return j.sto
 // TurnJournal is the durable side of a turn as `anima run` builds it: the Journal the core
 // loop commits through, which also folds old turns into summaries.
 type TurnJournal interface {
-	brain.Journal
-	brain.Maintainer
+	loop.Journal
+	loop.Maintainer
 }

@@ -14,11 +14,12 @@ import (
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	animamcp "github.com/anima-bot/anima/plugins/mcp"
 )
 
 // mcpServers configures "web", an in-process MCP server built with the SDK on
 // streamable HTTP offering echo, and "gone", a stdio server whose program does not exist.
-func mcpServers(t *testing.T) config.MCPConfig {
+func mcpServers(t *testing.T) animamcp.Config {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echo the text.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
@@ -30,7 +31,7 @@ func mcpServers(t *testing.T) config.MCPConfig {
 		})
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(hs.Close)
-	return config.MCPConfig{Servers: map[string]config.MCPServerConfig{
+	return animamcp.Config{Servers: map[string]animamcp.ServerConfig{
 		"web":  {URL: hs.URL, Timeout: config.Duration(5 * time.Second)},
 		"gone": {Command: []string{"/nonexistent/mcp-server"}},
 	}}

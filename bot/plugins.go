@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -13,22 +12,21 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/plugins"
-	"github.com/anima-bot/anima/plugins/innerlife"
 	"github.com/anima-bot/anima/storage"
 )
 
-// builtinPlugins is the one list of the plugins compiled into anima, each switched and
-// configured by its section under plugins.<name>.
+// builtinPlugins is the one list of the plugins compiled into anima, one line each: the
+// plugin built from its section under plugins.<name> (nil when switched off).
 func builtinPlugins(cfg config.PluginsConfig, clock brain.Clock, log *slog.Logger, reg prometheus.Registerer) []plugins.Plugin {
-	var ps []plugins.Plugin
-	if il := cfg.Innerlife; il.Enabled {
-		ps = append(ps, innerlife.New(innerlife.Config{DreamAt: il.DreamAt, DreamMinQuiet: il.DreamMinQuiet.Std(), JournalPerDay: il.JournalPerDay},
-			innerlife.Options{Logger: log, Registerer: reg, Clock: clock}))
+	env := plugins.Env{Logger: log, Registerer: reg, Clock: clock}
+	ps := []plugins.Plugin{
+		cfg.Innerlife.Plugin(env),
 	}
-	return ps
+	return slices.DeleteFunc(ps, func(p plugins.Plugin) bool { return p == nil })
 }
 
 // Plugins are the plugins installed as `anima run` installs them (the built-in ones
@@ -46,13 +44,13 @@ type Plugins struct {
 // store. log and reg may be nil.
 func NewPlugins(cfg config.Config, store *storage.Store, clock brain.Clock, log *slog.Logger, reg prometheus.Registerer, extra ...plugins.Plugin) (*Plugins, error) {
 	p := &Plugins{store: store}
-	set, err := plugins.Install(&p.tools, plugins.Options{Logger: log, Registerer: reg},
+	set, err := plugins.Install(&p.tools, plugins.Options{Logger: log, Registerer: reg, Store: pluginStore{store}},
 		append(builtinPlugins(cfg.Plugins, clock, log, reg), extra...)...)
 	if err != nil {
 		return nil, err
 	}
 	p.set = set
-	if err := loadPlugins(store, set); err != nil {
+	if err := set.Load(); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -62,7 +60,7 @@ func NewPlugins(cfg config.Config, store *storage.Store, clock brain.Clock, log 
 // search also reads the plugins' records), the schedule's, then the plugins'.
 func (p *Plugins) Tools(mem *memory.Memory, sched *schedule.Scheduler) (*cognition.Registry, error) {
 	tools := cognition.NewRegistry()
-	for _, t := range slices.Concat(mem.Tools(pluginSearchers(p.store, p.set)...), sched.Tools(), p.tools) {
+	for _, t := range slices.Concat(mem.Tools(pluginSearchers(p.set)...), sched.Tools(), p.tools) {
 		if err := tools.Register(t); err != nil {
 			return nil, fmt.Errorf("register tool: %w", err)
 		}
@@ -88,7 +86,7 @@ func (p *Plugins) Journal(mem *memory.Memory, sched *schedule.Scheduler, log *sl
 // users' zones (zone is the default), thinking through thinker and committing through
 // journal. chats lists the relationships the jobs see; nil means those the core loop
 // last saved in the store.
-func (p *Plugins) Jobs(thinker brain.Thinker, journal brain.Journal, zone *time.Location, chats func() ([]brain.Relationship, error)) *plugins.Jobs {
+func (p *Plugins) Jobs(thinker brain.Thinker, journal loop.Journal, zone *time.Location, chats func() ([]brain.Relationship, error)) *plugins.Jobs {
 	return plugins.NewJobs(p.set, pluginHost{store: p.store, thinker: thinker, journal: journal, chats: chats}, jobLog{store: p.store}, zone)
 }
 
@@ -117,56 +115,45 @@ func (b pluginBucket) Scan(prefix []byte, fn func(k, v []byte) error) error {
 }
 func (b pluginBucket) OnCommit(fn func()) { b.tx.OnCommit(fn) }
 
-// loadPlugins creates the stateful plugins' buckets and lets each load its state, in a
-// read-write transaction so that a plugin may migrate its keys.
-func loadPlugins(store *storage.Store, set *plugins.Set) error {
-	for _, name := range set.StatefulNames() {
-		st, _ := set.Stateful(name)
-		bucket := pluginBucketName(name)
-		if err := store.Update(func(tx *storage.Tx) error { return tx.EnsureBucket(bucket) }); err != nil {
-			return fmt.Errorf("plugin %s: %w", name, err)
-		}
-		if err := store.Update(func(tx *storage.Tx) error { return st.Load(pluginBucket{tx: tx, name: bucket}) }); err != nil {
-			return fmt.Errorf("plugin %s: load state: %w", name, err)
-		}
-	}
-	return nil
+// pluginStore keeps the plugins' buckets in the store file (plugins.Store).
+type pluginStore struct{ store *storage.Store }
+
+var _ plugins.Store = pluginStore{}
+
+func (s pluginStore) View(plugin string, fn func(plugins.Bucket) error) error {
+	return s.store.View(func(tx *storage.Tx) error { return fn(pluginBucket{tx: tx, name: pluginBucketName(plugin)}) })
 }
 
-// applyPluginTx hands a plugin its own change inside the turn's transaction. A change for
-// a plugin that is not installed (switched off since) is logged, counted and dropped.
-func applyPluginTx(tx *storage.Tx, set *plugins.Set, c brain.PluginChange, at time.Time) (err error) {
-	st, ok := set.Stateful(c.Plugin)
-	if !ok {
-		set.Fail(c.Plugin, plugins.PartState, fmt.Errorf("change for a plugin that is not installed; dropped"))
-		return nil
-	}
-	defer func() {
-		if set.Recovered(c.Plugin, plugins.PartState, recover()) {
-			err = fmt.Errorf("plugin %s: apply panicked", c.Plugin)
+func (s pluginStore) Update(plugin string, fn func(plugins.Bucket) error) error {
+	bucket := pluginBucketName(plugin)
+	return s.store.Update(func(tx *storage.Tx) error {
+		if err := tx.EnsureBucket(bucket); err != nil {
+			return err
 		}
-	}()
-	err = plugins.Apply(st, pluginBucket{tx: tx, name: pluginBucketName(c.Plugin)}, c, at)
-	if errors.Is(err, plugins.ErrNoSubject) {
-		// Running the turn again would not give it one: dropped, like a change for a
-		// plugin that is not installed.
-		set.Fail(c.Plugin, plugins.PartState, fmt.Errorf("%w; dropped", err))
-		return nil
-	}
-	if err != nil {
-		set.Fail(c.Plugin, plugins.PartState, err)
-		return fmt.Errorf("plugin %s: %w", c.Plugin, err)
-	}
-	return nil
+		return fn(pluginBucket{tx: tx, name: bucket})
+	})
+}
+
+func (s pluginStore) Erase(plugin string, fn func(plugins.Bucket) error) (erased bool, err error) {
+	err = s.store.Update(func(tx *storage.Tx) error {
+		if err := fn(pluginBucket{tx: tx, name: pluginBucketName(plugin)}); err != nil {
+			return err
+		}
+		if tx.Deleted() == 0 {
+			return nil
+		}
+		// What the plugin deleted stays in the file's free pages until a compaction.
+		erased = true
+		return tx.MarkErasure()
+	})
+	return erased, err
 }
 
 // pluginForgetter deletes a user's data from the core store, then from every stateful
-// plugin (in every chat: each plugin's Forget removes what it keeps about the user in
-// groups too).
+// plugin (plugins.Set.Forget).
 type pluginForgetter struct {
 	forgetter
-	store *storage.Store
-	set   *plugins.Set
+	set *plugins.Set
 }
 
 func (f pluginForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
@@ -174,23 +161,9 @@ func (f pluginForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	for _, name := range f.set.StatefulNames() {
-		st, _ := f.set.Stateful(name)
-		if err := f.store.Update(func(tx *storage.Tx) error {
-			if err := st.Forget(pluginBucket{tx: tx, name: pluginBucketName(name)}, user); err != nil {
-				return err
-			}
-			if tx.Deleted() == 0 {
-				return nil
-			}
-			// What the plugin deleted stays in the file's free pages until a compaction.
-			rep.Erased = true
-			return tx.MarkErasure()
-		}); err != nil {
-			return rep, fmt.Errorf("plugin %s: forget: %w", name, err)
-		}
-	}
-	return rep, nil
+	erased, err := f.set.Forget(user)
+	rep.Erased = rep.Erased || erased
+	return rep, err
 }
 
 // jobLog keeps the plugins' jobs' last runs in the store's state bucket.
@@ -213,7 +186,7 @@ func (l jobLog) SetLastRun(key string, t time.Time) error {
 type pluginHost struct {
 	store   *storage.Store
 	thinker brain.Thinker
-	journal brain.Journal
+	journal loop.Journal
 	chats   func() ([]brain.Relationship, error) // nil: the saved relationships
 }
 
@@ -246,28 +219,13 @@ func (h pluginHost) Commit(ctx context.Context, chat, user int64, intents []brai
 
 func (h pluginHost) Recent(chat int64, n int) ([]brain.Turn, error) { return h.store.History(chat, n) }
 
-// pluginSearch is what core_memory_search finds in the plugins' own buckets
-// (memory.Searcher), read in a read-only transaction.
-type pluginSearch struct {
-	store *storage.Store
-	set   *plugins.Set
-}
-
-var _ memory.Searcher = pluginSearch{}
-
-func (s pluginSearch) Search(chat, user int64, query string, limit int) []brain.Hit {
-	return s.set.Search(func(plugin string, fn func(plugins.Bucket) error) error {
-		return s.store.View(func(tx *storage.Tx) error { return fn(pluginBucket{tx: tx, name: pluginBucketName(plugin)}) })
-	}, chat, user, query, limit)
-}
-
 // pluginSearchers are the searchers core_memory_search consults besides memory: the
-// plugins', when any plugin is searchable.
-func pluginSearchers(store *storage.Store, set *plugins.Set) []memory.Searcher {
+// plugins' (each reading its own bucket), when any plugin is searchable.
+func pluginSearchers(set *plugins.Set) []memory.Searcher {
 	if !set.Searching() {
 		return nil
 	}
-	return []memory.Searcher{pluginSearch{store: store, set: set}}
+	return []memory.Searcher{set}
 }
 
 // toolList collects the plugins' tools, to be registered after the core tools (the order

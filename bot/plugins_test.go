@@ -26,8 +26,6 @@ type flaky struct {
 }
 
 func (f *flaky) Name() string                       { return "flaky" }
-func (f *flaky) Tools() []brain.Tool                { return nil }
-func (f *flaky) Neurons() []brain.Neuron            { return nil }
 func (f *flaky) Load(plugins.Bucket) error          { return nil }
 func (f *flaky) Forget(plugins.Bucket, int64) error { return nil }
 func (f *flaky) Apply(b plugins.Bucket, c brain.PluginChange, _ time.Time) error {
@@ -50,11 +48,11 @@ func TestPluginApplyFailureRollsBackTheTurn(t *testing.T) {
 	e := newJournalEnv(t)
 	reg := prometheus.NewRegistry()
 	f := &flaky{fail: true}
-	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{Registerer: reg}, f)
+	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{Registerer: reg, Store: pluginStore{e.store}}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := loadPlugins(e.store, set); err != nil {
+	if err := set.Load(); err != nil {
 		t.Fatal(err)
 	}
 	e.j.plugs = set
@@ -153,11 +151,11 @@ func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 	now := e.at
 	clock := braintest.NewClock(now)
 	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: prometheus.NewRegistry(), Clock: clock})
-	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{}, p)
+	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{Store: pluginStore{e.store}}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := loadPlugins(e.store, set); err != nil {
+	if err := set.Load(); err != nil {
 		t.Fatal(err)
 	}
 	e.j.plugs = set
@@ -186,7 +184,7 @@ func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 		t.Fatalf("the prompt carries the dormant concern or the old entry:\n%s", prompt)
 	}
 	var search brain.Tool
-	for _, tool := range e.mem.Tools(pluginSearchers(e.store, set)...) {
+	for _, tool := range e.mem.Tools(pluginSearchers(set)...) {
 		if tool.Spec().Name == memory.ToolSearch {
 			search = tool
 		}
@@ -211,8 +209,6 @@ func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 type keeper struct{}
 
 func (keeper) Name() string                                              { return "keeper" }
-func (keeper) Tools() []brain.Tool                                       { return nil }
-func (keeper) Neurons() []brain.Neuron                                   { return nil }
 func (keeper) Load(plugins.Bucket) error                                 { return nil }
 func (keeper) Apply(plugins.Bucket, brain.PluginChange, time.Time) error { return nil }
 func (keeper) Forget(b plugins.Bucket, user int64) error {
@@ -229,11 +225,11 @@ func TestPluginOnlyForgetOwesAnErasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{}, keeper{})
+	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{Store: pluginStore{st}}, keeper{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := loadPlugins(st, set); err != nil {
+	if err := set.Load(); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Update(func(tx *storage.Tx) error {
@@ -241,7 +237,7 @@ func TestPluginOnlyForgetOwesAnErasure(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f := pluginForgetter{forgetter: userForgetter{store: st}, store: st, set: set}
+	f := pluginForgetter{forgetter: userForgetter{store: st}, set: set}
 	for _, tc := range []struct {
 		user      int64
 		wantErase bool

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // statusDetailsHint ends the plain /status.
@@ -14,7 +15,7 @@ const statusDetailsHint = "(/status details shows the numbers behind this.)"
 // statusReply answers /status (in plain words) and /status details (the numbers: the
 // relationship's state, the gates, the plugins' details), in a group only about the
 // sender's own items.
-func (c *commands) statusReply(sig brain.Signal, view brain.CommandView, arg string) string {
+func (c *commands) statusReply(sig brain.Signal, view loop.CommandView, arg string) string {
 	switch strings.ToLower(arg) {
 	case "":
 		text := c.plainStatus(view)
@@ -41,7 +42,7 @@ func (c *commands) statusReply(sig brain.Signal, view brain.CommandView, arg str
 // write first (the aggregator's NextProactive, in words relative to the user's zone),
 // a hold-back the user asked for, and the quiet hours; outside tools (MCP servers) that
 // are down, and a model outage, first.
-func (c *commands) plainStatus(v brain.CommandView) string {
+func (c *commands) plainStatus(v loop.CommandView) string {
 	rel, loc := v.Rel, v.Loc
 	if loc == nil {
 		loc = time.UTC
@@ -95,7 +96,7 @@ func (c *commands) plainStatus(v brain.CommandView) string {
 }
 
 // status is /status details: the numbers behind the plain /status (statusReply).
-func (c *commands) status(v brain.CommandView) string {
+func (c *commands) status(v loop.CommandView) string {
 	var b strings.Builder
 	rel := v.Rel
 	loc := v.Loc

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // fakePlugins answers /status with plain and detailed lines naming whom it was asked
@@ -85,7 +86,7 @@ func TestStatusSpeaksPlainly(t *testing.T) {
 				text += " " + tc.arg
 			}
 			sig := brain.Signal{Type: brain.SignalCommand, Chat: tc.rel.Chat, User: tc.rel.User, Text: text}
-			res, err := c.Command(context.Background(), sig, brain.CommandView{Rel: tc.rel, Acks: tc.acks, Now: now, Loc: berlin})
+			res, err := c.Command(context.Background(), sig, loop.CommandView{Rel: tc.rel, Acks: tc.acks, Now: now, Loc: berlin})
 			if err != nil || len(res.Reply) != 1 {
 				t.Fatalf("/status → %+v, %v", res, err)
 			}

@@ -1,5 +1,7 @@
-// Package brain is anima's vocabulary and its core loop. The layers (autonomic,
-// aggregation, cognition) import brain; brain imports none of them: package bot wires
+// Package brain is anima's vocabulary: the types, the layers' small interfaces and the
+// pure helpers that the engine and the layers share. The core loop that runs the layers
+// is package brain/loop; the layers are brain/autonomic, brain/aggregation and
+// brain/cognition. They all import brain; brain imports none of them: package bot wires
 // them together.
 //
 // One file per concept:
@@ -12,11 +14,16 @@
 //	relationship.go  anima's state for one chat
 //	state.go         everything the layers read: agent-wide values and relationships
 //	proactive.go     when anima may write first: pressure, habituation, quiet hours
+//	rhythm.go        a person's active and sleeping hours, learned from their messages
 //	history.go       turns, facts and memory hits
+//	journal.go       what a turn writes (TurnRecord) and an outbox entry (Outgoing)
+//	dead.go          dead letters: work that failed for good, by kind
+//	media.go         a message's file, the MediaFetcher and the Perceiver that read it
+//	draft.go         the Drafter that shows an answer while it is written
 //	tool.go          tools the model can call
-//	errors.go        delivery errors a Sender returns
+//	limit.go         the limits' names and the Refusals counter they share
+//	errors.go        delivery and model errors the engine classifies
 //	clock.go         the injected clock
 //	text.go          small text helpers shared by the layers
-//
-// The core loop (CoreLoop) lives in loop.go and the files beside it.
+//	when.go          times in words ("yesterday evening", "3 days ago")
 package brain

@@ -1,9 +1,6 @@
 package brain
 
-import (
-	"context"
-	"time"
-)
+import "time"
 
 // DeadKind says what failed for good.
 type DeadKind string
@@ -15,7 +12,7 @@ const (
 	// DeadRunFailed: cognition failed on a wake (not an outage); its signals were
 	// consumed, a user who wrote got the apology.
 	DeadRunFailed DeadKind = "run_failed"
-	// DeadHoldExpired: user messages held for the model longer than LoopConfig.MaxHold,
+	// DeadHoldExpired: user messages held for the model longer than loop.Config.MaxHold,
 	// consumed unanswered.
 	DeadHoldExpired DeadKind = "hold_expired"
 )
@@ -35,48 +32,4 @@ type DeadLetter struct {
 	Message *SendMessage `json:"message,omitempty"`
 	// Signals are the consumed signals of the run (DeadRunFailed, DeadHoldExpired).
 	Signals []Signal `json:"signals,omitempty"`
-}
-
-// DeadLetters keeps work that failed for good (implemented over storage). Bury returns
-// the store's error; the work is dropped all the same.
-type DeadLetters interface {
-	Bury(d DeadLetter) error
-}
-
-// bury keeps d (when the loop has DeadLetters) and counts it.
-func (l *CoreLoop) bury(d DeadLetter) {
-	l.m.deadLetters.WithLabelValues(string(d.Kind)).Inc()
-	if l.deps.DeadLetters == nil {
-		return
-	}
-	if err := l.deps.DeadLetters.Bury(d); err != nil {
-		l.log.Error("keep dead letter", "kind", d.Kind, "chat", d.Chat, "err", err)
-	}
-}
-
-// Redeliver queues outbox entries for delivery while the loop runs (a dead letter put
-// back in the outbox); before Run, use Deliver. It returns ctx's error if ctx ends before
-// the loop takes them.
-func (l *CoreLoop) Redeliver(ctx context.Context, entries []Outgoing) error {
-	if len(entries) == 0 {
-		return nil
-	}
-	select {
-	case l.redeliver <- entries:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// recorded returns the signals of sigs that an operator can retry: all of them but
-// in-memory ones (neuron output), which were never recorded.
-func recorded(sigs []Signal) []Signal {
-	var out []Signal
-	for _, s := range sigs {
-		if s.ID != 0 {
-			out = append(out, s)
-		}
-	}
-	return out
 }

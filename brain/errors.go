@@ -10,17 +10,17 @@ import (
 // per outage, and answers them when the model is back.
 var ErrModelUnavailable = errors.New("model endpoint unavailable")
 
-// ErrBlocked is returned (wrapped) by a Sender when the user has blocked the bot or the chat
-// is gone (Telegram 403); the relationship then goes dormant.
+// ErrBlocked is returned (wrapped) by a loop.Sender when the user has blocked the bot or
+// the chat is gone (Telegram 403); the relationship then goes dormant.
 var ErrBlocked = errors.New("recipient blocked the bot")
 
-// ErrUndeliverable is returned (wrapped) by a Sender for a message that can never be
+// ErrUndeliverable is returned (wrapped) by a loop.Sender for a message that can never be
 // delivered as it is (the platform rejects it, or nothing of it is visible); the outbox
 // drops it instead of retrying.
 var ErrUndeliverable = errors.New("message cannot be delivered")
 
-// PartialSendError is returned by a Sender that delivered the first Sent parts of a long
-// message and then failed: a retry sets SendMessage.SkipParts so the user does not get
+// PartialSendError is returned by a loop.Sender that delivered the first Sent parts of a
+// long message and then failed: a retry sets SendMessage.SkipParts so the user does not get
 // those parts twice.
 type PartialSendError struct {
 	Sent int

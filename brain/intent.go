@@ -17,7 +17,7 @@ const (
 	// relationships, energy) after the turn's commit; the loop's periodic flush persists
 	// them.
 	InLoop Home = 1 << iota
-	// InTurn intents are applied by the Journal inside the turn's transaction, with its
+	// InTurn intents are applied by the loop.Journal inside the turn's transaction, with its
 	// history and outbox: all of the turn is written, or none of it.
 	InTurn
 )
@@ -25,8 +25,8 @@ const (
 // HomeOf is the one table of where every intent kind is applied (InLoop, InTurn or
 // both). A kind missing here is unhandled: the loop logs it, counts it in
 // anima_intents_unhandled_total and drops it, and the rest of the turn goes on. A new
-// kind gets a row here and a case where it is applied (CoreLoop.applyInLoop for InLoop,
-// the Journal's Commit for InTurn).
+// kind gets a row here and a case where it is applied (applyInLoop in brain/loop/apply.go
+// for InLoop, the Journal's Commit for InTurn).
 func HomeOf(in Intent) Home {
 	switch in.(type) {
 	case SendMessage: // written as the turn's outbox entry, delivered after the commit

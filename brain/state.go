@@ -22,8 +22,8 @@ type Thought struct {
 }
 
 // State is everything the brain's layers read: agent-wide values and one Relationship per
-// chat. It is owned by the CoreLoop goroutine; layers read and write it only from within
-// Sense/Decide calls.
+// chat. It is owned by the core loop's goroutine (loop.Loop); layers read and write it only
+// from within Sense/Decide calls.
 type State struct {
 	Energy    float64 // 0..1: drains with LLM work, recovers at night
 	Alertness float64 // 0..1

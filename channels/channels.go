@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // Recorder durably records incoming signals together with the channel's position in its
@@ -27,7 +28,7 @@ type Sink interface {
 	Submit(ctx context.Context, sigs ...brain.Signal) error
 }
 
-var _ Sink = (*brain.Inbox)(nil)
+var _ Sink = (*loop.Inbox)(nil)
 
 // Channel is a running channel: it receives until ctx ends and sends messages.
 type Channel interface {

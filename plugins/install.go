@@ -1,7 +1,6 @@
 package plugins
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -16,17 +15,23 @@ import (
 type Options struct {
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer // nil: metrics are not registered
+	// Store keeps the stateful plugins' buckets; nil keeps nothing (Load, Forget and
+	// Search do nothing).
+	Store Store
 }
 
 // Set is the installed plugins: their guarded neurons, prompt sections, state and jobs.
+// Every call into a plugin goes through it, guarded.
 type Set struct {
 	g        *guard
+	store    Store // nil: no state kept
 	neurons  []brain.Neuron
 	contexts []contextSource
 	stateful map[string]Stateful
 	order    []string // names of the stateful plugins, in list order
 	jobs     []pluginJob
 	reporter []namedReporter
+	commands []namedCommander
 	search   []namedSearchable
 }
 
@@ -38,6 +43,11 @@ type namedSearchable struct {
 type namedReporter struct {
 	name string
 	r    Reporter
+}
+
+type namedCommander struct {
+	name string
+	c    Commander
 }
 
 type pluginJob struct {
@@ -53,7 +63,7 @@ var validName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
 // result, counted) and collects the rest of their capabilities. Names must be unique
 // lower-case identifiers, tools must be named "<name>_<verb>" and job times "HH:MM".
 func Install(reg ToolRegistry, opts Options, ps ...Plugin) (*Set, error) {
-	s := &Set{g: newGuard(opts.Logger, opts.Registerer), stateful: map[string]Stateful{}}
+	s := &Set{g: newGuard(opts.Logger, opts.Registerer), store: opts.Store, stateful: map[string]Stateful{}}
 	seen := map[string]bool{}
 	for _, p := range ps {
 		name := p.Name()
@@ -64,52 +74,57 @@ func Install(reg ToolRegistry, opts Options, ps ...Plugin) (*Set, error) {
 			return nil, &Error{Plugin: name, Err: fmt.Errorf("listed twice")}
 		}
 		seen[name] = true
-		for _, t := range p.Tools() {
-			tn := t.Spec().Name
-			if len(tn) <= len(name)+1 || tn[:len(name)+1] != name+"_" {
-				return nil, &Error{Plugin: name, Err: fmt.Errorf("tool %q must be named %s_<verb>", tn, name)}
-			}
-			if err := reg.Register(guardedTool{plugin: name, t: t, g: s.g}); err != nil {
-				return nil, &Error{Plugin: name, Err: err}
-			}
-		}
-		for _, n := range p.Neurons() {
-			s.neurons = append(s.neurons, guardedNeuron{plugin: name, n: n, g: s.g})
-		}
-		if c, ok := p.(Contextual); ok {
-			s.contexts = append(s.contexts, contextSource{plugin: name, c: c, g: s.g})
-		}
-		if st, ok := p.(Stateful); ok {
-			s.stateful[name] = st
-			s.order = append(s.order, name)
-		}
-		if sr, ok := p.(Searchable); ok {
-			s.search = append(s.search, namedSearchable{name: name, s: sr})
-		}
-		if r, ok := p.(Reporter); ok {
-			s.reporter = append(s.reporter, namedReporter{name: name, r: r})
-		}
-		if sc, ok := p.(Scheduled); ok {
-			for _, j := range sc.Jobs() {
-				var h, m int
-				if _, err := fmt.Sscanf(j.At, "%d:%d", &h, &m); err != nil || len(j.At) != 5 || h > 23 || m > 59 || h < 0 || m < 0 {
-					return nil, &Error{Plugin: name, Err: fmt.Errorf("job %s: at %q is not HH:MM", j.Name, j.At)}
-				}
-				s.jobs = append(s.jobs, pluginJob{plugin: name, job: j, hour: h, minute: m})
-			}
+		if err := s.add(reg, name, p); err != nil {
+			return nil, &Error{Plugin: name, Err: err}
 		}
 	}
 	return s, nil
 }
 
-// Collect registers every plugin's tools with reg and returns all their neurons (Install
-// without metrics or logs, for callers that need only those two).
-func Collect(reg ToolRegistry, ps ...Plugin) ([]brain.Neuron, error) {
-	s, err := Install(reg, Options{}, ps...)
-	if err != nil {
-		return nil, err
+// add registers p's tools with reg and collects the capabilities p has.
+func (s *Set) add(reg ToolRegistry, name string, p Plugin) error {
+	if tb, ok := p.(Toolbox); ok {
+		for _, t := range tb.Tools() {
+			tn := t.Spec().Name
+			if len(tn) <= len(name)+1 || tn[:len(name)+1] != name+"_" {
+				return fmt.Errorf("tool %q must be named %s_<verb>", tn, name)
+			}
+			if err := reg.Register(guardedTool{plugin: name, t: t, g: s.g}); err != nil {
+				return err
+			}
+		}
 	}
-	return s.Neurons(), nil
+	if sn, ok := p.(Sensor); ok {
+		for _, n := range sn.Neurons() {
+			s.neurons = append(s.neurons, guardedNeuron{plugin: name, n: n, g: s.g})
+		}
+	}
+	if c, ok := p.(Contextual); ok {
+		s.contexts = append(s.contexts, contextSource{plugin: name, c: c, g: s.g})
+	}
+	if st, ok := p.(Stateful); ok {
+		s.stateful[name] = st
+		s.order = append(s.order, name)
+	}
+	if sr, ok := p.(Searchable); ok {
+		s.search = append(s.search, namedSearchable{name: name, s: sr})
+	}
+	if r, ok := p.(Reporter); ok {
+		s.reporter = append(s.reporter, namedReporter{name: name, r: r})
+	}
+	if c, ok := p.(Commander); ok {
+		s.commands = append(s.commands, namedCommander{name: name, c: c})
+	}
+	if sc, ok := p.(Scheduled); ok {
+		for _, j := range sc.Jobs() {
+			var h, m int
+			if _, err := fmt.Sscanf(j.At, "%d:%d", &h, &m); err != nil || len(j.At) != 5 || h > 23 || m > 59 || h < 0 || m < 0 {
+				return fmt.Errorf("job %s: at %q is not HH:MM", j.Name, j.At)
+			}
+			s.jobs = append(s.jobs, pluginJob{plugin: name, job: j, hour: h, minute: m})
+		}
+	}
+	return nil
 }
 
 // Neurons are the plugins' neurons, guarded (a panic reports nothing that tick).
@@ -126,15 +141,6 @@ func (s *Set) Sections(w brain.Wake, now time.Time) []brain.Section {
 	}
 	return out
 }
-
-// Stateful returns the stateful plugin named name.
-func (s *Set) Stateful(name string) (Stateful, bool) {
-	st, ok := s.stateful[name]
-	return st, ok
-}
-
-// StatefulNames lists the stateful plugins' names, in list order.
-func (s *Set) StatefulNames() []string { return s.order }
 
 // Status joins the plugins' /status lines for user in chat.
 func (s *Set) Status(chat, user int64, now time.Time, loc *time.Location) string {
@@ -177,67 +183,18 @@ func (s *Set) status(r namedReporter, chat, user int64, now time.Time, loc *time
 // Command offers user's command in chat that the core does not know to the plugins; false
 // when none owns it.
 func (s *Set) Command(chat, user int64, name, arg string, now time.Time, loc *time.Location) (answer string, ok bool) {
-	for _, r := range s.reporter {
+	for _, c := range s.commands {
 		func() {
 			defer func() {
-				if s.g.recovered(r.name, PartCommand, recover()) {
+				if s.g.recovered(c.name, PartCommand, recover()) {
 					answer, ok = "Sorry, that did not work just now.", true
 				}
 			}()
-			answer, ok = r.r.Command(chat, user, name, arg, now, loc)
+			answer, ok = c.c.Command(chat, user, name, arg, now, loc)
 		}()
 		if ok {
 			return answer, true
 		}
 	}
 	return "", false
-}
-
-// ErrNoSubject is the error of a plugin change that does not say whose it is (User 0).
-var ErrNoSubject = errors.New("plugin change without a subject user")
-
-// Apply hands st, the stateful plugin c.Plugin, its own change inside a transaction (b is
-// its bucket). A change without a subject user is refused with ErrNoSubject before the
-// plugin sees it: no plugin stores an item without saying whose it is.
-func Apply(st Stateful, b Bucket, c brain.PluginChange, at time.Time) error {
-	if c.User == 0 {
-		return fmt.Errorf("%s change in chat %d: %w", c.Plugin, c.Chat, ErrNoSubject)
-	}
-	return st.Apply(b, c, at)
-}
-
-// Fail logs and counts a failure of plugin's part found by the caller (a state change
-// that could not be applied, say).
-func (s *Set) Fail(plugin, part string, err error) { s.g.fail(plugin, part, err) }
-
-// Recovered counts a panic of plugin's part (r is recover()'s value) and reports whether
-// there was one.
-func (s *Set) Recovered(plugin, part string, r any) bool { return s.g.recovered(plugin, part, r) }
-
-// Searching reports whether any plugin is Searchable.
-func (s *Set) Searching() bool { return len(s.search) > 0 }
-
-// Search asks every Searchable plugin for up to limit of user's records in chat matching query;
-// view runs fn with the plugin's bucket in a read-only transaction. A failing plugin (an
-// error or a panic) is logged, counted and left out.
-func (s *Set) Search(view func(plugin string, fn func(Bucket) error) error, chat, user int64, query string, limit int) []brain.Hit {
-	var out []brain.Hit
-	for _, ns := range s.search {
-		var hits []brain.Hit
-		err := view(ns.name, func(b Bucket) (err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					err = fmt.Errorf("panic: %v", r)
-				}
-			}()
-			hits, err = ns.s.Search(b, chat, user, query, limit)
-			return err
-		})
-		if err != nil {
-			s.g.fail(ns.name, PartSearch, fmt.Errorf("search: %w", err))
-			continue
-		}
-		out = append(out, hits...)
-	}
-	return out
 }

@@ -102,7 +102,7 @@ func (j *Jobs) refresh(now time.Time) {
 	rels, err := j.host.Chats()
 	if err != nil {
 		for _, pj := range j.set.jobs {
-			j.set.Fail(pj.plugin, PartJob, fmt.Errorf("job %s: list chats: %w", pj.job.Name, err))
+			j.set.g.fail(pj.plugin, PartJob, fmt.Errorf("job %s: list chats: %w", pj.job.Name, err))
 		}
 		return
 	}
@@ -144,7 +144,7 @@ func (j *Jobs) step(ctx context.Context, pj pluginJob, zone string, now time.Tim
 		var err error
 		last, ok, err = j.log.LastRun(key)
 		if err != nil {
-			j.set.Fail(pj.plugin, PartJob, fmt.Errorf("job %s: read last run: %w", pj.job.Name, err))
+			j.set.g.fail(pj.plugin, PartJob, fmt.Errorf("job %s: read last run: %w", pj.job.Name, err))
 			return
 		}
 		if !ok {
@@ -164,7 +164,7 @@ func (j *Jobs) step(ctx context.Context, pj pluginJob, zone string, now time.Tim
 	}
 	chats, err := j.chats(zone)
 	if err != nil {
-		j.set.Fail(pj.plugin, PartJob, fmt.Errorf("job %s: list chats: %w", pj.job.Name, err))
+		j.set.g.fail(pj.plugin, PartJob, fmt.Errorf("job %s: list chats: %w", pj.job.Name, err))
 		return
 	}
 	j.run(ctx, pj, due, chats)
@@ -191,13 +191,13 @@ func (j *Jobs) chats(zone string) ([]brain.Relationship, error) {
 func (j *Jobs) record(pj pluginJob, key string, due time.Time) {
 	j.last[key] = due
 	if err := j.log.SetLastRun(key, due); err != nil {
-		j.set.Fail(pj.plugin, PartJob, fmt.Errorf("job %s: record last run: %w", pj.job.Name, err))
+		j.set.g.fail(pj.plugin, PartJob, fmt.Errorf("job %s: record last run: %w", pj.job.Name, err))
 	}
 }
 
 func (j *Jobs) run(ctx context.Context, pj pluginJob, due time.Time, chats []brain.Relationship) {
 	defer func() { j.set.g.recovered(pj.plugin, PartJob, recover()) }()
 	if err := pj.job.Run(ctx, j.host, due, chats); err != nil {
-		j.set.Fail(pj.plugin, PartJob, fmt.Errorf("job %s: %w", pj.job.Name, err))
+		j.set.g.fail(pj.plugin, PartJob, fmt.Errorf("job %s: %w", pj.job.Name, err))
 	}
 }

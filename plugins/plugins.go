@@ -1,9 +1,11 @@
 // Package plugins is the API for extending anima. A plugin is compiled in, listed once in
 // package bot (no init() registration) and switched under plugins.<name> in the
-// configuration. Every plugin has a name, tools and neurons (Plugin); it may also keep
-// state in its own bucket (Stateful), run daily jobs on the loop's clock (Scheduled), add a
-// section to prompts (Contextual), be found by core_memory_search (Searchable) and answer
-// commands (Reporter). Install wires them in:
+// configuration. A plugin needs only a name (Plugin); everything else it can do is an
+// optional interface, found with a type assertion: offer tools (Toolbox), run neurons on
+// every tick (Sensor), keep state in its own bucket (Stateful), run daily jobs on the
+// loop's clock (Scheduled), add a section to prompts (Contextual), be found by
+// core_memory_search (Searchable), add to /status (Reporter) and answer commands
+// (Commander). Install wires them in:
 // tools go through the same registry as the core tools (strict schemas, capability
 // profiles), and every part is guarded, so a failing plugin is logged and counted
 // (anima_plugin_errors_total{plugin,part}), never fatal to the brain.
@@ -11,21 +13,40 @@ package plugins
 
 import (
 	"context"
+	"log/slog"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
 )
 
-// Plugin is one extension of anima.
+// Plugin is one extension of anima: a name, and whichever of the optional interfaces
+// below it implements.
 type Plugin interface {
 	// Name is a short lower-case identifier, used in logs, metrics, as the tools' name
 	// prefix (tools are named "<name>_<verb>"), as its configuration section
 	// (plugins.<name>) and as its bucket's name.
 	Name() string
-	// Tools are the tools the plugin offers the model (may be empty).
+}
+
+// Env is what anima gives a built-in plugin it builds from its configuration section
+// (each plugin's Config.Plugin); any field may be nil.
+type Env struct {
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+	Clock      brain.Clock // the loop's clock (simulated under `anima sim`)
+}
+
+// Toolbox is a plugin that offers the model tools.
+type Toolbox interface {
+	// Tools are the plugin's tools, each named "<name>_<verb>".
 	Tools() []brain.Tool
-	// Neurons are cheap sensors run on every tick (may be empty). They must not block,
-	// call the network or allocate on an idle tick.
+}
+
+// Sensor is a plugin with neurons: cheap sensors run on every tick.
+type Sensor interface {
+	// Neurons must not block, call the network or allocate on an idle tick.
 	Neurons() []brain.Neuron
 }
 
@@ -120,11 +141,15 @@ type Searchable interface {
 	Search(b Bucket, chat, user int64, query string, limit int) ([]brain.Hit, error)
 }
 
-// Reporter is a plugin that adds to the /status answer and may own commands.
+// Reporter is a plugin that adds to the /status answer.
 type Reporter interface {
 	// Status returns lines for user's /status in chat ("" adds nothing): only what is
 	// kept for user there, never another member's.
 	Status(chat, user int64, now time.Time, loc *time.Location) string
+}
+
+// Commander is a plugin that owns commands.
+type Commander interface {
 	// Command answers user's command in chat that the core does not know (name with its
 	// slash, lower case), about user's own records only; false means the plugin does not
 	// own it either. It must not call a model.

@@ -1,10 +1,11 @@
 package plugins_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strconv"
@@ -83,9 +84,6 @@ func (g *greeter) Context(w brain.Wake, _ time.Time) brain.Section {
 func (g *greeter) Status(chat, user int64, _ time.Time, _ *time.Location) string {
 	return fmt.Sprintf("You greeted me %d times here.", g.count[[2]int64{chat, user}])
 }
-func (g *greeter) Command(int64, int64, string, string, time.Time, *time.Location) (string, bool) {
-	return "", false
-}
 func (g *greeter) Jobs() []plugins.Job {
 	return []plugins.Job{{Name: "tally", At: "09:30", Run: func(_ context.Context, _ plugins.Host, due time.Time, _ []brain.Relationship) error {
 		g.ran = append(g.ran, due)
@@ -119,28 +117,32 @@ func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	g := &greeter{}
 	tools := cognition.NewRegistry()
-	set, err := plugins.Install(tools, plugins.Options{Registerer: reg}, g)
+	store := pluginstest.Store{}
+	var logs bytes.Buffer
+	set, err := plugins.Install(tools, plugins.Options{Registerer: reg, Store: store, Logger: slog.New(slog.NewTextHandler(&logs, nil))}, g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The tool is registered (strict schema accepted) and its change is applied by the
 	// plugin itself, in its bucket.
-	st, ok := set.Stateful("greeter")
-	if !ok {
-		t.Fatal("greeter is not stateful")
-	}
-	b := pluginstest.Bucket{}
-	if err := st.Load(b); err != nil {
+	if err := set.Load(); err != nil {
 		t.Fatal(err)
 	}
-	// A change that does not say whose it is never reaches the plugin.
-	if err := plugins.Apply(st, b, brain.PluginChange{Plugin: "greeter", Chat: -5, Change: 1}, time.Now()); !errors.Is(err, plugins.ErrNoSubject) || len(b) != 0 {
-		t.Fatalf("a change without a user: %v, bucket %q; want ErrNoSubject and nothing written", err, b)
+	b := store["greeter"]
+	if b == nil {
+		t.Fatal("greeter is not stateful: Load made no bucket")
+	}
+	// A change that does not say whose it is never reaches the plugin: it is refused
+	// (ErrNoSubject), counted and dropped.
+	if err := set.Apply(b, brain.PluginChange{Plugin: "greeter", Chat: -5, Change: 1}, time.Now()); err != nil || len(b) != 0 ||
+		!strings.Contains(logs.String(), plugins.ErrNoSubject.Error()) || pluginErrors(t, reg, "greeter", plugins.PartState) != 1 {
+		t.Fatalf("a change without a user: %v, bucket %q, %v counted, log %q; want ErrNoSubject logged, 1 counted, nothing written",
+			err, b, pluginErrors(t, reg, "greeter", plugins.PartState), logs.String())
 	}
 	// Two members of group -5 and one private chat: each count is its member's.
 	for _, c := range []brain.PluginChange{{Chat: -5, User: 1, Change: 2}, {Chat: -5, User: 2, Change: 1}, {Chat: 1, User: 1, Change: 1}} {
 		c.Plugin = "greeter"
-		if err := plugins.Apply(st, b, c, time.Now()); err != nil {
+		if err := set.Apply(b, c, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,8 +159,8 @@ func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
 		t.Fatalf("sections = %+v", secs)
 	}
 	// Member 1's /forget takes their counts in every chat, and leaves member 2's.
-	if err := st.Forget(b, 1); err != nil {
-		t.Fatal(err)
+	if erased, err := set.Forget(1); err != nil || !erased {
+		t.Fatalf("member 1's /forget: erased %v, %v; want their counts erased", erased, err)
 	}
 	if keys := slices.Sorted(maps.Keys(b)); !slices.Equal(keys, []string{greetKey(-5, 2)}) {
 		t.Errorf("after member 1's /forget the bucket holds %q", keys)
@@ -217,6 +219,5 @@ func TestInstallRefusesABadToolName(t *testing.T) {
 
 type badName struct{}
 
-func (badName) Name() string            { return "bad" }
-func (badName) Tools() []brain.Tool     { return []brain.Tool{greetTool{}} }
-func (badName) Neurons() []brain.Neuron { return nil }
+func (badName) Name() string        { return "bad" }
+func (badName) Tools() []brain.Tool { return []brain.Tool{greetTool{}} }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // DeadKeep is how long a dead letter is kept.
@@ -19,7 +20,7 @@ const DeadKeep = 7 * 24 * time.Hour
 // retried, pruned or forgotten).
 var ErrNoDeadLetter = errors.New("no such dead letter")
 
-var _ brain.DeadLetters = (*Store)(nil)
+var _ loop.DeadLetters = (*Store)(nil)
 
 // Dead letters are keyed chat | user | id (8 bytes each, big-endian): a chat's /forget
 // deletes them with the chat's prefix, and ForgetUser finds a user's in other chats by

@@ -217,21 +217,35 @@ func HistorySeq(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) 
 func (s *Store) History(chat int64, n int) ([]brain.Turn, error) {
 	var turns []brain.Turn
 	err := s.View(func(tx *Tx) error {
-		return tx.HistoryReverse(chat, func(_, v []byte) error {
-			var t brain.Turn
-			if err := json.Unmarshal(v, &t); err != nil {
-				return fmt.Errorf("decode history entry: %w", err)
-			}
-			turns = append(turns, t)
-			if n > 0 && len(turns) >= n {
-				return ErrStop
-			}
-			return nil
-		})
+		var err error
+		turns, err = ReadHistory(tx, chat, n)
+		return err
 	})
-	for i, j := 0, len(turns)-1; i < j; i, j = i+1, j-1 {
-		turns[i], turns[j] = turns[j], turns[i]
-	}
+	return turns, err
+}
+
+// HistoryReverser walks a chat's history newest first (Tx.HistoryReverse).
+type HistoryReverser interface {
+	HistoryReverse(chat int64, fn func(k, v []byte) error) error
+}
+
+// ReadHistory returns up to n of chat's most recent turns read through tx (a *Tx, or a
+// memory-only store's), oldest first (n ≤ 0: all). On an error it returns the turns read
+// before it.
+func ReadHistory(tx HistoryReverser, chat int64, n int) ([]brain.Turn, error) {
+	var turns []brain.Turn
+	err := tx.HistoryReverse(chat, func(_, v []byte) error {
+		var t brain.Turn
+		if err := json.Unmarshal(v, &t); err != nil {
+			return fmt.Errorf("decode history entry: %w", err)
+		}
+		turns = append(turns, t)
+		if n > 0 && len(turns) >= n {
+			return ErrStop
+		}
+		return nil
+	})
+	slices.Reverse(turns)
 	return turns, err
 }
 

@@ -36,14 +36,11 @@ func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brai
 	copy(out, sigs)
 	err := s.Update(func(tx *Tx) error {
 		for i := range out {
-			id, err := tx.NextSeq(BucketInbox)
+			id, err := tx.Record(out[i])
 			if err != nil {
 				return err
 			}
 			out[i].ID = id
-			if err := tx.Put(BucketInbox, U64(id), out[i]); err != nil {
-				return err
-			}
 		}
 		if offset <= 0 {
 			return nil
@@ -56,19 +53,49 @@ func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brai
 	return out, nil
 }
 
+// Record stores sig in the inbox under a fresh ID, which it returns (sig.ID is ignored).
+// A signal recorded inside a turn's transaction (a fired schedule item) is there if and
+// only if the rest of the transaction commits.
+func (t *Tx) Record(sig brain.Signal) (uint64, error) {
+	id, err := t.NextSeq(BucketInbox)
+	if err != nil {
+		return 0, err
+	}
+	sig.ID = id
+	if err := t.Put(BucketInbox, U64(id), sig); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
 // Pending returns the inbox: recorded signals not yet consumed by a committed turn, in
 // the order they were recorded.
 func (s *Store) Pending() ([]brain.Signal, error) {
 	var sigs []brain.Signal
 	err := s.View(func(tx *Tx) error {
-		return tx.Scan(BucketInbox, nil, func(_, v []byte) error {
-			var sig brain.Signal
-			if err := json.Unmarshal(v, &sig); err != nil {
-				return fmt.Errorf("decode inbox entry: %w", err)
-			}
-			sigs = append(sigs, sig)
-			return nil
-		})
+		var err error
+		sigs, err = ReadInbox(tx)
+		return err
+	})
+	return sigs, err
+}
+
+// Scanner walks the keys of a bucket with a prefix in key order (Tx.Scan).
+type Scanner interface {
+	Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error
+}
+
+// ReadInbox decodes the inbox read through tx (a *Tx, or a memory-only store's), in the
+// order it was recorded.
+func ReadInbox(tx Scanner) ([]brain.Signal, error) {
+	var sigs []brain.Signal
+	err := tx.Scan(BucketInbox, nil, func(_, v []byte) error {
+		var sig brain.Signal
+		if err := json.Unmarshal(v, &sig); err != nil {
+			return fmt.Errorf("decode inbox entry: %w", err)
+		}
+		sigs = append(sigs, sig)
+		return nil
 	})
 	return sigs, err
 }

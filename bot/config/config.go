@@ -1,8 +1,9 @@
 // Package config is anima's configuration: the schema with its defaults (config.go), the
 // strict YAML loading with ${VAR} expansion and did-you-mean suggestions (load.go,
 // walk.go, env.go), the validation that alone judges what a user wrote (validate.go), and
-// the value types the schema is written in (types.go). The YAML keys are a public contract
-// documented in config.yaml at the repository root.
+// the value types the schema is written in (package setting, aliased in types.go, which the
+// plugins' own sections use too). The YAML keys are a public contract documented in
+// config.yaml at the repository root.
 package config
 
 import (
@@ -13,6 +14,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/plugins/innerlife"
+	"github.com/anima-bot/anima/plugins/mcp"
 )
 
 // Config is anima's configuration, read from YAML by Load. The YAML keys (the
@@ -29,51 +32,16 @@ type Config struct {
 	Limits    LimitsConfig    `yaml:"limits"`
 	Log       LogConfig       `yaml:"log"`
 	Plugins   PluginsConfig   `yaml:"plugins"`
-	MCP       MCPConfig       `yaml:"mcp"`
+	MCP       mcp.Config      `yaml:"mcp"`
 }
 
-// MCPConfig is the mcp section: Model Context Protocol servers whose tools the model may
-// call, each under mcp.servers.<name>.
-type MCPConfig struct {
-	Servers map[string]MCPServerConfig `yaml:"servers"`
-}
-
-// MCPServerConfig is one MCP server: a stdio command or a streamable-HTTP url.
-type MCPServerConfig struct {
-	// Command is the argv of a stdio server, run without a shell.
-	// Env's and Headers' values are secrets (API keys, tokens), never printed.
-	Command []string          `yaml:"command"`
-	Env     map[string]Secret `yaml:"env"`
-	// URL is a streamable-HTTP endpoint, instead of command; Headers go with each request.
-	URL     string            `yaml:"url"`
-	Headers map[string]Secret `yaml:"headers"`
-	// Profiles are where its tools are offered: chat (always), proactive, dream.
-	Profiles []brain.Profile `yaml:"profiles"`
-	// Tools is an allow-list of the server's tool names; empty allows all.
-	Tools   []string `yaml:"tools"`
-	Timeout Duration `yaml:"timeout"` // per call; 0 is 30s
-	// Enabled switches the server; absent is true.
-	Enabled *bool `yaml:"enabled"`
-}
-
-// On reports whether the server is switched on (enabled absent or true).
-func (s MCPServerConfig) On() bool { return s.Enabled == nil || *s.Enabled }
-
-// PluginsConfig holds one section per plugin (plugins.<name>), each decoded as strictly
-// as the rest: an unknown key is an error naming the key and so the plugin.
+// PluginsConfig holds one section per built-in plugin (plugins.<name>), each the plugin's
+// own Config type: its package says what the keys mean, sets their defaults and validates
+// them (the section interface), and the section is decoded as strictly as the rest (an
+// unknown key is an error naming the key and so the plugin). A new built-in plugin adds
+// its field here; Default and Validate find it.
 type PluginsConfig struct {
-	Innerlife InnerlifeConfig `yaml:"innerlife"`
-}
-
-// InnerlifeConfig is the inner life plugin's section: concerns, journal and dream.
-type InnerlifeConfig struct {
-	Enabled bool `yaml:"enabled"`
-	// DreamAt is the local time "HH:MM" (user.timezone) of the nightly dream.
-	DreamAt string `yaml:"dream_at"`
-	// DreamMinQuiet is how long the user must have been quiet for a dream to run.
-	DreamMinQuiet Duration `yaml:"dream_min_quiet"`
-	// JournalPerDay is the most journal entries about one user in one chat in any 24 h.
-	JournalPerDay int `yaml:"journal_per_day"`
+	Innerlife innerlife.Config `yaml:"innerlife"`
 }
 
 // Telegram update delivery modes, the allowed values of telegram.mode.
@@ -242,7 +210,7 @@ func (l LogConfig) SlogLevel() slog.Level {
 // key missing from the file keeps its default. Secrets are empty and
 // telegram.allowed_users is empty.
 func Default() Config {
-	return Config{
+	c := Config{
 		Telegram: TelegramConfig{
 			APIURL:        "https://api.telegram.org",
 			Mode:          ModePolling,
@@ -296,10 +264,11 @@ func Default() Config {
 		Brain:  BrainConfig{Tick: Duration(time.Second)},
 		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute)},
 		Log:    LogConfig{Level: "info", Format: "text"},
-		Plugins: PluginsConfig{
-			Innerlife: InnerlifeConfig{Enabled: true, DreamAt: "04:00", DreamMinQuiet: Duration(30 * time.Minute), JournalPerDay: 10},
-		},
 	}
+	for _, s := range c.Plugins.sections() {
+		s.SetDefaults()
+	}
+	return c
 }
 
 // Redacted returns c as YAML with every secret (telegram.token, llm.api_key,

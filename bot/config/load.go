@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -88,26 +87,6 @@ func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
 		return Config{}, joinKeyErrors(problems)
 	}
 	return cfg, nil
-}
-
-// A KeyError is one problem with one configuration key.
-type KeyError struct {
-	Key  string // full dotted key, e.g. "llm.fast_model"; "" for the document itself
-	Line int    // 1-based line in the YAML, 0 when unknown
-	Msg  string // what is wrong and what is allowed
-}
-
-func (e *KeyError) Error() string {
-	var b strings.Builder
-	if e.Line > 0 {
-		fmt.Fprintf(&b, "line %d: ", e.Line)
-	}
-	if e.Key != "" {
-		b.WriteString(e.Key)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
 }
 
 func joinKeyErrors(errs []*KeyError) error {

@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -85,49 +84,6 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-type checker []*KeyError
-
-func (c *checker) add(key, format string, args ...any) {
-	*c = append(*c, &KeyError{Key: key, Msg: fmt.Sprintf(format, args...)})
-}
-
-func (c *checker) oneOf(key, v string, allowed ...string) {
-	if !slices.Contains(allowed, v) {
-		c.add(key, "must be one of %s; got %q", strings.Join(allowed, ", "), v)
-	}
-}
-
-func (c *checker) httpURL(key, v string, httpsOnly bool) {
-	u, err := url.Parse(v)
-	ok := err == nil && u.Host != "" && (u.Scheme == "https" || u.Scheme == "http" && !httpsOnly)
-	switch {
-	case ok:
-	case httpsOnly:
-		c.add(key, "must be an https:// URL such as https://bot.example.com/telegram; got %q", v)
-	default:
-		c.add(key, "must be an http:// or https:// URL; got %q", v)
-	}
-}
-
-func (c *checker) listen(key, v, example string) {
-	_, port, err := net.SplitHostPort(v)
-	if _, perr := strconv.ParseUint(port, 10, 16); err != nil || perr != nil {
-		c.add(key, "must be host:port such as %s; got %q", example, v)
-	}
-}
-
-func (c *checker) positive(key string, d Duration) {
-	if d <= 0 {
-		c.add(key, "must be a duration greater than 0 such as \"90s\" or \"6h\"; got %s", d)
-	}
-}
-
-func (c *checker) notEmpty(key, v string) {
-	if strings.TrimSpace(v) == "" {
-		c.add(key, "must not be empty")
-	}
 }
 
 // validBotToken reports whether s has the shape of a Bot API token: the bot's numeric id,

@@ -1,22 +1,20 @@
 package config
 
 import (
-	"maps"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/anima-bot/anima/brain"
 )
 
 // validate checks the configuration one section at a time; the problems come back in
 // the order the sections are checked.
 func (c Config) validate() []*KeyError {
 	var p checker
-	c.validateInnerlife(&p)
-	c.validateMCP(&p)
+	for key, s := range c.Plugins.sections() {
+		s.Validate(&p, key)
+	}
+	c.MCP.Validate(&p, "mcp")
 	c.validateTelegram(&p)
 	c.validateLLM(&p)
 	c.validateLimits(&p)
@@ -25,21 +23,9 @@ func (c Config) validate() []*KeyError {
 	c.validateUser(&p)
 	c.validatePersona(&p)
 	c.validateBrain(&p)
-	p.oneOf("llm.answer_format", c.LLM.AnswerFormat, "auto", "json_schema", "text")
+	p.OneOf("llm.answer_format", c.LLM.AnswerFormat, "auto", "json_schema", "text")
 	c.validateLog(&p)
 	return p
-}
-
-// validateInnerlife checks plugins.innerlife.
-func (c Config) validateInnerlife(p *checker) {
-	il := c.Plugins.Innerlife
-	if h, m, ok := strings.Cut(il.DreamAt, ":"); !ok || len(h) != 2 || len(m) != 2 || atoi2(h) > 23 || atoi2(m) > 59 {
-		p.add("plugins.innerlife.dream_at", "want a local time \"HH:MM\" such as \"04:00\"; got %q", il.DreamAt)
-	}
-	p.positive("plugins.innerlife.dream_min_quiet", il.DreamMinQuiet)
-	if il.JournalPerDay < 1 {
-		p.add("plugins.innerlife.journal_per_day", "must be at least 1; got %d", il.JournalPerDay)
-	}
 }
 
 // validateTelegram checks telegram: the token's shape (never echoing it), the API URL,
@@ -50,18 +36,18 @@ func (c Config) validateTelegram(p *checker) {
 	case tok == "": // ValidateRun requires one
 	case strings.ContainsFunc(tok, unicode.IsSpace):
 		// Never echo the token: not even in an error.
-		p.add("telegram.token", "contains whitespace (a trailing newline from a secret file?): "+
+		p.Add("telegram.token", "contains whitespace (a trailing newline from a secret file?): "+
 			"remove it; the value is not shown")
 	case !validBotToken(tok):
-		p.add("telegram.token", "does not look like a Bot API token from @BotFather: want digits, a colon, "+
+		p.Add("telegram.token", "does not look like a Bot API token from @BotFather: want digits, a colon, "+
 			"then 30 or more of A-Z a-z 0-9 _ - (such as 123456789:AAH…); the value is not shown")
 	}
-	p.httpURL("telegram.api_url", t.APIURL, false)
-	p.oneOf("telegram.mode", t.Mode, ModePolling, ModeWebhook)
+	p.HTTPURL("telegram.api_url", t.APIURL, false)
+	p.OneOf("telegram.mode", t.Mode, ModePolling, ModeWebhook)
 	c.validateWebhook(p)
 	for i, id := range t.AllowedUsers {
 		if id <= 0 {
-			p.add("telegram.allowed_users", "entry %d is %d: Telegram user ids are positive integers", i+1, id)
+			p.Add("telegram.allowed_users", "entry %d is %d: Telegram user ids are positive integers", i+1, id)
 		}
 	}
 }
@@ -69,25 +55,25 @@ func (c Config) validateTelegram(p *checker) {
 // validateWebhook checks telegram.webhook.
 func (c Config) validateWebhook(p *checker) {
 	t := c.Telegram
-	p.listen("telegram.webhook.listen", t.Webhook.Listen, "127.0.0.1:8443")
+	p.Listen("telegram.webhook.listen", t.Webhook.Listen, "127.0.0.1:8443")
 	switch path := t.Webhook.Path; {
 	case !strings.HasPrefix(path, "/"):
-		p.add("telegram.webhook.path", "must start with \"/\", e.g. /telegram; got %q", path)
+		p.Add("telegram.webhook.path", "must start with \"/\", e.g. /telegram; got %q", path)
 	case strings.ContainsFunc(path, func(r rune) bool { return r == '{' || r == '}' || unicode.IsSpace(r) }):
 		// The path becomes an http.ServeMux pattern, which reads these as a method
 		// separator or a wildcard (and panics on a malformed one).
-		p.add("telegram.webhook.path", "must not contain spaces or braces; got %q", path)
+		p.Add("telegram.webhook.path", "must not contain spaces or braces; got %q", path)
 	}
 	if t.Webhook.PublicURL != "" {
-		p.httpURL("telegram.webhook.public_url", t.Webhook.PublicURL, true)
+		p.HTTPURL("telegram.webhook.public_url", t.Webhook.PublicURL, true)
 	}
 	switch secret := t.Webhook.SecretToken; {
 	case t.Mode != ModeWebhook:
 	case secret == "":
-		p.add("telegram.webhook.secret_token", "is required in webhook mode: set ANIMA_WEBHOOK_SECRET "+
+		p.Add("telegram.webhook.secret_token", "is required in webhook mode: set ANIMA_WEBHOOK_SECRET "+
 			"to 1–256 characters of A-Z a-z 0-9 _ -")
 	case !validSecretToken(string(secret)):
-		p.add("telegram.webhook.secret_token", "must be 1–256 characters of A-Z a-z 0-9 _ -; "+
+		p.Add("telegram.webhook.secret_token", "must be 1–256 characters of A-Z a-z 0-9 _ -; "+
 			"the value set (%d bytes) is too long or has other characters", len(secret))
 	}
 }
@@ -95,66 +81,66 @@ func (c Config) validateWebhook(p *checker) {
 // validateLLM checks llm.
 func (c Config) validateLLM(p *checker) {
 	l := c.LLM
-	p.httpURL("llm.base_url", l.BaseURL, false)
-	p.notEmpty("llm.fast_model", l.FastModel)
-	p.notEmpty("llm.smart_model", l.SmartModel)
-	p.positive("llm.request_timeout", l.RequestTimeout)
+	p.HTTPURL("llm.base_url", l.BaseURL, false)
+	p.NotEmpty("llm.fast_model", l.FastModel)
+	p.NotEmpty("llm.smart_model", l.SmartModel)
+	p.Positive("llm.request_timeout", l.RequestTimeout)
 	if !(l.ConfidenceThreshold >= 0 && l.ConfidenceThreshold <= 1) {
-		p.add("llm.confidence_threshold", "must be between 0 and 1; got %v", l.ConfidenceThreshold)
+		p.Add("llm.confidence_threshold", "must be between 0 and 1; got %v", l.ConfidenceThreshold)
 	}
 	if l.DailyTokenBudget < 0 {
-		p.add("llm.daily_token_budget", "must be 0 (unlimited) or more; got %d", l.DailyTokenBudget)
+		p.Add("llm.daily_token_budget", "must be 0 (unlimited) or more; got %d", l.DailyTokenBudget)
 	}
 	if l.DailyUserTokenBudget < 0 {
-		p.add("llm.daily_user_token_budget", "must be 0 (no per-user share) or more; got %d", l.DailyUserTokenBudget)
+		p.Add("llm.daily_user_token_budget", "must be 0 (no per-user share) or more; got %d", l.DailyUserTokenBudget)
 	}
 	if l.ContextTokens < 500 {
-		p.add("llm.context_tokens", "must be at least 500; got %d", l.ContextTokens)
+		p.Add("llm.context_tokens", "must be at least 500; got %d", l.ContextTokens)
 	}
 	if l.MaxOutputTokens <= 0 {
-		p.add("llm.max_output_tokens", "must be greater than 0; got %d", l.MaxOutputTokens)
+		p.Add("llm.max_output_tokens", "must be greater than 0; got %d", l.MaxOutputTokens)
 	}
-	p.positive("llm.max_audio", l.MaxAudio)
+	p.Positive("llm.max_audio", l.MaxAudio)
 }
 
 // validateLimits checks limits.
 func (c Config) validateLimits(p *checker) {
 	lim := c.Limits
 	if lim.PendingRemindersPerChat < 1 {
-		p.add("limits.pending_reminders_per_chat", "must be at least 1; got %d", lim.PendingRemindersPerChat)
+		p.Add("limits.pending_reminders_per_chat", "must be at least 1; got %d", lim.PendingRemindersPerChat)
 	}
 	if lim.RemindersPerRun < 1 {
-		p.add("limits.reminders_per_run", "must be at least 1; got %d", lim.RemindersPerRun)
+		p.Add("limits.reminders_per_run", "must be at least 1; got %d", lim.RemindersPerRun)
 	}
 	if lim.UserRunsPerMinute < 0 {
-		p.add("limits.user_runs_per_minute", "must be 0 (no limit) or more; got %d", lim.UserRunsPerMinute)
+		p.Add("limits.user_runs_per_minute", "must be 0 (no limit) or more; got %d", lim.UserRunsPerMinute)
 	}
 	if lim.AudioPerUserPerDay < 0 {
-		p.add("limits.audio_per_user_per_day", "must be 0 (no cap) or more; got %s", lim.AudioPerUserPerDay)
+		p.Add("limits.audio_per_user_per_day", "must be 0 (no cap) or more; got %s", lim.AudioPerUserPerDay)
 	}
 }
 
 // validateStorage checks storage and metrics.
 func (c Config) validateStorage(p *checker) {
-	p.notEmpty("storage.path", c.Storage.Path)
-	p.positive("storage.compact_interval", c.Storage.CompactInterval)
+	p.NotEmpty("storage.path", c.Storage.Path)
+	p.Positive("storage.compact_interval", c.Storage.CompactInterval)
 	if c.Metrics.Listen != "" {
-		p.listen("metrics.listen", c.Metrics.Listen, "127.0.0.1:9464 (or \"\" to disable)")
+		p.Listen("metrics.listen", c.Metrics.Listen, "127.0.0.1:9464 (or \"\" to disable)")
 	}
 }
 
 // validateProactive checks proactive.
 func (c Config) validateProactive(p *checker) {
 	pr := c.Proactive
-	p.positive("proactive.min_silence", pr.MinSilence)
-	p.positive("proactive.cooldown", pr.Cooldown)
-	p.positive("proactive.followup_after", pr.FollowupAfter)
+	p.Positive("proactive.min_silence", pr.MinSilence)
+	p.Positive("proactive.cooldown", pr.Cooldown)
+	p.Positive("proactive.followup_after", pr.FollowupAfter)
 	// proactive.quiet_hours is checked as it is decoded: a brain.QuietHours is valid.
 	if pr.MaxPerDay < 0 {
-		p.add("proactive.max_per_day", "must be 0 or more; got %d", pr.MaxPerDay)
+		p.Add("proactive.max_per_day", "must be 0 or more; got %d", pr.MaxPerDay)
 	}
 	if pr.Jitter < 0 || pr.Jitter.Std() > 6*time.Hour {
-		p.add("proactive.jitter", "must be between 0 (exact thresholds) and 6h; got %s", pr.Jitter)
+		p.Add("proactive.jitter", "must be between 0 (exact thresholds) and 6h; got %s", pr.Jitter)
 	}
 }
 
@@ -162,27 +148,27 @@ func (c Config) validateProactive(p *checker) {
 func (c Config) validateUser(p *checker) {
 	switch tz := c.User.Timezone; {
 	case tz == "" || tz == "Local":
-		p.add("user.timezone", "must be an IANA time zone such as Europe/Berlin or UTC; got %q", tz)
+		p.Add("user.timezone", "must be an IANA time zone such as Europe/Berlin or UTC; got %q", tz)
 	default:
 		if _, err := time.LoadLocation(tz); err != nil {
-			p.add("user.timezone", "unknown time zone %q: use an IANA name such as Europe/Berlin or UTC", tz)
+			p.Add("user.timezone", "unknown time zone %q: use an IANA name such as Europe/Berlin or UTC", tz)
 		}
 	}
 }
 
 // validatePersona checks persona.
 func (c Config) validatePersona(p *checker) {
-	p.notEmpty("persona.name", c.Persona.Name)
-	p.notEmpty("persona.apology", c.Persona.Apology)
+	p.NotEmpty("persona.name", c.Persona.Name)
+	p.NotEmpty("persona.apology", c.Persona.Apology)
 	if n := len(c.Persona.Interests); n > MaxInterests {
-		p.add("persona.interests", "at most %d interests; got %d", MaxInterests, n)
+		p.Add("persona.interests", "at most %d interests; got %d", MaxInterests, n)
 	}
 	for i, in := range c.Persona.Interests {
 		switch {
 		case strings.TrimSpace(in) == "":
-			p.add("persona.interests", "item %d is empty: each interest is a short line such as \"where words come from\"", i+1)
+			p.Add("persona.interests", "item %d is empty: each interest is a short line such as \"where words come from\"", i+1)
 		case utf8.RuneCountInString(in) > MaxInterestRunes:
-			p.add("persona.interests", "item %d is %d characters long; at most %d", i+1, utf8.RuneCountInString(in), MaxInterestRunes)
+			p.Add("persona.interests", "item %d is %d characters long; at most %d", i+1, utf8.RuneCountInString(in), MaxInterestRunes)
 		}
 	}
 }
@@ -190,55 +176,12 @@ func (c Config) validatePersona(p *checker) {
 // validateBrain checks brain.tick.
 func (c Config) validateBrain(p *checker) {
 	if tick := c.Brain.Tick; tick < Duration(10*time.Millisecond) || tick > Duration(time.Minute) {
-		p.add("brain.tick", "must be between 10ms and 1m; got %s", tick)
+		p.Add("brain.tick", "must be between 10ms and 1m; got %s", tick)
 	}
 }
 
 // validateLog checks log.
 func (c Config) validateLog(p *checker) {
-	p.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
-	p.oneOf("log.format", c.Log.Format, "text", "json")
-}
-
-// mcpServerName is what an MCP server's name may be: it prefixes its tools' names.
-func mcpServerName(s string) bool {
-	if s == "" || len(s) > 32 {
-		return false
-	}
-	for _, r := range s {
-		if !(r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// validateMCP checks mcp.servers, in the order of their names.
-func (c Config) validateMCP(p *checker) {
-	for _, name := range slices.Sorted(maps.Keys(c.MCP.Servers)) {
-		s := c.MCP.Servers[name]
-		key := "mcp.servers." + name
-		if !mcpServerName(name) {
-			p.add(key, "a server's name prefixes its tools' names: use 1 to 32 of A-Z a-z 0-9 - (no _); got %q", name)
-		}
-		switch {
-		case len(s.Command) > 0 && s.URL != "":
-			p.add(key, "set either command (a stdio server) or url (streamable HTTP), not both")
-		case len(s.Command) == 0 && s.URL == "":
-			p.add(key, "set command (the argv of a stdio server) or url (a streamable-HTTP endpoint)")
-		case len(s.Command) > 0 && strings.TrimSpace(s.Command[0]) == "":
-			p.add(key+".command", "the program (its first element) must not be empty")
-		case s.URL != "":
-			p.httpURL(key+".url", s.URL, false)
-		}
-		if len(s.Headers) > 0 && s.URL == "" {
-			p.add(key+".headers", "are sent only to a url server; this one runs a command")
-		}
-		for _, pr := range s.Profiles {
-			p.oneOf(key+".profiles", string(pr), string(brain.ProfileChat), string(brain.ProfileProactive), string(brain.ProfileDream))
-		}
-		for _, t := range s.Tools {
-			p.notEmpty(key+".tools", t)
-		}
-	}
+	p.OneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	p.OneOf("log.format", c.Log.Format, "text", "json")
 }

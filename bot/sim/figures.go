@@ -120,7 +120,7 @@ type sendRow struct {
 // hindsight figure beside it, the inferred sleep and the summary of the active hours.
 func (t *timeline) measure() timing {
 	var f timing
-	// As the core loop (brain/step.go): answers to anima's first contact and the
+	// As the core loop (brain/loop/step.go): answers to anima's first contact and the
 	// conversation it opened are left out (Relationship.OwnMessage).
 	var rel brain.Relationship
 	for _, r := range t.rows {

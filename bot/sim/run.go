@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,9 +13,9 @@ import (
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
-	"github.com/anima-bot/anima/brain/memory"
-	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/storage"
 )
@@ -31,48 +30,46 @@ type Options struct {
 	Progress io.Writer
 	// Now is the wall clock the progress bar reads (default time.Now).
 	Now func() time.Time
+	// Draw, if set, draws timeline.png (plot.Draw: anima-sim's); without it Run writes
+	// the other two files.
+	Draw Drawer
 }
 
-// simClock is the simulated time the brain, cognition, memory and schedules read.
-type simClock struct{ now time.Time }
-
-func (c *simClock) Now() time.Time { return c.now }
-
-// scenarioSim is one scenario replayed through anima's real pieces: the Stepper (autonomic
-// and aggregation layers with the plugins' neurons, and the wake bookkeeping), cognition
-// with its memory, tools and the plugins' tools and prompt sections over the scripted
-// model's endpoint, the journal (plugin changes included) over a temporary bbolt store,
-// the plugins' daily jobs (the inner life's dream) on the simulated clock, and the
-// scripted user as the channel.
+// scenarioSim is one scenario replayed through anima's real pieces, as bot.Assemble builds
+// them for `anima run`: the core loop (the autonomic and aggregation layers with the
+// plugins' neurons, the wake bookkeeping, the chat's queue, the turn, its commit and
+// delivery), driven one step at a time (loop.Loop.Drive); cognition with its memory,
+// tools and the plugins' tools and prompt sections over the scripted model's endpoint;
+// the journal (plugin changes included) over a temporary bbolt store; the plugins' daily
+// jobs (the inner life's dream) on the simulated clock; and the scripted user as the
+// channel. It watches the loop through its seams (watch.go).
 type scenarioSim struct {
-	sc      Scenario
-	clock   *simClock
-	store   *storage.Store
-	st      *brain.State
-	agg     brain.Aggregator
-	stepper *brain.Stepper
-	think   brain.Thinker
-	journal bot.TurnJournal
-	jobs    *plugins.Jobs
-	row     *simRow // the step's row, for the jobs' runs
-	model   *simModel
-	user    *simUser
-	tl      *timeline
-	log     *slog.Logger
-	apology string
+	sc    Scenario
+	clock *braintest.Clock // the simulated time the brain, cognition, memory and schedules read
+	store *storage.Store
+	st    *brain.State
+	agg   brain.Aggregator
+	loop  *loop.Loop
+	think brain.Thinker // cognition
+	jobs  *plugins.Jobs
+	row   *simRow   // the step's row
+	runs  []*simRun // the step's cognition runs, in order
+	model *simModel
+	user  *simUser
+	tl    *timeline
 }
 
-// Run replays sc under a simulated clock and writes timeline.csv,
-// timeline.png and summary.txt into dir (created if needed). The store is a temporary
+// Run replays sc under a simulated clock and writes timeline.csv, summary.txt and
+// (with opts.Draw) timeline.png into dir (created if needed). The store is a temporary
 // file, removed afterwards; nothing leaves the machine (the model is a scripted endpoint
 // on 127.0.0.1). The same configuration, scenario and seed give the same files.
-func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts Options) (bot.SimResult, error) {
+func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts Options) (Result, error) {
 	tl, err := runScenario(ctx, cfg, sc, opts)
 	if err != nil {
-		return bot.SimResult{}, err
+		return Result{}, err
 	}
-	if err := tl.write(dir); err != nil {
-		return bot.SimResult{}, err
+	if err := tl.write(dir, opts.Draw); err != nil {
+		return Result{}, err
 	}
 	return tl.result(), nil
 }
@@ -82,32 +79,42 @@ func runScenario(ctx context.Context, cfg config.Config, sc Scenario, opts Optio
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	var tl *timeline
+	err := withStore(func(store *storage.Store) error {
+		s, err := newScenarioSim(cfg, sc, store)
+		if err != nil {
+			return err
+		}
+		defer s.model.Close()
+		if err := s.run(ctx, newProgress(opts.Progress, opts.Now)); err != nil {
+			return err
+		}
+		if v := s.model.violations(); len(v) > 0 {
+			return fmt.Errorf("sim: the model endpoint saw invalid requests: %v", v)
+		}
+		tl = s.tl
+		return nil
+	})
+	return tl, err
+}
+
+// withStore runs f over a store in a temporary file, removed afterwards.
+func withStore(f func(*storage.Store) error) error {
 	tmp, err := os.MkdirTemp("", "anima-sim-")
 	if err != nil {
-		return nil, fmt.Errorf("sim store: %w", err)
+		return fmt.Errorf("sim store: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	store, err := storage.Open(filepath.Join(tmp, "anima.db"), storage.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer store.Close()
-	s, err := newScenarioSim(cfg, sc, store)
-	if err != nil {
-		return nil, err
-	}
-	defer s.model.Close()
-	if err := s.run(ctx, newProgress(opts.Progress, opts.Now)); err != nil {
-		return nil, err
-	}
-	if v := s.model.violations(); len(v) > 0 {
-		return nil, fmt.Errorf("sim: the model endpoint saw invalid requests: %v", v)
-	}
-	return s.tl, nil
+	return f(store)
 }
 
-// newScenarioSim builds the pieces, as assemble does for `anima run`, on the simulated
-// clock.
+// newScenarioSim builds the pieces through bot.Assemble, as `anima run` does, on the
+// simulated clock with the scripted model.
 func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scenarioSim, error) {
 	zone, err := cfg.User.Location()
 	if err != nil {
@@ -123,37 +130,25 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, userZone)
 	rng := rand.New(rand.NewPCG(sc.Seed, 0x616e696d61)) // "anima"
 	log := slog.New(slog.DiscardHandler)
-	s := &scenarioSim{sc: sc, clock: &simClock{now: start}, store: store, log: log, apology: cfg.Persona.Apology}
+	s := &scenarioSim{sc: sc, clock: braintest.NewClock(start), store: store}
 
 	if s.model, err = newSimModel(sc.Model, rng); err != nil {
 		return nil, err
 	}
-	client := cognition.NewClient(s.model.URL(), "sim", cfg.LLM.RequestTimeout.Std())
-	mem := memory.New(store, &memory.OpenAISummarizer{Client: client, Model: cfg.LLM.FastModel, MaxTokens: 400},
-		memory.Options{Logger: log, Clock: s.clock})
-	sched := schedule.New(store, schedule.Options{Clock: s.clock, DefaultZone: zone, Logger: log})
-	plugs, err := bot.NewPlugins(cfg, store, s.clock, log, nil)
+	parts, err := bot.Assemble(cfg, store, bot.Options{Clock: s.clock, Logger: log, Seed: sc.Seed,
+		LLM: cognition.NewClient(s.model.URL(), "sim", cfg.LLM.RequestTimeout.Std())})
 	if err != nil {
 		s.model.Close()
 		return nil, err
 	}
-	tools, err := plugs.Tools(mem, sched)
-	if err != nil {
-		s.model.Close()
-		return nil, err
-	}
-	s.think = cognition.New(bot.CognitionConfig(cfg, zone), client, mem, tools,
-		cognition.Options{Logger: log, Clock: s.clock, Sections: plugs.Sections})
-	s.journal = plugs.Journal(mem, sched, log)
-	s.jobs = plugs.Jobs(dreamer{s}, s.journal, zone, s.chats)
-
-	pol := cfg.Proactive.Policy()
-	pol.Seed = sc.Seed // the scenario's seed picks the timing jitter too: a run repeats
-	agg, auto := bot.ProactiveLayers(pol, nil, plugs.Neurons()...)
-	s.agg = agg
-	s.st = brain.NewState(zone)
+	s.think = parts.Cognition
+	pol := parts.Policy // the scenario's seed picks the timing jitter too: a run repeats
+	s.agg, s.st = parts.Aggregator, parts.State
+	s.jobs = parts.Plugins.Jobs(dreamer{s}, parts.Journal, zone, chatsOf(s.st))
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
-	s.stepper = brain.NewStepper(brain.StepperDeps{State: s.st, Autonomic: auto, Aggregator: agg, Logger: log})
+	deps := parts.LoopDeps()
+	deps.Thinker, deps.Journal = thinker{s}, journal{TurnJournal: parts.Journal, s: s}
+	s.loop = loop.New(loop.NewInbox(), sender{s}, bot.LoopConfig(cfg, false), deps)
 	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
 	s.tl = newTimeline(sc, pol, userZone, start)
 	return s, nil
@@ -161,16 +156,17 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 
 // run steps the brain through the scenario's days.
 func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
-	start, step := s.clock.now, s.sc.Step.Std()
+	start, step := s.clock.Now(), s.sc.Step.Std()
 	end := s.user.dayStart(s.sc.Days + 1)
 	total := int(end.Sub(start) / step)
-	var wakes []brain.Wake
 	for i, now := 0, start; now.Before(end); i, now = i+1, now.Add(step) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s.clock.now, s.user.now = now, now
+		s.clock.Set(now)
+		s.user.now = now
 		row := s.tl.add(now, simChat)
+		s.row, s.runs = row, s.runs[:0]
 		sigs := s.user.due(now)
 		if len(sigs) > 0 {
 			recorded, err := s.store.Record("sim", sigs, 0)
@@ -181,13 +177,11 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 			row.msgs[msgUser] += len(sigs)
 		}
 		pending := s.pendingCheckins()
-		wakes = append(wakes[:0], s.stepper.Step(now, sigs)...)
-		for _, w := range wakes {
-			if err := s.turn(ctx, w, row); err != nil {
-				return err
-			}
-		}
-		s.row = row
+		calls, sums := s.model.requests()
+		s.loop.Drive(ctx, now, sigs)
+		c, m := s.model.requests()
+		row.modelCalls += c - calls + m - sums
+		s.sent()
 		s.jobs.Step(ctx, now)
 		if rel := s.st.Rel(simChat); rel != nil {
 			row.pressure = rel.SocialPressure
@@ -245,16 +239,6 @@ func (s *scenarioSim) noteDue(now time.Time, before map[string]bool) {
 	}
 }
 
-// chats are the relationships the plugins' jobs see: the state's, as the loop's
-// persister saves them after every tick that changed them.
-func (s *scenarioSim) chats() ([]brain.Relationship, error) {
-	rels := make([]brain.Relationship, 0, len(s.st.Rels))
-	for _, r := range s.st.Rels {
-		rels = append(rels, *r)
-	}
-	return rels, nil
-}
-
 // dreamer is the thinker the plugins' jobs run cognition through: it scripts the model
 // for a dream and records the run (and its model calls) in the step's row.
 type dreamer struct{ s *scenarioSim }
@@ -267,14 +251,9 @@ func (d dreamer) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error)
 	c, m := s.model.requests()
 	s.row.modelCalls += c - calls + m - sums
 	s.row.dreams++
-	s.tl.dream(s.clock.now, w.Reason)
+	s.tl.dream(s.clock.Now(), w.Reason)
 	if err != nil {
 		s.row.failed++
 	}
 	return out, err
 }
-
-// errIntent is returned when the scripted model produced an intent the simulation does
-// not apply: the loop's own (brain.InLoop) intents, which its scripted tool calls never
-// produce.
-var errIntent = errors.New("sim: cognition returned an intent the simulation does not apply")

@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 )
 
 func TestParseScenarioStrict(t *testing.T) {
-	t.Parallel()
 	tests := []struct {
 		name, yaml string
 		want       string // in the error; "" means valid
@@ -93,57 +91,6 @@ func simConfig() config.Config {
 	return cfg
 }
 
-// TestExampleScenarios runs every shipped scenario and checks the three files and the
-// rules every run keeps: each user message answered once, nothing proactive in quiet
-// hours, at most max_per_day proactive wakes a day.
-func TestExampleScenarios(t *testing.T) {
-	t.Parallel()
-	for name, sc := range examples(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			cfg := simConfig()
-			dir := t.TempDir()
-			began := time.Now()
-			res, err := Run(context.Background(), cfg, sc, dir, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s: %d days in %v (wall clock)", name, sc.Days, time.Since(began).Round(time.Millisecond))
-			for _, f := range []string{"timeline.csv", "timeline.png", "summary.txt"} {
-				b, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(b) == 0 {
-					t.Errorf("%s is empty", f)
-				}
-			}
-			png, _ := os.ReadFile(filepath.Join(dir, "timeline.png"))
-			if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-				t.Error("timeline.png is not a PNG")
-			}
-			summary, _ := os.ReadFile(filepath.Join(dir, "summary.txt"))
-			if !strings.Contains(string(summary), "day 7: ") || !strings.Contains(string(summary), "total: ") {
-				t.Errorf("summary.txt lacks the per-day table:\n%s", summary)
-			}
-			f, _ := os.Open(filepath.Join(dir, "timeline.csv"))
-			defer f.Close()
-			recs, err := csv.NewReader(f).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := sc.Days*24*60 + 1; len(recs) != want {
-				t.Errorf("timeline.csv has %d lines, want %d (a header and one per simulated minute)", len(recs), want)
-			}
-			for i, n := range res.PerDay {
-				if n > cfg.Proactive.MaxPerDay {
-					t.Errorf("day %d: %d proactive wakes, max_per_day is %d", i+1, n, cfg.Proactive.MaxPerDay)
-				}
-			}
-		})
-	}
-}
-
 // runExample replays a shipped scenario and returns its timeline.
 func runExample(t *testing.T, name string) *timeline {
 	t.Helper()
@@ -155,10 +102,8 @@ func runExample(t *testing.T, name string) *timeline {
 }
 
 func TestScenarioInvariants(t *testing.T) {
-	t.Parallel()
 	for _, name := range []string{"chatty", "night-owl", "shift-worker", "never-answers", "blocks"} {
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
 			tl := runExample(t, name)
 			asked, replies, user := 0, 0, 0
 			for _, r := range tl.rows {
@@ -183,7 +128,6 @@ func TestScenarioInvariants(t *testing.T) {
 // TestNeverAnsweringUserHabituates: each unanswered proactive message doubles the silence
 // anima waits for, so the gaps between its messages grow.
 func TestNeverAnsweringUserHabituates(t *testing.T) {
-	t.Parallel()
 	tl := runExample(t, "never-answers")
 	var at []time.Time
 	for _, r := range tl.rows {
@@ -212,7 +156,6 @@ func TestNeverAnsweringUserHabituates(t *testing.T) {
 // TestBlockedUserGetsNothing: after the user blocks the bot, nothing reaches them; the
 // one message that discovers the block is refused and the relationship goes dormant.
 func TestBlockedUserGetsNothing(t *testing.T) {
-	t.Parallel()
 	tl := runExample(t, "blocks")
 	refused, wakesAfter, before := 0, 0, 0
 	var refusedAt time.Time
@@ -246,7 +189,6 @@ func TestBlockedUserGetsNothing(t *testing.T) {
 }
 
 func TestScenarioDeterministic(t *testing.T) {
-	t.Parallel()
 	sc := examples(t)["chatty"]
 	read := func() (csvText, summary []byte) {
 		dir := t.TempDir()

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -65,7 +64,7 @@ type timeline struct {
 	loc   *time.Location // the user's zone
 	start time.Time
 	rows  []simRow
-	// wakeLines are the proactive wakes as PrintSim lists them.
+	// wakeLines are the proactive wakes as Print lists them.
 	wakeLines []string
 	perDay    []int // proactive wakes (check-ins included) per local day
 	checkins  []int // concern check-in wakes per local day
@@ -122,10 +121,10 @@ func (t *timeline) listed(at time.Time, r brain.Reason) (int, bool) {
 	return d, d >= 0 && d < len(t.perDay)
 }
 
-// result is the run as Simulate reports one: proactive wakes, check-ins and dreams per
+// result is the run as Silent reports one: proactive wakes, check-ins and dreams per
 // local day, listed.
-func (t *timeline) result() bot.SimResult {
-	return bot.SimResult{PerDay: append([]int(nil), t.perDay...), Checkins: append([]int(nil), t.checkins...),
+func (t *timeline) result() Result {
+	return Result{PerDay: append([]int(nil), t.perDay...), Checkins: append([]int(nil), t.checkins...),
 		Dreams: append([]int(nil), t.dreams...), Wakes: append([]string(nil), t.wakeLines...)}
 }
 
@@ -145,8 +144,9 @@ func (t *timeline) totals() (msgs [msgKinds]int, wakes, calls, silent, failed, r
 	return msgs, wakes, calls, silent, failed, refused, dreams
 }
 
-// write writes timeline.csv, timeline.png and summary.txt into dir.
-func (t *timeline) write(dir string) error {
+// write writes timeline.csv, summary.txt and, drawn by draw (if not nil), timeline.png
+// into dir.
+func (t *timeline) write(dir string, draw Drawer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("sim output: %w", err)
 	}
@@ -156,8 +156,11 @@ func (t *timeline) write(dir string) error {
 	}{
 		{"timeline.csv", t.writeCSV},
 		{"summary.txt", t.writeSummary},
-		{"timeline.png", t.writePNG},
+		{"timeline.png", func(w io.Writer) error { return draw(w, t.picture()) }},
 	} {
+		if f.name == "timeline.png" && draw == nil {
+			continue
+		}
 		if err := writeFile(filepath.Join(dir, f.name), f.write); err != nil {
 			return err
 		}
@@ -227,7 +230,7 @@ func (t *timeline) writeCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// writeSummary writes the per-day table of `anima sim` (PrintSim), then the run's totals.
+// writeSummary writes the per-day table of `anima sim` (Print), then the run's totals.
 func (t *timeline) writeSummary(w io.Writer) error {
 	name := t.sc.Name
 	if name == "" {
@@ -235,7 +238,7 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "scenario %s: %d days from %s, seed %d, user zone %s, step %s\n\n",
 		name, t.sc.Days, t.sc.Start, t.sc.Seed, t.loc, t.sc.Step)
-	bot.PrintPerDay(w, t.result(), "simulated days")
+	printPerDay(w, t.result(), "simulated days")
 	msgs, wakes, calls, silent, failed, refused, dreams := t.totals()
 	fmt.Fprintf(w, "\nwakes: %d; dreams: %d; model requests: %d; proactive runs that said nothing: %d; failed runs: %d\n",
 		wakes, dreams, calls, silent, failed)

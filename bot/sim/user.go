@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // simUser is the scripted person at the other end: it plans when they write on their
 // own, decides whether and when they answer what anima sends, and receives anima's
-// messages as the channel would (a brain.Sender), refusing them once they blocked the bot.
+// messages as the channel would (a loop.Sender), refusing them once they blocked the bot.
 type simUser struct {
 	sc    SimUser
 	rng   *rand.Rand
@@ -32,7 +33,7 @@ type simUser struct {
 	refused  int
 }
 
-var _ brain.Sender = (*simUser)(nil)
+var _ loop.Sender = (*simUser)(nil)
 
 // newSimUser plans the scripted user's own messages over days days from start.
 func newSimUser(sc SimUser, rng *rand.Rand, loc *time.Location, start time.Time, days int, chat int64) *simUser {

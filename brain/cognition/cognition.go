@@ -180,15 +180,7 @@ type Cognition struct {
 	noFormat sync.Map
 	sects    func(w brain.Wake, now time.Time) []brain.Section
 	refused  *brain.Refusals
-
-	tokMu  sync.Mutex
-	tokDay string
-	tokSum int
-	// per user, on tokDay: tokens spent, and who was told their share is spent
-	tokUser  map[int64]int
-	tokTold  map[int64]bool
-	audUser  map[int64]int // seconds of each user's recordings transcribed on tokDay
-	tokDirty bool          // changed since UserUsage was last read
+	budget   *dailyBudget // what runs spend a day (budget.go)
 }
 
 var _ brain.Thinker = (*Cognition)(nil)
@@ -206,9 +198,6 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		retries: opts.Retries, backoff: opts.Backoff, sects: opts.Sections,
 		m: newMetrics(opts.Registerer), mm: newMediaMetrics(opts.Registerer),
 		refused: opts.Refusals,
-		tokUser: map[int64]int{},
-		tokTold: map[int64]bool{},
-		audUser: map[int64]int{},
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -217,6 +206,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 	if c.clock == nil {
 		c.clock = brain.RealClock{}
 	}
+	c.budget = newDailyBudget(cfg, c.clock)
 	if c.sleep == nil {
 		c.sleep = brain.Sleep
 	}
@@ -250,143 +240,6 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 	return c
 }
 
-// TokensToday is the number of tokens spent so far today (DefaultZone's day).
-func (c *Cognition) TokensToday() int {
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	if c.tokDay != c.day(c.clock.Now()) {
-		return 0
-	}
-	return c.tokSum
-}
-
-func (c *Cognition) day(t time.Time) string { return t.In(c.cfg.DefaultZone).Format(time.DateOnly) }
-
-// Usage returns the day (YYYY-MM-DD in DefaultZone) and the tokens spent on it, for
-// persisting the daily budget across restarts.
-func (c *Cognition) Usage() (day string, tokens int) {
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	return c.tokDay, c.tokSum
-}
-
-// RestoreUsage sets the tokens spent on day, as saved by an earlier run; a day other than
-// today is ignored.
-func (c *Cognition) RestoreUsage(day string, tokens int) {
-	if day != c.day(c.clock.Now()) || tokens < 0 {
-		return
-	}
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	c.tokDay, c.tokSum = day, tokens
-}
-
-func (c *Cognition) addTokens(n int) {
-	day := c.day(c.clock.Now())
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	c.rollLocked(day)
-	c.tokSum += n
-}
-
-// rollLocked starts a new day's counts when day is not tokDay.
-func (c *Cognition) rollLocked(day string) {
-	if c.tokDay != day {
-		c.tokDay, c.tokSum = day, 0
-		clear(c.tokUser)
-		clear(c.tokTold)
-		clear(c.audUser)
-		c.tokDirty = true
-	}
-}
-
-// addUserTokens charges n tokens to user's share of the day.
-func (c *Cognition) addUserTokens(user int64, n int) {
-	if user == 0 || n <= 0 {
-		return
-	}
-	day := c.day(c.clock.Now())
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	c.rollLocked(day)
-	c.tokUser[user] += n
-	c.tokDirty = true
-}
-
-// userShareSpent reports whether user has spent their share today and, if so, whether
-// they are to be told now (the first time today).
-func (c *Cognition) userShareSpent(user int64) (spent, tell bool) {
-	if c.cfg.DailyUserTokenBudget <= 0 || user == 0 {
-		return false, false
-	}
-	day := c.day(c.clock.Now())
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	c.rollLocked(day)
-	if !c.spentLocked(user) {
-		return false, false
-	}
-	if c.tokTold[user] {
-		return true, false
-	}
-	c.tokTold[user] = true
-	c.tokDirty = true
-	return true, true
-}
-
-// spentLocked reports whether user's runs have spent their share today (the day rolled).
-func (c *Cognition) spentLocked(user int64) bool {
-	return c.cfg.DailyUserTokenBudget > 0 && user != 0 && c.tokUser[user] >= c.cfg.DailyUserTokenBudget
-}
-
-// UserUsage returns the day and, per user, the tokens spent on it and whether they were
-// told their share is spent, for persisting across restarts; changed says whether any of
-// it changed since the last call.
-func (c *Cognition) UserUsage() (day string, spent map[int64]int, told []int64, changed bool) {
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	changed, c.tokDirty = c.tokDirty, false
-	spent = make(map[int64]int, len(c.tokUser))
-	for u, n := range c.tokUser {
-		spent[u] = n
-	}
-	for u := range c.tokTold {
-		told = append(told, u)
-	}
-	return c.tokDay, spent, told, changed
-}
-
-// RestoreUserUsage sets the per-user counts saved by an earlier run; a day other than
-// today is ignored.
-func (c *Cognition) RestoreUserUsage(day string, spent map[int64]int, told []int64) {
-	if day != c.day(c.clock.Now()) {
-		return
-	}
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	c.rollLocked(day)
-	for u, n := range spent {
-		if n > 0 {
-			c.tokUser[u] = n
-		}
-	}
-	for _, u := range told {
-		c.tokTold[u] = true
-	}
-}
-
-// userShareUntold undoes the "told" mark of userShareSpent.
-func (c *Cognition) userShareUntold(user int64) {
-	c.tokMu.Lock()
-	defer c.tokMu.Unlock()
-	delete(c.tokTold, user)
-}
-
-// budgetSpent reports whether the daily token budget is used up.
-func (c *Cognition) budgetSpent() bool {
-	return c.cfg.DailyTokenBudget > 0 && c.TokensToday() >= c.cfg.DailyTokenBudget
-}
-
 // zone is the user's zone for w: the one the core loop looked up for the wake (Wake.Loc),
 // else DefaultZone.
 func (c *Cognition) zone(w brain.Wake) *time.Location {
@@ -401,27 +254,9 @@ func (c *Cognition) zone(w brain.Wake) *time.Location {
 // ErrUnavailable (wrapped) while the circuit breaker is open. After the daily token budget
 // is spent, wakes other than user messages get an empty Outcome.
 func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
-	profile := w.Profile
-	if profile == "" {
-		profile = brain.ProfileChat
-	}
-	if w.Reason.Code != brain.ReasonUserMessage && c.budgetSpent() {
-		c.m.runs.WithLabelValues(string(profile), "budget").Inc()
-		c.log.Info("daily token budget spent, skipping wake", "chat", w.Chat, "reason", w.Reason.Code)
-		return brain.Outcome{}, nil
-	}
-	if spent, tell := c.userShareSpent(w.User); spent {
-		c.m.runs.WithLabelValues(string(profile), "budget").Inc()
-		c.refused.Refused(brain.LimitUserTokens)
-		c.log.Info("the user's daily token share is spent, skipping wake", "chat", w.Chat, "reason", w.Reason.Code)
-		if tell && w.Reason.Code == brain.ReasonUserMessage {
-			return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: c.cfg.BudgetNotice,
-				Kind: brain.KindSystem, Plain: true, ReplyTo: replyTo(w)}}}, nil
-		}
-		if tell {
-			c.userShareUntold(w.User) // tell them when they next write
-		}
-		return brain.Outcome{}, nil
+	profile := profileOf(w)
+	if out, skip := c.overBudget(w, profile); skip {
+		return out, nil
 	}
 	mayProbe := w.Reason.Code == brain.ReasonUserMessage
 	if c.brk.isOpen(c.clock.Now(), mayProbe) {
@@ -433,46 +268,34 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 	if mayProbe {
 		ctx = context.WithValue(ctx, probeKey{}, true)
 	}
-
-	var secs []brain.Section
-	if c.sects != nil {
-		secs = c.sects(w, c.clock.Now())
-	}
-	var rc brain.Recall
-	if c.mem != nil {
-		var err error
-		rc, err = c.recall(ctx, w, secs)
-		if err != nil {
-			c.log.Warn("recall failed, thinking without memory", "chat", w.Chat, "err", err)
-			rc = brain.Recall{}
-		}
-	}
-	rc.Sections = secs
+	rc := c.remember(ctx, w)
 	out, err := c.think(ctx, w, profile, rc)
-	if _, open := c.brk.outage(); err != nil && open && !errors.Is(err, ErrUnavailable) {
-		// The run's failures opened the breaker: the endpoint is down.
+	if err != nil {
+		return brain.Outcome{}, c.failed(w, profile, err)
+	}
+	return c.settle(out, profile, rc.Sections), nil
+}
+
+// profileOf is the profile of w's run: chat unless the wake says otherwise.
+func profileOf(w brain.Wake) brain.Profile {
+	if w.Profile == "" {
+		return brain.ProfileChat
+	}
+	return w.Profile
+}
+
+// failed counts a run that produced no answer and returns its error, as ErrUnavailable
+// (wrapped) when the run's failures opened the breaker: the endpoint is down.
+func (c *Cognition) failed(w brain.Wake, profile brain.Profile, err error) error {
+	if _, open := c.brk.outage(); open && !errors.Is(err, ErrUnavailable) {
 		err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	switch {
-	case errors.Is(err, ErrUnavailable):
-		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
-		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, err)
-	case err != nil:
-		c.m.runs.WithLabelValues(string(profile), "error").Inc()
-		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, err)
-	}
-	for _, sec := range rc.Sections {
-		// A section's intents belong to the run that showed it (a due check-in it carried).
-		out.Intents = append(out.Intents, sec.Intents...)
-	}
-	label := "silent"
-	for _, in := range out.Intents {
-		if _, ok := in.(brain.SendMessage); ok {
-			label = "sent"
-		}
+	label := "error"
+	if errors.Is(err, ErrUnavailable) {
+		label = "unavailable"
 	}
 	c.m.runs.WithLabelValues(string(profile), label).Inc()
-	return out, nil
+	return fmt.Errorf("think chat %d: %w", w.Chat, err)
 }
 
 // probeKey marks the context of a run that may probe an open breaker (a run answering a

@@ -75,7 +75,7 @@ func (c *Cognition) Perceive(ctx context.Context, w brain.Wake, f brain.MediaFet
 			err           error
 		)
 		switch {
-		case c.shareUsedUp(user):
+		case c.budget.usedUp(user):
 			// No notice of its own: Think answers for the spent share, as for a text.
 			note, outcome = unperceivedNote(m), mediaLimited
 		case m.Kind.Listened():
@@ -117,7 +117,7 @@ func (c *Cognition) listen(ctx context.Context, m *brain.Media, f brain.MediaFet
 		return refuse(fmt.Sprintf(noticeTooLong, human(c.cfg.MaxAudio)), mediaRefused, nil)
 	case m.Size > brain.MaxMediaBytes:
 		return refuse(noticeTooLarge, mediaRefused, nil)
-	case !c.audioAllowed(user, m.Duration):
+	case !c.budget.audioAllowed(user, m.Duration):
 		c.refused.Refused(brain.LimitUserAudio)
 		return refuse(fmt.Sprintf(noticeAudioSpent, human(c.cfg.DailyUserAudio)), mediaLimited, nil)
 	}
@@ -185,8 +185,8 @@ func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, s
 	c.mm.transcription.Observe(took)
 	c.mm.audio.Add(float64(seconds))
 	tokens := max(1, seconds) * audioTokensPerSecond
-	c.addTokens(tokens)
-	c.chargeAudio(user, seconds, tokens)
+	c.budget.add(tokens)
+	c.budget.chargeAudio(user, seconds, tokens)
 	return strings.TrimSpace(resp.Text), nil
 }
 

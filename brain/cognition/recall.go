@@ -20,6 +20,26 @@ const topicTurns = 3
 // maxQueryBytes bounds a proactive query (memory reads its first 32 terms anyway).
 const maxQueryBytes = 1200
 
+// remember gathers what a run shows besides the wake: the plugins' sections and the memory
+// recalled for w (none when recall fails: the run goes on without memory).
+func (c *Cognition) remember(ctx context.Context, w brain.Wake) brain.Recall {
+	var secs []brain.Section
+	if c.sects != nil {
+		secs = c.sects(w, c.clock.Now())
+	}
+	var rc brain.Recall
+	if c.mem != nil {
+		var err error
+		rc, err = c.recall(ctx, w, secs)
+		if err != nil {
+			c.log.Warn("recall failed, thinking without memory", "chat", w.Chat, "err", err)
+			rc = brain.Recall{}
+		}
+	}
+	rc.Sections = secs
+	return rc
+}
+
 // recall gathers the run's memory for w, the plugins' sections already in hand.
 func (c *Cognition) recall(ctx context.Context, w brain.Wake, secs []brain.Section) (brain.Recall, error) {
 	if q := userText(w); q != "" || w.Profile != brain.ProfileProactive {

@@ -282,3 +282,14 @@ func checkSchemaNode(path string, node map[string]any) error {
 	}
 	return nil
 }
+
+// toolDefs converts specs to go-openai tools.
+func toolDefs(specs []brain.ToolSpec) []openai.Tool {
+	out := make([]openai.Tool, len(specs))
+	for i, s := range specs {
+		out[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: s.Name, Description: s.Description, Strict: true, Parameters: json.RawMessage(s.Parameters),
+		}}
+	}
+	return out
+}

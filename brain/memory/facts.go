@@ -42,13 +42,13 @@ func factPrefix(chat, user int64) []byte { return storage.Key(chat, storage.ID64
 // is normalised (see NormalizeAttribute) and the value capped at 500 runes. It returns
 // ErrEmptyFact, ErrTooManyFacts or the store's error.
 func (m *Memory) Remember(chat, user int64, attribute, value string, at time.Time) error {
-	return m.st.Update(func(tx *storage.Tx) error { return m.RememberTx(tx, chat, user, attribute, value, at) })
+	return m.st.Update(func(tx Tx) error { return m.RememberTx(tx, chat, user, attribute, value, at) })
 }
 
 // RememberTx is Remember inside the caller's transaction (storage.Commit.Also, so the fact
 // lands with the turn that learned it). ErrEmptyFact and ErrTooManyFacts come back before
 // anything is written.
-func (m *Memory) RememberTx(tx *storage.Tx, chat, user int64, attribute, value string, at time.Time) error {
+func (m *Memory) RememberTx(tx Tx, chat, user int64, attribute, value string, at time.Time) error {
 	attr, val := NormalizeAttribute(attribute), normalizeValue(value)
 	if attr == "" || val == "" {
 		return ErrEmptyFact
@@ -60,7 +60,7 @@ func (m *Memory) RememberTx(tx *storage.Tx, chat, user int64, attribute, value s
 	return nil
 }
 
-func rememberTx(tx *storage.Tx, chat, user int64, attr, val string, at time.Time) error {
+func rememberTx(tx Tx, chat, user int64, attr, val string, at time.Time) error {
 	old, err := tx.GetRaw(storage.BucketFacts, storage.FactKey(chat, user, attr))
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func rememberTx(tx *storage.Tx, chat, user int64, attr, val string, at time.Time
 // the user's private facts, in a group what the member said there.
 func (m *Memory) Facts(chat, user int64) ([]brain.Fact, error) {
 	var facts []brain.Fact
-	err := m.st.View(func(tx *storage.Tx) error {
+	err := m.st.View(func(tx Tx) error {
 		var err error
 		facts, err = loadFacts(tx, chat, user)
 		return err
@@ -95,7 +95,7 @@ func (m *Memory) Facts(chat, user int64) ([]brain.Fact, error) {
 	return facts, nil
 }
 
-func loadFacts(tx *storage.Tx, chat, user int64) ([]brain.Fact, error) {
+func loadFacts(tx Tx, chat, user int64) ([]brain.Fact, error) {
 	var facts []brain.Fact
 	if user == 0 {
 		return nil, nil

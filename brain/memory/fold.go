@@ -13,7 +13,7 @@ func (m *Memory) foldAll(chat int64) error {
 	// Most upkeeps find fewer than foldMin turns after the fold point: a look at their
 	// keys tells, and spares the store an empty synced commit.
 	var n int
-	err := m.st.View(func(tx *storage.Tx) error {
+	err := m.st.View(func(tx Tx) error {
 		st, err := loadStats(tx, chat)
 		if err != nil {
 			return err
@@ -29,7 +29,7 @@ func (m *Memory) foldAll(chat int64) error {
 	}
 	for {
 		var more bool
-		err := m.st.Update(func(tx *storage.Tx) error {
+		err := m.st.Update(func(tx Tx) error {
 			var err error
 			more, err = fold(tx, chat)
 			return err
@@ -46,7 +46,7 @@ func (m *Memory) foldAll(chat int64) error {
 // fold moves up to foldMax of chat's oldest unfolded turns into a new segment when at
 // least foldMin have gathered, then merges segments. more reports that a full batch was
 // folded (there may be another).
-func fold(tx *storage.Tx, chat int64) (more bool, err error) {
+func fold(tx Tx, chat int64) (more bool, err error) {
 	st, err := loadStats(tx, chat)
 	if err != nil {
 		return false, err
@@ -103,7 +103,7 @@ func tier(docs int) int {
 
 // merge replaces the last mergeWidth segments with one while they share a tier and
 // together stay within maxSegDocs.
-func merge(tx *storage.Tx, chat int64, st *indexStats) error {
+func merge(tx Tx, chat int64, st *indexStats) error {
 	for len(st.Segs) >= mergeWidth {
 		last := st.Segs[len(st.Segs)-mergeWidth:]
 		sum, t := 0, tier(last[0].Docs)

@@ -42,7 +42,7 @@ const (
 )
 
 // fence writes chat's fences around its segments if they are not there yet.
-func fence(tx *storage.Tx, chat int64) error {
+func fence(tx Tx, chat int64) error {
 	for _, tag := range []byte{tagFenceLow, tagFenceHigh} {
 		k := storage.Key(chat, []byte{tag})
 		v, err := tx.Peek(storage.BucketIndex, k)
@@ -114,7 +114,7 @@ func segKey(chat int64, id uint64) []byte {
 	return storage.Key(chat, []byte{tagSegment}, storage.U64(id))
 }
 
-func loadStats(tx *storage.Tx, chat int64) (indexStats, error) {
+func loadStats(tx Tx, chat int64) (indexStats, error) {
 	var s indexStats
 	if _, err := tx.Get(storage.BucketIndex, statsKey(chat), &s); err != nil {
 		return indexStats{}, fmt.Errorf("read index stats of chat %d: %w", chat, err)
@@ -129,7 +129,7 @@ func loadStats(tx *storage.Tx, chat int64) (indexStats, error) {
 // transaction; turns that match none are not indexed (the index refers to history for
 // the text). Turns already indexed (marked, or folded: Seq at or below the folded
 // high-water mark) are skipped. Errors are the store's.
-func (m *Memory) IndexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
+func (m *Memory) IndexTx(tx Tx, chat int64, turns []brain.Turn) error {
 	if len(turns) == 0 {
 		return nil
 	}
@@ -141,7 +141,7 @@ func (m *Memory) IndexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
 
 // withSeqs fills in missing Seqs from the chat's last len(turns) history entries when
 // their texts match in order.
-func withSeqs(tx *storage.Tx, chat int64, turns []brain.Turn) []brain.Turn {
+func withSeqs(tx Tx, chat int64, turns []brain.Turn) []brain.Turn {
 	missing := false
 	for _, t := range turns {
 		missing = missing || t.Seq == 0
@@ -179,7 +179,7 @@ func withSeqs(tx *storage.Tx, chat int64, turns []brain.Turn) []brain.Turn {
 	return out
 }
 
-func indexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
+func indexTx(tx Tx, chat int64, turns []brain.Turn) error {
 	st, err := loadStats(tx, chat)
 	if err != nil {
 		return err
@@ -200,7 +200,7 @@ func indexTx(tx *storage.Tx, chat int64, turns []brain.Turn) error {
 // transaction, then folds them. It returns how many turns it looked at.
 func (m *Memory) Reindex(chat int64) (int, error) {
 	var n int
-	err := m.st.Update(func(tx *storage.Tx) error {
+	err := m.st.Update(func(tx Tx) error {
 		st, err := loadStats(tx, chat)
 		if err != nil {
 			return err
@@ -246,7 +246,7 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 // inside tx (storage.Store.ForgetUser): their postings and share
 // of the statistics in the segments that hold them (those are rewritten without them).
 // Errors are the store's.
-func (m *Memory) UnindexTx(tx *storage.Tx, chat int64, seqs []uint64) error {
+func (m *Memory) UnindexTx(tx Tx, chat int64, seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
 	}

@@ -1,7 +1,8 @@
 // Package memory is anima's long-term memory: facts about users, a rolling summary of each
-// chat's older turns, and BM25 search over everything said. It lives in the bbolt store
-// (buckets facts, summaries and index) and gives cognition a Recall whose size does not
-// grow with the length of the history.
+// chat's older turns, and BM25 search over everything said. It lives in the store
+// (buckets facts, summaries and index, and marks on history), reached through the small
+// Tx it declares (store.go), and gives cognition a Recall whose size does not grow with the
+// length of the history.
 package memory
 
 import (
@@ -62,7 +63,7 @@ var ErrTooManyFacts = errors.New("too many facts about this user; replace an exi
 
 // Memory stores and recalls what anima knows. Its methods are safe for concurrent use.
 type Memory struct {
-	st      *storage.Store
+	st      txns
 	sum     Summarizer
 	log     *slog.Logger
 	clock   brain.Clock
@@ -75,8 +76,9 @@ type Memory struct {
 	summarizing map[int64]bool // chats with a Maintain in flight
 }
 
-// New returns a Memory over st. A nil Summarizer disables summarisation.
-func New(st *storage.Store, s Summarizer, opts Options) *Memory {
+// New returns a Memory over st (a *storage.Store in anima). A nil Summarizer disables
+// summarisation.
+func New[T Tx](st Store[T], s Summarizer, opts Options) *Memory {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -93,7 +95,7 @@ func New(st *storage.Store, s Summarizer, opts Options) *Memory {
 		opts.SummarizeAfter += opts.RecentTurns
 	}
 	return &Memory{
-		st:          st,
+		st:          txnsOf(st),
 		sum:         s,
 		log:         opts.Logger.With("component", "memory"),
 		clock:       opts.Clock,
@@ -113,7 +115,7 @@ type summary struct {
 	At      time.Time `json:"at"`
 }
 
-func (m *Memory) loadSummary(tx *storage.Tx, chat int64) (summary, error) {
+func (m *Memory) loadSummary(tx Tx, chat int64) (summary, error) {
 	var s summary
 	if _, err := tx.Get(storage.BucketSummaries, storage.ID64(chat), &s); err != nil {
 		return summary{}, fmt.Errorf("read summary of chat %d: %w", chat, err)
@@ -125,7 +127,7 @@ func (m *Memory) loadSummary(tx *storage.Tx, chat int64) (summary, error) {
 // it covers.
 func (m *Memory) Summary(chat int64) (string, uint64, error) {
 	var s summary
-	err := m.st.View(func(tx *storage.Tx) error {
+	err := m.st.View(func(tx Tx) error {
 		var err error
 		s, err = m.loadSummary(tx, chat)
 		return err

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,32 +21,50 @@ import (
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/provider"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 
-func openStore(tb testing.TB, path string) *storage.Store {
-	tb.Helper()
-	st, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		tb.Fatalf("open store: %v", err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	return st
-}
-
 // commit appends turns to chat's history and indexes them in the same transaction, as the
-// core loop does.
-func commit(tb testing.TB, st *storage.Store, m *memory.Memory, chat int64, turns ...brain.Turn) {
+// core loop does, in a bbolt store (*storage.Store) or a memory-only one
+// (*storagetest.Store).
+func commit(tb testing.TB, st any, m *memory.Memory, chat int64, turns ...brain.Turn) {
 	tb.Helper()
-	_, err := st.CommitTurn(storage.Commit{
-		Chat:  chat,
-		Turns: turns,
-		Also:  func(tx *storage.Tx) error { return m.IndexTx(tx, chat, turns) },
-	}, turns[0].At)
-	if err != nil {
+	index := func(tx memory.Tx) error { return m.IndexTx(tx, chat, turns) }
+	if err := appendTx(st, chat, turns, index); err != nil {
 		tb.Fatalf("commit: %v", err)
 	}
+}
+
+// appendTurns appends turns to chat's history without indexing them.
+func appendTurns(tb testing.TB, st any, chat int64, turns ...brain.Turn) {
+	tb.Helper()
+	if err := appendTx(st, chat, turns, nil); err != nil {
+		tb.Fatalf("append turns: %v", err)
+	}
+}
+
+// appendTx appends turns to chat's history and runs also (if any) in the same
+// transaction.
+func appendTx(st any, chat int64, turns []brain.Turn, also func(tx memory.Tx) error) error {
+	switch st := st.(type) {
+	case *storage.Store:
+		c := storage.Commit{Chat: chat, Turns: turns}
+		if also != nil {
+			c.Also = func(tx *storage.Tx) error { return also(tx) }
+		}
+		_, err := st.CommitTurn(c, turns[0].At)
+		return err
+	case *storagetest.Store:
+		return st.Update(func(tx *storagetest.Tx) error {
+			if _, err := tx.AppendHistory(chat, turns...); err != nil || also == nil {
+				return err
+			}
+			return also(tx)
+		})
+	}
+	return fmt.Errorf("no turns in a %T", st)
 }
 
 // filler is the i-th turn of a long, ordinary conversation.
@@ -86,71 +103,8 @@ func (f *fakeSummarizer) Summarize(_ context.Context, previous string, turns []b
 	return fmt.Sprintf("summary %d: the user likes tea", f.calls), nil
 }
 
-func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
-	m := memory.New(st, nil, memory.Options{})
-	if err := m.Remember(7, 7, "Favourite Colour", "green", t0); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Remember(7, 7, "name", "Ann", t0); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Remember(7, 7, "  favourite-colour ", "deep\nblue", t0.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Remember(8, 8, "name", "Bob", t0); err != nil {
-		t.Fatal(err)
-	}
-	_ = st.Close()
-
-	st = openStore(t, path)
-	m = memory.New(st, nil, memory.Options{})
-	facts, err := m.Facts(7, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []brain.Fact{
-		{Attribute: "favourite_colour", Value: "deep blue", At: t0.Add(time.Hour)},
-		{Attribute: "name", Value: "Ann", At: t0},
-	}
-	if len(facts) != len(want) {
-		t.Fatalf("facts = %+v, want %+v", facts, want)
-	}
-	for i := range want {
-		if facts[i].Attribute != want[i].Attribute || facts[i].Value != want[i].Value || !facts[i].At.Equal(want[i].At) {
-			t.Errorf("fact %d = %+v, want %+v", i, facts[i], want[i])
-		}
-	}
-
-	commit(t, st, m, 7, brain.Turn{Role: "user", Text: "hello", At: t0})
-	r, err := m.Recall(context.Background(), 7, 7, "what colour do I like", 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Facts) != 2 || r.Facts[0].Value != "deep blue" {
-		t.Errorf("recall facts = %+v", r.Facts)
-	}
-	if len(r.Turns) != 1 || r.Turns[0].Text != "hello" {
-		t.Errorf("recall turns = %+v", r.Turns)
-	}
-
-	// Forget removes the facts with the rest of the user's data.
-	if err := st.Forget(7); err != nil {
-		t.Fatal(err)
-	}
-	if facts, _ := m.Facts(7, 7); len(facts) != 0 {
-		t.Errorf("facts after forget = %+v", facts)
-	}
-	if facts, _ := m.Facts(8, 8); len(facts) != 1 {
-		t.Errorf("facts of another user = %+v", facts)
-	}
-}
-
 func TestRememberRejects(t *testing.T) {
-	t.Parallel()
-	m := memory.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), nil, memory.Options{})
+	m := memory.New(storagetest.New(), nil, memory.Options{})
 	for _, tc := range []struct{ name, attr, value string }{
 		{"empty attribute", "  !!! ", "x"},
 		{"empty value", "name", " \n "},
@@ -175,7 +129,6 @@ func TestRememberRejects(t *testing.T) {
 }
 
 func TestNormalizeAttribute(t *testing.T) {
-	t.Parallel()
 	for in, want := range map[string]string{
 		"Favourite Color":        "favourite_color",
 		"  sister's-name ":       "sister_s_name",
@@ -190,74 +143,8 @@ func TestNormalizeAttribute(t *testing.T) {
 	}
 }
 
-func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
-	m := memory.New(st, nil, memory.Options{})
-	const chat = 42
-	commit(t, st, m, chat,
-		brain.Turn{Role: "user", Text: "My grandmother's blue bicycle was stolen in Lisbon last spring.", At: t0},
-		brain.Turn{Role: "assistant", Text: "Oh no, I'm sorry about the bicycle!", At: t0})
-	for i := 2; i < 330; i += 2 {
-		commit(t, st, m, chat, filler(i), filler(i+1))
-	}
-	// Another chat mentioning the same words must not leak in.
-	commit(t, st, m, 99, brain.Turn{Role: "user", Text: "my blue bicycle in Lisbon", At: t0})
-	_ = st.Close()
-
-	st = openStore(t, path)
-	m = memory.New(st, nil, memory.Options{})
-	hits, err := m.Search(chat, chat, "that stolen bicycle in lisbon?", 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) == 0 || !strings.Contains(hits[0].Text, "blue bicycle was stolen in Lisbon") {
-		t.Fatalf("hits = %+v", hits)
-	}
-	if hits[0].Source != "turn" || !hits[0].At.Equal(t0) || !strings.HasPrefix(hits[0].Text, "user: ") {
-		t.Errorf("top hit = %+v", hits[0])
-	}
-	for _, h := range hits {
-		if strings.Contains(h.Text, "my blue bicycle in Lisbon") {
-			t.Errorf("hit from another chat: %+v", h)
-		}
-	}
-
-	// Recall brings it back as a memory: it is not among the recent turns.
-	r, err := m.Recall(context.Background(), chat, chat, "remember the bicycle in Lisbon?", 2000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Memories) == 0 || !strings.Contains(r.Memories[0].Text, "Lisbon") {
-		t.Errorf("recall memories = %+v", r.Memories)
-	}
-	if len(r.Memories) > 3 {
-		t.Errorf("recall has %d memories, want ≤ 3", len(r.Memories))
-	}
-
-	if hits, _ := m.Search(chat, chat, "the and of", 3); len(hits) != 0 {
-		t.Errorf("stopword query found %+v", hits)
-	}
-	if hits, _ := m.Search(chat, chat, "zeppelin", 3); len(hits) != 0 {
-		t.Errorf("unknown word found %+v", hits)
-	}
-
-	// Forget drops the chat's index with its history.
-	if err := st.Forget(chat); err != nil {
-		t.Fatal(err)
-	}
-	if hits, _ := m.Search(chat, chat, "bicycle", 3); len(hits) != 0 {
-		t.Errorf("search after forget = %+v", hits)
-	}
-	if hits, _ := m.Search(99, 99, "bicycle", 3); len(hits) != 1 {
-		t.Errorf("other chat's index lost: %+v", hits)
-	}
-}
-
 func TestRecallExcludesRecentTurnsFromMemories(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{RecentTurns: 4})
 	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "the violin lesson went badly", At: t0})
 	for i := 1; i < 10; i++ {
@@ -277,8 +164,7 @@ func TestRecallExcludesRecentTurnsFromMemories(t *testing.T) {
 }
 
 func TestSearchFactsAndSummary(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	sum := &fakeSummarizer{text: func(int) string { return "The user is training for the Berlin marathon." }}
 	m := memory.New(st, sum, memory.Options{RecentTurns: 2, SummarizeAfter: 3})
 	for i := range 5 {
@@ -306,9 +192,7 @@ func TestSearchFactsAndSummary(t *testing.T) {
 }
 
 func TestMaintainSummarizesOncePerThreshold(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
+	st := storagetest.New()
 	sum := &fakeSummarizer{}
 	reg := prometheus.NewRegistry()
 	m := memory.New(st, sum, memory.Options{RecentTurns: 4, SummarizeAfter: 10, Registerer: reg})
@@ -337,9 +221,8 @@ func TestMaintainSummarizesOncePerThreshold(t *testing.T) {
 	if got := testutil.ToFloat64(m.MetricsSummaries("ok")); got != 3 {
 		t.Errorf("summaries metric = %v, want 3", got)
 	}
-	_ = st.Close()
 
-	st = openStore(t, path)
+	// A new process finds only what is in the store.
 	m = memory.New(st, sum, memory.Options{RecentTurns: 4, SummarizeAfter: 10})
 	text, through, err := m.Summary(5)
 	if err != nil || text != "summary 3: the user likes tea" || through == 0 {
@@ -361,8 +244,7 @@ func (failingSummarizer) Summarize(context.Context, string, []brain.Turn) (strin
 }
 
 func TestMaintainKeepsSummaryOnError(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	m := memory.New(st, failingSummarizer{}, memory.Options{RecentTurns: 1, SummarizeAfter: 2})
 	for i := range 4 {
 		commit(t, st, m, 1, filler(i))
@@ -376,9 +258,8 @@ func TestMaintainKeepsSummaryOnError(t *testing.T) {
 }
 
 func TestRecallDoesNotGrowWithHistory(t *testing.T) {
-	t.Parallel()
 	size := func(t *testing.T, n int) int {
-		st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+		st := storagetest.New()
 		sum := &fakeSummarizer{text: func(int) string { return strings.Repeat("The user talked about coffee and work. ", 30) }}
 		m := memory.New(st, sum, memory.Options{})
 		long := func(i int) brain.Turn {
@@ -418,13 +299,10 @@ func TestRecallDoesNotGrowWithHistory(t *testing.T) {
 }
 
 func TestReindex(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{})
 	for i := range 20 {
-		if _, err := st.CommitTurn(storage.Commit{Chat: 3, Turns: []brain.Turn{filler(i)}}, t0); err != nil {
-			t.Fatal(err)
-		}
+		appendTurns(t, st, 3, filler(i))
 	}
 	commit(t, st, m, 3, brain.Turn{Role: "user", Text: "the harpsichord concert", At: t0})
 	if hits, _ := m.Search(3, 3, "football", 5); len(hits) != 0 {
@@ -436,9 +314,7 @@ func TestReindex(t *testing.T) {
 		t.Fatalf("Reindex = %d, %v", n, err)
 	}
 	for i := 20; i < 25; i++ {
-		if _, err := st.CommitTurn(storage.Commit{Chat: 3, Turns: []brain.Turn{filler(i)}}, t0); err != nil {
-			t.Fatal(err)
-		}
+		appendTurns(t, st, 3, filler(i))
 	}
 	if n, err := m.Reindex(3); err != nil || n != 5 {
 		t.Fatalf("Reindex = %d, %v, want 5", n, err)
@@ -452,9 +328,7 @@ func TestReindex(t *testing.T) {
 	}
 	// A chat with no index at all is indexed from the start.
 	for i := range 3 {
-		if _, err := st.CommitTurn(storage.Commit{Chat: 4, Turns: []brain.Turn{filler(i)}}, t0); err != nil {
-			t.Fatal(err)
-		}
+		appendTurns(t, st, 4, filler(i))
 	}
 	if n, err := m.Reindex(4); err != nil || n != 3 {
 		t.Fatalf("Reindex(4) = %d, %v, want 3", n, err)
@@ -462,8 +336,7 @@ func TestReindex(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{})
 	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "I adopted a kitten named Miso", At: t0})
 	tools := map[string]brain.Tool{}
@@ -534,7 +407,6 @@ func TestTools(t *testing.T) {
 }
 
 func TestOpenAISummarizer(t *testing.T) {
-	t.Parallel()
 	var got openai.ChatCompletionRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" {
@@ -576,7 +448,6 @@ func TestOpenAISummarizer(t *testing.T) {
 // comes back (and so is logged) with the echo left out and cut to provider.MaxRunes;
 // the status stays.
 func TestOpenAISummarizerRedactsProviderErrors(t *testing.T) {
-	t.Parallel()
 	const secret = "my sister's diagnosis"
 	for _, tc := range []struct {
 		name  string
@@ -613,37 +484,13 @@ func TestOpenAISummarizerRedactsProviderErrors(t *testing.T) {
 	}
 }
 
-func BenchmarkSearch1000Turns(b *testing.B) {
-	st := openStore(b, filepath.Join(b.TempDir(), "anima.db"))
-	m := memory.New(st, nil, memory.Options{})
-	for i := 0; i < 1000; i += 10 {
-		turns := make([]brain.Turn, 10)
-		for j := range turns {
-			turns[j] = filler(i + j)
-		}
-		commit(b, st, m, 1, turns...)
-		// The journal runs the upkeep after every turn: it folds the index's tail.
-		if err := m.Maintain(context.Background(), 1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		hits, err := m.Search(1, 1, "coffee at work, football and movies", 5)
-		if err != nil || len(hits) == 0 {
-			b.Fatalf("hits = %v, %v", hits, err)
-		}
-	}
-}
-
 // RecentTurns at or above SummarizeAfter leaves nothing to fold at the threshold: Maintain
 // must wait for a batch of foldable turns (SummarizeAfter is then counted beyond the
 // recent turns) instead of panicking on an empty or negative slice, or folding every turn.
 func TestMaintainWithRecentTurnsAboveThreshold(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct{ recent, after int }{{12, 5}, {6, 5}} {
 		t.Run(fmt.Sprintf("recent=%d,after=%d", tc.recent, tc.after), func(t *testing.T) {
-			st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+			st := storagetest.New()
 			sum := &fakeSummarizer{}
 			m := memory.New(st, sum, memory.Options{RecentTurns: tc.recent, SummarizeAfter: tc.after})
 			for i := range tc.recent + tc.after + 1 {

@@ -2,19 +2,18 @@ package memory_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 // TestFactsAreScopedByChatAndUser: what a user told anima in private never enters a
 // group's recall or search, and a fact told in a group is that member's fact there.
 func TestFactsAreScopedByChatAndUser(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{})
 	const ann, ben, grp = 1, 2, -100
 	for _, f := range []struct {
@@ -59,37 +58,5 @@ func TestFactsAreScopedByChatAndUser(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestUnindexRemovesTurnsFromSearch: turns taken out of the index (a member's /forget)
-// are not found any more; the others still are, labelled with their writer.
-func TestUnindexRemovesTurnsFromSearch(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
-	m := memory.New(st, nil, memory.Options{})
-	const grp = -100
-	commit(t, st, m, grp,
-		brain.Turn{Role: "user", Text: "my bicycle is red", At: t0, User: 1, Name: "Ann"},
-		brain.Turn{Role: "user", Text: "my bicycle is blue", At: t0, User: 2, Name: "Ben"})
-	h, _ := st.History(grp, 0)
-	rep, err := st.ForgetUser(1, m.UnindexTx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Turns != 1 || h[0].User != 1 {
-		t.Fatalf("forgot %d turns, want Ann's one", rep.Turns)
-	}
-	hits, err := m.Search(grp, 2, "bicycle", 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) != 1 || hits[0].Text != `"Ben": my bicycle is blue` {
-		t.Errorf("hits after Ann's forget = %+v, want only Ben's turn, labelled", hits)
-	}
-	// The index stays usable: a new turn is found.
-	commit(t, st, m, grp, brain.Turn{Role: "user", Text: "bicycle again", At: t0, User: 2, Name: "Ben"})
-	if hits, _ := m.Search(grp, 2, "bicycle", 10); len(hits) != 2 {
-		t.Errorf("hits after a new turn = %+v, want 2", hits)
 	}
 }

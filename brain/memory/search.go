@@ -98,7 +98,7 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 		return nil, fmt.Errorf("search chat %d: %w", chat, err)
 	}
 	var hits []hit
-	err := m.st.View(func(tx *storage.Tx) error {
+	err := m.st.View(func(tx Tx) error {
 		c, err := m.loadCorpus(tx, chat, user, terms)
 		if err != nil || c.n == 0 {
 			return err
@@ -132,7 +132,7 @@ type corpus struct {
 }
 
 // loadCorpus reads chat's documents for the query terms.
-func (m *Memory) loadCorpus(tx *storage.Tx, chat, user int64, terms []string) (*corpus, error) {
+func (m *Memory) loadCorpus(tx Tx, chat, user int64, terms []string) (*corpus, error) {
 	st, err := loadStats(tx, chat)
 	if err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func (m *Memory) loadCorpus(tx *storage.Tx, chat, user int64, terms []string) (*
 }
 
 // loadExtra adds the documents scored on the fly: the user's facts and the chat's summary.
-func (m *Memory) loadExtra(tx *storage.Tx, c *corpus, chat, user int64) error {
+func (m *Memory) loadExtra(tx Tx, c *corpus, chat, user int64) error {
 	facts, err := loadFacts(tx, chat, user)
 	if err != nil {
 		return err
@@ -204,7 +204,7 @@ func (m *Memory) loadExtra(tx *storage.Tx, c *corpus, chat, user int64) error {
 
 // segmentPostings looks the query terms up in each of chat's segments and keeps the
 // segments that hold any.
-func segmentPostings(tx *storage.Tx, chat int64, metas []segMeta, terms []string) ([]segPostings, error) {
+func segmentPostings(tx Tx, chat int64, metas []segMeta, terms []string) ([]segPostings, error) {
 	segs := make([]segPostings, 0, len(metas))
 	for _, sm := range metas {
 		v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, sm.ID))
@@ -322,7 +322,7 @@ func (m *Memory) rank(c *corpus, limit int) ([]scored, error) {
 
 // loadHits turns ranked results into hits: a turn's text comes from history (a turn
 // deleted meanwhile is left out).
-func loadHits(tx *storage.Tx, chat int64, c *corpus, ranked []scored) ([]hit, error) {
+func loadHits(tx Tx, chat int64, c *corpus, ranked []scored) ([]hit, error) {
 	var hits []hit
 	for _, r := range ranked {
 		if r.doc == 0 {
@@ -358,7 +358,7 @@ func loadHits(tx *storage.Tx, chat int64, c *corpus, ranked []scored) ([]hit, er
 // long tail turn by turn; otherwise it costs a look at the tail's keys.
 func (m *Memory) foldBacklog(chat int64) error {
 	var n int
-	err := m.st.View(func(tx *storage.Tx) error {
+	err := m.st.View(func(tx Tx) error {
 		st, err := loadStats(tx, chat)
 		if err != nil {
 			return err

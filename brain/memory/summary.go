@@ -43,7 +43,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 
 	var prev summary
 	var pending []brain.Turn // newest first
-	err := m.st.View(func(tx *storage.Tx) error {
+	err := m.st.View(func(tx Tx) error {
 		var err error
 		if prev, err = m.loadSummary(tx, chat); err != nil {
 			return err
@@ -95,7 +95,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		return fmt.Errorf("summarize %d turns of chat %d: empty summary", len(fold), chat)
 	}
 	next := summary{Text: text, Through: fold[len(fold)-1].Seq, At: m.clock.Now()}
-	err = m.st.Update(func(tx *storage.Tx) error {
+	err = m.st.Update(func(tx Tx) error {
 		cur, err := m.loadSummary(tx, chat)
 		if err != nil {
 			return err

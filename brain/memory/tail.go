@@ -16,7 +16,7 @@ type tailDoc struct {
 // scanTail calls fn with chat's unfolded turns (marked history entries after through),
 // oldest first. want, when not nil, limits the counts kept to those terms. fn returns
 // storage.ErrStop to end early.
-func scanTail(tx *storage.Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
+func scanTail(tx Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
 	return tx.HistoryFrom(chat, through+1, func(k, v []byte) error {
 		if len(k) != 16 {
 			return nil
@@ -39,7 +39,7 @@ func scanTail(tx *storage.Tx, chat int64, through uint64, want map[string]bool, 
 
 // tailLen counts chat's history entries after through, marked or not, up to limit
 // (keys only: it decodes nothing).
-func tailLen(tx *storage.Tx, chat int64, through uint64, limit int) (int, error) {
+func tailLen(tx Tx, chat int64, through uint64, limit int) (int, error) {
 	n := 0
 	err := tx.HistoryFrom(chat, through+1, func(_, _ []byte) error {
 		n++
@@ -53,7 +53,7 @@ func tailLen(tx *storage.Tx, chat int64, through uint64, limit int) (int, error)
 
 // indexedThrough is the highest history Seq of chat in the index, folded or not: the
 // newest marked history entry, or the folded high-water mark.
-func indexedThrough(tx *storage.Tx, chat int64, st indexStats) (uint64, error) {
+func indexedThrough(tx Tx, chat int64, st indexStats) (uint64, error) {
 	through := st.Through
 	err := tx.HistoryReverse(chat, func(k, v []byte) error {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])

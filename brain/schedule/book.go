@@ -21,12 +21,12 @@ func itemKey(chat int64, id string) []byte { return storage.Key(chat, []byte(id)
 func (s *Scheduler) Add(item brain.ScheduleItem) error {
 	s.op.Lock()
 	defer s.op.Unlock()
-	return s.st.Update(func(tx *storage.Tx) error { return s.AddTx(tx, item) })
+	return s.st.Update(func(tx Tx) error { return s.AddTx(tx, item) })
 }
 
 // AddTx is Add inside the caller's transaction (for example storage.Commit.Also, so the
 // item lands with the turn that scheduled it).
-func (s *Scheduler) AddTx(tx *storage.Tx, item brain.ScheduleItem) error {
+func (s *Scheduler) AddTx(tx Tx, item brain.ScheduleItem) error {
 	if !validID(item.ID) || item.Due.IsZero() {
 		return fmt.Errorf("add schedule %q: %w: bad id or no due time", item.ID, ErrInvalid)
 	}
@@ -75,7 +75,7 @@ func (s *Scheduler) Cancel(chat int64, id string) (bool, error) {
 	s.op.Lock()
 	defer s.op.Unlock()
 	var found bool
-	err := s.rescan(func(tx *storage.Tx) error {
+	err := s.rescan(func(tx Tx) error {
 		var err error
 		found, err = cancelTx(tx, chat, id)
 		return err
@@ -89,7 +89,7 @@ func (s *Scheduler) Cancel(chat int64, id string) (bool, error) {
 // CancelTx is Cancel inside the caller's transaction (storage.Commit.Also, so the item
 // goes with the turn that cancelled it). The earliest due time FireDue keeps stays a lower
 // bound; the next FireDue that scans recomputes it.
-func (s *Scheduler) CancelTx(tx *storage.Tx, chat int64, id string) (bool, error) {
+func (s *Scheduler) CancelTx(tx Tx, chat int64, id string) (bool, error) {
 	if !validID(id) {
 		return false, nil
 	}
@@ -103,7 +103,7 @@ func (s *Scheduler) CancelTx(tx *storage.Tx, chat int64, id string) (bool, error
 	return found, nil
 }
 
-func cancelTx(tx *storage.Tx, chat int64, id string) (bool, error) {
+func cancelTx(tx Tx, chat int64, id string) (bool, error) {
 	raw, err := tx.GetRaw(storage.BucketSchedules, itemKey(chat, id))
 	if err != nil || raw == nil {
 		return false, err
@@ -112,7 +112,7 @@ func cancelTx(tx *storage.Tx, chat int64, id string) (bool, error) {
 }
 
 // countTx counts chat's pending items.
-func countTx(tx *storage.Tx, chat int64) (int, error) {
+func countTx(tx Tx, chat int64) (int, error) {
 	n := 0
 	err := tx.Scan(storage.BucketSchedules, storage.ID64(chat), func(_, _ []byte) error { n++; return nil })
 	return n, err
@@ -121,7 +121,7 @@ func countTx(tx *storage.Tx, chat int64) (int, error) {
 // Pending returns how many items chat has. Errors are the store's.
 func (s *Scheduler) Pending(chat int64) (int, error) {
 	var n int
-	err := s.st.View(func(tx *storage.Tx) error {
+	err := s.st.View(func(tx Tx) error {
 		var err error
 		n, err = countTx(tx, chat)
 		return err
@@ -135,7 +135,7 @@ func (s *Scheduler) Pending(chat int64) (int, error) {
 // List returns chat's items, soonest first. Errors are the store's.
 func (s *Scheduler) List(chat int64) ([]brain.ScheduleItem, error) {
 	var items []brain.ScheduleItem
-	err := s.st.View(func(tx *storage.Tx) error {
+	err := s.st.View(func(tx Tx) error {
 		return tx.Scan(storage.BucketSchedules, storage.ID64(chat), func(_, v []byte) error {
 			var it brain.ScheduleItem
 			if err := json.Unmarshal(v, &it); err != nil {

@@ -29,7 +29,7 @@ func fireKey(item brain.ScheduleItem) []byte {
 }
 
 // FireDue fires every item due at or before now: for each, one transaction records a
-// schedule_due signal in the inbox (the layout of storage.Store.Record), records the
+// schedule_due signal in the inbox (Tx.Record), records the
 // fire, and deletes a one-shot item or moves a recurring one to its first time after now
 // (an item missed for days fires once). It returns the recorded signals, IDs set, for
 // the core loop. When nothing is due it returns at once without touching the store and
@@ -46,7 +46,7 @@ func (s *Scheduler) FireDue(now time.Time) ([]brain.Signal, error) {
 	defer s.op.Unlock()
 
 	var due []brain.ScheduleItem
-	err := s.st.View(func(tx *storage.Tx) error {
+	err := s.st.View(func(tx Tx) error {
 		return tx.Scan(storage.BucketSchedules, nil, func(k, v []byte) error {
 			var it brain.ScheduleItem
 			if err := json.Unmarshal(v, &it); err != nil {
@@ -99,7 +99,7 @@ func (s *Scheduler) fire(it brain.ScheduleItem, now time.Time) (sig brain.Signal
 	if kind == "" {
 		kind = brain.KindReminder
 	}
-	err = s.st.Update(func(tx *storage.Tx) error {
+	err = s.st.Update(func(tx Tx) error {
 		ok = false
 		// The item may have been cancelled or fired since the scan.
 		var cur brain.ScheduleItem
@@ -112,18 +112,16 @@ func (s *Scheduler) fire(it brain.ScheduleItem, now time.Time) (sig brain.Signal
 			return err
 		}
 		if fired == nil {
-			id, err := tx.NextSeq(storage.BucketInbox)
-			if err != nil {
-				return err
-			}
 			sig = brain.Signal{
-				ID: id, Type: brain.SignalScheduleDue, Source: "scheduler",
+				Type: brain.SignalScheduleDue, Source: "scheduler",
 				Chat: it.Chat, User: it.User, Text: it.Note, Detail: it.Reason, Kind: kind,
 				Ref: it.ID, Due: it.Due, At: now,
 			}
-			if err := tx.Put(storage.BucketInbox, storage.U64(id), sig); err != nil {
+			id, err := tx.Record(sig)
+			if err != nil {
 				return err
 			}
+			sig.ID = id
 			if err := tx.Put(storage.BucketFires, fireKey(it), fireRecord{ID: it.ID, Due: it.Due, At: now, Signal: id}); err != nil {
 				return err
 			}
@@ -146,7 +144,7 @@ func (s *Scheduler) fire(it brain.ScheduleItem, now time.Time) (sig brain.Signal
 
 // pruneFires drops a recurring item's fire records older than fireRetention, keeping
 // the latest.
-func pruneFires(tx *storage.Tx, it brain.ScheduleItem, now time.Time) error {
+func pruneFires(tx Tx, it brain.ScheduleItem, now time.Time) error {
 	var old [][]byte
 	prefix := storage.Key(it.Chat, []byte(it.ID))
 	err := tx.Scan(storage.BucketFires, prefix, func(k, v []byte) error {
@@ -172,12 +170,12 @@ func pruneFires(tx *storage.Tx, it brain.ScheduleItem, now time.Time) error {
 // A write transaction, even without fn, waits for any transaction that already called
 // AddTx to commit, so the scan sees its item; a read transaction would not, and the
 // reset of added would then drop that item's due time from the bound until the next Add.
-func (s *Scheduler) rescan(fn func(tx *storage.Tx) error) error {
+func (s *Scheduler) rescan(fn func(tx Tx) error) error {
 	s.mu.Lock()
 	s.added = math.MaxInt64
 	s.mu.Unlock()
 	earliest, count := int64(math.MaxInt64), 0
-	err := s.st.Update(func(tx *storage.Tx) error {
+	err := s.st.Update(func(tx Tx) error {
 		if fn != nil {
 			if err := fn(tx); err != nil {
 				return err

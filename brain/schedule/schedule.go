@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // Options tune a Scheduler. The zero value is usable.
@@ -33,7 +32,7 @@ type Options struct {
 // Scheduler stores schedule items and fires them. Its methods are safe for concurrent
 // use.
 type Scheduler struct {
-	st      *storage.Store
+	st      txns
 	clock   brain.Clock
 	zone    *time.Location
 	log     *slog.Logger
@@ -54,8 +53,9 @@ type Scheduler struct {
 	added int64
 }
 
-// New returns a Scheduler over st. It reads the store on the first FireDue.
-func New(st *storage.Store, opts Options) *Scheduler {
+// New returns a Scheduler over st (a *storage.Store in anima). It reads the store on the
+// first FireDue.
+func New[T Tx](st Store[T], opts Options) *Scheduler {
 	if opts.Clock == nil {
 		opts.Clock = brain.RealClock{}
 	}
@@ -75,7 +75,7 @@ func New(st *storage.Store, opts Options) *Scheduler {
 		maxPending: opts.MaxPending,
 		maxPerRun:  opts.MaxPerRun,
 		refusals:   opts.Refusals,
-		st:         st,
+		st:         txnsOf(st),
 		clock:      opts.Clock,
 		zone:       opts.DefaultZone,
 		log:        opts.Logger.With("component", "schedule"),

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,18 +15,11 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/schedule"
-	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
-func openStore(tb testing.TB, path string) *storage.Store {
-	tb.Helper()
-	st, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		tb.Fatalf("open store: %v", err)
-	}
-	tb.Cleanup(func() { _ = st.Close() })
-	return st
-}
+// The tests here need only the store's transactions, and run on storagetest's
+// memory-only store; bolt_test.go has those that need a bbolt file.
 
 func berlin(t testing.TB) *time.Location {
 	t.Helper()
@@ -54,9 +46,13 @@ func mustPlan(t *testing.T, s *schedule.Scheduler, delay *int64, at, spec *strin
 	return item
 }
 
-func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+// inboxStore is a schedule.Store whose inbox a test can read.
+type inboxStore[T schedule.Tx] interface {
+	schedule.Store[T]
+	Pending() ([]brain.Signal, error)
+}
+
+func oneShotDelayFiresOnceOnTime[T schedule.Tx](t *testing.T, st inboxStore[T]) {
 	reg := prometheus.NewRegistry()
 	s := schedule.New(st, schedule.Options{Registerer: reg})
 	item := mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
@@ -109,8 +105,7 @@ func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
 }
 
 func TestPlanAt(t *testing.T) {
-	t.Parallel()
-	s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), schedule.Options{})
+	s := schedule.New(storagetest.New(), schedule.Options{})
 	loc := berlin(t)
 	for _, tc := range []struct {
 		name, at string
@@ -144,7 +139,7 @@ func TestPlanAt(t *testing.T) {
 	}
 
 	// An absolute item fires at its time.
-	st := openStore(t, filepath.Join(t.TempDir(), "b.db"))
+	st := storagetest.New()
 	s = schedule.New(st, schedule.Options{})
 	item := mustPlan(t, s, nil, ptr("2026-03-02T15:04"), nil, now0, loc)
 	if sigs, _ := s.FireDue(item.Due.Add(-time.Second)); len(sigs) != 0 {
@@ -156,8 +151,7 @@ func TestPlanAt(t *testing.T) {
 }
 
 func TestPlanRejects(t *testing.T) {
-	t.Parallel()
-	s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "anima.db")), schedule.Options{})
+	s := schedule.New(storagetest.New(), schedule.Options{})
 	for _, tc := range []struct {
 		name  string
 		note  string
@@ -192,7 +186,7 @@ func TestPlanRejects(t *testing.T) {
 		}
 	})
 	t.Run("nil zone is the default zone", func(t *testing.T) {
-		s := schedule.New(openStore(t, filepath.Join(t.TempDir(), "z.db")), schedule.Options{DefaultZone: berlin(t)})
+		s := schedule.New(storagetest.New(), schedule.Options{DefaultZone: berlin(t)})
 		item, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "x", Cron: ptr("0 9 * * *"), Now: now0, Zone: nil})
 		if err != nil || item.Zone != "Europe/Berlin" || item.Due.In(berlin(t)).Hour() != 9 {
 			t.Fatalf("item = %+v, %v", item, err)
@@ -201,7 +195,6 @@ func TestPlanRejects(t *testing.T) {
 }
 
 func TestParseCron(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		spec string
 		ok   bool
@@ -239,7 +232,6 @@ func TestParseCron(t *testing.T) {
 // TestCronAcrossDST fires "0 9 * * *" in Berlin across both 2026 DST changes (29 March,
 // 25 October): always 09:00 local, whatever the UTC offset.
 func TestCronAcrossDST(t *testing.T) {
-	t.Parallel()
 	loc := berlin(t)
 	for _, tc := range []struct {
 		name  string
@@ -250,7 +242,7 @@ func TestCronAcrossDST(t *testing.T) {
 		{"autumn", time.Date(2026, 10, 23, 12, 0, 0, 0, loc), []int{7, 8, 8, 8}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+			st := storagetest.New()
 			s := schedule.New(st, schedule.Options{})
 			item := mustPlan(t, s, nil, nil, ptr("0 9 * * *"), tc.start, loc)
 			if item.Zone != "Europe/Berlin" || item.Cron != "0 9 * * *" {
@@ -279,51 +271,15 @@ func TestCronAcrossDST(t *testing.T) {
 	}
 }
 
-func TestSurvivesRestartAndFiresOnce(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	st := openStore(t, path)
-	s := schedule.New(st, schedule.Options{})
-	item := mustPlan(t, s, ptr[int64](600), nil, nil, now0, time.UTC)
-	_ = st.Close()
-
-	st = openStore(t, path)
-	s = schedule.New(st, schedule.Options{})
-	items, err := s.List(7)
-	if err != nil || len(items) != 1 || items[0].ID != item.ID {
-		t.Fatalf("after reopen: %+v, %v", items, err)
-	}
-	if sigs, _ := s.FireDue(now0.Add(5 * time.Minute)); len(sigs) != 0 {
-		t.Fatalf("fired early: %+v", sigs)
-	}
-	if sigs, _ := s.FireDue(now0.Add(10 * time.Minute)); len(sigs) != 1 {
-		t.Fatalf("did not fire: %+v", sigs)
-	}
-	_ = st.Close()
-
-	st = openStore(t, path)
-	s = schedule.New(st, schedule.Options{})
-	if sigs, _ := s.FireDue(now0.Add(time.Hour)); len(sigs) != 0 {
-		t.Errorf("fired again after restart: %+v", sigs)
-	}
-	if p, _ := st.Pending(); len(p) != 1 {
-		t.Errorf("inbox = %+v, want the one signal", p)
-	}
-}
-
 func TestMissedWhileDownFiresOnce(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
 	loc := berlin(t)
-	st := openStore(t, path)
+	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{})
 	once := mustPlan(t, s, ptr[int64](3600), nil, nil, now0, loc)
 	daily := mustPlan(t, s, nil, nil, ptr("0 9 * * *"), now0, loc)
-	_ = st.Close()
 
-	// Down for three days.
+	// Down for three days: a new process finds the store as it was.
 	back := now0.Add(72*time.Hour + 30*time.Minute)
-	st = openStore(t, path)
 	s = schedule.New(st, schedule.Options{})
 	sigs, err := s.FireDue(back)
 	if err != nil || len(sigs) != 2 {
@@ -346,8 +302,7 @@ func TestMissedWhileDownFiresOnce(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{})
 	a := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
 	b := mustPlan(t, s, ptr[int64](120), nil, nil, now0, time.UTC)
@@ -369,30 +324,14 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-func TestForgetDropsSchedules(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
-	s := schedule.New(st, schedule.Options{})
-	mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
-	if err := st.Forget(7); err != nil {
-		t.Fatal(err)
-	}
-	if items, _ := s.List(7); len(items) != 0 {
-		t.Errorf("items after forget: %+v", items)
-	}
-	if sigs, _ := s.FireDue(now0.Add(time.Hour)); len(sigs) != 0 {
-		t.Errorf("fired after forget: %+v", sigs)
-	}
-}
-
 func TestFireDueIdleDoesNotAllocate(t *testing.T) {
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{})
 	mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
 	if _, err := s.FireDue(now0); err != nil { // first call reads the store
 		t.Fatal(err)
 	}
-	_ = st.Close() // an idle FireDue must not touch the store at all
+	txns := st.Txns() // an idle FireDue must not touch the store at all
 	allocs := testing.AllocsPerRun(100, func() {
 		if sigs, err := s.FireDue(now0.Add(time.Minute)); err != nil || sigs != nil {
 			t.Fatalf("FireDue = %v, %v", sigs, err)
@@ -401,11 +340,13 @@ func TestFireDueIdleDoesNotAllocate(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("idle FireDue allocates %v times", allocs)
 	}
+	if n := st.Txns() - txns; n != 0 {
+		t.Errorf("idle FireDue ran %d transactions", n)
+	}
 }
 
 func TestRun(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{Clock: braintest.NewClock(now0.Add(time.Hour))})
 	item := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -424,8 +365,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{})
 	tools := map[string]brain.Tool{}
 	for _, tool := range s.Tools() {
@@ -518,7 +458,6 @@ func TestTools(t *testing.T) {
 
 // TestFormatLines: one page of /reminders, each item on its own line.
 func TestFormatLines(t *testing.T) {
-	t.Parallel()
 	loc := berlin(t)
 	now := time.Date(2026, 11, 3, 13, 4, 0, 0, loc)
 	if got := schedule.FormatPage(nil, 1, loc, now); got != "You have no reminders." {
@@ -543,12 +482,7 @@ func FuzzPlanCron(f *testing.F) {
 		"@every 1h", "*/15 * * * *", "0 0 29 2 *", "0-59/0 * * * *", "1-0 * * * *", "? ? ? ? ?", "@every -1s"} {
 		f.Add(seed)
 	}
-	st, err := storage.Open(filepath.Join(f.TempDir(), "anima.db"), storage.Options{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer st.Close()
-	s := schedule.New(st, schedule.Options{})
+	s := schedule.New(storagetest.New(), schedule.Options{})
 	loc, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		f.Fatal(err)
@@ -567,33 +501,7 @@ func FuzzPlanCron(f *testing.F) {
 	})
 }
 
-func BenchmarkFireDueIdle(b *testing.B) {
-	st := openStore(b, filepath.Join(b.TempDir(), "anima.db"))
-	s := schedule.New(st, schedule.Options{})
-	item, err := s.Plan(schedule.PlanArgs{Chat: 1, User: 1, Note: "x", DelaySeconds: ptr[int64](3600), Now: now0, Zone: time.UTC})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Add(item); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.FireDue(now0); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if sigs, _ := s.FireDue(now0); sigs != nil {
-			b.Fatal("fired")
-		}
-	}
-}
-
-// An item added inside a transaction that is still open (AddTx from the core loop's
-// commit) while FireDue rescans must still fire when due: the rescan may not drop its due
-// time from the idle bound just because the scan could not see the uncommitted item yet.
-func TestAddTxDuringRescanStillFires(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+func addTxDuringRescanStillFires[T schedule.Tx](t *testing.T, st schedule.Store[T]) {
 	s := schedule.New(st, schedule.Options{})
 	item, err := s.Plan(schedule.PlanArgs{Chat: 7, User: 70, Note: "call mum", DelaySeconds: ptr[int64](60), Now: now0, Zone: time.UTC})
 	if err != nil {
@@ -601,7 +509,7 @@ func TestAddTxDuringRescanStillFires(t *testing.T) {
 	}
 	added, release, committed := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	go func() {
-		committed <- st.Update(func(tx *storage.Tx) error {
+		committed <- st.Update(func(tx T) error {
 			if err := s.AddTx(tx, item); err != nil {
 				return err
 			}
@@ -641,8 +549,7 @@ func TestAddTxDuringRescanStillFires(t *testing.T) {
 // MaxPending items in a chat, saying why; AddTx refuses beyond MaxPending too (turns
 // committed together can pass the tool's check together). Refusals are counted.
 func TestCaps(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
+	st := storagetest.New()
 	reg := prometheus.NewRegistry()
 	s := schedule.New(st, schedule.Options{MaxPending: 3, MaxPerRun: 2, Refusals: brain.NewRefusals(reg)})
 	tool := s.Tools()[0]
@@ -707,7 +614,6 @@ func TestCaps(t *testing.T) {
 }
 
 func TestFormatPage(t *testing.T) {
-	t.Parallel()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	var items []brain.ScheduleItem
 	for i := range 45 {
@@ -735,27 +641,5 @@ func TestFormatPage(t *testing.T) {
 	}
 	if got := schedule.FormatPage(nil, 1, time.UTC, now); got != "You have no reminders." {
 		t.Errorf("none: %q", got)
-	}
-}
-
-// TestRecountAfterForget: a user's /forget deletes their reminders in the store, behind
-// the scheduler; Recount lowers the pending gauge to what is left.
-func TestRecountAfterForget(t *testing.T) {
-	t.Parallel()
-	st := openStore(t, filepath.Join(t.TempDir(), "anima.db"))
-	s := schedule.New(st, schedule.Options{Registerer: prometheus.NewRegistry()})
-	mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)
-	mustPlan(t, s, ptr[int64](7200), nil, nil, now0, time.UTC)
-	if got := testutil.ToFloat64(s.MetricsPending()); got != 2 {
-		t.Fatalf("pending = %v, want 2", got)
-	}
-	if _, err := st.ForgetUser(70, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Recount(); err != nil {
-		t.Fatal(err)
-	}
-	if got := testutil.ToFloat64(s.MetricsPending()); got != 0 {
-		t.Errorf("pending after the user's /forget = %v, want 0", got)
 	}
 }

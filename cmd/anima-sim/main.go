@@ -18,6 +18,7 @@ import (
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/bot/sim"
+	"github.com/anima-bot/anima/bot/sim/plot"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -56,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	res, err := sim.Run(ctx, cfg, sc, *dir, sim.Options{Progress: stderr})
+	res, err := sim.Run(ctx, cfg, sc, *dir, sim.Options{Progress: stderr, Draw: plot.Draw})
 	if err != nil {
 		fmt.Fprintf(stderr, "anima-sim: %s\n", err)
 		return 1

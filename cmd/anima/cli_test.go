@@ -130,6 +130,7 @@ func TestCheckRefusesWhatRunRefuses(t *testing.T) {
 // anima run (its control socket's path was too long for a unix socket address); the
 // socket is now reached through the store's directory, so check accepts any length.
 func TestCheckAcceptsALongStorePath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := cliConfig(t, dir, "")
 	long := filepath.Join(dir, strings.Repeat("d", 120), "anima.db")

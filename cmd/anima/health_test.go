@@ -94,6 +94,7 @@ func TestHealthCommand(t *testing.T) {
 }
 
 func TestHealthCommandWithoutMetrics(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
 	editConfig(t, path, `listen: "127.0.0.1:0"`, `listen: ""`)
@@ -106,11 +107,13 @@ func TestHealthCommandWithoutMetrics(t *testing.T) {
 // llm.api_key, when the model endpoint is not on this machine and no key is set. The
 // endpoint is a documentation address (192.0.2.1): it is never contacted.
 func TestNoAPIKeyForRemoteModelFailsFast(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://192.0.2.1:9/v1", "")
 	editConfig(t, path, "api_key: test", `api_key: ""`)
 	for _, cmdName := range []string{"chat", "run"} {
 		t.Run(cmdName, func(t *testing.T) {
+			t.Parallel()
 			cmd := exec.Command(binary, cmdName, "--config", path)
 			cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
 			cmd.Stdin = strings.NewReader("hello\n")

@@ -150,6 +150,7 @@ func waitCtx(t *testing.T, d time.Duration) context.Context {
 }
 
 func TestCheckNamesTheBadKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, []byte("llm:\n  fast_modle: gpt-4o-mini\n"), 0o600); err != nil {
@@ -165,6 +166,7 @@ func TestCheckNamesTheBadKey(t *testing.T) {
 }
 
 func TestRunWithoutTokenFailsFast(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
 	cmd := exec.Command(binary, "run", "--config", path)
@@ -188,10 +190,12 @@ func TestRunWithoutTokenFailsFast(t *testing.T) {
 // fails `anima check` and `anima run` at once, naming telegram.token, and the token itself
 // appears nowhere in the output.
 func TestTokenWithNewlineRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
 	for _, cmdName := range []string{"check", "run"} {
 		t.Run(cmdName, func(t *testing.T) {
+			t.Parallel()
 			cmd := exec.Command(binary, cmdName, "--config", path)
 			cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken+"\n")
 			out, err := cmd.CombinedOutput()
@@ -210,6 +214,7 @@ func TestTokenWithNewlineRefused(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(binary, "version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "anima ") {
 		t.Fatalf("version: %v %s", err, out)
@@ -219,6 +224,7 @@ func TestVersion(t *testing.T) {
 // TestKillMidTurnAnswersOnce kills anima with SIGKILL while the model is answering and
 // checks that, after a restart, the update is answered exactly once.
 func TestKillMidTurnAnswersOnce(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
@@ -263,6 +269,7 @@ func TestKillMidTurnAnswersOnce(t *testing.T) {
 
 // TestSIGTERMStopsGracefully checks exit 0 and that state persists across the stop.
 func TestSIGTERMStopsGracefully(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
@@ -288,6 +295,7 @@ func TestSIGTERMStopsGracefully(t *testing.T) {
 
 // TestChatOnConsole pipes lines into `anima chat` and reads the answers.
 func TestChatOnConsole(t *testing.T) {
+	t.Parallel()
 	ai := openaitest.New(t)
 	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Echo(req) })
 	dir := t.TempDir()
@@ -311,149 +319,10 @@ func TestChatOnConsole(t *testing.T) {
 	}
 }
 
-// TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → SIGTERM → restart →
-// the reminder arrives once, about 6 s after it was set.
-func TestReminderSurvivesRestart(t *testing.T) {
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
-	ai.Enqueue(
-		openaitest.Tool("core_schedule", `{"note":"stretch your legs","delay_seconds":6,"at":null,"cron":null,"kind":"reminder","reason":"the user asked to be reminded"}`),
-		openaitest.Answer("Sure — I'll remind you in 6 seconds.", "active", 0.95),
-	)
-	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
-		return openaitest.Answer("Time to stretch your legs!", "active", 0.95)
-	})
-	ctx := waitCtx(t, 40*time.Second)
-
-	p := start(t, "run", "--config", path)
-	tg.PushText(user, user, "remind me in 6 seconds to stretch my legs")
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setAt := sent[0].At
-	p.stop(t)
-
-	p = start(t, "run", "--config", path)
-	sent, err = tg.WaitSent(ctx, 2)
-	if err != nil {
-		t.Fatalf("the reminder never came: %v", err)
-	}
-	delay := sent[1].At.Sub(setAt)
-	t.Logf("reminder delivered %v after it was set (asked for 6s)", delay.Round(10*time.Millisecond))
-	if delay < 5*time.Second || delay > 15*time.Second {
-		t.Errorf("reminder came %v after it was set, want about 6s", delay)
-	}
-	if sent[1].Visible != "Time to stretch your legs!" {
-		t.Errorf("reminder = %q", sent[1].Visible)
-	}
-	// The wake prompt told the model what the reminder was about.
-	reqs := ai.Requests()
-	if last := string(reqs[len(reqs)-1].Raw); !strings.Contains(last, "stretch your legs") {
-		t.Errorf("the reminder's prompt lacks its note:\n%s", last)
-	}
-	time.Sleep(2 * time.Second) // a second firing would come now
-	p.stop(t)
-	if n := len(tg.Sent()); n != 2 {
-		t.Errorf("%d messages, want the answer and exactly one reminder", n)
-	}
-}
-
-// TestProactiveMessages: with short durations, anima writes first after the silence,
-// respects the cooldown and the daily cap, and its wakes carry a reason.
-func TestProactiveMessages(t *testing.T) {
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
-		// A wake without a user message (anima writing first) ends with a system message.
-		if last := req.Messages[len(req.Messages)-1]; last.Role == openai.ChatMessageRoleSystem {
-			return openaitest.Answer(fmt.Sprintf("Thinking of you, how did the %d things go?", len(req.Messages)), "active", 0.9)
-		}
-		return openaitest.Echo(req)
-	})
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), `proactive:
-  enabled: true
-  min_silence: 3s
-  cooldown: 4s
-  followup_after: 2s
-  quiet_hours: ""
-  max_per_day: 3
-  jitter: 0s
-`)
-	p := start(t, "run", "--config", path)
-	ctx := waitCtx(t, 60*time.Second)
-	tg.PushText(user, user, "hi there")
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	replyAt := sent[0].At
-	sent, err = tg.WaitSent(ctx, 2)
-	if err != nil {
-		t.Fatalf("no proactive message: %v", err)
-	}
-	gap := sent[1].At.Sub(replyAt)
-	t.Logf("first proactive message %v after the reply (min_silence 3s)", gap.Round(10*time.Millisecond))
-	if gap < 3*time.Second || gap > 10*time.Second {
-		t.Errorf("first proactive message %v after the last exchange, want between min_silence and ~2×", gap)
-	}
-	sent, err = tg.WaitSent(ctx, 3)
-	if err != nil {
-		t.Fatalf("no second proactive message: %v", err)
-	}
-	gap2 := sent[2].At.Sub(sent[1].At)
-	t.Logf("second proactive message %v after the first (cooldown 4s, habituation 2×3s)", gap2.Round(10*time.Millisecond))
-	if gap2 < 4*time.Second {
-		t.Errorf("second proactive message %v after the first, inside the cooldown", gap2)
-	}
-	// max_per_day 3, whose last wake is kept for a check-in or a follow-up: plain
-	// missing-you pressure gets two, then nothing more today.
-	time.Sleep(14 * time.Second)
-	if n := len(tg.Sent()); n != 3 {
-		t.Errorf("%d messages, want the reply and the 2 proactive ones max_per_day=3 leaves plain pressure", n)
-	}
-	p.stop(t)
-}
-
-// TestNoProactiveInQuietHours: with quiet hours covering the whole day around now, anima
-// never writes first.
-func TestNoProactiveInQuietHours(t *testing.T) {
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	now := time.Now().UTC()
-	from := now.Add(-time.Hour).Format("15:04")
-	to := now.Add(time.Hour).Format("15:04")
-	path := writeConfig(t, dir, tg.URL, ai.URL(), fmt.Sprintf(`proactive:
-  enabled: true
-  min_silence: 1s
-  cooldown: 1s
-  followup_after: 1s
-  quiet_hours: "%s-%s"
-  max_per_day: 5
-`, from, to))
-	p := start(t, "run", "--config", path)
-	ctx := waitCtx(t, 30*time.Second)
-	tg.PushText(user, user, "good night")
-	if _, err := tg.WaitSent(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(6 * time.Second)
-	p.stop(t)
-	if n := len(tg.Sent()); n != 1 {
-		t.Errorf("%d messages, want only the reply (quiet hours %s-%s UTC)", n, from, to)
-	}
-	if n := len(ai.Requests()); n != 1 {
-		t.Errorf("%d model calls, want 1: silence inside quiet hours must cost nothing", n)
-	}
-}
-
 // TestHotBackupCLI copies the store with `anima backup` while `anima run` holds it, and
 // checks that a second `anima run` on the same store is refused at once.
 func TestHotBackupCLI(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
@@ -507,6 +376,7 @@ func TestHotBackupCLI(t *testing.T) {
 // removal of the outbox's last entry to its next commit): after a restart the second reply
 // may come again, the first never does.
 func TestKillAfterSendRepeatsAtMostTheLast(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()
@@ -552,6 +422,7 @@ func TestKillAfterSendRepeatsAtMostTheLast(t *testing.T) {
 // Telegram (written to the outbox, request in flight) and checks that after a restart the
 // reply arrives exactly once, from the outbox, without asking the model again.
 func TestKillDuringSendDeliversOnce(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	dir := t.TempDir()

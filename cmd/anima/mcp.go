@@ -61,7 +61,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return 1
 	}
-	servers := bot.MCPServers(cfg.MCP)
+	servers := cfg.MCP.Enabled()
 	if len(servers) == 0 {
 		fmt.Fprintf(stdout, "%s: no MCP servers enabled under mcp.servers\n", *cfgPath)
 		return 0

@@ -72,6 +72,7 @@ func everythingConfig(script string) string {
 // TestMCPListEverything: `anima mcp list` starts the conformance server, prints the
 // tools anima would offer from it, and exits.
 func TestMCPListEverything(t *testing.T) {
+	t.Parallel()
 	script := everything(t)
 	path := writeConfig(t, t.TempDir(), "http://127.0.0.1:1", "http://127.0.0.1:1/v1", everythingConfig(script))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -91,6 +92,7 @@ func TestMCPListEverything(t *testing.T) {
 // tools to the model with schemas the API accepts in strict mode, runs the call the
 // model makes, and hands the result back fenced as untrusted data.
 func TestMCPRunEverything(t *testing.T) {
+	t.Parallel()
 	script := everything(t)
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)

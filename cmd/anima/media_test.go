@@ -17,6 +17,7 @@ import (
 // file path with the token), transcribed on the model endpoint, and answered from its
 // words; the transcript is the user's message, marked as voice.
 func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
 	ai := openaitest.New(t)
 	a := startLogged(t, tg.URL, ai.URL(), validToken, "log:\n  level: debug\n")
@@ -58,6 +59,7 @@ func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
 // part of the size that fits 1280 px, with its caption; the token appears in no request
 // to the model endpoint, and the next turn's prompt holds the note, not the image.
 func TestPhotoReachesTheModelAsDataURL(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
 	ai := openaitest.New(t)
 	a := startLogged(t, tg.URL, ai.URL(), validToken, "log:\n  level: debug\n")
@@ -110,6 +112,7 @@ func TestPhotoReachesTheModelAsDataURL(t *testing.T) {
 // TestLargeFileGetsTheShortRefusal: a 300 KB text file is not downloaded nor shown to
 // the model; the user gets the short refusal, and the message is recorded.
 func TestLargeFileGetsTheShortRefusal(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
 	ai := openaitest.New(t)
 	a := startLogged(t, tg.URL, ai.URL(), validToken, "")

@@ -9,7 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/sim"
 )
 
 // simCommand is `anima sim`: N silent days under a simulated clock, or with --scenario a
@@ -26,12 +26,12 @@ func simCommand(ctx context.Context, f *cmdFlags, stdout, stderr io.Writer) int 
 	if *f.scenario != "" || *f.out != "" {
 		return simScenario(ctx, f.simArgs(), *f.scenario, *f.out, stdout, stderr)
 	}
-	res, err := bot.Simulate(cfg, *f.days)
+	res, err := sim.Silent(cfg, *f.days)
 	if err != nil {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return 1
 	}
-	bot.PrintSim(stdout, res)
+	sim.Print(stdout, res)
 	return 0
 }
 

@@ -12,6 +12,7 @@ import (
 // TestSimScenarioRunsAnimaSim runs `anima sim --scenario S --out DIR` with the built
 // binaries: anima hands the run to anima-sim beside it, which writes the three files.
 func TestSimScenarioRunsAnimaSim(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("user:\n  timezone: Europe/Berlin\n"), 0o600); err != nil {
@@ -36,6 +37,7 @@ func TestSimScenarioRunsAnimaSim(t *testing.T) {
 // TestSimScenarioWithoutAnimaSim: without anima-sim beside it or on PATH, anima says how
 // to get it.
 func TestSimScenarioWithoutAnimaSim(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lone := filepath.Join(dir, "anima")
 	raw, err := os.ReadFile(binary)
@@ -58,6 +60,7 @@ func TestSimScenarioWithoutAnimaSim(t *testing.T) {
 }
 
 func TestSimScenarioFlagsErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("{}\n"), 0o600); err != nil {
@@ -78,6 +81,7 @@ func TestSimScenarioFlagsErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"sim", "--config", cfg}, tc.args...)
 			if code := run(args, strings.NewReader(""), &stdout, &stderr); code != tc.code {

@@ -43,6 +43,7 @@ func exchange(ctx context.Context, t *testing.T, tg *telegramtest.Server, p *pro
 // TestStreamedReplyShowsDrafts: a reply written slowly is shown as a growing draft (HTML,
 // one draft id, at most one update per 300 ms, never raw JSON), then sent exactly once.
 func TestStreamedReplyShowsDrafts(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
@@ -85,6 +86,7 @@ func TestStreamedReplyShowsDrafts(t *testing.T) {
 // TestKillDuringStreamDeliversOnce: SIGKILL while a reply is being streamed (drafts showing)
 // loses nothing and repeats nothing: after the restart the reply is sent exactly once.
 func TestKillDuringStreamDeliversOnce(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
@@ -127,6 +129,7 @@ func TestKillDuringStreamDeliversOnce(t *testing.T) {
 // TestStreamRefusedFallsBack: an endpoint that refuses stream: true (400) still gets the
 // reply asked for, sent once, without drafts and without an apology.
 func TestStreamRefusedFallsBack(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
@@ -148,6 +151,7 @@ func TestStreamRefusedFallsBack(t *testing.T) {
 // TestDraftRefusedFallsBack: a Bot API that answers sendMessageDraft with 400 costs
 // nothing visible: the reply is sent once.
 func TestDraftRefusedFallsBack(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
@@ -171,6 +175,7 @@ func TestDraftRefusedFallsBack(t *testing.T) {
 
 // TestStreamRepliesOff: telegram.stream_replies: false sends replies whole, as before.
 func TestStreamRepliesOff(t *testing.T) {
+	t.Parallel()
 	tg := telegramtest.New(t)
 	ai := openaitest.New(t)
 	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")

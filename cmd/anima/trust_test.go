@@ -102,6 +102,7 @@ func startLogged(t *testing.T, tgURL, aiURL, token, extra string) *running {
 // failure logged at debug level, /readyz asked while Telegram fails. The token must not
 // appear in the log nor in any /healthz or /readyz body.
 func TestTokenNeverLeaks(t *testing.T) {
+	t.Parallel()
 	secretHalf := validToken[strings.IndexByte(validToken, ':')+1:]
 	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
 	ai := openaitest.New(t)
@@ -196,6 +197,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 // the backlog, and is served as soon as one of the others leaves. Without a cap every
 // idle connection costs a file descriptor for as long as the client likes.
 func TestMetricsServerHoldsBoundedConnections(t *testing.T) {
+	t.Parallel()
 	const limit = 64
 	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
 	ai := openaitest.New(t)

@@ -339,7 +339,7 @@ func forgetAndReadd(ctx context.Context, d *driver, c config, w io.Writer) error
 	removed := 0
 	t := time.Now()
 	for u := range users {
-		rep, err := d.st.ForgetUser(int64(2+u), d.mem.UnindexTx)
+		rep, err := d.st.ForgetUser(int64(2+u), func(tx *storage.Tx, chat int64, seqs []uint64) error { return d.mem.UnindexTx(tx, chat, seqs) })
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
+	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/plugins/innerlife"
 	"github.com/anima-bot/anima/plugins/pluginstest"
 )
@@ -43,7 +44,7 @@ func TestIdleTickWithConcernsAllocatesNothing(t *testing.T) {
 
 // idleBrain is a stepper over n relationships, each with 8 concerns whose check-ins lie
 // days ahead, warmed up (the neurons' per-chat state sized).
-func idleBrain(tb testing.TB, n int) (*brain.Stepper, time.Time) {
+func idleBrain(tb testing.TB, n int) (*loop.Stepper, time.Time) {
 	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
 	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: prometheus.NewRegistry()})
 	bucket := pluginstest.Bucket{}
@@ -60,7 +61,7 @@ func idleBrain(tb testing.TB, n int) (*brain.Stepper, time.Time) {
 	}
 	auto := autonomic.New(autonomic.Default(), p.Neurons()...)
 	agg := aggregation.New(brain.DefaultProactivePolicy(), aggregation.Options{})
-	stepper := brain.NewStepper(brain.StepperDeps{State: st, Autonomic: auto, Aggregator: agg})
+	stepper := loop.NewStepper(loop.StepperDeps{State: st, Autonomic: auto, Aggregator: agg})
 	for range 3 {
 		now = now.Add(time.Second)
 		if ws := stepper.Step(now, nil); len(ws) != 0 {

@@ -26,14 +26,14 @@ func (p *Plugin) Jobs() []plugins.Job {
 // dream runs one dream for each private chat (of those whose dream_at it is, in the
 // user's own zone) that has not dreamt in the last DreamEvery, where the user wrote since
 // its last dream and
-// whose user has been quiet for at least DreamMinQuiet, at most DreamParallel at once.
+// whose user has been quiet for at least DreamMinQuiet, at most dreamParallel at once.
 // A dream reads the day under the dream profile; its tools may write a digest entry, open
 // concerns the day implied that no run opened (within the caps), touch or close concerns,
 // fold journal entries older than a week into reflections (innerlife_reflect) and remember
 // facts; anything it would send is dropped.
 func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []brain.Relationship) error {
 	now := p.clock.Now()
-	sem := make(chan struct{}, p.cfg.DreamParallel)
+	sem := make(chan struct{}, dreamParallel)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
@@ -52,7 +52,7 @@ func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []
 			// messages are not news): nothing to dream about, no cost.
 			continue
 		}
-		if now.Sub(rel.LastUserMsg) < p.cfg.DreamMinQuiet {
+		if now.Sub(rel.LastUserMsg) < p.cfg.DreamMinQuiet.Std() {
 			p.m.dreams.WithLabelValues(dreamSkipped).Inc()
 			continue
 		}

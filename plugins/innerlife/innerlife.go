@@ -20,25 +20,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/plugins"
 )
 
 // Name is the plugin's name: its tools' prefix, its config section and its bucket.
 const Name = "innerlife"
-
-// Config is the plugin's section of the configuration (plugins.innerlife).
-type Config struct {
-	// DreamAt is the local time "HH:MM" of the nightly dream (default "04:00").
-	DreamAt string
-	// DreamMinQuiet is how long the user must have been quiet for a dream (default 30m).
-	DreamMinQuiet time.Duration
-	// DreamParallel is how many dreams run at once (default 2).
-	DreamParallel int
-	// JournalPerDay is how many journal entries may be written about one user in one chat
-	// in any 24 hours (default 10).
-	JournalPerDay int
-}
 
 // Options are the plugin's optional dependencies.
 type Options struct {
@@ -84,23 +72,23 @@ type Plugin struct {
 
 var (
 	_ plugins.Plugin     = (*Plugin)(nil)
+	_ plugins.Toolbox    = (*Plugin)(nil)
+	_ plugins.Sensor     = (*Plugin)(nil)
 	_ plugins.Stateful   = (*Plugin)(nil)
 	_ plugins.Contextual = (*Plugin)(nil)
 	_ plugins.Scheduled  = (*Plugin)(nil)
 	_ plugins.Reporter   = (*Plugin)(nil)
+	_ plugins.Commander  = (*Plugin)(nil)
 	_ plugins.Detailer   = (*Plugin)(nil)
 )
 
 // New returns the plugin; zero Config fields take their defaults.
 func New(cfg Config, opts Options) *Plugin {
 	if cfg.DreamAt == "" {
-		cfg.DreamAt = "04:00"
+		cfg.DreamAt = DefaultDreamAt
 	}
 	if cfg.DreamMinQuiet <= 0 {
-		cfg.DreamMinQuiet = 30 * time.Minute
-	}
-	if cfg.DreamParallel <= 0 {
-		cfg.DreamParallel = 2
+		cfg.DreamMinQuiet = setting.Duration(DefaultDreamMinQuiet)
 	}
 	if cfg.JournalPerDay <= 0 {
 		cfg.JournalPerDay = DefaultJournalPerDay
@@ -138,12 +126,12 @@ func (p *Plugin) countSalience(s Salience) int {
 // Name implements plugins.Plugin.
 func (p *Plugin) Name() string { return Name }
 
-// Tools implements plugins.Plugin.
+// Tools implements plugins.Toolbox.
 func (p *Plugin) Tools() []brain.Tool {
 	return []brain.Tool{concernTool{p}, journalTool{p}, reflectTool{p}}
 }
 
-// Neurons implements plugins.Plugin: the check-in neuron.
+// Neurons implements plugins.Sensor: the check-in neuron.
 func (p *Plugin) Neurons() []brain.Neuron { return []brain.Neuron{checkinNeuron{p}} }
 
 // Keys in the plugin's bucket. A user's records are keyed by chat and user (ids 8 bytes

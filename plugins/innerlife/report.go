@@ -86,7 +86,7 @@ func (p *Plugin) StatusDetails(chat, user int64, now time.Time, loc *time.Locati
 	return b.String()
 }
 
-// Command implements plugins.Reporter: /thoughts lists the latest journal entries about
+// Command implements plugins.Commander: /thoughts lists the latest journal entries about
 // user in chat (those not folded), what anima concluded looking back (its reflections)
 // and their active concerns, without a model call.
 func (p *Plugin) Command(chat, user int64, name, _ string, now time.Time, loc *time.Location) (string, bool) {

@@ -1,5 +1,5 @@
 // Package pluginstest holds fakes for testing plugins and the code that hosts them: a
-// plugins.Bucket over a map, in place of a store transaction.
+// plugins.Bucket over a map, in place of a store transaction, and a plugins.Store of them.
 package pluginstest
 
 import (

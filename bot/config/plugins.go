@@ -1,0 +1,35 @@
+package config
+
+import (
+	"fmt"
+	"iter"
+	"reflect"
+
+	"github.com/anima-bot/anima/bot/config/setting"
+)
+
+// section is what a plugin's own section type (a field of PluginsConfig) offers.
+type section interface {
+	// SetDefaults sets every key to its default, before the file is decoded over them.
+	SetDefaults()
+	// Validate adds to p a problem for each bad key; key is the section's full key
+	// (plugins.<name>).
+	Validate(p *setting.Checker, key string)
+}
+
+// sections yields each plugin's section of c with its full key, in field order. A field
+// whose type is not a section is a programming error: it panics (in every test).
+func (c *PluginsConfig) sections() iter.Seq2[string, section] {
+	return func(yield func(string, section) bool) {
+		v := reflect.ValueOf(c).Elem()
+		for f := range v.Type().Fields() {
+			s, ok := v.FieldByIndex(f.Index).Addr().Interface().(section)
+			if !ok {
+				panic(fmt.Sprintf("config: plugins.%s (%s) has no SetDefaults and Validate", yamlName(f), f.Type))
+			}
+			if !yield("plugins."+yamlName(f), s) {
+				return
+			}
+		}
+	}
+}

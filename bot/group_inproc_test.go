@@ -1,0 +1,290 @@
+package bot_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+)
+
+// Two allowed members of one group.
+const (
+	groupMemberA = 111
+	groupMemberB = 222
+	groupChat    = -100500
+)
+
+// newGroupHarness is a harness allowing groupMemberA and groupMemberB, whose Telegram
+// channel paces a group's messages 30 ms apart instead of 3 s (what these tests check
+// does not depend on the pacing, which channels/telegram tests).
+func newGroupHarness(t *testing.T) *harness {
+	t.Helper()
+	h := newHarness(t)
+	h.cfg.Telegram.AllowedUsers = []int64{groupMemberA, groupMemberB}
+	h.opts.PerChatInterval = 10 * time.Millisecond
+	return h
+}
+
+// groupCtx is a context ending after d (a long exchange may need more than waitCtx's 20 s
+// under load).
+func groupCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// groupScripted answers a run by what its newest message asks for: "REMEMBER attr=value"
+// calls core_remember, "REMIND note" schedules a reminder an hour ahead, anything else
+// gets a short answer; after a tool result it answers "noted".
+func groupScripted(req openai.ChatCompletionRequest) openaitest.Reply {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == openai.ChatMessageRoleTool {
+		return openaitest.Answer("noted", "active", 0.9)
+	}
+	text := groupLastUser(req)
+	if _, rest, ok := strings.Cut(text, "REMEMBER "); ok {
+		attr, val, _ := strings.Cut(strings.Fields(rest)[0], "=")
+		return openaitest.Tool("core_remember", fmt.Sprintf(`{"attribute":%q,"value":%q}`, attr, val))
+	}
+	if _, rest, ok := strings.Cut(text, "REMIND "); ok {
+		return openaitest.Tool("core_schedule", fmt.Sprintf(`{"note":%q,"delay_seconds":3600,"at":null,"cron":null,"kind":"reminder","reason":"asked"}`, strings.TrimSpace(rest)))
+	}
+	return openaitest.Answer("hello there", "active", 0.9)
+}
+
+// groupMention addresses text to the bot, as a group member writes to it.
+func groupMention(text string) string { return "@" + telegramtest.DefaultBotName + " " + text }
+
+// groupLastUser is the content of req's last user message.
+func groupLastUser(req openai.ChatCompletionRequest) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if m := req.Messages[i]; m.Role == openai.ChatMessageRoleUser {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// groupFinalUser is the content of a request's last user message.
+func groupFinalUser(r openaitest.Request) string { return groupLastUser(r.Body) }
+
+// groupFirstRequestWith returns the first request (a run's opening call, not a tool
+// follow-up) whose final user message contains s.
+func groupFirstRequestWith(t *testing.T, ai *openaitest.Server, s string) openaitest.Request {
+	t.Helper()
+	for _, r := range ai.Requests() {
+		last := r.Body.Messages[len(r.Body.Messages)-1]
+		if last.Role != openai.ChatMessageRoleTool && strings.Contains(groupFinalUser(r), s) {
+			return r
+		}
+	}
+	t.Fatalf("no model request answers %q", s)
+	return openaitest.Request{}
+}
+
+// groupWaitSent waits until chat has n messages and returns the chat's messages.
+func groupWaitSent(ctx context.Context, t *testing.T, tg *telegramtest.Server, chat int64, n int) []telegramtest.Message {
+	t.Helper()
+	if err := tg.WaitFor(ctx, func() bool { return len(tg.SentTo(chat)) >= n }); err != nil {
+		t.Fatalf("waiting for %d messages to chat %d: %v; got %d", n, chat, err, len(tg.SentTo(chat)))
+	}
+	return tg.SentTo(chat)
+}
+
+// TestGroupRunsKeepMembersApart: two members' messages in one poll batch are two runs,
+// each about its own sender; a fact told in a group is that member's group fact; what a
+// member told anima in private never reaches the group's prompt.
+func TestGroupRunsKeepMembersApart(t *testing.T) {
+	t.Parallel()
+	h := newGroupHarness(t)
+	tg, ai := h.tg, h.ai
+	ai.SetDefault(groupScripted)
+	ctx := groupCtx(t, 60*time.Second)
+
+	// A tells anima something private.
+	_, stop := h.start()
+	tg.PushText(groupMemberA, groupMemberA, "REMEMBER diagnosis=secretflu")
+	groupWaitSent(ctx, t, tg, groupMemberA, 1)
+	stop()
+
+	// A and B write in the group; both messages land in one poll batch.
+	tg.PushGroupText(groupMemberA, groupChat, groupMention("hello from A"))
+	tg.PushGroupText(groupMemberB, groupChat, groupMention("REMEMBER colour=green"))
+	_, stop = h.start()
+	short, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := tg.WaitFor(short, func() bool { return len(tg.SentTo(groupChat)) >= 2 }); err != nil {
+		t.Fatalf("two members' messages in one batch got %d answer(s), want one run (and answer) per sender: %v",
+			len(tg.SentTo(groupChat)), err)
+	}
+	for _, r := range ai.Requests() {
+		if f := groupFinalUser(r); strings.Contains(f, "hello from A") && strings.Contains(f, "colour=green") {
+			t.Errorf("one run answered both members:\n%s", f)
+		}
+	}
+	runA := groupFirstRequestWith(t, ai, "hello from A")
+	runB := groupFirstRequestWith(t, ai, "colour=green")
+	sysB := runB.Body.Messages[0].Content
+	if !strings.Contains(sysB, `"User222"`) || strings.Contains(sysB, "User111") {
+		t.Errorf("B's run is not about B:\n%s", sysB)
+	}
+	if !strings.Contains(runA.Body.Messages[0].Content, `"User111"`) {
+		t.Errorf("A's run is not about A:\n%s", runA.Body.Messages[0].Content)
+	}
+
+	// B asks again: B's group fact is there; A asks: it is not (it is B's).
+	tg.PushGroupText(groupMemberB, groupChat, groupMention("what do you know about me"))
+	groupWaitSent(ctx, t, tg, groupChat, 3)
+	tg.PushGroupText(groupMemberA, groupChat, groupMention("and about me"))
+	groupWaitSent(ctx, t, tg, groupChat, 4)
+	stop()
+
+	askB := groupFirstRequestWith(t, ai, "what do you know about me")
+	askA := groupFirstRequestWith(t, ai, "and about me")
+	if !strings.Contains(string(askB.Raw), "colour: green") {
+		t.Errorf("B's fact told in the group is missing from B's next group prompt:\n%s", askB.Raw)
+	}
+	if strings.Contains(string(askA.Raw), "colour: green") {
+		t.Errorf("B's fact is in A's prompt (stored as A's):\n%s", askA.Raw)
+	}
+	// History keeps who said what: B's prompt shows A's earlier line under A's name.
+	if !strings.Contains(string(askB.Raw), `\"User111\"`) {
+		t.Errorf("B's prompt does not label A's line with A's name:\n%s", askB.Raw)
+	}
+	for _, r := range ai.Requests() {
+		if strings.Contains(string(r.Raw), "secretflu") && strings.Contains(string(r.Raw), "group chat") {
+			t.Errorf("A's private fact reached a group prompt:\n%s", r.Raw)
+		}
+	}
+	// Each answer replies to the message it answers.
+	replies := map[int]bool{}
+	for _, m := range tg.SentTo(groupChat) {
+		replies[m.ReplyTo] = true
+	}
+	if len(replies) != 4 {
+		t.Errorf("group answers reply to %d distinct messages, want 4 (one per message)", len(replies))
+	}
+}
+
+var groupReminderID = regexp.MustCompile(`• (\S+) — `)
+
+// TestGroupCommandsStayWithTheirOwner: a second member can neither see nor change
+// another member's reminders, history or facts through /reminders, /cancel, /forget or
+// the other's confirmation button; a member's own /forget removes their group data too.
+func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
+	t.Parallel()
+	h := newGroupHarness(t)
+	tg, ai := h.tg, h.ai
+	ai.SetDefault(groupScripted)
+	ctx := groupCtx(t, 90*time.Second)
+	_, stop := h.start()
+	defer stop()
+
+	n := 0
+	say := func(user int64, text string) telegramtest.Message {
+		t.Helper()
+		n++
+		tg.PushGroupText(user, groupChat, text)
+		return groupWaitSent(ctx, t, tg, groupChat, n)[n-1]
+	}
+	press := func(user int64, data string) telegramtest.Message {
+		t.Helper()
+		n++
+		tg.PushCallback(user, groupChat, data)
+		return groupWaitSent(ctx, t, tg, groupChat, n)[n-1]
+	}
+
+	say(groupMemberA, groupMention("REMIND water the plants of A"))
+	say(groupMemberA, groupMention("REMEMBER pet=cat"))
+	list := say(groupMemberA, "/reminders")
+	m := groupReminderID.FindStringSubmatch(list.Visible)
+	if m == nil {
+		t.Fatalf("A's /reminders shows no reminder:\n%s", list.Visible)
+	}
+	id := m[1]
+
+	// Probe 1: B's /reminders.
+	if got := say(groupMemberB, "/reminders"); strings.Contains(got.Visible, "plants of A") {
+		t.Errorf("probe /reminders: B sees A's reminder:\n%s", got.Visible)
+	}
+	// Probe 2: B's /cancel with A's id.
+	if got := say(groupMemberB, "/cancel "+id); strings.Contains(got.Visible, "Cancelled") {
+		t.Errorf("probe /cancel: B cancelled A's reminder: %s", got.Visible)
+	}
+	if got := say(groupMemberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
+		t.Errorf("after B's /cancel, A's reminder is gone:\n%s", got.Visible)
+	}
+	// Probe 3: B presses the button under A's /forget.
+	ask := say(groupMemberA, "/forget")
+	var markup struct {
+		InlineKeyboard [][]struct {
+			Text         string `json:"text"`
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if err := json.Unmarshal(ask.ReplyMarkup, &markup); err != nil || len(markup.InlineKeyboard) == 0 {
+		t.Fatalf("A's /forget has no buttons: %s (%v)", ask.ReplyMarkup, err)
+	}
+	yes := markup.InlineKeyboard[0][0].CallbackData
+	if got := press(groupMemberB, yes); !strings.Contains(got.Visible, "isn't yours") {
+		t.Errorf("probe A's button pressed by B: answer %q, want a short \"this button isn't yours\"", got.Visible)
+	}
+	if got := say(groupMemberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
+		t.Errorf("after B pressed A's button, A's reminder is gone:\n%s", got.Visible)
+	}
+	// Probe 4: B's own /forget.
+	say(groupMemberB, "/forget yes")
+	if got := say(groupMemberA, "/reminders"); !strings.Contains(got.Visible, "plants of A") {
+		t.Errorf("probe /forget by B: A's reminder is gone:\n%s", got.Visible)
+	}
+	say(groupMemberA, groupMention("after B forgot"))
+	if r := groupFirstRequestWith(t, ai, "after B forgot"); !strings.Contains(string(r.Raw), "plants of A") ||
+		!strings.Contains(string(r.Raw), "pet: cat") {
+		t.Errorf("probe /forget by B: A's group history or facts are gone:\n%s", r.Raw)
+	}
+
+	// A's own /forget (A's button) removes A's group data and says what it kept.
+	done := press(groupMemberA, yes)
+	if !strings.Contains(done.Visible, "Done") || !strings.Contains(done.Visible, "kept") {
+		t.Errorf("A's /forget confirmation does not say what it kept: %q", done.Visible)
+	}
+	if got := say(groupMemberA, "/reminders"); strings.Contains(got.Visible, "plants of A") {
+		t.Errorf("A forgot, but A's group reminder remains:\n%s", got.Visible)
+	}
+	say(groupMemberB, groupMention("after A forgot"))
+	r := groupFirstRequestWith(t, ai, "after A forgot")
+	for _, s := range []string{"plants of A", "pet: cat", "after B forgot"} {
+		if strings.Contains(string(r.Raw), s) {
+			t.Errorf("A forgot, but %q is still in the group's prompt:\n%s", s, r.Raw)
+		}
+	}
+
+	// Probe 5: /quiet and /timezone change what the whole group shares: B, a member,
+	// is refused; A, an admin (getChatMember), is not.
+	tg.SetMember(groupChat, groupMemberA, telegramtest.StatusAdmin)
+	for _, cmd := range []string{"/quiet 2", "/timezone Asia/Tokyo"} {
+		if got := say(groupMemberB, cmd); !strings.Contains(got.Visible, "Only this group's admins") {
+			t.Errorf("probe %s by B, a member: answer %q, want a refusal", cmd, got.Visible)
+		}
+		if got := say(groupMemberA, cmd); strings.Contains(got.Visible, "admins") {
+			t.Errorf("probe %s by A, an admin: answer %q, want it done", cmd, got.Visible)
+		}
+	}
+	if got := say(groupMemberB, "/timezone"); !strings.Contains(got.Visible, "Asia/Tokyo") {
+		t.Errorf("the group's zone after A's /timezone: %q", got.Visible)
+	}
+	for _, c := range tg.CallsTo("getChatMember") {
+		if c.Status != 200 {
+			t.Errorf("getChatMember answered %d: %v", c.Status, c.Params)
+		}
+	}
+}

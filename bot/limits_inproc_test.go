@@ -1,0 +1,402 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+)
+
+// The limits' behaviour checks, moved in-process from cmd/anima's limits_test.go: each
+// runs bot.Run on the manual clock, so a minute of rate limit is an Advance, not a wait.
+
+// inprocRuns counts the cognition runs the fake model saw: the requests that start a run
+// (they offer tools, unlike memory's summaries, and the last message is not a tool
+// result).
+func inprocRuns(ai *openaitest.Server) int {
+	n := 0
+	for _, r := range ai.Requests() {
+		if m := r.Body.Messages; len(r.Body.Tools) > 0 && len(m) > 0 && m[len(m)-1].Role != openai.ChatMessageRoleTool {
+			n++
+		}
+	}
+	return n
+}
+
+// inprocMetric reads one sample, named as exposed (name{label="value",…}, labels in
+// their exposed order), from anima's /metrics at addr (scrape); -1 when it is not there.
+func inprocMetric(t *testing.T, addr, sample string) float64 {
+	t.Helper()
+	name, labels, _ := strings.Cut(strings.TrimSuffix(sample, "}"), "{")
+	mf := scrape(t, addr)[name]
+	if mf == nil {
+		return -1
+	}
+	for _, m := range mf.GetMetric() {
+		var got []string
+		for _, l := range m.GetLabel() {
+			got = append(got, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+		}
+		if strings.Join(got, ",") != labels {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue()
+		case m.Untyped != nil:
+			return m.GetUntyped().GetValue()
+		}
+	}
+	return -1
+}
+
+// inprocWaitUntil polls cond every 20ms until it holds or ctx ends.
+func inprocWaitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		if ctx.Err() != nil {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// inprocSettle waits until the model has not been asked anything for a second (20 of the
+// harness's ticks).
+func inprocSettle(ctx context.Context, ai *openaitest.Server) {
+	n, since := len(ai.Requests()), time.Now()
+	for ctx.Err() == nil && time.Since(since) < time.Second {
+		time.Sleep(25 * time.Millisecond)
+		if m := len(ai.Requests()); m != n {
+			n, since = m, time.Now()
+		}
+	}
+}
+
+// inprocCtx is a context for a test's waits that ends after d.
+func inprocCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// limitsSilent is a final answer that says nothing (no message to pace).
+func limitsSilent() openaitest.Reply { return openaitest.Answer("", "active", 0.9) }
+
+// lastRunSystem is the system prompt of the last request that offered tools (a run's).
+func lastRunSystem(ai *openaitest.Server) string {
+	reqs := ai.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if len(reqs[i].Body.Tools) > 0 {
+			return reqs[i].Body.Messages[0].Content
+		}
+	}
+	return ""
+}
+
+// TestReactionsCostNoRuns: 30 reactions to anima's message within 2 s cost no model run,
+// and neither do reactions to a message anima did not send; the next message's run reads
+// the latest reaction as data, quoting the message it is on.
+func TestReactionsCostNoRuns(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	clock := h.useClock(time.Now())
+	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply {
+		r := limitsSilent()
+		r.Delay = 150 * time.Millisecond // a run takes a while: reactions arrive meanwhile
+		return r
+	})
+	h.ai.Enqueue(openaitest.Answer("hello there", "active", 0.9))
+	addrs, stop := h.start()
+	defer stop()
+	ctx := inprocCtx(t, 40*time.Second)
+	userMsg := h.tg.NextMessageID()
+	m := telegramtest.TextMessage(user, user, "private", "hi")
+	m.ID = userMsg
+	h.tg.PushMessage(m)
+	sent, err := h.tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := sent[0].ID
+	inprocSettle(ctx, h.ai) // the turn ends: anima has noted the message it sent
+	before := inprocRuns(h.ai)
+
+	// Reactions to the user's own message (not anima's) wake nothing.
+	for range 5 {
+		h.tg.PushReaction(user, user, userMsg, "👍")
+	}
+	// 30 reactions 66 ms apart on anima's clock, each taken by the channel before the next.
+	emojis := []string{"❤", "👍", "🔥", "🥰"}
+	for i := range 30 {
+		last := h.tg.PushReaction(user, user, mine, emojis[(29-i)%4]) // the last one is ❤
+		if err := h.tg.WaitPollOffset(ctx, last+1); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(66 * time.Millisecond)
+	}
+	inprocSettle(ctx, h.ai)
+	got := inprocRuns(h.ai) - before
+	t.Logf("model runs for 30 reactions in 2s: %d", got)
+	if got != 0 {
+		t.Errorf("%d model runs for 30 reactions to anima's message, want 0", got)
+	}
+	if v := inprocMetric(t, addrs.Metrics, `anima_telegram_updates_total{kind="reaction_other"}`); v != 5 {
+		t.Errorf("reactions to other messages counted %v, want 5", v)
+	}
+	if v := inprocMetric(t, addrs.Metrics, `anima_reactions_dropped_total`); v != 10 {
+		t.Errorf("anima_reactions_dropped_total = %v, want 10 (the chat keeps its latest 20 of 30)", v)
+	}
+
+	h.tg.PushText(user, user, "so, tonight?")
+	inprocWaitUntil(t, ctx, "the next message's run", func() bool { return inprocRuns(h.ai) == before+1 })
+	sys := lastRunSystem(h.ai)
+	// Each reaction line starts with when it came ("- [just now] reacted …").
+	if want := `] reacted "❤" to your message "hello there"` + "\n"; !strings.Contains(sys, want) || strings.Count(sys, "] reacted") != 1 {
+		t.Errorf("the run's system prompt does not read the latest reaction %q once:\n%s", want, sys)
+	}
+}
+
+// limitsGreedy is a model that answers every run with 12 core_schedule calls, then
+// silence.
+func limitsGreedy(req openai.ChatCompletionRequest) openaitest.Reply {
+	if len(req.Tools) == 0 {
+		return openaitest.Reply{Content: "a summary"} // memory folding old turns
+	}
+	if m := req.Messages; m[len(m)-1].Role == openai.ChatMessageRoleTool {
+		return limitsSilent()
+	}
+	var r openaitest.Reply
+	for i := range 12 {
+		r.ToolCalls = append(r.ToolCalls, openaitest.Call{Name: "core_schedule", Args: fmt.Sprintf(
+			`{"note":"water the plants %d","delay_seconds":%d,"at":null,"cron":null,"kind":"reminder","reason":null}`, i, 86400+i*60)})
+	}
+	return r
+}
+
+// limitsGreedyTurns sends n messages, each once the previous run is over, so every one is
+// its own run, and returns when the last run has ended.
+func limitsGreedyTurns(t *testing.T, ctx context.Context, h *harness, n int) {
+	t.Helper()
+	base := inprocRuns(h.ai)
+	for i := range n {
+		h.tg.PushText(user, user, fmt.Sprintf("remind me of everything, take %d", i))
+		inprocWaitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool {
+			reqs := h.ai.Requests()
+			for j := len(reqs) - 1; j >= 0; j-- {
+				if len(reqs[j].Body.Tools) > 0 { // the last request of a run (not a summary)
+					m := reqs[j].Body.Messages
+					return inprocRuns(h.ai) == base+i+1 && m[len(m)-1].Role == openai.ChatMessageRoleTool
+				}
+			}
+			return false
+		})
+	}
+}
+
+// TestGreedyModelCannotPileUpReminders: 60 turns of a model that schedules 12 reminders
+// each leave at most 50 pending (4 a run), and the tool tells the model why.
+func TestGreedyModelCannotPileUpReminders(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.useClock(time.Now()) // the reminders, a day away, never come due
+	h.ai.SetDefault(limitsGreedy)
+	// The per-user rate limit would stretch 60 quick turns over three minutes.
+	h.cfg.Limits.UserRunsPerMinute = 0
+	addrs, stop := h.start()
+	defer stop()
+	ctx := inprocCtx(t, 120*time.Second)
+	limitsGreedyTurns(t, ctx, h, 60)
+	inprocSettle(ctx, h.ai) // the last turn commits
+	pending := inprocMetric(t, addrs.Metrics, "anima_schedules_pending")
+	t.Logf("pending reminders after 60 greedy turns: %v", pending)
+	if pending != 50 {
+		t.Errorf("%v reminders pending, want the cap of 50", pending)
+	}
+	perRun := inprocMetric(t, addrs.Metrics, `anima_limits_refused_total{limit="reminders_per_run"}`)
+	perChat := inprocMetric(t, addrs.Metrics, `anima_limits_refused_total{limit="pending_reminders"}`)
+	t.Logf("refused: %v per run, %v per chat", perRun, perChat)
+	if perRun < 12*8 || perRun+perChat != 60*12-50 {
+		t.Errorf("refusals: %v per run + %v per chat, want %d in all", perRun, perChat, 60*12-50)
+	}
+	// The tool told the model why.
+	var told bool
+	for _, r := range h.ai.Requests() {
+		told = told || strings.Contains(string(r.Raw), "at most 4 new reminders")
+	}
+	if !told {
+		t.Error("no tool result told the model why its reminder was refused")
+	}
+}
+
+// TestRemindersListIsOnePage: with 120 pending (caps raised), /reminders answers in one
+// message, paged.
+func TestRemindersListIsOnePage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.useClock(time.Now())
+	h.ai.SetDefault(limitsGreedy)
+	h.cfg.Limits.PendingRemindersPerChat = 500
+	h.cfg.Limits.RemindersPerRun = 12
+	addrs, stop := h.start()
+	defer stop()
+	ctx := inprocCtx(t, 60*time.Second)
+	limitsGreedyTurns(t, ctx, h, 10)
+	inprocWaitUntil(t, ctx, "120 pending", func() bool { return inprocMetric(t, addrs.Metrics, "anima_schedules_pending") == 120 })
+	h.tg.PushText(user, user, "/reminders")
+	sent, err := h.tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // further parts would come now (one a second)
+	n := len(h.tg.Sent())
+	t.Logf("/reminders with 120 pending sent %d message(s)", n)
+	if n != 1 {
+		t.Errorf("/reminders sent %d messages, want 1", n)
+	}
+	if !strings.Contains(sent[0].Visible, "and 100 more") || !strings.Contains(sent[0].Visible, "/reminders 2") {
+		t.Errorf("first page does not say how to see the rest:\n%s", sent[0].Visible)
+	}
+	h.tg.PushText(user, user, "/reminders 6")
+	sent, err = h.tg.WaitSent(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sent[1].Visible; strings.Contains(got, "more —") || strings.Count(got, "\n• ") != 20 {
+		t.Errorf("last page:\n%s", got)
+	}
+}
+
+// TestUserRateLimit: 60 messages spread over a minute from one user cost at most the
+// rate limit's runs (20 a minute) plus the one the excess is folded into, and one notice.
+// The minute is anima's clock: a message a second, each taken by the loop before the
+// next (and, while runs are allowed, its run over), as a person typing would.
+func TestUserRateLimit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	clock := h.useClock(time.Now())
+	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return limitsSilent() })
+	addrs, stop := h.start()
+	defer stop()
+	ctx := inprocCtx(t, 120*time.Second)
+	for i := range 60 {
+		h.tg.PushText(user, user, fmt.Sprintf("message %d", i))
+		inprocWaitUntil(t, ctx, fmt.Sprintf("message %d taken", i), func() bool {
+			return inprocMetric(t, addrs.Metrics, `anima_signals_total{type="user_message"}`) == float64(i+1)
+		})
+		if i < 20 {
+			inprocWaitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool { return inprocRuns(h.ai) == i+1 })
+		}
+		clock.Advance(time.Second)
+	}
+	// The excess folded into the next allowed run: it comes once the minute is over.
+	clock.Advance(2 * time.Second)
+	inprocWaitUntil(t, ctx, "the folded run", func() bool {
+		for _, r := range h.ai.Requests() {
+			if len(r.Body.Tools) > 0 && strings.Contains(string(r.Raw), "message 59") {
+				return true
+			}
+		}
+		return false
+	})
+	inprocSettle(ctx, h.ai)
+	got := inprocRuns(h.ai)
+	t.Logf("runs for 60 messages over a minute: %d", got)
+	if got > 22 {
+		t.Errorf("%d runs, want at most 20 a minute plus the folded one", got)
+	}
+	var notices int
+	for _, m := range h.tg.Sent() {
+		if strings.Contains(m.Visible, "faster than I can think") {
+			notices++
+		}
+	}
+	if notices != 1 {
+		t.Errorf("%d rate-limit notices, want 1", notices)
+	}
+	if v := inprocMetric(t, addrs.Metrics, `anima_limits_refused_total{limit="user_runs"}`); v < 1 {
+		t.Errorf("user_runs refusals = %v", v)
+	}
+}
+
+// TestUserTokenShare: once a user has spent their daily share, their messages get one
+// plain notice and no model run — also after a restart (bot.Run stopped and started
+// again on the same store).
+func TestUserTokenShare(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.useClock(time.Now())
+	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
+		r := openaitest.Echo(req)
+		r.PromptTokens, r.CompletionTokens = 900, 100
+		return r
+	})
+	h.cfg.LLM.DailyUserTokenBudget = 1500
+	ctx := inprocCtx(t, 60*time.Second)
+	_, stop := h.start()
+	for i, text := range []string{"one", "two", "three"} {
+		h.tg.PushText(user, user, text)
+		if _, err := h.tg.WaitSent(ctx, i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	_, stop = h.start()
+	id := h.tg.PushText(user, user, "four")
+	if err := h.tg.WaitPollOffset(ctx, id+1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // a model call or a message would come now
+	stop()
+	sent := h.tg.Sent()
+	if n := len(h.ai.Requests()); n != 2 {
+		t.Errorf("%d model calls, want 2 (the share of 1500 tokens is spent by the second)", n)
+	}
+	if len(sent) != 3 || !strings.Contains(sent[2].Visible, "today") {
+		t.Errorf("messages: %+v, want two answers and one notice", sent)
+	}
+}
+
+// TestReactionSurvivesRestart: a reaction no run has read yet stays in the store's inbox
+// over a restart (bot.Run stopped and started again on the same store, as SIGTERM does);
+// the first run after it reads the reaction, quoting the message it is on.
+func TestReactionSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.useClock(time.Now())
+	_, stop := h.start()
+	ctx := inprocCtx(t, 60*time.Second)
+	h.tg.PushText(user, user, "hi")
+	sent, err := h.tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inprocSettle(ctx, h.ai)
+	before := inprocRuns(h.ai)
+	if err := h.tg.WaitPollOffset(ctx, h.tg.PushReaction(user, user, sent[0].ID, "❤")+1); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if got := inprocRuns(h.ai) - before; got != 0 {
+		t.Errorf("%d model runs for the reaction, want 0", got)
+	}
+
+	_, stop = h.start()
+	h.tg.PushText(user, user, "still there?")
+	if _, err := h.tg.WaitSent(ctx, 2); err != nil {
+		t.Fatalf("no answer after the restart: %v", err)
+	}
+	stop()
+	if want := `] reacted "❤" to your message "echo: hi"`; !strings.Contains(lastRunSystem(h.ai), want) {
+		t.Errorf("the first run after the restart does not read the reaction %q:\n%s", want, lastRunSystem(h.ai))
+	}
+}

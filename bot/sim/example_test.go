@@ -1,0 +1,65 @@
+package sim_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/bot/sim"
+	"github.com/anima-bot/anima/bot/sim/plot"
+)
+
+// TestExampleScenarios runs every shipped scenario and checks the three files (the
+// picture drawn by bot/sim/plot, as anima-sim draws it) and the
+// rules every run keeps: each user message answered once, nothing proactive in quiet
+// hours, at most max_per_day proactive wakes a day.
+func TestExampleScenarios(t *testing.T) {
+	for name, sc := range sim.Examples(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg := sim.SimConfig()
+			dir := t.TempDir()
+			began := time.Now()
+			res, err := sim.Run(context.Background(), cfg, sc, dir, sim.Options{Draw: plot.Draw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d days in %v (wall clock)", name, sc.Days, time.Since(began).Round(time.Millisecond))
+			for _, f := range []string{"timeline.csv", "timeline.png", "summary.txt"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(b) == 0 {
+					t.Errorf("%s is empty", f)
+				}
+			}
+			png, _ := os.ReadFile(filepath.Join(dir, "timeline.png"))
+			if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+				t.Error("timeline.png is not a PNG")
+			}
+			summary, _ := os.ReadFile(filepath.Join(dir, "summary.txt"))
+			if !strings.Contains(string(summary), "day 7: ") || !strings.Contains(string(summary), "total: ") {
+				t.Errorf("summary.txt lacks the per-day table:\n%s", summary)
+			}
+			f, _ := os.Open(filepath.Join(dir, "timeline.csv"))
+			defer f.Close()
+			recs, err := csv.NewReader(f).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := sc.Days*24*60 + 1; len(recs) != want {
+				t.Errorf("timeline.csv has %d lines, want %d (a header and one per simulated minute)", len(recs), want)
+			}
+			for i, n := range res.PerDay {
+				if n > cfg.Proactive.MaxPerDay {
+					t.Errorf("day %d: %d proactive wakes, max_per_day is %d", i+1, n, cfg.Proactive.MaxPerDay)
+				}
+			}
+		})
+	}
+}

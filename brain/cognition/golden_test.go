@@ -1,0 +1,209 @@
+package cognition_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+)
+
+// update rewrites the golden files: go test ./brain/cognition -run Golden -update
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// golden compares got with testdata/golden/name byte for byte (or writes it with -update).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with -update to write it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from its golden file (%d bytes, want %d); first difference at byte %d:\ngot:  %q\nwant: %q",
+			name, len(got), len(want), firstDiff(got, want), around(got, firstDiff(got, want)), around(want, firstDiff(got, want)))
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+func around(b []byte, i int) string { return string(b[max(0, i-80):min(len(b), i+80)]) }
+
+// richWake is a user's wake carrying most of what a prompt can hold: two messages (the
+// first waiting for a while), a photo and a text file perceived for the run, reactions, a
+// late scheduled item.
+func richWake() brain.Wake {
+	w := userWake("so, about tonight: "+strings.Repeat("I keep thinking about the plan. ", 12), "and look at this!")
+	w.Signals[0].At = t0.Add(-25 * time.Minute)
+	w.Signals[1].Media = &brain.Media{Kind: brain.MediaPhoto, FileID: "p1", Mime: "image/png", Content: []byte("\x89PNG-photo")}
+	w.Signals = append(w.Signals,
+		brain.Signal{Type: brain.SignalUserMessage, Chat: 42, User: 7, Text: "[file list.txt]", At: t0, MessageID: 103,
+			Media: &brain.Media{Kind: brain.MediaDocument, FileID: "d1", Name: "list.txt",
+				Content: []byte("milk\neggs <b>bread</b>\n" + strings.Repeat("more lines of the list\n", 40))}},
+		brain.Signal{Type: brain.SignalReaction, Chat: 42, User: 7, Text: "❤", Detail: "See you at eight", MessageID: 3,
+			At: t0.Add(-10 * time.Hour)},
+		brain.Signal{Type: brain.SignalReaction, Chat: 42, User: 7, Text: "😂", MessageID: 4, At: t0.Add(-time.Hour)},
+		brain.Signal{Type: brain.SignalScheduleDue, Source: "scheduler", Chat: 42, Ref: "s1", At: t0,
+			Text: "ask about the dentist", Detail: "Sam had a dentist appointment", Due: t0.Add(-2 * time.Hour)},
+	)
+	w.Rel.UnansweredProactive = 1
+	return w
+}
+
+// richRecall is a memory with facts (not newest first), a long summary, memories of mixed
+// relevance, plugin sections and 40 turns of history.
+func richRecall() brain.Recall {
+	rc := recall(40)
+	rc.Facts = append(rc.Facts,
+		brain.Fact{Attribute: "city", Value: "Berlin <b>", At: t0.Add(-72 * time.Hour)},
+		brain.Fact{Attribute: "job", Value: "starts in April", At: t0.Add(time.Hour)},
+	)
+	rc.Memories = append(rc.Memories,
+		brain.Hit{Source: "turn", Text: "Sam likes long walks", At: t0.Add(-96 * time.Hour), Score: 0.7},
+		brain.Hit{Source: "turn", Text: "Sam's sister is called Ada", Score: 0.2},
+	)
+	rc.Sections = []brain.Section{
+		{Source: "innerlife", Title: "Your private   journal\n(latest first)", Lines: []string{
+			"journal, yesterday: a quiet day", "journal, 2 days ago: talked about <the job>"}},
+		{Source: "concerns", Lines: []string{"concern c3 (active, event): driving test on Friday — check-in planned Fri 18:00"}},
+	}
+	return rc
+}
+
+// TestPromptGolden pins whole prompts byte for byte: BuildMessages on rich wakes of every
+// profile, under budgets from roomy to one that cuts the last turns.
+func TestPromptGolden(t *testing.T) {
+	concern := &memoTool{name: "innerlife_concern", effects: true,
+		profiles: []brain.Profile{brain.ProfileChat, brain.ProfileProactive, brain.ProfileDream}}
+	group := func() brain.Wake {
+		w := userWake("what about me?", "and Ann?")
+		w.Chat, w.User = -100, 2
+		w.Rel = brain.Relationship{Chat: -100, User: 1, Group: true, Status: brain.StatusAwaitingAnswer,
+			LastUserMsg: t0.Add(-3 * time.Hour)}
+		for i := range w.Signals {
+			w.Signals[i].Chat, w.Signals[i].User, w.Signals[i].UserName = -100, 2, "Ben"
+		}
+		return w
+	}
+	groupRecall := func() brain.Recall {
+		rc := richRecall()
+		for i := range rc.Turns {
+			if rc.Turns[i].Role == "user" {
+				rc.Turns[i].Name = []string{"Ann", "", "Ben"}[i%3]
+			}
+		}
+		return rc
+	}
+	proactive := func() brain.Wake {
+		w := proactiveWake()
+		w.Reason = brain.Reason{Code: brain.ReasonThought, Text: "you thought of them <and> smiled"}
+		w.Rel.Status, w.Rel.UnansweredProactive = brain.StatusAwaitingAnswer, 2
+		return w
+	}
+	dream := func() brain.Wake {
+		w := proactiveWake()
+		w.Profile = brain.ProfileDream
+		w.Reason = brain.Reason{Code: "dream", Text: "the day is over"}
+		return w
+	}
+	long := func() brain.Wake { return userWake(strings.Repeat("a very long message ", 400) + "THE END") }
+	cases := []struct {
+		name   string
+		budget int
+		w      func() brain.Wake
+		rc     func() brain.Recall
+	}{
+		{"rich-roomy", 12000, richWake, richRecall},
+		{"rich-6000", 6000, richWake, richRecall},
+		{"rich-3700", 3700, richWake, richRecall}, // older turns dropped
+		{"rich-3600", 3600, richWake, richRecall}, // and the weakest memories
+		{"rich-3400", 3400, richWake, richRecall}, // and the summary's start
+		{"rich-3000", 3000, richWake, richRecall}, // and the oldest of the last turns
+		{"rich-2200", 2200, richWake, richRecall},
+		{"rich-1200", 1200, richWake, richRecall},
+		{"rich-600", 600, richWake, richRecall},
+		{"group-3000", 3000, group, groupRecall},
+		{"proactive-2500", 2500, proactive, richRecall},
+		{"dream-4000", 4000, dream, richRecall},
+		{"long-message-1500", 1500, long, func() brain.Recall { return recall(6) }},
+		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, setup{tools: []brain.Tool{concern}, cfg: func(c *cognition.Config) {
+				c.ContextTokens = tc.budget
+				c.PersonaInterests = []string{"where words come from", "birds in winter"}
+			}})
+			msgs := e.c.BuildMessages(tc.w(), tc.rc(), t0)
+			got, err := json.MarshalIndent(msgs, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d messages, ≈ %d tokens", len(msgs), cognition.EstimateTokens(msgs))
+			golden(t, "prompt-"+tc.name+".json", append(got, '\n'))
+		})
+	}
+}
+
+// TestRequestGolden pins the wire bytes of a run's requests: a tool-calling step, the step
+// after it, an escalation to the smart model and the forced final answer of a spent step
+// budget.
+func TestRequestGolden(t *testing.T) {
+	memo := &memoTool{name: "test_memo", effects: true}
+	e := newEnv(t, setup{tools: []brain.Tool{memo}, mem: &fakeMemory{rc: recall(6)}, cfg: func(c *cognition.Config) {
+		c.MaxIterations = 3
+		c.ContextTokens = 3000
+	}})
+	e.srv.Enqueue(
+		openaitest.Tool("test_memo", `{"note":"exam on Monday","tag":null}`),
+		openaitest.Tool(cognition.ToolEscalate, `{"reason":"careful"}`),
+		openaitest.Tool("test_memo", `{"note":"again","tag":"x"}`).ForModel(smart),
+		openaitest.Answer("Good luck on Monday!", "awaiting_answer", 0.9).ForModel(smart),
+	)
+	out := think(t, e, userWake("my exam is on Monday"))
+	if s := sends(out); len(s) != 1 || s[0].Text != "Good luck on Monday!" {
+		t.Errorf("sends = %+v", s)
+	}
+	reqs := e.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("requests = %d, want 4", len(reqs))
+	}
+	var b bytes.Buffer
+	for i, r := range reqs {
+		fmt.Fprintf(&b, "--- request %d\n", i)
+		if err := json.Indent(&b, r.Raw, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteByte('\n')
+	}
+	golden(t, "requests-tool-escalate-forced.txt", b.Bytes())
+	if last := reqs[3].Body; len(last.Tools) != 0 || last.Messages[len(last.Messages)-1].Role != openai.ChatMessageRoleSystem {
+		t.Errorf("the last request is not a forced answer")
+	}
+}

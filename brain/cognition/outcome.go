@@ -1,0 +1,78 @@
+package cognition
+
+import "github.com/anima-bot/anima/brain"
+
+// readAnswer reads the final answer model wrote: by the rule of parseAnswer while the model
+// is asked for the answer format, else by the lenient one of parseAnswerLoose (free text).
+func (c *Cognition) readAnswer(model, content string) answer {
+	if !c.formats(model) {
+		return parseAnswerLoose(content) // the model wrote free text
+	}
+	return parseAnswer(content)
+}
+
+// outcome turns the final answer and the tools' intents into the run's Outcome.
+func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
+	status := a.Status
+	if !a.statusSet && a.Response == "" && w.Rel.Status.Valid() {
+		status = w.Rel.Status // saying nothing leaves the conversation where it was
+	}
+	out := brain.Outcome{Intents: r.intents, Status: status, Confidence: a.Confidence, Requests: r.requests}
+	a.Response = stripTurnTag(a.Response)
+	if a.Response != "" {
+		out.Intents = append(out.Intents, brain.SendMessage{
+			Chat: w.Chat, Text: a.Response, Kind: c.kind(w), Status: status, ReplyTo: replyTo(w),
+		})
+	}
+	return out
+}
+
+// settle completes the Outcome of a run that answered: the sections it showed add their
+// intents (a due check-in one carried belongs to the run that showed it), and the run is
+// counted as sent or silent.
+func (c *Cognition) settle(out brain.Outcome, profile brain.Profile, secs []brain.Section) brain.Outcome {
+	for _, sec := range secs {
+		out.Intents = append(out.Intents, sec.Intents...)
+	}
+	label := "silent"
+	for _, in := range out.Intents {
+		if _, ok := in.(brain.SendMessage); ok {
+			label = "sent"
+		}
+	}
+	c.m.runs.WithLabelValues(string(profile), label).Inc()
+	return out
+}
+
+// kind says why a message for w is sent.
+func (c *Cognition) kind(w brain.Wake) brain.MessageKind {
+	switch w.Reason.Code {
+	case brain.ReasonUserMessage, string(brain.SignalCommand):
+		return brain.KindReply
+	case brain.ReasonSchedule:
+		for _, s := range w.Signals {
+			if s.Type == brain.SignalScheduleDue && s.Kind == brain.KindFollowup {
+				return brain.KindFollowup
+			}
+		}
+		return brain.KindReminder
+	case brain.ReasonFollowup:
+		return brain.KindFollowup
+	case brain.ReasonProactive, brain.ReasonThought:
+		return brain.KindProactive
+	}
+	if userText(w) != "" {
+		return brain.KindReply
+	}
+	return brain.KindProactive
+}
+
+// replyTo is the platform id of the last user message of the wake.
+func replyTo(w brain.Wake) int {
+	for i := len(w.Signals) - 1; i >= 0; i-- {
+		if s := w.Signals[i]; s.Type == brain.SignalUserMessage && s.MessageID != 0 {
+			return s.MessageID
+		}
+	}
+	return 0
+}

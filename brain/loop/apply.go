@@ -1,0 +1,68 @@
+package loop
+
+import (
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// sortIntents splits a turn's intents: messages go to the outbox, intents of a known kind
+// stay with the turn, and intents of a kind HomeOf does not know are logged, counted and
+// dropped.
+func (l *Loop) sortIntents(intents []brain.Intent) (msgs []brain.SendMessage, known []brain.Intent) {
+	for _, in := range intents {
+		if m, ok := in.(brain.SendMessage); ok {
+			msgs = append(msgs, m)
+			continue
+		}
+		if brain.HomeOf(in) == 0 {
+			l.unhandled(in)
+			continue
+		}
+		known = append(known, in)
+	}
+	return msgs, known
+}
+
+// unhandled logs and counts an intent nobody applies.
+func (l *Loop) unhandled(in brain.Intent) {
+	name := "nil"
+	if in != nil {
+		name = in.IntentName()
+	}
+	l.log.Error("intent of a kind nobody applies; dropped", "intent", name)
+	l.m.intentsUnhandled.WithLabelValues(name).Inc()
+}
+
+// applyInLoop applies an InLoop intent to the loop's state.
+func (l *Loop) applyInLoop(in brain.Intent) {
+	now := l.deps.Clock.Now()
+	switch v := in.(type) {
+	case brain.Defer:
+		until := v.Until
+		if max := now.Add(24 * time.Hour); until.After(max) {
+			until = max
+		}
+		l.deps.Aggregator.Ack(brain.Ack{Key: brain.AckKey(brain.SignalSocialPressure, v.Chat), Kind: brain.AckDeferred, Until: until,
+			Firm: true, Reason: v.Reason, At: now})
+		l.changed.acks = true
+	case brain.Ack:
+		l.deps.Aggregator.Ack(v)
+		l.changed.acks = true
+	case brain.EmitThought:
+		l.st.Thoughts = append(l.st.Thoughts, brain.Thought{Chat: v.Chat, Text: v.Text, At: now})
+	case brain.SetTimezone:
+		if rel := l.st.Rel(v.Chat); rel != nil {
+			rel.Timezone = v.Zone
+			l.changed.rels[v.Chat] = true
+		}
+	case brain.UpdateState:
+		l.st.Energy = clamp01(l.st.Energy + v.EnergyDelta)
+		l.st.Alertness = clamp01(l.st.Alertness + v.AlertnessDelta)
+	default:
+		// HomeOf says InLoop, but no case here applies it.
+		l.unhandled(in)
+	}
+}
+
+func clamp01(v float64) float64 { return min(1, max(0, v)) }

@@ -1,0 +1,175 @@
+package loop_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/storage"
+)
+
+// deadHarness is a harness whose failed work is kept in a real store, with a fresh
+// registry for anima_dead_letters_total.
+func deadHarness(t *testing.T) (*harness, *storage.Store, *prometheus.Registry) {
+	h := newHarness(t, noProactive())
+	h.cfg.Tick = 5 * time.Millisecond
+	st, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	reg := prometheus.NewRegistry()
+	h.dead, h.reg = st, reg
+	return h, st, reg
+}
+
+// onlyLetter returns the one dead letter kept, failing the test unless there is exactly
+// one.
+func onlyLetter(t *testing.T, st *storage.Store) brain.DeadLetter {
+	t.Helper()
+	all, err := st.DeadLetters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 {
+		t.Fatalf("dead letters %+v, want exactly one", all)
+	}
+	return all[0]
+}
+
+func deadCount(t *testing.T, reg *prometheus.Registry, kind brain.DeadKind) float64 {
+	t.Helper()
+	n, err := testutil.GatherAndCount(reg, "anima_dead_letters_total")
+	if err != nil || n != 3 {
+		t.Fatalf("anima_dead_letters_total has %d series (%v), want one per kind from the start", n, err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "anima_dead_letters_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if m.GetLabel()[0].GetValue() == string(kind) {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return -1
+}
+
+// TestDeadLetterUndeliverable: a message the platform refuses for good is kept, whole,
+// with the reason, and counted; it is the letter of the user whose turn wrote it (in a
+// group too, so that forgetting them deletes it).
+func TestDeadLetterUndeliverable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		chat, user int64
+	}{{"private chat", 5, 5}, {"group", -9, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h, st, reg := deadHarness(t)
+			h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+				return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: "an answer Telegram refuses", Kind: brain.KindReply}}}, nil
+			}
+			h.sender.fail = func(brain.SendMessage) error {
+				return fmt.Errorf("400 message is too long: %w", brain.ErrUndeliverable)
+			}
+			h.start()
+			sig := h.msg(1, tc.chat, "hi")
+			sig.User = tc.user
+			h.submit(sig)
+			recv(t, h.sender.attempts, "the refused send")
+			h.stop()
+			d := onlyLetter(t, st)
+			if d.Kind != brain.DeadUndeliverable || d.Chat != tc.chat || d.User != tc.user || d.Message == nil ||
+				d.Message.Text != "an answer Telegram refuses" || d.Reason != "400 message is too long: message cannot be delivered" {
+				t.Errorf("dead letter %+v, want the refused message to user %d with its reason", d, tc.user)
+			}
+			if n := deadCount(t, reg, brain.DeadUndeliverable); n != 1 {
+				t.Errorf("anima_dead_letters_total{kind=undeliverable} = %v, want 1", n)
+			}
+		})
+	}
+}
+
+// TestDeadLetterRunFailed: a run that fails (not an outage) is kept with the user's
+// messages it consumed; the user still gets the apology.
+func TestDeadLetterRunFailed(t *testing.T) {
+	t.Parallel()
+	h, st, reg := deadHarness(t)
+	h.think.script = func(context.Context, brain.Wake) (brain.Outcome, error) {
+		return brain.Outcome{}, errors.New("both models refused: 400 context length exceeded")
+	}
+	h.start()
+	h.submit(h.msg(7, 5, "tell me a story"))
+	if m := recv(t, h.sender.attempts, "the apology"); m.Text != h.cfg.Apology {
+		t.Fatalf("sent %q, want the apology", m.Text)
+	}
+	h.stop()
+	d := onlyLetter(t, st)
+	if d.Kind != brain.DeadRunFailed || d.Chat != 5 || d.User != 5 || len(d.Signals) != 1 ||
+		d.Signals[0].ID != 7 || d.Signals[0].Text != "tell me a story" || d.Reason != "both models refused: 400 context length exceeded" {
+		t.Errorf("dead letter %+v, want the consumed message with the run's error", d)
+	}
+	if n := deadCount(t, reg, brain.DeadRunFailed); n != 1 {
+		t.Errorf("anima_dead_letters_total{kind=run_failed} = %v, want 1", n)
+	}
+}
+
+// TestDeadLetterHoldExpired: messages held for the model past MaxHold are kept when they
+// are dropped.
+func TestDeadLetterHoldExpired(t *testing.T) {
+	t.Parallel()
+	h, st, reg := deadHarness(t)
+	h.cfg.MaxHold = time.Hour
+	h.cfg.HoldRetry = 1000 * time.Hour // no retries in the way
+	o := newOutageThinker(h)
+	buildWith(h, o)
+	h.start()
+	h.submit(h.msg(1, 5, "still there?"))
+	recv(t, h.sender.attempts, "the notice")
+	recv(t, h.journal.commits, "the notice's commit")
+	h.clock.Advance(2 * time.Hour)
+	recv(t, h.journal.commits, "the drop")
+	h.stop()
+	d := onlyLetter(t, st)
+	if d.Kind != brain.DeadHoldExpired || d.Chat != 5 || d.User != 5 || len(d.Signals) != 1 || d.Signals[0].Text != "still there?" ||
+		!d.At.Equal(t0.Add(2*time.Hour)) {
+		t.Errorf("dead letter %+v, want the expired message, kept at the drop", d)
+	}
+	if n := deadCount(t, reg, brain.DeadHoldExpired); n != 1 {
+		t.Errorf("anima_dead_letters_total{kind=hold_expired} = %v, want 1", n)
+	}
+}
+
+// TestRedeliverWhileRunning: outbox entries handed to a running loop (a refused message
+// retried) are sent and marked sent.
+func TestRedeliverWhileRunning(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, noProactive())
+	h.start()
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	entry := brain.Outgoing{ID: 42, Msg: brain.SendMessage{Chat: 5, Text: "once more", Kind: brain.KindReply}}
+	if err := h.loop.Redeliver(ctx, []brain.Outgoing{entry}); err != nil {
+		t.Fatal(err)
+	}
+	if m := recv(t, h.sender.attempts, "the redelivery"); m.Text != "once more" {
+		t.Errorf("sent %q, want the retried message", m.Text)
+	}
+	h.stop()
+	if m := h.journal.Marked(); len(m) != 1 || m[0] != 42 {
+		t.Errorf("marked %v, want the retried entry", m)
+	}
+}

@@ -1,0 +1,98 @@
+package memory
+
+import (
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/storage"
+)
+
+// Tx is what memory needs of a store transaction: its buckets (storage.BucketFacts,
+// storage.BucketSummaries, storage.BucketIndex), large values kept apart (the index's
+// segments) and the chat's history, whose entries it marks indexed. *storage.Tx
+// implements it; storagetest.Tx serves the tests.
+type Tx interface {
+	Buckets
+	Blobs
+	History
+}
+
+// Buckets are key-value buckets by name. Values are JSON (Get, Put) or raw bytes.
+type Buckets interface {
+	// Get decodes the JSON under key into v and reports whether it was there.
+	Get(bucket string, key []byte, v any) (bool, error)
+	// GetRaw returns a copy of the bytes under key (nil if absent).
+	GetRaw(bucket string, key []byte) ([]byte, error)
+	// Peek is GetRaw without the copy: the bytes are valid until the transaction ends
+	// and must not be modified.
+	Peek(bucket string, key []byte) ([]byte, error)
+	// Put stores v as JSON under key.
+	Put(bucket string, key []byte, v any) error
+	// PutRaw stores val under key.
+	PutRaw(bucket string, key, val []byte) error
+	// Scan calls fn for every key with prefix, in key order; fn's storage.ErrStop ends
+	// it without error, another error ends it and is returned.
+	Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error
+}
+
+// Blobs are large values, each written and deleted without rewriting its neighbours.
+type Blobs interface {
+	PutBlob(bucket string, key, val []byte) error
+	// PeekBlob returns the blob under key (nil if absent), valid until the transaction
+	// ends.
+	PeekBlob(bucket string, key []byte) ([]byte, error)
+	DeleteBlob(bucket string, key []byte) error
+}
+
+// History is the chats' history: entries keyed chat | seq (storage.HistorySeq), each a
+// turn as JSON that storage.DecodeHistory reads with memory's mark.
+type History interface {
+	// HistoryFrom calls fn with chat's entries from Seq from on, oldest first;
+	// storage.ErrStop ends it.
+	HistoryFrom(chat int64, from uint64, fn func(k, v []byte) error) error
+	// HistoryReverse calls fn with chat's entries, newest first; storage.ErrStop ends it.
+	HistoryReverse(chat int64, fn func(k, v []byte) error) error
+	// HistoryGet decodes chat's entry seq into v and reports whether it was there.
+	HistoryGet(chat int64, seq uint64, v any) (bool, error)
+	// HistoryRaw returns a copy of chat's entry seq (nil if absent).
+	HistoryRaw(chat int64, seq uint64) ([]byte, error)
+	// MarkIndexed marks chat's entry seq as indexed and reports whether it exists and
+	// was not marked before.
+	MarkIndexed(chat int64, seq uint64) (bool, error)
+}
+
+// Store runs transactions over a Tx of the store's own type T (*storage.Tx for
+// *storage.Store), which New infers. Update commits fn's writes if fn returns nil and
+// none of them otherwise.
+type Store[T Tx] interface {
+	View(fn func(tx T) error) error
+	Update(fn func(tx T) error) error
+	// History returns up to n of chat's most recent turns, oldest first.
+	History(chat int64, n int) ([]brain.Turn, error)
+}
+
+// txns is a Store with its transaction type forgotten, so Memory need not be generic.
+type txns struct {
+	view, update func(fn func(tx Tx) error) error
+	history      func(chat int64, n int) ([]brain.Turn, error)
+}
+
+func txnsOf[T Tx](st Store[T]) txns {
+	return txns{
+		view:    func(fn func(Tx) error) error { return st.View(func(tx T) error { return fn(tx) }) },
+		update:  func(fn func(Tx) error) error { return st.Update(func(tx T) error { return fn(tx) }) },
+		history: st.History,
+	}
+}
+
+// View runs fn in a read-only transaction.
+func (t txns) View(fn func(tx Tx) error) error { return t.view(fn) }
+
+// Update runs fn in a read-write transaction.
+func (t txns) Update(fn func(tx Tx) error) error { return t.update(fn) }
+
+// History returns up to n of chat's most recent turns, oldest first.
+func (t txns) History(chat int64, n int) ([]brain.Turn, error) { return t.history(chat, n) }
+
+var (
+	_ Tx                 = (*storage.Tx)(nil)
+	_ Store[*storage.Tx] = (*storage.Store)(nil)
+)
