@@ -49,6 +49,7 @@ func (f *fakeForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
 // TestGroupCommandsActForTheSender: in a group /reminders, /cancel and /forget see only the
 // sender's own items, and a confirmation button works only for whoever asked for it.
 func TestGroupCommandsActForTheSender(t *testing.T) {
+	t.Parallel()
 	const ann, ben, grp = 1, 2, -100
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	book := &fakeBook{items: []brain.ScheduleItem{
@@ -113,6 +114,7 @@ func TestGroupCommandsActForTheSender(t *testing.T) {
 // TestPrivateForgetAnswersAsBefore: in a private chat with no groups, /forget's buttons
 // still read "/forget yes…" and the confirmation is unchanged.
 func TestPrivateForgetAnswersAsBefore(t *testing.T) {
+	t.Parallel()
 	fg := &fakeForgetter{}
 	c := &commands{forget: fg, reminders: &fakeBook{}}
 	sig := brain.Signal{Type: brain.SignalCommand, Chat: 5, User: 5, Text: "/forget yes 5"}
@@ -143,6 +145,7 @@ func (f *fakeAdmins) IsAdmin(_ context.Context, _, user int64) (bool, error) {
 // everyone, a private chat is its user's own, and a failed check is an error (logged,
 // "didn't work") that changes nothing.
 func TestGroupSettingsAreForAdmins(t *testing.T) {
+	t.Parallel()
 	const group, ann, ben = -100, int64(1), int64(2)
 	admins := &fakeAdmins{admins: map[int64]bool{ann: true}}
 	c := &commands{policy: brain.DefaultProactivePolicy(), admins: admins}

@@ -30,6 +30,7 @@ func (f *fakeForecaster) NextProactive(now time.Time, rel *brain.Relationship, l
 // own making: the earliest time when there is one, nothing when it is never, and plain
 // words (without asking) where anima never writes first.
 func TestStatusFormatsNextProactive(t *testing.T) {
+	t.Parallel()
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +93,7 @@ func TestStatusFormatsNextProactive(t *testing.T) {
 // TestStatusUsesTheAggregator: wired to the real aggregation layer, /status shows
 // exactly the aggregator's NextProactive.
 func TestStatusUsesTheAggregator(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	pol := brain.DefaultProactivePolicy()
 	agg := aggregation.New(pol, aggregation.Options{})
@@ -118,6 +120,7 @@ func (f fakeOutage) Outage() (time.Time, bool) { return f.since, f.down }
 // TestStatusSaysSinceWhenTheModelIsUnreachable: /status names the outage's start in the
 // user's zone while the model is unreachable, and says nothing of it otherwise.
 func TestStatusSaysSinceWhenTheModelIsUnreachable(t *testing.T) {
+	t.Parallel()
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Fatal(err)

@@ -80,6 +80,7 @@ func (h *compactHarness) forget(user int64) string {
 // per interval: the first within a second, then one every 10 minutes. Each confirmation
 // says when the words leave the disk, and that time is kept.
 func TestForgetHammerCostsOneCompactionPerInterval(t *testing.T) {
+	t.Parallel()
 	h := newCompactHarness(t, filepath.Join(t.TempDir(), "anima.db"))
 	start := h.clock.Now()
 	var at []time.Duration
@@ -112,6 +113,7 @@ func TestForgetHammerCostsOneCompactionPerInterval(t *testing.T) {
 // TestForgetOfNothingDoesNotCompact: a /forget from a user with nothing stored deletes
 // nothing, so nothing is owed and the store is not rewritten.
 func TestForgetOfNothingDoesNotCompact(t *testing.T) {
+	t.Parallel()
 	h := newCompactHarness(t, filepath.Join(t.TempDir(), "anima.db"))
 	h.remember(8) // someone else
 	reply := h.forget(7)
@@ -131,6 +133,7 @@ func TestForgetOfNothingDoesNotCompact(t *testing.T) {
 // before the compaction (a SIGKILL leaves a half-written .compact too); the next start
 // removes the leftover and compacts within a second, and the words are gone from the file.
 func TestCompactionOwedAcrossACrash(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	const marker = "marker-of-the-crashed-erasure"
 	st, err := storage.Open(path, storage.Options{})

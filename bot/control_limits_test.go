@@ -48,6 +48,7 @@ func waitDone(t *testing.T, done <-chan struct{}, what string) {
 // TestControlDeadlines: a client that never sends its request, or stops reading a backup,
 // is cut off (net.Pipe has no buffer: every write waits for the reader).
 func TestControlDeadlines(t *testing.T) {
+	t.Parallel()
 	var logs braintest.Buffer
 	c := &controlServer{
 		store: openStore(t), log: slog.New(slog.NewTextHandler(&logs, nil)),
@@ -89,6 +90,7 @@ func TestControlDeadlines(t *testing.T) {
 }
 
 func TestControlCapsConnections(t *testing.T) {
+	t.Parallel()
 	c, err := newControlServer(openStore(t), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +133,7 @@ func TestControlCapsConnections(t *testing.T) {
 }
 
 func TestControlDefaultLimits(t *testing.T) {
+	t.Parallel()
 	c, err := newControlServer(openStore(t), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // TestBackupRefusesACutOffCopy: a service that dies halfway through the stream must not
 // leave a truncated file that looks like a backup.
 func TestBackupRefusesACutOffCopy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	store := filepath.Join(dir, "anima.db")
 	ln, err := net.Listen("unix", bot.ControlSocket(store))
@@ -50,6 +51,7 @@ func TestBackupRefusesACutOffCopy(t *testing.T) {
 // characters or more made `anima run` fail) still gets its 0600 control socket beside
 // the store, and a hot backup finds it there.
 func TestHotBackupWithALongStorePath(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	dir := filepath.Join(t.TempDir(), strings.Repeat("a-long-directory-name-", 6))
 	h.cfg.Storage.Path = filepath.Join(dir, "anima.db")

@@ -21,6 +21,7 @@ import (
 // channel and reports the model calls and prompt tokens per turn: the prompt must not
 // grow with the conversation, and old turns are folded into a summary now and then.
 func TestLongConversationCost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("200 turns")
 	}

@@ -207,6 +207,7 @@ func checkQuery(q query, names map[string]bool) []string {
 // serves; the dashboard's selectors must also filter on its job and instance variables,
 // so one Grafana can show several bots.
 func TestDashboardMetricsExist(t *testing.T) {
+	t.Parallel()
 	dash, err := os.ReadFile(filepath.Join("..", "deploy", "grafana", "dashboards", "anima.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -245,6 +246,7 @@ func TestDashboardMetricsExist(t *testing.T) {
 
 // TestCheckQueryFindsProblems: the check above rejects what it is meant to reject.
 func TestCheckQueryFindsProblems(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{"anima_ticks_total": true, "anima_reply_latency_seconds_bucket": true}
 	for _, tc := range []struct {
 		name string

@@ -75,6 +75,8 @@ func TestDeadLettersPrunedAfterAWeek(t *testing.T) {
 	_, stop := h.start()
 	defer stop()
 	ctx := waitCtx(t)
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
 	for {
 		letters, err := bot.Dead(ctx, h.cfg.Storage.Path, "list")
 		if err != nil {
@@ -83,9 +85,10 @@ func TestDeadLettersPrunedAfterAWeek(t *testing.T) {
 		if len(letters) == 1 && letters[0].ID == 2 {
 			break
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-poll.C:
+		case <-ctx.Done():
 			t.Fatalf("dead letters %+v, want only the one younger than a week (id 2)", letters)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

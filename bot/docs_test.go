@@ -71,6 +71,7 @@ func registered(t *testing.T) []string {
 // TestMetricsDocumented fails when docs/metrics.md's table lacks a metric anima
 // registers, or lists one it does not.
 func TestMetricsDocumented(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "docs", "metrics.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +100,7 @@ func TestMetricsDocumented(t *testing.T) {
 // TestCommandsDocumented fails when the README does not mention a command anima
 // understands.
 func TestCommandsDocumented(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

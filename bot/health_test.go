@@ -13,6 +13,7 @@ import (
 )
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	serve := func(h http.HandlerFunc) string {
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)

@@ -15,6 +15,7 @@ import (
 // none with a model call; /forget leaves nothing
 // of the user in the plugin's bucket.
 func TestInnerLifeCommands(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.cfg.User.Timezone = "UTC"
 	_, stop := h.start()
@@ -87,6 +88,7 @@ func TestInnerLifeCommands(t *testing.T) {
 // TestInnerLifeBucketFilledBeforeForget guards the test above: without /forget the bucket
 // holds the concern, the entry and the journal slot.
 func TestInnerLifeBucketFilledBeforeForget(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	_, stop := h.start()
 	h.ai.Enqueue(

@@ -84,6 +84,7 @@ func (e *journalEnv) scheduled(t *testing.T) []string {
 }
 
 func TestJournalAppliesIntentsInTheTurn(t *testing.T) {
+	t.Parallel()
 	e := newJournalEnv(t)
 	entries, err := e.j.Commit(context.Background(), e.turn(
 		brain.Remember{Attribute: "pet", Value: "a cat called Mo"},              // the turn's user
@@ -116,6 +117,7 @@ func TestJournalAppliesIntentsInTheTurn(t *testing.T) {
 // TestJournalTurnIsAllOrNothing: a turn whose transaction fails after its Remember and
 // CancelSchedule were applied leaves neither — nor its history, outbox or consumed signal.
 func TestJournalTurnIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	e := newJournalEnv(t)
 	_, err := e.j.Commit(context.Background(), e.turn(
 		brain.Remember{Attribute: "pet", Value: "a cat called Mo"},

@@ -79,6 +79,7 @@ func bucket(t *testing.T, h *dto.Histogram, le float64) uint64 {
 }
 
 func TestReplyLatencyIsMeasured(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	addrs, stop := h.start()
 	defer stop()
@@ -109,6 +110,7 @@ func TestReplyLatencyIsMeasured(t *testing.T) {
 // TestReplyLatencySurvivesRestart: a reply that could not be delivered before a restart
 // is measured from its question's arrival in the earlier run.
 func TestReplyLatencySurvivesRestart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	_, stop := h.start()
 	// Telegram asks for a minute's pause: anima is stopped while it waits.

@@ -41,6 +41,7 @@ func mcpServers(t *testing.T) animamcp.Config {
 // server's tool and reads its answer fenced; the server that cannot start is in /readyz
 // (without making anima unready) and in /status.
 func TestMCPToolInRun(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.cfg.MCP = mcpServers(t)
 	addrs, stop := h.start()

@@ -44,6 +44,7 @@ func (f *flaky) Apply(b plugins.Bucket, c brain.PluginChange, _ time.Time) error
 // it, the history, the outbox — and the signal stays in the inbox, so the turn runs again
 // and then commits whole. The failure is counted.
 func TestPluginApplyFailureRollsBackTheTurn(t *testing.T) {
+	t.Parallel()
 	e := newJournalEnv(t)
 	reg := prometheus.NewRegistry()
 	f := &flaky{fail: true}
@@ -145,6 +146,7 @@ func pluginErrors(t *testing.T, reg *prometheus.Registry, plugin, part string) f
 // searcher over the real store, a concern dormant for 100 days (which prompts no longer
 // carry) and a journal entry older than the three that prompts carry.
 func TestMemorySearchFindsDormantConcerns(t *testing.T) {
+	t.Parallel()
 	e := newJournalEnv(t)
 	now := e.at
 	clock := braintest.NewClock(now)
@@ -217,6 +219,7 @@ func (keeper) Forget(b plugins.Bucket, user int64) error {
 // compaction after /forget (the plugin deleted through its own transaction, which marked
 // nothing), so the words stayed in the file's free pages.
 func TestPluginOnlyForgetOwesAnErasure(t *testing.T) {
+	t.Parallel()
 	st, err := storage.Open(t.TempDir()+"/anima.db", storage.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ func startMetrics(t *testing.T, lim listener.Limits, ready map[string]ReadyFunc,
 }
 
 func TestMetricsServerLimits(t *testing.T) {
+	t.Parallel()
 	short := metricsLimits()
 	short.Idle = 150 * time.Millisecond
 	short.ReadHeader = 150 * time.Millisecond
@@ -54,6 +55,7 @@ func TestMetricsServerLimits(t *testing.T) {
 }
 
 func TestMetricsServerDefaultLimits(t *testing.T) {
+	t.Parallel()
 	s, err := newMetricsServer("127.0.0.1:0", prometheus.NewRegistry(), nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +76,7 @@ func TestMetricsServerDefaultLimits(t *testing.T) {
 }
 
 func TestMetricsServerCapsConnections(t *testing.T) {
+	t.Parallel()
 	lim := metricsLimits()
 	lim.MaxConns = 2
 	s := startMetrics(t, lim, nil, nil)
@@ -83,6 +86,7 @@ func TestMetricsServerCapsConnections(t *testing.T) {
 // TestReadyzWithoutDetails: the body is a fixed text per check; why a check failed goes
 // to the log only.
 func TestReadyzWithoutDetails(t *testing.T) {
+	t.Parallel()
 	var logs braintest.Buffer
 	var down atomic.Bool
 	down.Store(true)

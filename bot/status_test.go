@@ -34,6 +34,7 @@ func (f *fakePlugins) Command(int64, int64, string, string, time.Time, *time.Loc
 // of theirs, without machinery (no percentages, no gate names); /status details keeps the
 // numbers; in a group only the sender's items are asked for.
 func TestStatusSpeaksPlainly(t *testing.T) {
+	t.Parallel()
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ type pluginIntent struct{}
 func (pluginIntent) IntentName() string { return "plugin_thing" }
 
 func TestHomeOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   brain.Intent
 		want brain.Home

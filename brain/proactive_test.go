@@ -20,6 +20,7 @@ func mustQuiet(t *testing.T, s string) brain.QuietHours {
 }
 
 func TestQuietHours(t *testing.T) {
+	t.Parallel()
 	at := func(hhmm string) time.Time {
 		tm, err := time.Parse("15:04", hhmm)
 		if err != nil {
@@ -66,6 +67,7 @@ func TestQuietHours(t *testing.T) {
 }
 
 func TestQuietHoursInvalid(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"22:30", "2230-0830", "24:00-01:00", "25:00-08:00", "22:60-01:00", "7:00-9:00", "07:00-09:0", "22:3-08:00",
 		"aa:bb-cc:dd", "22:30-08:30-09:00", "22:30 - 08:30", " 01:00 - 06:15 ", "+1:00-02:00", "08:00-08:00", "-",
@@ -86,6 +88,7 @@ func TestQuietHoursInvalid(t *testing.T) {
 }
 
 func TestQuietHoursText(t *testing.T) {
+	t.Parallel()
 	var v struct {
 		Q brain.QuietHours `json:"q"`
 	}
@@ -107,6 +110,7 @@ func TestQuietHoursText(t *testing.T) {
 // TestQuietHoursNextEnd: NextEnd is the first moment Contains is false, checked second
 // by second (from t, over a day) across daylight saving changes in both hemispheres.
 func TestQuietHoursNextEnd(t *testing.T) {
+	t.Parallel()
 	zone := func(name string) *time.Location {
 		loc, err := time.LoadLocation(name)
 		if err != nil {
@@ -157,6 +161,7 @@ func zoneOr(loc *time.Location) *time.Location {
 }
 
 func TestNextDay(t *testing.T) {
+	t.Parallel()
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +183,7 @@ func TestNextDay(t *testing.T) {
 }
 
 func TestDefaultProactivePolicy(t *testing.T) {
+	t.Parallel()
 	p := brain.DefaultProactivePolicy()
 	if !p.Enabled || p.MinSilence != 6*time.Hour || p.Cooldown != 3*time.Hour || p.FollowupAfter != 3*time.Hour ||
 		p.QuietHours.String() != "22:30-08:30" || p.MaxPerDay != 2 {

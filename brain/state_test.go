@@ -20,6 +20,7 @@ func chats(st *brain.State) []int64 {
 }
 
 func TestStateUpsertRemoveRel(t *testing.T) {
+	t.Parallel()
 	st := brain.NewState(nil)
 	if st.Energy != 1 || st.Zone != time.UTC {
 		t.Fatalf("NewState(nil) = energy %v zone %v, want 1 and UTC", st.Energy, st.Zone)
@@ -69,6 +70,7 @@ func TestStateUpsertRemoveRel(t *testing.T) {
 }
 
 func TestStateLocation(t *testing.T) {
+	t.Parallel()
 	tokyo := time.FixedZone("UTC+9", 9*3600)
 	st := brain.NewState(tokyo)
 	tests := []struct {
@@ -91,6 +93,7 @@ func TestStateLocation(t *testing.T) {
 }
 
 func TestRelationshipMarkUserMessage(t *testing.T) {
+	t.Parallel()
 	r := brain.Relationship{
 		LastUserMsg: t0, UnansweredProactive: 3, FollowupDone: true, Dormant: true,
 		Status: brain.StatusAwaitingAnswer,
@@ -109,6 +112,7 @@ func TestRelationshipMarkUserMessage(t *testing.T) {
 }
 
 func TestRelationshipMarkSent(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kind       brain.MessageKind
 		unanswered int
@@ -145,6 +149,7 @@ func TestRelationshipMarkSent(t *testing.T) {
 }
 
 func TestRelationshipProactiveDayRollover(t *testing.T) {
+	t.Parallel()
 	// UTC+9: 14:00 UTC is 23:00 local, 15:30 UTC is 00:30 local on the next day, while
 	// the UTC date has not changed.
 	loc := time.FixedZone("UTC+9", 9*3600)
@@ -183,6 +188,7 @@ func TestRelationshipProactiveDayRollover(t *testing.T) {
 }
 
 func TestWakeUserNameIsCleaned(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ rel, sig, want string }{
 		{"Ada", "", "Ada"},
 		{"", "Grace", "Grace"},

@@ -18,6 +18,7 @@ func keys(set map[string]struct{}) []string {
 }
 
 func TestTrigrams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -46,6 +47,7 @@ func TestTrigrams(t *testing.T) {
 }
 
 func TestJaccard(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		a, b string

@@ -6,6 +6,7 @@ import (
 )
 
 func TestWhenWords(t *testing.T) {
+	t.Parallel()
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +37,7 @@ func TestWhenWords(t *testing.T) {
 }
 
 func TestAgoWords(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 5, 20, 0, 0, 0, time.UTC) // a Thursday evening
 	for _, tc := range []struct {
 		at   time.Time

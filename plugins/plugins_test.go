@@ -113,6 +113,7 @@ func (l jobLog) LastRun(k string) (time.Time, bool, error) { t, ok := l[k]; retu
 func (l jobLog) SetLastRun(k string, t time.Time) error    { l[k] = t; return nil }
 
 func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	g := &greeter{}
 	tools := cognition.NewRegistry()
@@ -209,6 +210,7 @@ func pluginErrors(t *testing.T, reg *prometheus.Registry, plugin, part string) f
 }
 
 func TestInstallRefusesABadToolName(t *testing.T) {
+	t.Parallel()
 	_, err := plugins.Install(cognition.NewRegistry(), plugins.Options{}, badName{})
 	if err == nil || !strings.Contains(err.Error(), "plugin bad") {
 		t.Fatalf("err = %v, want the plugin named", err)

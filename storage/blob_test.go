@@ -11,6 +11,7 @@ import (
 // TestBlobsAreWrittenAlone: a new blob does not copy the blob beside it (its bucket's
 // root page stays where it was), and blobs read, replace and delete like values.
 func TestBlobsAreWrittenAlone(t *testing.T) {
+	t.Parallel()
 	s, err := Open(filepath.Join(t.TempDir(), "anima.db"), Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ func commitTurns(t testing.TB, s *storage.Store, chat int64, n int, text string)
 }
 
 func TestCompactLeavesNoTraceOfForgottenData(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s := open(t, path)
 	const marker = "zanzibar-marker"
@@ -93,6 +94,7 @@ func TestCompactLeavesNoTraceOfForgottenData(t *testing.T) {
 // TestCompactWhileWriting: transactions that arrive during a compaction wait for it and
 // then succeed; none is lost.
 func TestCompactWhileWriting(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s := open(t, path)
 	commitTurns(t, s, 1, 200, "filler")
@@ -129,6 +131,7 @@ func TestCompactWhileWriting(t *testing.T) {
 }
 
 func TestCompactRefusesReadOnly(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	_ = open(t, path).Close()
 	ro, err := storage.Open(path, storage.Options{ReadOnly: true})

@@ -11,6 +11,7 @@ import (
 // TestEpochsOpenEveryEpochTurns: each epoch holds Options.EpochTurns Seqs and is named
 // by its first.
 func TestEpochsOpenEveryEpochTurns(t *testing.T) {
+	t.Parallel()
 	s, err := Open(filepath.Join(t.TempDir(), "anima.db"), Options{EpochTurns: 4})
 	if err != nil {
 		t.Fatal(err)

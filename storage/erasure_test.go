@@ -17,6 +17,7 @@ import (
 // erasure is owed, in the same commit; one that finds nothing records nothing; the
 // compacted file no longer owes it, and a reopen still knows what was owed.
 func TestErasurePendingUntilCompacted(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s := open(t, path)
 	pending := func(want bool) {
@@ -59,6 +60,7 @@ func TestErasurePendingUntilCompacted(t *testing.T) {
 // TestOpenRemovesCrashedCompaction: a SIGKILL during a compaction leaves <path>.compact
 // beside the store; the next Open removes it and the store is whole.
 func TestOpenRemovesCrashedCompaction(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s := open(t, path)
 	commitTurns(t, s, 7, 3, "kept")
@@ -79,6 +81,7 @@ func TestOpenRemovesCrashedCompaction(t *testing.T) {
 // per bucket): bbolt grows a file past 16 MiB by 16 MiB at a time, which made a
 // compaction of a 50.4 MB store write 55.1 MB.
 func TestCompactedFileHasNoSlack(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s := open(t, path)
 	value := strings.Repeat("x", 100<<10)
@@ -118,6 +121,7 @@ func TestCompactedFileHasNoSlack(t *testing.T) {
 // that grows the file waits for bbolt's remap, which every open read holds off — why a
 // backup must not stream from a read transaction.)
 func TestCompactDoesNotQueueBehindAReader(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s, err := storage.Open(path, storage.Options{CompactWait: 50 * time.Millisecond})
 	if err != nil {
@@ -163,6 +167,7 @@ func TestCompactDoesNotQueueBehindAReader(t *testing.T) {
 // writes and a compaction go ahead, and the backup, read at last, is the store as it
 // was when it began.
 func TestSlowBackupReaderHoldsNothing(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s, err := storage.Open(path, storage.Options{CompactWait: 50 * time.Millisecond})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // TestOpenMigratesSchemaOneFacts: a schema-1 file keyed facts by user alone; opened by
 // this version they are the users' private-chat facts, and the file says schema 2.
 func TestOpenMigratesSchemaOneFacts(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
@@ -100,6 +101,7 @@ func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 // (and the answers to them), reminders and facts go, and the report counts them. Other
 // members' data stays.
 func TestForgetUser(t *testing.T) {
+	t.Parallel()
 	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
 	const ann, ben, grp = 1, 2, -100
 	now := time.Now()

@@ -36,6 +36,7 @@ func syncedFreelist(t *testing.T, path string) bool {
 // Open reads it instead of walking the file; after a crash (no Close) Open rebuilds it and
 // the store works as before.
 func TestFreelistWrittenAtClose(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	commit := func(s *Store, chat int64) {

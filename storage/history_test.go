@@ -16,6 +16,7 @@ import (
 // epochs reads as one — newest first, from a Seq on, by Seq — survives a reopen and a
 // compaction without reusing a Seq, and forgetting removes it from every epoch.
 func TestHistoryAcrossEpochs(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	opts := storage.Options{EpochTurns: 4}
 	s, err := storage.Open(path, opts)

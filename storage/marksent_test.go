@@ -13,6 +13,7 @@ import (
 // the next commit, so a crash before it repeats at most that one message; an entry with
 // others behind it is removed at once; Close and FlushSent commit what waits.
 func TestMarkSentRidesOnTheNextCommit(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	path := filepath.Join(t.TempDir(), "anima.db")
 	open := func() *Store {
@@ -125,6 +126,7 @@ func TestMarkSentRidesOnTheNextCommit(t *testing.T) {
 // TestMarkSentWaitsAtMostSentDelay: a removal left waiting gets a commit of its own
 // when Options.SentDelay has passed.
 func TestMarkSentWaitsAtMostSentDelay(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s, err := Open(path, Options{SentDelay: 3 * time.Second})
 	if err != nil {
@@ -164,6 +166,7 @@ func TestMarkSentWaitsAtMostSentDelay(t *testing.T) {
 // the store's next commit once a batch has gathered (fewer, by Close), not by commits of
 // their own, trimmed to SentKeep per chat.
 func TestRecordSentRidesOnTheNextCommit(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s, err := Open(path, Options{SentDelay: time.Hour})
 	if err != nil {
@@ -219,6 +222,7 @@ func TestRecordSentRidesOnTheNextCommit(t *testing.T) {
 // sentBatch of them have gathered, and those of every chat once sentFlushAll wait in
 // all; what a crash forgets is what had not been written.
 func TestSentIDsAreWrittenAChatAtATime(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s, err := Open(path, Options{SentDelay: time.Hour})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // TestFreedPagesAreReused: forgetting a chat frees its pages, and writing as much again
 // reuses them instead of growing the file.
 func TestFreedPagesAreReused(t *testing.T) {
+	t.Parallel()
 	s, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ func open(t *testing.T, path string) *storage.Store {
 }
 
 func TestFileModeAndSecondInstance(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "data", "anima.db")
 	open(t, path)
 	fi, err := os.Stat(path)
@@ -46,6 +47,7 @@ func TestFileModeAndSecondInstance(t *testing.T) {
 }
 
 func TestRecordOffsetAndCommit(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s := open(t, path)
 	sigs, err := s.Record("telegram", []brain.Signal{
@@ -131,6 +133,7 @@ func TestRecordOffsetAndCommit(t *testing.T) {
 }
 
 func TestForget(t *testing.T) {
+	t.Parallel()
 	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
 	now := time.Now()
 	for _, chat := range []int64{7, 8} {
@@ -177,6 +180,7 @@ func TestForget(t *testing.T) {
 }
 
 func TestBackupRestores(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := open(t, filepath.Join(dir, "anima.db"))
 	if _, err := s.Record("telegram", []brain.Signal{{Type: brain.SignalUserMessage, Chat: 1, Text: "keep me"}}, 9); err != nil {
@@ -201,6 +205,7 @@ func TestBackupRestores(t *testing.T) {
 }
 
 func TestWriteSizedToAnnouncesTheSize(t *testing.T) {
+	t.Parallel()
 	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
 	var buf bytes.Buffer
 	n, err := s.WriteSizedTo(&buf)
@@ -214,6 +219,7 @@ func TestWriteSizedToAnnouncesTheSize(t *testing.T) {
 }
 
 func TestNewerSchemaRefused(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	s := open(t, path)
 	if err := s.Update(func(tx *storage.Tx) error { return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("99")) }); err != nil {
@@ -226,6 +232,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 }
 
 func TestScanReverseAndPrefix(t *testing.T) {
+	t.Parallel()
 	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
 	err := s.Update(func(tx *storage.Tx) error {
 		for _, chat := range []int64{-5, 5, 6} {
@@ -270,6 +277,7 @@ func BenchmarkRecordAndCommit(b *testing.B) {
 // TestSentIsBoundedPerChat: the store remembers the last SentKeep ids anima sent per
 // chat, forgets older ones, and keeps chats apart.
 func TestSentIsBoundedPerChat(t *testing.T) {
+	t.Parallel()
 	st, err := storage.Open(filepath.Join(t.TempDir(), "a.db"), storage.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -304,6 +312,7 @@ func TestSentIsBoundedPerChat(t *testing.T) {
 // TestOpenMigratesSentIDsToLists: a schema-4 file kept a key per sent id; opened by this
 // version each chat's ids are one list, the latest SentKeep of them, and lookups agree.
 func TestOpenMigratesSentIDsToLists(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestConfigAPIKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		baseURL string

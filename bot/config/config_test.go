@@ -53,12 +53,14 @@ func keyErrors(t *testing.T, err error) []*KeyError {
 }
 
 func TestConfigDefaultValid(t *testing.T) {
+	t.Parallel()
 	if err := Default().Validate(); err != nil {
 		t.Fatalf("Default().Validate() = %v", err)
 	}
 }
 
 func TestConfigExampleFile(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../../config.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +95,7 @@ func TestConfigLoadExampleWithEnv(t *testing.T) {
 }
 
 func TestConfigLoadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(path, []byte("llm:\n  fast_model: a\n  fast_modle: b\nlog:\n  level: loud\n"), 0o600); err != nil {
@@ -113,6 +116,7 @@ func TestConfigLoadErrors(t *testing.T) {
 }
 
 func TestConfigEnvExpansion(t *testing.T) {
+	t.Parallel()
 	env := envMap(map[string]string{
 		"TOKEN":     "123:abc # not a comment: really",
 		"EMPTY":     "",
@@ -160,6 +164,7 @@ func TestConfigEnvExpansion(t *testing.T) {
 }
 
 func TestConfigEnvExpansionErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		yaml string
@@ -196,6 +201,7 @@ func TestConfigLoadExpandsFromEnvironment(t *testing.T) {
 }
 
 func TestConfigDecodeErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		yaml string
@@ -252,6 +258,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 }
 
 func TestConfigParseEdgeCases(t *testing.T) {
+	t.Parallel()
 	t.Run("syntax error", func(t *testing.T) {
 		_, err := parse([]byte("llm: [unclosed"), noEnv)
 		if err == nil || !strings.Contains(err.Error(), "parse YAML") {
@@ -291,6 +298,7 @@ func TestConfigParseEdgeCases(t *testing.T) {
 }
 
 func TestConfigValidateNamesKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		key    string
 		mutate func(*Config)
@@ -371,6 +379,7 @@ func TestConfigValidateNamesKey(t *testing.T) {
 }
 
 func TestConfigValidateJoinsAllProblems(t *testing.T) {
+	t.Parallel()
 	cfg := Default()
 	cfg.Telegram.Mode = "push"
 	cfg.LLM.ContextTokens = 1
@@ -385,6 +394,7 @@ func TestConfigValidateJoinsAllProblems(t *testing.T) {
 }
 
 func TestConfigValidAlternatives(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mutate func(*Config)
@@ -423,6 +433,7 @@ func TestConfigValidAlternatives(t *testing.T) {
 }
 
 func TestConfigTimezone(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tz    string
 		valid bool
@@ -458,6 +469,7 @@ func TestConfigTimezone(t *testing.T) {
 }
 
 func TestConfigDurations(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    time.Duration
@@ -497,6 +509,7 @@ func TestConfigDurations(t *testing.T) {
 // TestConfigQuietHours: proactive.quiet_hours decodes into brain.QuietHours (whose own
 // tests cover Contains and NextEnd).
 func TestConfigQuietHours(t *testing.T) {
+	t.Parallel()
 	h := func(s string) time.Duration { d, _ := time.ParseDuration(s); return d }
 	tests := []struct {
 		yaml       string
@@ -532,6 +545,7 @@ func TestConfigQuietHours(t *testing.T) {
 // TestConfigQuietHoursInvalid: a malformed window is an error naming proactive.quiet_hours
 // and its line, saying what is allowed.
 func TestConfigQuietHoursInvalid(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"22:30", "2230-0830", "24:00-01:00", "22:60-01:00", "7:00-9:00", "07:00-09:0",
 		"aa:bb-cc:dd", "22:30-08:30-09:00", "22:30 - 08:30", "+1:00-02:00", "08:00-08:00", "-",
@@ -563,6 +577,7 @@ func TestConfigQuietHoursInvalid(t *testing.T) {
 // TestConfigProactivePolicy: the proactive section converts to the brain's policy, and
 // the defaults agree with the brain's documented ones.
 func TestConfigProactivePolicy(t *testing.T) {
+	t.Parallel()
 	def := brain.DefaultProactivePolicy()
 	def.Jitter = time.Hour // the brain's default is exact; the configuration's spreads the timing
 	if diff := cmp.Diff(def, Default().Proactive.Policy()); diff != "" {
@@ -582,6 +597,7 @@ func TestConfigProactivePolicy(t *testing.T) {
 // TestConfigToken: telegram.token, when set, has Telegram's shape; whitespace (a trailing
 // newline from a secret file) is its own error; no error ever shows the token.
 func TestConfigToken(t *testing.T) {
+	t.Parallel()
 	const key = "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
 	tests := []struct {
 		name, token string
@@ -644,6 +660,7 @@ func assertNoToken(t *testing.T, msg, token string) {
 }
 
 func TestConfigValidateRun(t *testing.T) {
+	t.Parallel()
 	const (
 		tokenMsg = "telegram.token: is empty: set ANIMA_TELEGRAM_TOKEN or telegram.token"
 		usersMsg = "telegram.allowed_users: is empty: list the Telegram user ids allowed to talk to anima, or set telegram.public: true"
@@ -686,6 +703,7 @@ func TestConfigValidateRun(t *testing.T) {
 }
 
 func TestConfigSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
 	cfg := Default()
 	cfg.Telegram.Token = "123456:TOKEN-SECRET"
 	cfg.LLM.APIKey = "sk-APIKEY-SECRET"
@@ -732,6 +750,7 @@ func TestConfigSecretsNeverPrinted(t *testing.T) {
 }
 
 func TestConfigLogLevel(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError, "bogus": slog.LevelInfo} {
 		if got := (LogConfig{Level: in}).SlogLevel(); got != want {
 			t.Errorf("SlogLevel(%q) = %v, want %v", in, got, want)
@@ -740,6 +759,7 @@ func TestConfigLogLevel(t *testing.T) {
 }
 
 func TestConfigExpandEnv(t *testing.T) {
+	t.Parallel()
 	env := envMap(map[string]string{"A": "x", "E": ""})
 	tests := []struct{ in, want, wantErr string }{
 		{"${A}", "x", ""},
@@ -781,6 +801,7 @@ func webhook(c *Config, listen, secret string) {
 // TestPluginSectionIsStrict: a plugin's section is decoded as strictly as the rest; the
 // error names the key, and so the plugin.
 func TestPluginSectionIsStrict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, want string }{
 		{"plugins:\n  innerlife:\n    dream_att: \"04:00\"\n", "plugins.innerlife.dream_att: unknown key"},
 		{"plugins:\n  innerlife:\n    dream_at: \"4am\"\n", "plugins.innerlife.dream_at"},
@@ -805,6 +826,7 @@ func TestPluginSectionIsStrict(t *testing.T) {
 // TestCompactIntervalValidated: storage.compact_interval defaults to 10 minutes and must
 // be a positive duration.
 func TestCompactIntervalValidated(t *testing.T) {
+	t.Parallel()
 	if got := Default().Storage.CompactInterval; got.Std() != 10*time.Minute {
 		t.Errorf("default storage.compact_interval = %v, want 10m", got)
 	}

@@ -11,6 +11,7 @@ import (
 // TestConfigMCP: mcp.servers decodes each named server strictly, with ${VAR} expanded
 // in env and headers (never in their keys), and enabled absent meaning on.
 func TestConfigMCP(t *testing.T) {
+	t.Parallel()
 	yaml := `
 mcp:
   servers:
@@ -50,6 +51,7 @@ mcp:
 
 // TestConfigMCPErrors: each mistake in mcp.servers is named by its full key.
 func TestConfigMCPErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, yaml, want string }{
 		{"unknown key", "mcp:\n  servers:\n    w:\n      comand: [x]\n", `mcp.servers.w.comand: unknown key`},
 		{"neither", "mcp:\n  servers:\n    w:\n      timeout: 1s\n", `mcp.servers.w: set command`},

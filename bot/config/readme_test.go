@@ -76,6 +76,7 @@ func readmeKeys(t *testing.T, readme string) (exact []string, prefixes []string)
 // TestREADMEDocumentsEveryKey fails when a configuration key is missing from the
 // README's configuration table, or the table names a key the decoder does not know.
 func TestREADMEDocumentsEveryKey(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +105,7 @@ func TestREADMEDocumentsEveryKey(t *testing.T) {
 // TestExampleHasEveryKey fails when config.yaml, the documented example, lacks a key or
 // leaves one without a comment of its own or of its section.
 func TestExampleHasEveryKey(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("../../config.yaml")
 	if err != nil {
 		t.Fatal(err)

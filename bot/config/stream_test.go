@@ -4,6 +4,7 @@ import "testing"
 
 // TestConfigStreamReplies: telegram.stream_replies is on unless the file turns it off.
 func TestConfigStreamReplies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, yaml string
 		want       bool

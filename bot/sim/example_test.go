@@ -19,8 +19,10 @@ import (
 // rules every run keeps: each user message answered once, nothing proactive in quiet
 // hours, at most max_per_day proactive wakes a day.
 func TestExampleScenarios(t *testing.T) {
+	t.Parallel()
 	for name, sc := range sim.Examples(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			cfg := sim.SimConfig()
 			dir := t.TempDir()
 			began := time.Now()

@@ -11,8 +11,10 @@ import (
 // trigger, and every due check-in is sent or carried by a reply within a day; the summary
 // prints the figures.
 func TestTimingFigures(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"night-owl", "shift-worker"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tl := runExample(t, name)
 			f := tl.measure()
 			if !f.profile.Ready() {

@@ -11,6 +11,7 @@ import (
 // model opens on day 2 comes back as a check-in wake, and the nightly dream runs only on
 // nights after the user wrote, at most once a night, each a model call.
 func TestChattyWeekDreamsAndChecksIn(t *testing.T) {
+	t.Parallel()
 	tl := runExample(t, "chatty")
 	checkins, dreams, wroteSince := 0, 0, 0
 	nights := map[int]int{}
@@ -55,6 +56,7 @@ func TestChattyWeekDreamsAndChecksIn(t *testing.T) {
 // never-answering scenario does what it does without it, plus at most one dream (one
 // model call) on each night after the user wrote — here only the first.
 func TestNeverAnsweringUserCostsAtMostOneDreamANight(t *testing.T) {
+	t.Parallel()
 	sc := examples(t)["never-answers"]
 	off := simConfig()
 	off.Plugins.Innerlife.Enabled = false

@@ -13,6 +13,7 @@ type fakeWall struct{ t time.Time }
 func (w *fakeWall) now() time.Time { return w.t }
 
 func TestProgressBar(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	wall := &fakeWall{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	p := newProgress(&out, wall.now)

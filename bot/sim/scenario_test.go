@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseScenarioStrict(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, yaml string
 		want       string // in the error; "" means valid
@@ -102,8 +103,10 @@ func runExample(t *testing.T, name string) *timeline {
 }
 
 func TestScenarioInvariants(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"chatty", "night-owl", "shift-worker", "never-answers", "blocks"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			tl := runExample(t, name)
 			asked, replies, user := 0, 0, 0
 			for _, r := range tl.rows {
@@ -128,6 +131,7 @@ func TestScenarioInvariants(t *testing.T) {
 // TestNeverAnsweringUserHabituates: each unanswered proactive message doubles the silence
 // anima waits for, so the gaps between its messages grow.
 func TestNeverAnsweringUserHabituates(t *testing.T) {
+	t.Parallel()
 	tl := runExample(t, "never-answers")
 	var at []time.Time
 	for _, r := range tl.rows {
@@ -156,6 +160,7 @@ func TestNeverAnsweringUserHabituates(t *testing.T) {
 // TestBlockedUserGetsNothing: after the user blocks the bot, nothing reaches them; the
 // one message that discovers the block is refused and the relationship goes dormant.
 func TestBlockedUserGetsNothing(t *testing.T) {
+	t.Parallel()
 	tl := runExample(t, "blocks")
 	refused, wakesAfter, before := 0, 0, 0
 	var refusedAt time.Time
@@ -189,6 +194,7 @@ func TestBlockedUserGetsNothing(t *testing.T) {
 }
 
 func TestScenarioDeterministic(t *testing.T) {
+	t.Parallel()
 	sc := examples(t)["chatty"]
 	read := func() (csvText, summary []byte) {
 		dir := t.TempDir()

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSimulateSilentWeek(t *testing.T) {
+	t.Parallel()
 	cfg := config.Default()
 	cfg.User.Timezone = "Europe/Berlin"
 	res, err := Silent(cfg, 7)

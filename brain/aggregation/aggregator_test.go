@@ -12,6 +12,7 @@ import (
 )
 
 func TestFirmDeferralBlocksUntilExpiry(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusIdle)
 	s.run(5*time.Hour, time.Minute)
@@ -25,6 +26,7 @@ func TestFirmDeferralBlocksUntilExpiry(t *testing.T) {
 }
 
 func TestNonFirmDeferralOverride(t *testing.T) {
+	t.Parallel()
 	cfg := noQuiet()
 	cfg.MaxPerDay = 10 // two plain wakes in a day: none kept back for a check-in here
 	s := newSim(t, cfg, time.UTC, monday)
@@ -47,6 +49,7 @@ func TestNonFirmDeferralOverride(t *testing.T) {
 }
 
 func TestDeferralCappedAt24h(t *testing.T) {
+	t.Parallel()
 	r := NewAckRegistry()
 	r.Ack(brain.Ack{Key: "social_pressure:7", Kind: brain.AckDeferred, Until: monday.Add(72 * time.Hour), Firm: true, At: monday})
 	r.Ack(brain.Ack{Key: "social_pressure:8", Kind: brain.AckDeferred, Firm: true, At: monday}) // no Until
@@ -64,6 +67,7 @@ func TestDeferralCappedAt24h(t *testing.T) {
 }
 
 func TestSuppressedUntilCleared(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusIdle)
 	s.talk(2, brain.StatusIdle)
@@ -84,6 +88,7 @@ func TestSuppressedUntilCleared(t *testing.T) {
 }
 
 func TestClearChat(t *testing.T) {
+	t.Parallel()
 	r := NewAckRegistry()
 	for _, k := range []string{"social_pressure:1", "reminder:1", "social_pressure:-1001", "social_pressure:12", "energy"} {
 		r.Ack(brain.Ack{Key: k, Kind: brain.AckSuppressed, At: monday})
@@ -100,6 +105,7 @@ func TestClearChat(t *testing.T) {
 }
 
 func TestAckRegistryKinds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		ack   brain.Ack
@@ -135,6 +141,7 @@ func TestAckRegistryKinds(t *testing.T) {
 }
 
 func TestAcksRestore(t *testing.T) {
+	t.Parallel()
 	a := New(noQuiet(), Options{})
 	a.Ack(brain.Ack{Key: ProactiveKey(1), Kind: brain.AckDeferred, Until: monday.Add(5 * time.Hour), Firm: true, At: monday})
 	a.Ack(brain.Ack{Key: ProactiveKey(2), Kind: brain.AckSuppressed, At: monday})
@@ -156,6 +163,7 @@ func TestAcksRestore(t *testing.T) {
 }
 
 func TestHandledCoversTheSilence(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusIdle)
 	s.run(6*time.Hour, time.Minute)
@@ -167,6 +175,7 @@ func TestHandledCoversTheSilence(t *testing.T) {
 }
 
 func TestRuleOneFolds(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusIdle).Name = "Anna"
 	s.st.Energy = 0.1 // rule 1 wakes whatever the energy
@@ -204,6 +213,7 @@ func TestRuleOneFolds(t *testing.T) {
 }
 
 func TestThoughtWake(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusIdle)
 	s.talk(2, brain.StatusIdle)
@@ -229,6 +239,7 @@ func TestThoughtWake(t *testing.T) {
 }
 
 func TestLowEnergyStopsProactive(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusIdle)
 	s.st.Energy = 0.19
@@ -243,6 +254,7 @@ func TestLowEnergyStopsProactive(t *testing.T) {
 }
 
 func TestSkippedRelationships(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusIdle).Group = true
 	s.talk(2, brain.StatusIdle).Dormant = true
@@ -254,6 +266,7 @@ func TestSkippedRelationships(t *testing.T) {
 }
 
 func TestProactiveDayRollover(t *testing.T) {
+	t.Parallel()
 	a := New(noQuiet(), Options{})
 	st := brain.NewState(time.UTC)
 	rel := st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: monday.Add(-7 * time.Hour),
@@ -271,6 +284,7 @@ func TestProactiveDayRollover(t *testing.T) {
 }
 
 func TestTimezoneOverride(t *testing.T) {
+	t.Parallel()
 	cfg := brain.DefaultProactivePolicy()
 	cfg.MinSilence = time.Hour
 	a := New(cfg, Options{})
@@ -395,6 +409,7 @@ func BenchmarkDecideGated10k(b *testing.B) {
 }
 
 func TestSuppressionCountedOncePerHold(t *testing.T) {
+	t.Parallel()
 	reg := prometheus.NewRegistry()
 	a := New(brain.DefaultProactivePolicy(), Options{Registerer: reg})
 	night := time.Date(2026, 3, 2, 23, 0, 0, 0, time.UTC) // inside the default quiet hours
@@ -418,6 +433,7 @@ func TestSuppressionCountedOncePerHold(t *testing.T) {
 // fold; another member's message starts the chat's next wake, in order, each wake about
 // its own sender. A private chat folds as before.
 func TestRuleOneKeepsGroupMembersApart(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.st.Upsert(brain.Relationship{Chat: -5, User: 10, Group: true}) // User: its first sender
 	msg := func(chat, user int64, name, text string) brain.Signal {
@@ -461,6 +477,7 @@ func TestRuleOneKeepsGroupMembersApart(t *testing.T) {
 // TestGatedThoughtObeysTheGates: a gated thought (a concern's check-in) wakes its chat with
 // its own reason only when every proactive gate passes; a held one stays pending.
 func TestGatedThoughtObeysTheGates(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
 	pol := brain.DefaultProactivePolicy()
 	pol.QuietHours = brain.QuietHours{}

@@ -11,6 +11,7 @@ import (
 // minute by minute under a simulated clock makes its first proactive wake exactly when
 // NextProactive said (at the first step not before it), or never when it said never.
 func TestNextProactiveMatchesDecide(t *testing.T) {
+	t.Parallel()
 	berlin := zoneOf(t, "Europe/Berlin")
 	start := time.Date(2026, 3, 2, 10, 0, 0, 0, berlin) // a Monday morning
 	today := start.Format("2006-01-02")
@@ -127,6 +128,7 @@ func TestNextProactiveMatchesDecide(t *testing.T) {
 // TestNextProactiveFollowsHabituation: the earliest time uses min_silence × 2^unanswered,
 // with no cap, and is never when that is out of reach.
 func TestNextProactiveFollowsHabituation(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	a := New(brain.ProactivePolicy{Enabled: true, MinSilence: time.Hour, MaxPerDay: 2}, Options{})
 	for _, tc := range []struct {
@@ -153,6 +155,7 @@ func TestNextProactiveFollowsHabituation(t *testing.T) {
 // TestWakesCarryTheUserZone: every wake carries the zone looked up once in the State, so
 // cognition does not look it up again.
 func TestWakesCarryTheUserZone(t *testing.T) {
+	t.Parallel()
 	berlin, ny := zoneOf(t, "Europe/Berlin"), zoneOf(t, "America/New_York")
 	now := time.Date(2026, 3, 2, 15, 0, 0, 0, berlin)
 	st := brain.NewState(berlin)

@@ -116,6 +116,7 @@ func (s *sim) count(code string) int {
 var monday = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) // a Monday, 10:00 UTC
 
 func TestFirstProactiveWake(t *testing.T) {
+	t.Parallel()
 	berlin := zoneOf(t, "Europe/Berlin")
 	for _, status := range []brain.ConversationStatus{brain.StatusActive, brain.StatusIdle, ""} {
 		t.Run(string(status), func(t *testing.T) {
@@ -137,6 +138,7 @@ func TestFirstProactiveWake(t *testing.T) {
 }
 
 func TestQuietHoursWrapMidnight(t *testing.T) {
+	t.Parallel()
 	for _, zone := range []string{"America/New_York", "Europe/Berlin"} {
 		t.Run(zone, func(t *testing.T) {
 			loc := zoneOf(t, zone)
@@ -175,6 +177,7 @@ func TestQuietHoursWrapMidnight(t *testing.T) {
 }
 
 func TestCooldownAndMaxPerDay(t *testing.T) {
+	t.Parallel()
 	berlin := zoneOf(t, "Europe/Berlin")
 	cfg := noQuiet()
 	// max_per_day 3: plain pressure may take 2 a day, the last is kept for a check-in or
@@ -207,6 +210,7 @@ func TestCooldownAndMaxPerDay(t *testing.T) {
 }
 
 func TestFollowupOnce(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.send, s.status = true, brain.StatusAwaitingAnswer // the follow-up asks again
 	s.talk(1, brain.StatusAwaitingAnswer)
@@ -235,6 +239,7 @@ func TestFollowupOnce(t *testing.T) {
 }
 
 func TestHabituation(t *testing.T) {
+	t.Parallel()
 	cfg := noQuiet()
 	cfg.Cooldown, cfg.MaxPerDay = 0, 100
 	s := newSim(t, cfg, time.UTC, monday)
@@ -271,6 +276,7 @@ func TestHabituation(t *testing.T) {
 }
 
 func TestClosedWaitsFourTimes(t *testing.T) {
+	t.Parallel()
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusClosed)
 	s.run(2*24*time.Hour, time.Minute)
@@ -281,6 +287,7 @@ func TestClosedWaitsFourTimes(t *testing.T) {
 }
 
 func TestDisabled(t *testing.T) {
+	t.Parallel()
 	cfg := noQuiet()
 	cfg.Enabled = false
 	s := newSim(t, cfg, time.UTC, monday)
@@ -293,6 +300,7 @@ func TestDisabled(t *testing.T) {
 }
 
 func TestSilentWeekDefaults(t *testing.T) {
+	t.Parallel()
 	berlin := zoneOf(t, "Europe/Berlin")
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, berlin)
 	s := newSim(t, brain.DefaultProactivePolicy(), berlin, start)

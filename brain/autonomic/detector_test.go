@@ -19,6 +19,7 @@ func started(cfg DetectorConfig, ref float64) Detector {
 }
 
 func TestDetectorSlowDrift(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultDetectorConfig()
 	d := NewDetector(cfg)
 	var emits []int
@@ -54,6 +55,7 @@ func TestDetectorSlowDrift(t *testing.T) {
 }
 
 func TestDetectorThresholds(t *testing.T) {
+	t.Parallel()
 	def := DefaultDetectorConfig()
 	capped := def
 	capped.K = 1
@@ -99,6 +101,7 @@ func TestDetectorThresholds(t *testing.T) {
 }
 
 func TestRelThreshold(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ k, a, want float64 }{
 		{0.1, 1, 0.1}, {0.1, 0, 0.15}, {0.1, 0.5, 0.125}, {0.1, 7, 0.1}, {0.1, -3, 0.15}, {0.4, 0, 0.5}, {1, 1, 0.5},
 	} {
@@ -109,6 +112,7 @@ func TestRelThreshold(t *testing.T) {
 }
 
 func TestDetectorFirstObservation(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultDetectorConfig()
 	cfg.Thresholds = []Threshold{{Value: 0.5, Dir: Up}}
 	d := NewDetector(cfg)
@@ -124,6 +128,7 @@ func TestDetectorFirstObservation(t *testing.T) {
 }
 
 func TestDetectorRefractory(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultDetectorConfig()
 	cfg.Refractory = 10 * time.Minute
 	d := started(cfg, 0.5)
@@ -146,6 +151,7 @@ func TestDetectorRefractory(t *testing.T) {
 }
 
 func TestDetectorCrossingInsideRefractory(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultDetectorConfig()
 	cfg.Refractory = time.Hour
 	cfg.Thresholds = []Threshold{{Value: 0.5, Dir: Up}, {Value: 0.2, Dir: Down}}
@@ -173,6 +179,7 @@ func TestDetectorCrossingInsideRefractory(t *testing.T) {
 }
 
 func TestDetectorConfigValidate(t *testing.T) {
+	t.Parallel()
 	if err := DefaultDetectorConfig().Validate(); err != nil {
 		t.Fatalf("default: %v", err)
 	}

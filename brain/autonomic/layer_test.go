@@ -27,6 +27,7 @@ func (f *fakeNeuron) Check(now time.Time, _ *brain.State) (brain.Signal, bool) {
 }
 
 func TestLayerSense(t *testing.T) {
+	t.Parallel()
 	extra := &fakeNeuron{}
 	l := New(Default(), extra, nil)
 	want := []string{"energy", "alertness", "time_of_day", "social_pressure", "thought_pressure", "fake"}
@@ -74,6 +75,7 @@ func TestLayerIdleTickAllocs(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
+	t.Parallel()
 	if err := Default().Validate(); err != nil {
 		t.Fatalf("default: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestPressure(t *testing.T) {
+	t.Parallel()
 	const ms = 6 * time.Hour
 	for _, tc := range []struct {
 		silence time.Duration
@@ -23,6 +24,7 @@ func TestPressure(t *testing.T) {
 }
 
 func TestSocialPressureNeuron(t *testing.T) {
+	t.Parallel()
 	const ms = 6 * time.Hour
 	st := brain.NewState(time.UTC)
 	last := t0
@@ -61,6 +63,7 @@ func TestSocialPressureNeuron(t *testing.T) {
 }
 
 func TestSocialPressureCheckDrainsAll(t *testing.T) {
+	t.Parallel()
 	st := brain.NewState(time.UTC)
 	for c := int64(1); c <= 3; c++ {
 		st.Upsert(brain.Relationship{Chat: c, User: c, LastUserMsg: t0})
@@ -83,6 +86,7 @@ func TestSocialPressureCheckDrainsAll(t *testing.T) {
 }
 
 func TestSocialPressureRelationshipsChange(t *testing.T) {
+	t.Parallel()
 	st := brain.NewState(time.UTC)
 	st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
 	n := NewSocialPressure(time.Hour, DefaultDetectorConfig())
@@ -104,6 +108,7 @@ func TestSocialPressureRelationshipsChange(t *testing.T) {
 // A relationship added after the last (the common case, taken without a rebuild) keeps the
 // detectors of the others.
 func TestSocialPressureRelationshipAppended(t *testing.T) {
+	t.Parallel()
 	st := brain.NewState(time.UTC)
 	st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
 	n := NewSocialPressure(time.Hour, DefaultDetectorConfig())
@@ -119,6 +124,7 @@ func TestSocialPressureRelationshipAppended(t *testing.T) {
 }
 
 func TestTimeOfDay(t *testing.T) {
+	t.Parallel()
 	berlin, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
 		t.Skipf("no zone data: %v", err)
@@ -145,6 +151,7 @@ func TestTimeOfDay(t *testing.T) {
 }
 
 func TestEnergy(t *testing.T) {
+	t.Parallel()
 	st := brain.NewState(time.UTC)
 	n := NewEnergy(EnergyConfig{DrainPerRun: 0.02, NightHalfLife: time.Hour}, DefaultDetectorConfig())
 	noon := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
@@ -181,6 +188,7 @@ func TestEnergy(t *testing.T) {
 }
 
 func TestAlertness(t *testing.T) {
+	t.Parallel()
 	st := brain.NewState(time.UTC)
 	n := NewAlertness(AlertnessConfig{ActivityHalfLife: 30 * time.Minute}, DefaultDetectorConfig())
 	morning := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -206,6 +214,7 @@ func TestAlertness(t *testing.T) {
 }
 
 func TestThoughtPressure(t *testing.T) {
+	t.Parallel()
 	st := brain.NewState(time.UTC)
 	n := NewThoughtPressure(ThoughtConfig{AgeUnit: time.Hour}, DefaultDetectorConfig())
 	n.Check(t0, st) // baseline 0

@@ -9,6 +9,7 @@ import (
 )
 
 func TestClock(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	c := braintest.NewClock(t0)
 	if got := c.Now(); !got.Equal(t0) {

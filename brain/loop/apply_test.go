@@ -18,6 +18,7 @@ import (
 )
 
 func TestLoopDeferIntent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
 		out := answer(w)
@@ -64,6 +65,7 @@ func (pluginIntent) IntentName() string { return "plugin_thing" }
 // TestLoopUnhandledIntent: an intent of a kind nobody applies is logged, counted and
 // dropped; the rest of the turn — its reply and its other intents — goes on.
 func TestLoopUnhandledIntent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	reg := prometheus.NewRegistry()
 	var logs braintest.Buffer

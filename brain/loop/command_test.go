@@ -9,6 +9,7 @@ import (
 )
 
 func TestLoopCommands(t *testing.T) {
+	t.Parallel()
 	cmd := func(id uint64, chat int64, text string) brain.Signal {
 		return brain.Signal{ID: id, Type: brain.SignalCommand, Source: "test", Chat: chat, User: chat, Text: text, At: t0}
 	}

@@ -14,6 +14,7 @@ import (
 )
 
 func TestLoopSendFailures(t *testing.T) {
+	t.Parallel()
 	t.Run("blocked makes the relationship dormant", func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.sender.fail = func(brain.SendMessage) error { return fmt.Errorf("telegram 403: %w", brain.ErrBlocked) }
@@ -53,6 +54,7 @@ func TestLoopSendFailures(t *testing.T) {
 }
 
 func TestLoopRetriesFailedSendAfterBackoff(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond // real ticks; the backoff runs on the manual clock
 	h.sender.fail = failFirst(errors.New("network down"))
@@ -78,6 +80,7 @@ func TestLoopRetriesFailedSendAfterBackoff(t *testing.T) {
 }
 
 func TestLoopDeliversLeftoversFirst(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.MaxConcurrent = 1
 	h.st.Upsert(quietRel(1, time.Hour))
@@ -111,6 +114,7 @@ func TestLoopDeliversLeftoversFirst(t *testing.T) {
 }
 
 func TestLoopDropsUndeliverableAndResumesPartialSends(t *testing.T) {
+	t.Parallel()
 	t.Run("undeliverable is dropped, not retried", func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.Tick = 5 * time.Millisecond
@@ -151,6 +155,7 @@ func TestLoopDropsUndeliverableAndResumesPartialSends(t *testing.T) {
 }
 
 func TestLoopNewRepliesQueueBehindAFailedOne(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
 	h.sender.fail = failFirst(errors.New("network down"))
@@ -176,6 +181,7 @@ func TestLoopNewRepliesQueueBehindAFailedOne(t *testing.T) {
 // earlier one is already queued must neither be forgotten when that retry succeeds nor
 // overtake it when the retry fails again.
 func TestLoopRetryKeepsRepliesQueuedDuringIt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		failures int32 // failed attempts of the first reply
@@ -225,6 +231,7 @@ func TestLoopRetryKeepsRepliesQueuedDuringIt(t *testing.T) {
 // TestLoopForgetDropsPendingRetries: /forget deletes the chat's undelivered outbox entries;
 // the loop must not send the ones it still holds for a retry afterwards.
 func TestLoopForgetDropsPendingRetries(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.Tick = 5 * time.Millisecond

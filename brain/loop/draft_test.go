@@ -46,6 +46,7 @@ func recvText(t *testing.T, ch <-chan string) string {
 // TestDraftPumpNeverBlocksTheRun: while the Drafter hangs, Draft returns at once and keeps
 // only the latest text; stopping cancels the draft in flight and ends the goroutine.
 func TestDraftPumpNeverBlocksTheRun(t *testing.T) {
+	t.Parallel()
 	g := &gateDrafter{entered: make(chan string, 10), release: make(chan struct{})}
 	var wg sync.WaitGroup
 	p, stop := startDrafts(context.Background(), g, 0, &wg)
@@ -81,6 +82,7 @@ func TestDraftPumpNeverBlocksTheRun(t *testing.T) {
 
 // TestDraftPumpReportsRefusal: once the Drafter failed, the next Draft says so.
 func TestDraftPumpReportsRefusal(t *testing.T) {
+	t.Parallel()
 	refused := errors.New("refused")
 	g := &gateDrafter{entered: make(chan string, 10), release: make(chan struct{}, 1), err: refused}
 	var wg sync.WaitGroup
@@ -101,6 +103,7 @@ func TestDraftPumpReportsRefusal(t *testing.T) {
 // TestDraftPumpWaitsForSlowAnswers: before the delay nothing is shown, and an answer done
 // by then (stop) shows nothing at all; after it, the latest text is shown.
 func TestDraftPumpWaitsForSlowAnswers(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		g := &gateDrafter{entered: make(chan string, 10), release: make(chan struct{}, 10)}
 		var wg sync.WaitGroup

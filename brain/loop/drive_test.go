@@ -11,6 +11,7 @@ import (
 // been thought, committed, delivered and booked, and the jobs queued behind them too,
 // so a simulation reads the outcome at once, without Run or any wait.
 func TestDriveRunsTheTickToTheEnd(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	l := h.build()
 	now := h.clock.Now()

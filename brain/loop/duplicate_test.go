@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoopSuppressesRepeatedProactiveMessages(t *testing.T) {
+	t.Parallel()
 	turn := func(role, text string) brain.Turn {
 		return brain.Turn{Role: role, Text: text, At: t0.Add(-8 * time.Hour)}
 	}

@@ -35,6 +35,7 @@ func latency(t *testing.T, reg *prometheus.Registry, kind brain.MessageKind) (ui
 }
 
 func TestReplyLatency(t *testing.T) {
+	t.Parallel()
 	// think answers with two messages after two seconds of (simulated) thought.
 	think := func(h *harness) func(context.Context, brain.Wake) (brain.Outcome, error) {
 		return func(_ context.Context, w brain.Wake) (brain.Outcome, error) {

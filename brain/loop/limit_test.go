@@ -17,6 +17,7 @@ import (
 // TestLoopFoldsDueReminders: due reminders that arrive while a run of the chat is in
 // flight fold into one next run, as messages do.
 func TestLoopFoldsDueReminders(t *testing.T) {
+	t.Parallel()
 	const a = 1
 	for _, tc := range []struct {
 		name string
@@ -57,6 +58,7 @@ func TestLoopFoldsDueReminders(t *testing.T) {
 // start over), and the chat's next run carries them, its turn consuming them from the
 // inbox.
 func TestReactionsAcknowledgeWithoutRuns(t *testing.T) {
+	t.Parallel()
 	const a = 1
 	h := newHarness(t, noProactive())
 	h.st.Upsert(brain.Relationship{Chat: a, User: a, Status: brain.StatusAwaitingAnswer, UnansweredProactive: 2,
@@ -104,6 +106,7 @@ func TestReactionsAcknowledgeWithoutRuns(t *testing.T) {
 // who only reacts grows neither memory nor the inbox. A drop waiting behind a run does not
 // stop later messages folding into the wake queued after it.
 func TestReactionsCappedPerChat(t *testing.T) {
+	t.Parallel()
 	const a = 1
 	h := newHarness(t, noProactive())
 	reg := prometheus.NewRegistry()
@@ -178,6 +181,7 @@ anima_reactions_dropped_total 27
 // TestLoopRateLimitsUserRuns: beyond UserRunsPerMinute a user's wakes wait, folded into
 // one, until the minute allows them; the user gets one notice (no model run for it).
 func TestLoopRateLimitsUserRuns(t *testing.T) {
+	t.Parallel()
 	const a = 1
 	h := newHarness(t, noProactive())
 	h.cfg.UserRunsPerMinute = 2
@@ -255,6 +259,7 @@ func refusalsOf(t *testing.T, reg *prometheus.Registry, limit string) prometheus
 // and the throttled commands are answered, in order, when the minute is over. Another user
 // is not throttled.
 func TestLoopRateLimitsCommands(t *testing.T) {
+	t.Parallel()
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
 	h.cfg.UserRunsPerMinute = 2

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLoopAnswersUserMessage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
 		h.clock.Advance(30 * time.Second) // thinking takes time
@@ -83,6 +84,7 @@ func TestLoopAnswersUserMessage(t *testing.T) {
 }
 
 func TestLoopStopPersistsAndIsBounded(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.StopGrace = 3 * time.Second
@@ -117,6 +119,7 @@ func TestLoopStopPersistsAndIsBounded(t *testing.T) {
 // TestLoopStopStartsNoNewRuns: once Run is stopping, a run that finishes must not start the
 // chat's next queued job (it would outlive Run or race the WaitGroup).
 func TestLoopStopStartsNoNewRuns(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.StopGrace = time.Minute
@@ -153,6 +156,7 @@ func TestLoopStopStartsNoNewRuns(t *testing.T) {
 // TestLoopStopWithManyRunsInFlight: with more runs in flight than the result buffer
 // holds, the runs cancelled at the end of the stop grace must still report back.
 func TestLoopStopWithManyRunsInFlight(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		const chats = 100
 		h := newHarness(t, noProactive())
@@ -177,6 +181,7 @@ func TestLoopStopWithManyRunsInFlight(t *testing.T) {
 // TestNewCoreLoopNeedsInboxAndSender: a loop that could not take signals in or deliver
 // messages is refused when it is built, not found out when it first sends.
 func TestNewCoreLoopNeedsInboxAndSender(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		inbox *loop.Inbox

@@ -58,6 +58,7 @@ func newMediaHarness(t *testing.T) (*harness, *perceiver) {
 }
 
 func TestPerceptionInTheChatsRun(t *testing.T) {
+	t.Parallel()
 	t.Run("a voice note is thought about as its transcript and recorded so", func(t *testing.T) {
 		h, p := newMediaHarness(t)
 		h.start()

@@ -64,6 +64,7 @@ func buildWith(h *harness, thinker brain.Thinker) {
 // messages stay uncommitted (still in the inbox) and ride along with the next run; when
 // the model answers, one run answers them all and consumes them.
 func TestOutageNoticeOnceAndFold(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.OutageNotice = "I'll answer as soon as I can"
 	o := newOutageThinker(h)
@@ -109,6 +110,7 @@ func TestOutageNoticeOnceAndFold(t *testing.T) {
 // TestOutageReleasesHeldChatsInOrder: when the Thinker reports the model back, a tick
 // releases every held chat, first held first, without a new message.
 func TestOutageReleasesHeldChatsInOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
 	h.cfg.MaxConcurrent = 1
@@ -136,6 +138,7 @@ func TestOutageReleasesHeldChatsInOrder(t *testing.T) {
 // queue for a slot; the run that then goes through releases the last chat. It must queue
 // behind the chat already waiting for a slot, not take the slot the run freed.
 func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = time.Millisecond
 	h.cfg.MaxConcurrent = 1
@@ -185,6 +188,7 @@ func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
 // back queue for a slot behind the chats already waiting for one, in the order they were
 // held; none takes the slot the run freed ahead of them.
 func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.MaxConcurrent = 1
 	reg := prometheus.NewRegistry()
@@ -241,6 +245,7 @@ func wakes(t *testing.T, reg *prometheus.Registry) float64 {
 // TestOutageDropsAfterMaxHold: messages held longer than MaxHold are consumed unanswered,
 // logged and counted.
 func TestOutageDropsAfterMaxHold(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
 	h.cfg.MaxHold = time.Hour
@@ -332,6 +337,7 @@ func (g *gapThinker) Outage() (time.Time, bool) { g.mu.Lock(); defer g.mu.Unlock
 // probe then, but one as the gap ends: with the model back meanwhile, the held messages
 // are answered within one probe interval of its return, not after a long hold retry.
 func TestOutageProbesWhenTheGapEnds(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
 	g := newGapThinker(h)
@@ -364,6 +370,7 @@ func TestOutageProbesWhenTheGapEnds(t *testing.T) {
 // TestOutageProbeBackoff: while the model stays down, the held chat probes every 5 s for
 // the first minute of the hold, then at doubling intervals up to 60 s.
 func TestOutageProbeBackoff(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = time.Millisecond
 	reg := prometheus.NewRegistry()
@@ -463,6 +470,7 @@ func ticks(t *testing.T, reg *prometheus.Registry) float64 {
 // TestOutageRetryNotStuckBehindOneChat: a retry whose run does not end (a probe that
 // hangs) holds the other held chats' retries back for at most HoldRetryMax.
 func TestOutageRetryNotStuckBehindOneChat(t *testing.T) {
+	t.Parallel()
 	const a, b = 5, 6
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = time.Millisecond

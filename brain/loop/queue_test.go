@@ -10,6 +10,7 @@ import (
 )
 
 func TestLoopFoldsBurstAndKeepsChatsIndependent(t *testing.T) {
+	t.Parallel()
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
 	releaseA := make(chan struct{})
@@ -60,6 +61,7 @@ func TestLoopFoldsBurstAndKeepsChatsIndependent(t *testing.T) {
 }
 
 func TestLoopOrderPerChatAndBoundedConcurrency(t *testing.T) {
+	t.Parallel()
 	const chatsN, perChat = 4, 5
 	h := newHarness(t, noProactive())
 	h.cfg.MaxConcurrent = 2
@@ -133,6 +135,7 @@ func TestLoopOrderPerChatAndBoundedConcurrency(t *testing.T) {
 // TestLoopFoldingKeepsOrderAroundCommands: a burst is folded only while nothing else is
 // queued after it; a message sent after a command is answered after the command.
 func TestLoopFoldingKeepsOrderAroundCommands(t *testing.T) {
+	t.Parallel()
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
 	gate := make(chan struct{})
@@ -163,6 +166,7 @@ func TestLoopFoldingKeepsOrderAroundCommands(t *testing.T) {
 // only while they come from one member; each run answers exactly one sender, its wake
 // carries that sender, and the turn stores who wrote each message.
 func TestLoopGroupRunsAnswerOneSender(t *testing.T) {
+	t.Parallel()
 	const g, ann, ben = -7, 1, 2
 	h := newHarness(t, noProactive())
 	gate := make(chan struct{})

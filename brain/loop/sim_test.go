@@ -63,6 +63,7 @@ func berlin(t testing.TB) *time.Location {
 // TestSimProactiveDisabledNeverWakes: with proactive contact off, a day of silence after
 // one exchange costs no LLM call at all, whatever the neurons notice.
 func TestSimProactiveDisabledNeverWakes(t *testing.T) {
+	t.Parallel()
 	cfg := brain.DefaultProactivePolicy()
 	cfg.Enabled = false
 	loc := berlin(t)
@@ -92,6 +93,7 @@ func TestSimProactiveDisabledNeverWakes(t *testing.T) {
 // defaults in Europe/Berlin (the week contains the spring DST change), one step per
 // simulated minute.
 func TestSimSilentWeek(t *testing.T) {
+	t.Parallel()
 	loc := berlin(t)
 	start := time.Date(2026, 3, 23, 9, 0, 0, 0, loc) // Monday; DST starts Sunday 29th
 	tests := []struct {

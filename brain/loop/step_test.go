@@ -24,6 +24,7 @@ func (n *thoughtNeuron) Check(now time.Time, _ *brain.State) (brain.Signal, bool
 }
 
 func TestNeuronThoughtWakesCognition(t *testing.T) {
+	t.Parallel()
 	st := brain.NewState(time.UTC)
 	st.Upsert(quietRel(9, time.Hour))
 	agg := aggregation.New(noProactive(), aggregation.Options{})

@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoopThinkFailures(t *testing.T) {
+	t.Parallel()
 	t.Run("panic is recovered", func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {

@@ -21,6 +21,7 @@ import (
 )
 
 func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := storagetest.Open(t, path)
 	m := memory.New(st, nil, memory.Options{})
@@ -82,6 +83,7 @@ func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 }
 
 func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := storagetest.Open(t, path)
 	m := memory.New(st, nil, memory.Options{})
@@ -171,6 +173,7 @@ func BenchmarkSearch1000Turns(b *testing.B) {
 // TestUnindexRewritesSegments: a member's /forget removes their turns from folded
 // segments too, and the statistics stay consistent (the rest is still found).
 func TestUnindexRewritesSegments(t *testing.T) {
+	t.Parallel()
 	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const grp = -200
@@ -235,6 +238,7 @@ func bicycleHistory(t *testing.T, st *storage.Store, chat int64) []brain.Turn {
 // each turn and one key per posting) is converted on Open, and search finds old turns
 // (before and after they are folded) but not turns that were never indexed.
 func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := storagetest.Open(t, path)
 	const chat = 9
@@ -317,6 +321,7 @@ func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
 // never indexed — both for a chat migrated from schema 2 (its high-water mark past the
 // tail) and for one whose tail was written by schema 3.
 func TestOpenMigratesSchemaThreeTail(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := storagetest.Open(t, path)
 	for _, chat := range []int64{11, 12} {
@@ -393,6 +398,7 @@ func TestOpenMigratesSchemaThreeTail(t *testing.T) {
 // TestTurnCommitWritesNoIndexKey: indexing a turn in its commit marks its history entry
 // and writes nothing to the index bucket (the commit's pages are history's).
 func TestTurnCommitWritesNoIndexKey(t *testing.T) {
+	t.Parallel()
 	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	commit(t, st, m, 3, brain.Turn{Role: "user", Text: "my kitten is called Miso", At: t0})
@@ -419,6 +425,7 @@ func TestTurnCommitWritesNoIndexKey(t *testing.T) {
 // TestUnindexRemovesTurnsFromSearch: turns taken out of the index (a member's /forget)
 // are not found any more; the others still are, labelled with their writer.
 func TestUnindexRemovesTurnsFromSearch(t *testing.T) {
+	t.Parallel()
 	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	m := memory.New(st, nil, memory.Options{})
 	const grp = -100

@@ -9,6 +9,7 @@ import (
 // user rewrites it under the same id) gets its own table, and the cache stays within its
 // budget, dropping the least recently used table first.
 func TestDocCacheNeverServesAStaleTable(t *testing.T) {
+	t.Parallel()
 	build := func(seqs ...uint64) segment {
 		t.Helper()
 		b := newSegBuilder()

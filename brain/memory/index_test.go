@@ -31,6 +31,7 @@ func varied(i int) brain.Turn {
 // directly) and after Maintain folded them into merged segments give the same hits with
 // the same scores.
 func TestFoldedIndexSearchesAsTheTail(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{})
 	const chat = 5
@@ -124,6 +125,7 @@ func segments[T memory.Tx](t *testing.T, st memory.Store[T], chat int64) int {
 // migrated chat has before its first upkeep) is folded by its first search, which then
 // finds what it finds unfolded.
 func TestSearchFoldsALongTail(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{})
 	const chat, n = 4, 4200 // more than foldMax (4096)

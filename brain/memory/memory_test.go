@@ -104,6 +104,7 @@ func (f *fakeSummarizer) Summarize(_ context.Context, previous string, turns []b
 }
 
 func TestRememberRejects(t *testing.T) {
+	t.Parallel()
 	m := memory.New(storagetest.New(), nil, memory.Options{})
 	for _, tc := range []struct{ name, attr, value string }{
 		{"empty attribute", "  !!! ", "x"},
@@ -129,6 +130,7 @@ func TestRememberRejects(t *testing.T) {
 }
 
 func TestNormalizeAttribute(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Favourite Color":        "favourite_color",
 		"  sister's-name ":       "sister_s_name",
@@ -144,6 +146,7 @@ func TestNormalizeAttribute(t *testing.T) {
 }
 
 func TestRecallExcludesRecentTurnsFromMemories(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{RecentTurns: 4})
 	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "the violin lesson went badly", At: t0})
@@ -164,6 +167,7 @@ func TestRecallExcludesRecentTurnsFromMemories(t *testing.T) {
 }
 
 func TestSearchFactsAndSummary(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	sum := &fakeSummarizer{text: func(int) string { return "The user is training for the Berlin marathon." }}
 	m := memory.New(st, sum, memory.Options{RecentTurns: 2, SummarizeAfter: 3})
@@ -192,6 +196,7 @@ func TestSearchFactsAndSummary(t *testing.T) {
 }
 
 func TestMaintainSummarizesOncePerThreshold(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	sum := &fakeSummarizer{}
 	reg := prometheus.NewRegistry()
@@ -244,6 +249,7 @@ func (failingSummarizer) Summarize(context.Context, string, []brain.Turn) (strin
 }
 
 func TestMaintainKeepsSummaryOnError(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	m := memory.New(st, failingSummarizer{}, memory.Options{RecentTurns: 1, SummarizeAfter: 2})
 	for i := range 4 {
@@ -258,6 +264,7 @@ func TestMaintainKeepsSummaryOnError(t *testing.T) {
 }
 
 func TestRecallDoesNotGrowWithHistory(t *testing.T) {
+	t.Parallel()
 	size := func(t *testing.T, n int) int {
 		st := storagetest.New()
 		sum := &fakeSummarizer{text: func(int) string { return strings.Repeat("The user talked about coffee and work. ", 30) }}
@@ -299,6 +306,7 @@ func TestRecallDoesNotGrowWithHistory(t *testing.T) {
 }
 
 func TestReindex(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{})
 	for i := range 20 {
@@ -336,6 +344,7 @@ func TestReindex(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{})
 	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "I adopted a kitten named Miso", At: t0})
@@ -407,6 +416,7 @@ func TestTools(t *testing.T) {
 }
 
 func TestOpenAISummarizer(t *testing.T) {
+	t.Parallel()
 	var got openai.ChatCompletionRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" {
@@ -448,6 +458,7 @@ func TestOpenAISummarizer(t *testing.T) {
 // comes back (and so is logged) with the echo left out and cut to provider.MaxRunes;
 // the status stays.
 func TestOpenAISummarizerRedactsProviderErrors(t *testing.T) {
+	t.Parallel()
 	const secret = "my sister's diagnosis"
 	for _, tc := range []struct {
 		name  string
@@ -488,6 +499,7 @@ func TestOpenAISummarizerRedactsProviderErrors(t *testing.T) {
 // must wait for a batch of foldable turns (SummarizeAfter is then counted beyond the
 // recent turns) instead of panicking on an empty or negative slice, or folding every turn.
 func TestMaintainWithRecentTurnsAboveThreshold(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ recent, after int }{{12, 5}, {6, 5}} {
 		t.Run(fmt.Sprintf("recent=%d,after=%d", tc.recent, tc.after), func(t *testing.T) {
 			st := storagetest.New()

@@ -13,6 +13,7 @@ import (
 // TestFactsAreScopedByChatAndUser: what a user told anima in private never enters a
 // group's recall or search, and a fact told in a group is that member's fact there.
 func TestFactsAreScopedByChatAndUser(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	m := memory.New(st, nil, memory.Options{})
 	const ann, ben, grp = 1, 2, -100

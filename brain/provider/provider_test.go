@@ -15,6 +15,7 @@ import (
 // start of its message, without quoted text, cut to 200 runes; errors.As still finds the
 // go-openai error beneath it.
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	secret := "my secret diary entry"
 	for _, tc := range []struct {
 		name string

@@ -17,6 +17,7 @@ import (
 )
 
 func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
+	t.Parallel()
 	t.Run("bbolt", func(t *testing.T) {
 		oneShotDelayFiresOnceOnTime(t, storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db")))
 	})
@@ -24,6 +25,7 @@ func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
 }
 
 func TestSurvivesRestartAndFiresOnce(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := storagetest.Open(t, path)
 	s := schedule.New(st, schedule.Options{})
@@ -55,6 +57,7 @@ func TestSurvivesRestartAndFiresOnce(t *testing.T) {
 }
 
 func TestForgetDropsSchedules(t *testing.T) {
+	t.Parallel()
 	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{})
 	mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
@@ -94,6 +97,7 @@ func BenchmarkFireDueIdle(b *testing.B) {
 // commit) while FireDue rescans must still fire when due: the rescan may not drop its due
 // time from the idle bound just because the scan could not see the uncommitted item yet.
 func TestAddTxDuringRescanStillFires(t *testing.T) {
+	t.Parallel()
 	t.Run("bbolt", func(t *testing.T) {
 		addTxDuringRescanStillFires(t, storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db")))
 	})
@@ -103,6 +107,7 @@ func TestAddTxDuringRescanStillFires(t *testing.T) {
 // TestRecountAfterForget: a user's /forget deletes their reminders in the store, behind
 // the scheduler; Recount lowers the pending gauge to what is left.
 func TestRecountAfterForget(t *testing.T) {
+	t.Parallel()
 	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	s := schedule.New(st, schedule.Options{Registerer: prometheus.NewRegistry()})
 	mustPlan(t, s, ptr[int64](3600), nil, nil, now0, time.UTC)

@@ -105,6 +105,7 @@ func oneShotDelayFiresOnceOnTime[T schedule.Tx](t *testing.T, st inboxStore[T]) 
 }
 
 func TestPlanAt(t *testing.T) {
+	t.Parallel()
 	s := schedule.New(storagetest.New(), schedule.Options{})
 	loc := berlin(t)
 	for _, tc := range []struct {
@@ -151,6 +152,7 @@ func TestPlanAt(t *testing.T) {
 }
 
 func TestPlanRejects(t *testing.T) {
+	t.Parallel()
 	s := schedule.New(storagetest.New(), schedule.Options{})
 	for _, tc := range []struct {
 		name  string
@@ -195,6 +197,7 @@ func TestPlanRejects(t *testing.T) {
 }
 
 func TestParseCron(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		spec string
 		ok   bool
@@ -232,6 +235,7 @@ func TestParseCron(t *testing.T) {
 // TestCronAcrossDST fires "0 9 * * *" in Berlin across both 2026 DST changes (29 March,
 // 25 October): always 09:00 local, whatever the UTC offset.
 func TestCronAcrossDST(t *testing.T) {
+	t.Parallel()
 	loc := berlin(t)
 	for _, tc := range []struct {
 		name  string
@@ -272,6 +276,7 @@ func TestCronAcrossDST(t *testing.T) {
 }
 
 func TestMissedWhileDownFiresOnce(t *testing.T) {
+	t.Parallel()
 	loc := berlin(t)
 	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{})
@@ -302,6 +307,7 @@ func TestMissedWhileDownFiresOnce(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{})
 	a := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
@@ -346,6 +352,7 @@ func TestFireDueIdleDoesNotAllocate(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{Clock: braintest.NewClock(now0.Add(time.Hour))})
 	item := mustPlan(t, s, ptr[int64](60), nil, nil, now0, time.UTC)
@@ -365,6 +372,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestTools(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	s := schedule.New(st, schedule.Options{})
 	tools := map[string]brain.Tool{}
@@ -458,6 +466,7 @@ func TestTools(t *testing.T) {
 
 // TestFormatLines: one page of /reminders, each item on its own line.
 func TestFormatLines(t *testing.T) {
+	t.Parallel()
 	loc := berlin(t)
 	now := time.Date(2026, 11, 3, 13, 4, 0, 0, loc)
 	if got := schedule.FormatPage(nil, 1, loc, now); got != "You have no reminders." {
@@ -549,6 +558,7 @@ func addTxDuringRescanStillFires[T schedule.Tx](t *testing.T, st schedule.Store[
 // MaxPending items in a chat, saying why; AddTx refuses beyond MaxPending too (turns
 // committed together can pass the tool's check together). Refusals are counted.
 func TestCaps(t *testing.T) {
+	t.Parallel()
 	st := storagetest.New()
 	reg := prometheus.NewRegistry()
 	s := schedule.New(st, schedule.Options{MaxPending: 3, MaxPerRun: 2, Refusals: brain.NewRefusals(reg)})
@@ -614,6 +624,7 @@ func TestCaps(t *testing.T) {
 }
 
 func TestFormatPage(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	var items []brain.ScheduleItem
 	for i := range 45 {

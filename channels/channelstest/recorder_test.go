@@ -11,6 +11,7 @@ import (
 // TestRecorder: signals are numbered from 1, an offset of 0 leaves the stored one, queued
 // failures fail Record and count as calls, WaitOffset returns what was recorded.
 func TestRecorder(t *testing.T) {
+	t.Parallel()
 	r := channelstest.NewRecorder(5)
 	if off, err := r.Offset("telegram"); err != nil || off != 5 {
 		t.Fatalf("Offset = %d, %v; want 5", off, err)

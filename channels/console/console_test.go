@@ -34,6 +34,7 @@ func (s *echoSink) Submit(ctx context.Context, sigs ...brain.Signal) error {
 }
 
 func TestLinesBecomeSignalsAndRepliesArePrinted(t *testing.T) {
+	t.Parallel()
 	rec := channelstest.NewRecorder(0)
 	sink := &echoSink{got: make(chan brain.Signal, 8)}
 	var out braintest.Buffer

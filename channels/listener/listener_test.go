@@ -32,6 +32,7 @@ func dial(t *testing.T, ln net.Listener) net.Conn {
 }
 
 func TestLimitHoldsConnectionsBeyondTheCap(t *testing.T) {
+	t.Parallel()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +90,7 @@ func TestLimitHoldsConnectionsBeyondTheCap(t *testing.T) {
 }
 
 func TestLimitAcceptAfterClose(t *testing.T) {
+	t.Parallel()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +103,7 @@ func TestLimitAcceptAfterClose(t *testing.T) {
 }
 
 func TestLimitForwardsCloseWrite(t *testing.T) {
+	t.Parallel()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

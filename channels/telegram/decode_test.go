@@ -53,6 +53,7 @@ func FuzzDecodeUpdate(f *testing.F) {
 }
 
 func TestClassifyCases(t *testing.T) {
+	t.Parallel()
 	cl := classifier{me: identity{id: 123456, username: "anima_bot"}, allowed: map[int64]bool{1001: true}}
 	tests := []struct {
 		name, update string
@@ -83,6 +84,7 @@ func TestClassifyCases(t *testing.T) {
 // its tests hold the cases that were here: mode, webhook listen, secret token and path);
 // a client without a token still cannot be built.
 func TestNewNeedsAToken(t *testing.T) {
+	t.Parallel()
 	rec, sink := channelstest.NewRecorder(0), newSink()
 	if _, err := New(Config{}, rec, sink, Options{}); err == nil || !strings.Contains(err.Error(), "token") {
 		t.Fatalf("err = %v, want mention of the token", err)
@@ -92,6 +94,7 @@ func TestNewNeedsAToken(t *testing.T) {
 // TestReactionsOnlyToOwnMessages: with a sent log, a reaction becomes a signal only when
 // it is to a message anima sent; others are counted as reaction_other.
 func TestReactionsOnlyToOwnMessages(t *testing.T) {
+	t.Parallel()
 	cl := classifier{me: identity{id: 123456}, allowed: map[int64]bool{1001: true},
 		own: func(chat int64, id int) bool { return chat == 1001 && id == 3 }}
 	q := newQuotes()
@@ -127,6 +130,7 @@ func TestReactionsOnlyToOwnMessages(t *testing.T) {
 // TestQuotesKeepTheLatest: the channel quotes the latest quoteKeep messages it sent, each
 // cut to quoteRunes; older ones are forgotten.
 func TestQuotesKeepTheLatest(t *testing.T) {
+	t.Parallel()
 	q := newQuotes()
 	long := strings.Repeat("ж", quoteRunes+50)
 	q.put(1, 1, long, true)

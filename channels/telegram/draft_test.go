@@ -16,6 +16,7 @@ import (
 // reply share a draft id, the next reply (after Send) gets another; chats do not pace each
 // other.
 func TestDraftPacing(t *testing.T) {
+	t.Parallel()
 	clock := braintest.NewClock(time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC))
 	h := newHarness(t, 0, func(_ *Config, o *Options) { o.Now = clock.Now })
 	ctx := testCtx(t)
@@ -68,6 +69,7 @@ func TestDraftPacing(t *testing.T) {
 }
 
 func TestDraftFailures(t *testing.T) {
+	t.Parallel()
 	t.Run("group chat refused without a request", func(t *testing.T) {
 		h := newHarness(t, 0, nil)
 		if err := h.ch.Draft(testCtx(t), group, "hi"); !errors.Is(err, ErrDraftsRefused) {
@@ -121,6 +123,7 @@ func TestDraftFailures(t *testing.T) {
 
 // TestDraftShowsTheLastPart: a reply longer than one message shows the part being written.
 func TestDraftShowsTheLastPart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	long := strings.Repeat("word ", 1000) + "THE END"
 	if err := h.ch.Draft(testCtx(t), alice, long); err != nil {

@@ -3,6 +3,7 @@ package telegram
 import "testing"
 
 func TestToHTML(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		md   string
@@ -78,6 +79,7 @@ func TestToHTML(t *testing.T) {
 }
 
 func TestToPlain(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		md   string

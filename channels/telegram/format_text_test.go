@@ -11,6 +11,7 @@ import (
 // TestMarkdownTextMatchesGoldmark checks markdownText (with its fast path for text with
 // nothing to resolve, and its reused writer) against goldmark's own HTML writers.
 func TestMarkdownTextMatchesGoldmark(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string

@@ -18,6 +18,7 @@ import (
 )
 
 func TestClassifyMedia(t *testing.T) {
+	t.Parallel()
 	srv := telegramtest.New(t)
 	c := classifier{allowed: map[int64]bool{alice: true}}
 	voice := srv.VoiceMessage(alice, alice, []byte("hi"), 7)
@@ -66,6 +67,7 @@ func TestClassifyMedia(t *testing.T) {
 // Fetch downloads through getFile and the token-bearing file path, and no error it
 // returns shows the token.
 func TestFetch(t *testing.T) {
+	t.Parallel()
 	const token = "7012345678:AAHk3_fake-Token_for-tests-0123456789abc"
 	h := newHarness(t, 0, func(c *Config, _ *Options) { c.Token = token })
 	h.srv.Token = token

@@ -11,6 +11,7 @@ import (
 // TestIsAdmin: the owner and administrators of a group are admins, other members are not,
 // and a failed getChatMember is an error that does not show the token.
 func TestIsAdmin(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	const group = -100777
 	h.srv.SetMember(group, 1, telegramtest.StatusOwner)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestPollingRecordsBeforeConfirming(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	var (
 		mu         sync.Mutex
@@ -65,6 +66,7 @@ func TestPollingRecordsBeforeConfirming(t *testing.T) {
 }
 
 func TestPollingRestartSkipsSeenUpdates(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	old := h.srv.PushText(alice, alice, "already handled")
 	fresh := h.srv.PushText(alice, alice, "new")
@@ -86,6 +88,7 @@ func TestPollingRestartSkipsSeenUpdates(t *testing.T) {
 }
 
 func TestPollingBatchSurvivesOddUpdates(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	srv := h.srv
 	var ids []int64
@@ -144,6 +147,7 @@ func TestPollingBatchSurvivesOddUpdates(t *testing.T) {
 }
 
 func TestPollingRetriesAfterErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	h.srv.FailNext("getUpdates", 1, 500, 0)
 	h.srv.FailNext("getUpdates", 1, 429, 3)
@@ -172,6 +176,7 @@ func TestPollingRetriesAfterErrors(t *testing.T) {
 }
 
 func TestGroupRules(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	srv := h.srv
 	sentByBot := srv.NextMessageID()
@@ -212,6 +217,7 @@ func TestGroupRules(t *testing.T) {
 }
 
 func TestPublicAcceptsAnyone(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, func(c *Config, _ *Options) { c.Public = true; c.AllowedUsers = nil })
 	h.srv.PushText(bob, bob, "hi")
 	h.start(t)
@@ -223,6 +229,7 @@ func TestPublicAcceptsAnyone(t *testing.T) {
 // A Record that keeps failing is retried with a growing backoff, not every RetryBase:
 // the getUpdates that succeeds between two records must not reset it.
 func TestPollingRecordFailuresBackOff(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	h.rec.FailNext(4)
 	id := h.srv.PushText(alice, alice, "persist")
@@ -248,6 +255,7 @@ func TestPollingRecordFailuresBackOff(t *testing.T) {
 // Telegram, ids re-based below the stored offset) is polled again only after a backoff,
 // not in a hot loop, and a later update still gets through.
 func TestPollingBatchWithNothingNewBacksOff(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	h.srv.PushRaw([]byte(`"junk"`))
 	h.start(t)
@@ -267,6 +275,7 @@ func TestPollingBatchWithNothingNewBacksOff(t *testing.T) {
 // TestDecodeBatchFollowsRebasedIDs: updates just below the offset are duplicates; updates
 // far below it are Telegram's re-based ids, and the next offset follows them down.
 func TestDecodeBatchFollowsRebasedIDs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	var raws []json.RawMessage
 	for _, u := range []models.Update{textUpdate(4_999_999, alice, "dup"), textUpdate(10, alice, "new a"), textUpdate(11, alice, "new b")} {

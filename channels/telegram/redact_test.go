@@ -23,6 +23,7 @@ import (
 const realToken = "7012345678:AAHk3_fake-Token_for-tests-0123456789abc"
 
 func TestRedactorHidesEveryForm(t *testing.T) {
+	t.Parallel()
 	const spaced = "7012345678:AAHk3 fake-Token/for?tests-0123456789abc"
 	tests := []struct {
 		name, token, text string
@@ -54,6 +55,7 @@ func TestRedactorHidesEveryForm(t *testing.T) {
 }
 
 func TestRedactorLeavesOtherTextAlone(t *testing.T) {
+	t.Parallel()
 	r := newRedactor("1:ab") // no real token: its short secret half is not replaced on its own
 	if got := r.text("a cab at 1:ab"); got != "a cab at "+redacted {
 		t.Errorf("text = %q", got)
@@ -64,6 +66,7 @@ func TestRedactorLeavesOtherTextAlone(t *testing.T) {
 }
 
 func TestRedactedErrorKeepsClassification(t *testing.T) {
+	t.Parallel()
 	r := newRedactor(realToken)
 	tooMany := &bot.TooManyRequestsError{Message: "too many requests, bot" + realToken, RetryAfter: 7}
 	err := fmt.Errorf("send: %w", r.err(tooMany))
@@ -87,6 +90,7 @@ func TestRedactedErrorKeepsClassification(t *testing.T) {
 // against a proxy whose error pages quote the request URL, and checks the token shows
 // up neither in the log nor in the errors returned.
 func TestChannelErrorsNeverShowTheToken(t *testing.T) {
+	t.Parallel()
 	var logs braintest.Buffer
 	h := newHarness(t, 0, func(c *Config, o *Options) {
 		c.Token = realToken
@@ -139,6 +143,7 @@ func TestChannelErrorsNeverShowTheToken(t *testing.T) {
 // TestTokenWithNewlineIsNotEchoed: a token read from a file with its newline makes every
 // request URL unparseable, and net/url's error quotes the URL.
 func TestTokenWithNewlineIsNotEchoed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, func(c *Config, _ *Options) { c.Token = realToken + "\n" })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

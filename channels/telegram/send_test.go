@@ -15,6 +15,7 @@ import (
 )
 
 func TestSendBasics(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	ctx := testCtx(t)
 	err := h.ch.Send(ctx, brain.SendMessage{
@@ -50,6 +51,7 @@ func TestSendBasics(t *testing.T) {
 }
 
 func TestSendLongTextSplitInOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	var paras []string
 	for i := range 30 {
@@ -84,6 +86,7 @@ func TestSendLongTextSplitInOrder(t *testing.T) {
 }
 
 func TestSendRateLimitedResendsOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	h.srv.FailNext("sendMessage", 1, 429, 2)
 	if err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "hello"}); err != nil {
@@ -104,6 +107,7 @@ func TestSendRateLimitedResendsOnce(t *testing.T) {
 }
 
 func TestSendRateLimitedMidMessageKeepsParts(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
 	// Let part 1 through, then rate-limit part 2 once.
@@ -124,6 +128,7 @@ func TestSendRateLimitedMidMessageKeepsParts(t *testing.T) {
 }
 
 func TestSendServerErrorsRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	h.srv.FailNext("sendMessage", 1, 500, 0)
 	h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 502, RawBody: "<html>bad gateway</html>"})
@@ -142,6 +147,7 @@ func TestSendServerErrorsRetried(t *testing.T) {
 }
 
 func TestSendServerErrorsGiveUp(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, func(_ *Config, o *Options) { o.MaxAttempts = 3 })
 	h.srv.FailNext("sendMessage", 5, 500, 0)
 	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "never"})
@@ -154,6 +160,7 @@ func TestSendServerErrorsGiveUp(t *testing.T) {
 }
 
 func TestSendBlocked(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	h.srv.FailNext("sendMessage", 1, 403, 0)
 	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "hi"})
@@ -170,6 +177,7 @@ func TestSendBlocked(t *testing.T) {
 }
 
 func TestSendOtherBadRequestNotRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: chat not found"})
 	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "hi"})
@@ -185,6 +193,7 @@ func TestSendOtherBadRequestNotRetried(t *testing.T) {
 }
 
 func TestSendParseErrorFallsBackToPlain(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag \"x\" at byte offset 0"})
 	if err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "1 < 2 is **true**"}); err != nil {
@@ -200,6 +209,7 @@ func TestSendParseErrorFallsBackToPlain(t *testing.T) {
 }
 
 func TestSendPerChatPacing(t *testing.T) {
+	t.Parallel()
 	const interval = 150 * time.Millisecond
 	h := newHarness(t, 0, func(_ *Config, o *Options) { o.PerChatInterval = interval })
 	ctx := testCtx(t)
@@ -228,6 +238,7 @@ func TestSendPerChatPacing(t *testing.T) {
 }
 
 func TestPacerMapBounded(t *testing.T) {
+	t.Parallel()
 	p := newPacer(time.Millisecond, 0)
 	now := time.Now()
 	for i := range 10000 {
@@ -239,6 +250,7 @@ func TestPacerMapBounded(t *testing.T) {
 }
 
 func TestPacerGlobalRate(t *testing.T) {
+	t.Parallel()
 	p := newPacer(time.Second, 100*time.Millisecond)
 	now := time.Now()
 	var last time.Time
@@ -256,6 +268,7 @@ func TestPacerGlobalRate(t *testing.T) {
 }
 
 func TestSendHonoursContext(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, func(_ *Config, o *Options) { o.Sleep = nil })
 	h.srv.FailNext("sendMessage", 1, 429, 30)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -267,6 +280,7 @@ func TestSendHonoursContext(t *testing.T) {
 }
 
 func TestSendPartialFailureResumesWithoutRepeats(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, func(_ *Config, o *Options) { o.MaxAttempts = 2 })
 	text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
 	h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
@@ -295,6 +309,7 @@ func TestSendPartialFailureResumesWithoutRepeats(t *testing.T) {
 }
 
 func TestSendNothingVisibleIsUndeliverable(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: "   \n\n  "})
 	if !errors.Is(err, brain.ErrUndeliverable) {
@@ -303,6 +318,7 @@ func TestSendNothingVisibleIsUndeliverable(t *testing.T) {
 }
 
 func TestPacerGroupsGetThreeTimesTheInterval(t *testing.T) {
+	t.Parallel()
 	p := newPacer(time.Second, time.Millisecond)
 	now := time.Now()
 	p.done(-100, now)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestUTF16Len(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    string
 		want int
@@ -26,6 +27,7 @@ func TestUTF16Len(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		s     string
@@ -73,6 +75,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplitLongTextAtParagraphs(t *testing.T) {
+	t.Parallel()
 	var paras []string
 	for i := 0; len(strings.Join(paras, "\n\n")) < 10000; i++ {
 		paras = append(paras, strings.TrimSpace(strings.Repeat("Lorem ipsum dolor sit amet. ", 10+i%7)))
@@ -99,6 +102,7 @@ func TestSplitLongTextAtParagraphs(t *testing.T) {
 }
 
 func TestSplitHugeParagraphAtSentences(t *testing.T) {
+	t.Parallel()
 	s := strings.TrimSpace(strings.Repeat("Это предложение с эмодзи 😀 и точкой. ", 400))
 	parts := Split(s, 4096, false)
 	if len(parts) < 2 {
@@ -113,6 +117,7 @@ func TestSplitHugeParagraphAtSentences(t *testing.T) {
 }
 
 func TestSplitHTMLFromMarkdown(t *testing.T) {
+	t.Parallel()
 	var md strings.Builder
 	for i := range 60 {
 		md.WriteString("Some **bold text that goes on** and `code` & <stuff>.\n\n")
@@ -143,6 +148,7 @@ func equalStrings(a, b []string) bool {
 // TestSplitShortFastPath checks that Split's shortcut for text that fits gives what the
 // full atom-by-atom split gives.
 func TestSplitShortFastPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		s     string

@@ -18,6 +18,7 @@ import (
 // (issue 20). Each stranger is now logged at WARN with user and chat id and name, once an
 // hour, and counted as unauthorized.
 func TestStrangerLoggedOncePerHour(t *testing.T) {
+	t.Parallel()
 	clock := braintest.NewClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
 	var logs braintest.Buffer
 	h := newHarness(t, 0, func(_ *Config, o *Options) {

@@ -22,18 +22,21 @@ func limitedWebhook(t *testing.T, lim listener.Limits) string {
 }
 
 func TestWebhookServerTimeouts(t *testing.T) {
+	t.Parallel()
 	lim := webhookLimits()
 	lim.Idle, lim.ReadHeader = 150*time.Millisecond, 150*time.Millisecond
 	listenertest.CheckTimeouts(t, limitedWebhook(t, lim), "/tg/hook", http.StatusUnauthorized) // no secret: 401, connection kept
 }
 
 func TestWebhookServerCapsConnections(t *testing.T) {
+	t.Parallel()
 	lim := webhookLimits()
 	lim.MaxConns = 2
 	listenertest.CheckCap(t, limitedWebhook(t, lim), "/tg/hook", http.StatusUnauthorized)
 }
 
 func TestWebhookDefaultLimits(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, 0, nil)
 	lim := h.ch.webhookLimits
 	if lim != webhookLimits() || lim.ReadHeader <= 0 || lim.Read <= 0 || lim.Write <= 0 || lim.Idle <= 0 ||

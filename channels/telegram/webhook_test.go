@@ -29,6 +29,7 @@ func textUpdate(id int64, user int64, text string) models.Update {
 }
 
 func TestWebhookSecret(t *testing.T) {
+	t.Parallel()
 	h, url := webhookHarness(t, 0)
 	ctx := testCtx(t)
 	for _, s := range []string{"", "wrong", secret + "x"} {
@@ -57,6 +58,7 @@ func TestWebhookSecret(t *testing.T) {
 }
 
 func TestWebhookRecordsThenAnswers(t *testing.T) {
+	t.Parallel()
 	h, url := webhookHarness(t, 0)
 	ctx := testCtx(t)
 
@@ -111,6 +113,7 @@ func TestWebhookRecordsThenAnswers(t *testing.T) {
 }
 
 func TestWebhookSkipsBelowStoredOffset(t *testing.T) {
+	t.Parallel()
 	h, url := webhookHarness(t, 50)
 	ctx := testCtx(t)
 	if status, _ := telegramtest.PostWebhook(ctx, url, secret, textUpdate(49, alice, "old")); status != http.StatusOK {
@@ -125,6 +128,7 @@ func TestWebhookSkipsBelowStoredOffset(t *testing.T) {
 // update id at random, possibly far below the last one; those updates are new, not
 // duplicates, and redeliveries of them are still skipped.
 func TestWebhookFollowsRebasedIDs(t *testing.T) {
+	t.Parallel()
 	h, url := webhookHarness(t, 5_000_000)
 	ctx := testCtx(t)
 	for _, u := range []models.Update{textUpdate(17, alice, "back after a quiet week"), textUpdate(18, alice, "hello?"), textUpdate(17, alice, "back after a quiet week")} {

@@ -11,6 +11,7 @@ import (
 // TestRunWritesTheTimeline runs anima-sim in-process on a shipped
 // scenario and finds the three files.
 func TestRunWritesTheTimeline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("user:\n  timezone: Europe/Berlin\n"), 0o600); err != nil {
@@ -38,6 +39,7 @@ func TestRunWritesTheTimeline(t *testing.T) {
 }
 
 func TestRunRejectsAnUnknownScenarioKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("{}\n"), 0o600); err != nil {

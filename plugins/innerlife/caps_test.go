@@ -46,6 +46,7 @@ func openArgs(i int, checkIn time.Time) string {
 // MaxOpenedPerRun each, and a user never has more than MaxOpenConcerns that are not
 // dormant; the tool tells the model why it refused.
 func TestConcernCaps(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
 	p, b, reg := newPluginReg(t, at)
 	var refusals []string
@@ -79,6 +80,7 @@ func TestConcernCaps(t *testing.T) {
 // and carries a few; only those count as asked when the run commits, the rest stay due and
 // come in later runs, each exactly once.
 func TestDueCheckinsBeyondThePromptStayDue(t *testing.T) {
+	t.Parallel()
 	due := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
 	p, b, reg := newPluginReg(t, due)
 	for i := range 20 {
@@ -121,6 +123,7 @@ func TestDueCheckinsBeyondThePromptStayDue(t *testing.T) {
 // TestJournalCappedPerDay (issue 16): at most DefaultJournalPerDay entries in any 24
 // hours for one user in one chat, whatever the 5-minute spacing allows; the tool says why.
 func TestJournalCappedPerDay(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
 	p, b := newPlugin(t, at)
 	written := 0
@@ -149,6 +152,7 @@ func TestJournalCappedPerDay(t *testing.T) {
 // hour west every hour (and writes every hour) brings dream_at round every hour; the chat
 // still dreams once in those 13 hours.
 func TestOneDreamPer20HoursWhateverTheZone(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2025, 3, 3, 4, 0, 0, 0, time.UTC) // 04:00 in Etc/GMT+0
 	clock := braintest.NewClock(start.Add(-40 * time.Minute))
 	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})

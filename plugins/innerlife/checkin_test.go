@@ -76,6 +76,7 @@ func checkinWake(at time.Time) brain.Wake {
 // thought, or a run carrying it may still be going, nothing more is raised; once a run
 // that showed it commits, it is never raised again.
 func TestCheckinRaisedAgainAfterAFailedRun(t *testing.T) {
+	t.Parallel()
 	due := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
 	p, b, reg := newPluginReg(t, due)
 	apply(t, p, b, due.Add(-time.Hour), innerlife.OpenConcernChange(7, "c1", due))
@@ -154,6 +155,7 @@ func journalCall(t *testing.T, p *innerlife.Plugin, at time.Time, text string) (
 // second entry in the same run is refused; a run that failed leaves the slot free for the
 // next run; two entries committed within 5 minutes (a dream's and a chat run's) keep one.
 func TestJournalSlotTakenAtCommit(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
 	p, b := newPlugin(t, at)
 	run := func(at time.Time) { p.Context(brain.Wake{Chat: 7, User: 7, Profile: brain.ProfileChat, At: at}, at) }

@@ -11,6 +11,7 @@ import (
 // TestConfigDefaultsAreValid: the defaults pass validation and build the plugin; a
 // section switched off builds none; a bad key is named under the section's key.
 func TestConfigDefaultsAreValid(t *testing.T) {
+	t.Parallel()
 	var c innerlife.Config
 	c.SetDefaults()
 	var p setting.Checker

@@ -16,6 +16,7 @@ import (
 )
 
 func TestSalienceDayBoundaries(t *testing.T) {
+	t.Parallel()
 	touched := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	day := 24 * time.Hour
 	for _, tc := range []struct {
@@ -86,6 +87,7 @@ func (l jobLog) SetLastRun(k string, t time.Time) error    { l[k] = t; return ni
 // dream runs; a dream missed while anima was down runs once after a restart (< 12 h late)
 // and is skipped when it is later than that.
 func TestDreamWeek(t *testing.T) {
+	t.Parallel()
 	zone := time.UTC
 	start := time.Date(2025, 3, 3, 10, 0, 0, 0, zone) // a Monday
 	clock := braintest.NewClock(start)
@@ -142,6 +144,7 @@ func (nopRegistry) Register(brain.Tool) error { return nil }
 // TestDreamInEachUsersZone: the dream runs at dream_at in each user's own zone (their
 // /timezone override; an unknown zone falls back to the default), once per chat.
 func TestDreamInEachUsersZone(t *testing.T) {
+	t.Parallel()
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	if err != nil {
 		t.Fatal(err)

@@ -116,6 +116,7 @@ func themesArgs(themes ...string) json.RawMessage {
 // store, searchable), the themes join them for every later run, survive a restart and go
 // with /forget. Outside a dream nothing can be folded.
 func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(start)
 	reg := prometheus.NewRegistry()
@@ -225,6 +226,7 @@ func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
 
 // TestReflectRefusesBadThemes: more than 3 themes, a theme over 200 characters, or none.
 func TestReflectRefusesBadThemes(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(start)
 	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
@@ -259,6 +261,7 @@ func TestReflectRefusesBadThemes(t *testing.T) {
 // reflect tool, the proactive profile not the latter; a dream may open concerns the day
 // implied, within the caps (at most 3 a run), and still sends nothing.
 func TestDreamOpensConcerns(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2025, 3, 3, 20, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(start)
 	reg := prometheus.NewRegistry()

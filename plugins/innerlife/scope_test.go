@@ -40,6 +40,7 @@ func speak(t *testing.T, p *innerlife.Plugin, b pluginstest.Bucket, tool brain.T
 // concern and entry never reach B's run, /status, /thoughts or search, nor A's own private
 // chat's; A's /forget removes A's records in every chat and leaves B's.
 func TestGroupMembersKeptApart(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
 	p, b := newPlugin(t, at)
 	concern, journal := p.Tools()[0], p.Tools()[1]
@@ -124,6 +125,7 @@ func oldKey(tag byte, chat int64, rest ...byte) string {
 // read as their private chat's user's after an upgrade; a group's, whose subject nobody
 // recorded, are deleted.
 func TestLoadMigratesChatKeyedRecords(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2025, 3, 3, 15, 0, 0, 0, time.UTC)
 	b := pluginstest.Bucket{}
 	put := func(k string, v any) {

@@ -10,6 +10,7 @@ import (
 // to ask, in words relative to the user's zone; /status details has the date and time; a
 // group member sees only their own.
 func TestStatusInWords(t *testing.T) {
+	t.Parallel()
 	auckland, err := time.LoadLocation("Pacific/Auckland")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // TestConfigEnabled: the servers switched on, by name, with their secrets revealed for
 // the server and the default timeout where none is set.
 func TestConfigEnabled(t *testing.T) {
+	t.Parallel()
 	off := false
 	c := Config{Servers: map[string]ServerConfig{
 		"web":    {URL: "http://h/mcp", Headers: map[string]setting.Secret{"A": "tok"}, Timeout: setting.Duration(5 * time.Second)},
@@ -30,6 +31,7 @@ func TestConfigEnabled(t *testing.T) {
 
 // TestConfigValidateNamesTheFullKey: each problem is named under the section's key.
 func TestConfigValidateNamesTheFullKey(t *testing.T) {
+	t.Parallel()
 	var p setting.Checker
 	Config{Servers: map[string]ServerConfig{"w": {URL: "ftp://h"}}}.Validate(&p, "mcp")
 	if len(p) != 1 || p[0].Key != "mcp.servers.w.url" {

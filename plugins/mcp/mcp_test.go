@@ -118,6 +118,7 @@ func (e *env) call(t *testing.T, name, args string) (string, error) {
 // schemas, the one whose schema cannot be made strict is refused with a log line, and a
 // call's result comes back fenced, its image summarised, an optional field's null dropped.
 func TestStdioServer(t *testing.T) {
+	t.Parallel()
 	e := start(t, helperServer("helper"))
 	got := e.sink.next(t)
 	want := []string{"helper_crash", "helper_echo", "helper_hang", "helper_spawn"}
@@ -151,6 +152,7 @@ func TestStdioServer(t *testing.T) {
 // TestStdioCrashMidCall: a server that dies during a call gives the model a tool error,
 // its tools are withdrawn, and it is restarted with its tools offered again.
 func TestStdioCrashMidCall(t *testing.T) {
+	t.Parallel()
 	e := start(t, helperServer("helper"))
 	e.sink.next(t)
 	_, err := e.call(t, "helper_crash", `{}`)
@@ -172,7 +174,8 @@ func TestStdioCrashMidCall(t *testing.T) {
 }
 
 // TestStdioHangPastTimeout: a call the server never answers ends at the server's
-// timeout as a tool error; the server stays up.
+// timeout as a tool error; the server stays up. Not parallel: the 300 ms timeout also
+// bounds the helper's start, which other tests' processes would slow past it.
 func TestStdioHangPastTimeout(t *testing.T) {
 	srv := helperServer("helper")
 	srv.Timeout = 300 * time.Millisecond
@@ -193,6 +196,7 @@ func TestStdioHangPastTimeout(t *testing.T) {
 // TestStreamableHTTP: an in-process SDK server over streamable HTTP, with the configured
 // headers on its requests, an allow-list, and tools/list_changed followed.
 func TestStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	s := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
 	testTools(s)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
@@ -228,6 +232,7 @@ func TestStreamableHTTP(t *testing.T) {
 // TestServerFailsAtStart: a server whose command does not exist is logged, reported
 // down in Status, and retried with backoff doubling from 1 s.
 func TestServerFailsAtStart(t *testing.T) {
+	t.Parallel()
 	e := startHold(t, 5, Server{Name: "gone", Command: []string{"/nonexistent/mcp-server"}, Timeout: time.Second})
 	for _, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second} {
 		if d := <-e.waits; d != want {
@@ -246,6 +251,7 @@ func TestServerFailsAtStart(t *testing.T) {
 // TestProfilesAndSideEffects: a server's tools are offered in chat and in the profiles it
 // names, not in others; only a tool marked read-only is free of side effects.
 func TestProfilesAndSideEffects(t *testing.T) {
+	t.Parallel()
 	srv := helperServer("helper")
 	srv.Profiles = []brain.Profile{brain.ProfileProactive}
 	e := start(t, srv)
@@ -275,6 +281,7 @@ func TestProfilesAndSideEffects(t *testing.T) {
 // TestStopEndsProcessGroup: stopping ends a stdio server's whole process group, so a
 // child the server started (as npx starts node) does not outlive anima.
 func TestStopEndsProcessGroup(t *testing.T) {
+	t.Parallel()
 	e := start(t, helperServer("helper"))
 	e.sink.next(t)
 	out, err := e.call(t, "helper_spawn", `{}`)

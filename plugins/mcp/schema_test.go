@@ -11,6 +11,7 @@ import (
 // TestStrictSchema: what strictSchema makes of the schemas MCP servers declare. Each
 // result passes the registry's CheckSchema; what cannot be made strict is refused.
 func TestStrictSchema(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in, want string // want "" means refused
 	}{
@@ -53,6 +54,7 @@ func TestStrictSchema(t *testing.T) {
 // TestStripOptionalNulls: the nulls the model sends for properties the server declared
 // optional are dropped before the call; required ones and other values are kept.
 func TestStripOptionalNulls(t *testing.T) {
+	t.Parallel()
 	_, sh, err := strictSchema(json.RawMessage(`{"type":"object","properties":{"q":{"type":["string","null"]},"o":{"type":"string"},` +
 		`"list":{"type":"array","items":{"type":"object","properties":{"x":{"type":"string"}}}}},"required":["q","list"]}`))
 	if err != nil {
@@ -69,6 +71,7 @@ func TestStripOptionalNulls(t *testing.T) {
 
 // TestToolName: names are sanitised to the registry's alphabet and 64 bytes.
 func TestToolName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"get_forecast": "weather_get_forecast",
 		"get.forecast": "weather_get_forecast",

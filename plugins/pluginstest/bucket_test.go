@@ -10,6 +10,7 @@ import (
 // TestBucket: Put keeps a copy, Scan walks the prefix in key order and stops on an
 // error, Delete forgets, OnCommit runs at once.
 func TestBucket(t *testing.T) {
+	t.Parallel()
 	b := pluginstest.Bucket{}
 	v := []byte("one")
 	for _, k := range []string{"a:2", "b:1", "a:1"} {

@@ -10,6 +10,7 @@ import (
 // TestStoreErase: Update makes a plugin's bucket; Erase reports a deletion only when a
 // key that was there went.
 func TestStoreErase(t *testing.T) {
+	t.Parallel()
 	s := pluginstest.Store{}
 	if err := s.Update("p", func(b plugins.Bucket) error { return b.Put([]byte("k"), []byte("v")) }); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 // TestConformance runs the same checks on a bbolt file and on the memory-only store: what
 // memory's and schedule's tests rely on of the fake is what storage does.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	t.Run("bbolt", func(t *testing.T) {
 		st, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestSendMessageDraftFollowsTheSpec(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	tests := []struct {
 		name, body string

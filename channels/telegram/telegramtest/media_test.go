@@ -12,6 +12,7 @@ import (
 
 // The media builders and getFile's answer are what the Bot API spec says they are.
 func TestMediaBuildersMatchTheSpec(t *testing.T) {
+	t.Parallel()
 	s := telegramtest.New(t)
 	voice := s.VoiceMessage(1, 1, []byte("hi"), 3)
 	photo := s.PhotoMessage(1, 1, "c", telegramtest.Image{Width: 2, Height: 1, Data: []byte("p")})
@@ -33,6 +34,7 @@ func TestMediaBuildersMatchTheSpec(t *testing.T) {
 
 // The download path carries the token, as Telegram's does: a wrong one is refused.
 func TestFileDownloadPath(t *testing.T) {
+	t.Parallel()
 	s := telegramtest.New(t)
 	id := s.AddFile("voice", ".oga", []byte("audio"))
 	get := func(url string) (int, string) {

@@ -47,6 +47,7 @@ func testCtx(t *testing.T) context.Context {
 }
 
 func TestRouting(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	tests := []struct {
 		name, token, method, body string
@@ -77,6 +78,7 @@ func TestRouting(t *testing.T) {
 }
 
 func TestURLEncodedBody(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	form := url.Values{"chat_id": {"7"}, "text": {"form body"}}
 	resp, err := http.PostForm(s.URL+"/bot"+s.Token+"/sendMessage", form)
@@ -93,6 +95,7 @@ func TestURLEncodedBody(t *testing.T) {
 }
 
 func TestGetUpdatesOffsetSemantics(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	ids := []int64{s.PushText(1, 1, "a"), s.PushText(1, 1, "b"), s.PushText(1, 1, "c")}
 	get := func(body string) []int64 {
@@ -135,6 +138,7 @@ func TestGetUpdatesOffsetSemantics(t *testing.T) {
 func jsonInt(i int64) string { b, _ := json.Marshal(i); return string(b) }
 
 func TestGetUpdatesLongPollReturnsOnPush(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	done := make(chan []int64, 1)
 	go func() {
@@ -161,6 +165,7 @@ func TestGetUpdatesLongPollReturnsOnPush(t *testing.T) {
 }
 
 func TestGetUpdatesLongPollEndsOnClose(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	done := make(chan error, 1)
 	go func() {
@@ -183,6 +188,7 @@ func TestGetUpdatesLongPollEndsOnClose(t *testing.T) {
 }
 
 func TestGetUpdatesConflictWhileWebhookSet(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	b := newClient(t, s)
 	ctx := testCtx(t)
@@ -204,6 +210,7 @@ func TestGetUpdatesConflictWhileWebhookSet(t *testing.T) {
 }
 
 func TestSendMessageThroughLibrary(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	b := newClient(t, s)
 	ctx := testCtx(t)
@@ -233,6 +240,7 @@ func TestSendMessageThroughLibrary(t *testing.T) {
 }
 
 func TestSendMessageLength(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	b := newClient(t, s)
 	ctx := testCtx(t)
@@ -264,6 +272,7 @@ func TestSendMessageLength(t *testing.T) {
 }
 
 func TestParseHTML(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, visible string
 		wantErr     string
@@ -307,6 +316,7 @@ func TestParseHTML(t *testing.T) {
 }
 
 func TestHTMLErrorThroughLibrary(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	b := newClient(t, s)
 	_, err := b.SendMessage(testCtx(t), &bot.SendMessageParams{ChatID: int64(1), Text: "<b>x", ParseMode: models.ParseModeHTML})
@@ -319,6 +329,7 @@ func TestHTMLErrorThroughLibrary(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	b := newClient(t, s)
 	ctx := testCtx(t)
@@ -360,6 +371,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestPushRawKeepsMalformed(t *testing.T) {
+	t.Parallel()
 	s := New(t)
 	id := s.PushRaw([]byte(`{"message":"not an object"}`))
 	resp, err := http.Get(s.URL + "/bot" + s.Token + "/getUpdates")
@@ -375,6 +387,7 @@ func TestPushRawKeepsMalformed(t *testing.T) {
 }
 
 func TestEntities(t *testing.T) {
+	t.Parallel()
 	got := Entities("/help@anima_bot hi 😀 @anima_bot")
 	want := []models.MessageEntity{
 		{Type: models.MessageEntityTypeBotCommand, Offset: 0, Length: 15},
@@ -389,6 +402,7 @@ func TestEntities(t *testing.T) {
 // API description: every required field of MessageReactionUpdated is present, and
 // nothing the type does not have.
 func TestReactionMatchesSpec(t *testing.T) {
+	t.Parallel()
 	types, err := loadTypes()
 	if err != nil {
 		t.Fatal(err)
