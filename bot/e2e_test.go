@@ -109,13 +109,6 @@ func (h *harness) start() (bot.Addrs, func()) {
 	return addrs, stop
 }
 
-func waitCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // settleTicks is how many ticks of the loop settle waits out after the outbox empties.
 const settleTicks = 10
 
@@ -533,6 +526,7 @@ func TestHotBackupRestores(t *testing.T) {
 func TestCommands(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.opts.PerChatInterval = 10 * time.Millisecond // the answers, not Telegram's pacing, are checked
 	h.cfg.Proactive.Enabled = true
 	_, stop := h.start()
 	defer stop()

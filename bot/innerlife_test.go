@@ -17,6 +17,7 @@ import (
 func TestInnerLifeCommands(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.opts.PerChatInterval = 10 * time.Millisecond // the answers, not Telegram's pacing, are checked
 	h.cfg.User.Timezone = "UTC"
 	_, stop := h.start()
 	checkIn := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Minute)
