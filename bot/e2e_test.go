@@ -478,11 +478,7 @@ func TestForgetDeletesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := h.store()
 	if turns, _ := st.History(user, 0); len(turns) != 0 {
 		t.Errorf("history survived /forget: %+v", turns)
 	}
@@ -608,11 +604,7 @@ func TestBlockedUserGoesDormant(t *testing.T) {
 	}
 	settle(t, addrs.Metrics) // let the loop take the result in
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := h.store()
 	rels, _ := st.Relationships()
 	if len(rels) != 1 || !rels[0].Dormant {
 		t.Fatalf("relationship after a 403 = %+v, want dormant", rels)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/storage"
 )
 
 // The waits the package's tests share: a deadline, a condition, the loop's ticks and the
@@ -88,6 +89,18 @@ func modelQuiet(t *testing.T, ctx context.Context, ai *openaitest.Server, addr s
 		}
 		return now-since >= quietTicks
 	})
+}
+
+// store opens the harness's store file, anima stopped, for the test to read; it is closed
+// when the test ends.
+func (h *harness) store() *storage.Store {
+	h.t.Helper()
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // markerCount is how often marker occurs in file's bytes.

@@ -70,11 +70,7 @@ func TestInnerLifeCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := h.store()
 	var left []string
 	if err := st.View(func(tx *storage.Tx) error {
 		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { left = append(left, fmt.Sprintf("%q", k)); return nil })
@@ -104,11 +100,7 @@ func TestInnerLifeBucketFilledBeforeForget(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := h.store()
 	tags := map[byte]int{}
 	if err := st.View(func(tx *storage.Tx) error {
 		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { tags[k[0]]++; return nil })
