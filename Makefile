@@ -15,9 +15,14 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/anima ./cmd/anima
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/anima-sim ./cmd/anima-sim
 
+# Most end-to-end tests wait on anima's loop ticks and the fake servers, not on the CPU, so
+# more of them run at once than the machine has cores (go test's default -parallel is
+# GOMAXPROCS: 2 on a 2-core machine).
+TESTPARALLEL ?= 8
+
 test:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -parallel $(TESTPARALLEL) ./...
 
 # Each fuzz target for FUZZN inputs (go test -fuzz takes one target at a time; YAML
 # parsing is slower, so the config target gets FUZZN_CONFIG).

@@ -129,7 +129,7 @@ func writeCompact(src *bolt.DB, path string) error {
 // reopen opens the file at s.path again as the store's database. The caller holds s.mu.
 func (s *Store) reopen() error {
 	db, err := bolt.Open(s.path, 0o600, &bolt.Options{
-		Timeout: 5 * time.Second, NoFreelistSync: s.freelistAtClose, FreelistType: bolt.FreelistMapType,
+		Timeout: 5 * time.Second, NoFreelistSync: s.freelistAtClose, FreelistType: bolt.FreelistMapType, NoSync: s.noSync,
 	})
 	if err != nil {
 		return fmt.Errorf("reopen %s: %w", s.path, err)

@@ -80,6 +80,11 @@ type Options struct {
 	EpochTurns int
 	// CompactWait bounds how long Compact waits for readers (default 2s; see Compact).
 	CompactWait time.Duration
+	// NoSync skips the fsync of every commit (bbolt's NoSync). For tests only, whose point
+	// is not durability (file sizes, page reuse, compaction cadence): never in production,
+	// where a crash or power loss with it set can lose committed transactions or corrupt
+	// the file.
+	NoSync bool
 }
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
@@ -91,8 +96,10 @@ type Store struct {
 	path string
 	// freelistAtClose: commits skip the freelist, Close writes it (Options.SyncFreelist).
 	freelistAtClose bool
-	epochTurns      uint64 // Options.EpochTurns
-	compactWait     time.Duration
+	// noSync: commits are not fsynced (Options.NoSync, tests only).
+	noSync      bool
+	epochTurns  uint64 // Options.EpochTurns
+	compactWait time.Duration
 
 	sentDelay time.Duration
 	sentMu    sync.Mutex
@@ -155,7 +162,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.CompactWait <= 0 {
 		opts.CompactWait = compactWait
 	}
-	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly, epochTurns: EpochTurns, compactWait: opts.CompactWait,
+	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly, noSync: opts.NoSync, epochTurns: EpochTurns, compactWait: opts.CompactWait,
 		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, sentIDs: map[int64][]int{}, afterFunc: time.AfterFunc}
 	if opts.EpochTurns > 0 {
 		s.epochTurns = uint64(opts.EpochTurns)
@@ -176,6 +183,7 @@ func openBolt(path string, opts Options) (*bolt.DB, error) {
 		ReadOnly:       opts.ReadOnly,
 		NoFreelistSync: !opts.SyncFreelist,
 		FreelistType:   bolt.FreelistMapType,
+		NoSync:         opts.NoSync,
 	})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {

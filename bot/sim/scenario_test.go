@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,14 +93,30 @@ func simConfig() config.Config {
 	return cfg
 }
 
-// runExample replays a shipped scenario and returns its timeline.
+// replays holds each shipped scenario's replay, run once for all the tests that read it
+// (a replay is deterministic, TestScenarioDeterministic checks it, and the tests only read
+// the timeline).
+var replays sync.Map // name → *replay
+
+type replay struct {
+	once sync.Once
+	tl   *timeline
+	err  error
+}
+
+// runExample replays a shipped scenario (once per test binary) and returns its timeline,
+// which the caller must not change.
 func runExample(t *testing.T, name string) *timeline {
 	t.Helper()
-	tl, err := runScenario(context.Background(), simConfig(), examples(t)[name], Options{})
-	if err != nil {
-		t.Fatal(err)
+	v, _ := replays.LoadOrStore(name, &replay{})
+	r := v.(*replay)
+	r.once.Do(func() {
+		r.tl, r.err = runScenario(context.Background(), simConfig(), examples(t)[name], Options{})
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	return tl
+	return r.tl
 }
 
 func TestScenarioInvariants(t *testing.T) {
@@ -196,27 +213,32 @@ func TestBlockedUserGetsNothing(t *testing.T) {
 func TestScenarioDeterministic(t *testing.T) {
 	t.Parallel()
 	sc := examples(t)["chatty"]
-	read := func() (csvText, summary []byte) {
+	other := sc
+	other.Seed++
+	// The three replays run at once; each reads its own files.
+	var csvs, summaries [3][]byte
+	var errs [3]error
+	var wg sync.WaitGroup
+	for i, s := range []Scenario{sc, sc, other} {
 		dir := t.TempDir()
-		if _, err := Run(context.Background(), simConfig(), sc, dir, Options{}); err != nil {
+		wg.Go(func() {
+			if _, errs[i] = Run(context.Background(), simConfig(), s, dir, Options{}); errs[i] != nil {
+				return
+			}
+			csvs[i], _ = os.ReadFile(filepath.Join(dir, "timeline.csv"))
+			summaries[i], _ = os.ReadFile(filepath.Join(dir, "summary.txt"))
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			t.Fatal(err)
 		}
-		a, _ := os.ReadFile(filepath.Join(dir, "timeline.csv"))
-		b, _ := os.ReadFile(filepath.Join(dir, "summary.txt"))
-		return a, b
 	}
-	c1, s1 := read()
-	c2, s2 := read()
-	if !bytes.Equal(c1, c2) || !bytes.Equal(s1, s2) {
+	if !bytes.Equal(csvs[0], csvs[1]) || !bytes.Equal(summaries[0], summaries[1]) {
 		t.Error("two runs of the same scenario and seed differ")
 	}
-	sc.Seed++
-	dir := t.TempDir()
-	if _, err := Run(context.Background(), simConfig(), sc, dir, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	c3, _ := os.ReadFile(filepath.Join(dir, "timeline.csv"))
-	if bytes.Equal(c1, c3) {
+	if bytes.Equal(csvs[0], csvs[2]) {
 		t.Error("another seed gives the same timeline: the seed is not used")
 	}
 }

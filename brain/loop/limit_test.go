@@ -1,7 +1,6 @@
 package loop_test
 
 import (
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -144,12 +143,8 @@ func TestReactionsCappedPerChat(t *testing.T) {
 		react(id)
 	}
 	h.submit(h.msg(69, a, "second"), h.msg(70, a, "third"))
-	for deadline := time.Now().Add(guard); wakes(t, reg) < 2; { // the loop took in all of it
-		if time.Now().After(deadline) {
-			t.Fatal("the messages never woke the loop")
-		}
-		runtime.Gosched()
-	}
+	// The loop took in all of it.
+	until(t, time.Now().Add(guard), "the messages never woke the loop", func() bool { return wakes(t, reg) >= 2 })
 	gate <- struct{}{}
 	recv(t, h.sender.attempts, "the first reply")
 	rec := recv(t, h.journal.commits, "the first turn")

@@ -3,7 +3,6 @@ package loop_test
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -167,12 +166,8 @@ func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
 	o.setDown(false)
 	// A whole tick sees the model back while 7's run holds the only slot: 9 and 4 wait
 	// for it.
-	for n, deadline := ticks(t, reg), time.Now().Add(guard); ticks(t, reg) < n+2; {
-		if time.Now().After(deadline) {
-			t.Fatal("the loop stopped ticking")
-		}
-		runtime.Gosched()
-	}
+	n := ticks(t, reg)
+	until(t, time.Now().Add(guard), "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+2 })
 	close(gate)
 	recv(t, h.sender.attempts, "7's notice")
 	var order []int64
@@ -208,12 +203,7 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 	recv(t, h.think.entered, "5's run") // 9 and 4 are held: 5's run started after 4's ended
 	h.submit(h.msg(4, 6, "6"))
 	// 6's wake is dispatched (in the same step as it is counted) and waits for 5's slot.
-	for deadline := time.Now().Add(guard); wakes(t, reg) < 4; {
-		if time.Now().After(deadline) {
-			t.Fatal("6's message never woke the loop")
-		}
-		runtime.Gosched()
-	}
+	until(t, time.Now().Add(guard), "6's message never woke the loop", func() bool { return wakes(t, reg) >= 4 })
 	close(gate) // 5's run goes through: the model is back, 9 and 4 are released
 	var order []int64
 	for range 3 {
@@ -426,29 +416,32 @@ func TestOutageProbeBackoff(t *testing.T) {
 func settle(t *testing.T, h *harness, reg *prometheus.Registry) {
 	t.Helper()
 	deadline := time.Now().Add(guard)
-	for n := ticks(t, reg); ticks(t, reg) < n+5; {
-		if time.Now().After(deadline) {
-			t.Fatal("the loop stopped ticking")
-		}
-		runtime.Gosched()
-	}
-	for {
+	n := ticks(t, reg)
+	until(t, deadline, "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+5 })
+	until(t, deadline, "a run never ended", func() bool {
 		h.think.mu.Lock()
-		idle := h.think.inflight == 0
-		h.think.mu.Unlock()
-		if idle {
-			break
-		}
+		defer h.think.mu.Unlock()
+		return h.think.inflight == 0
+	})
+	n = ticks(t, reg)
+	until(t, deadline, "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+3 })
+}
+
+// pollEvery is how often until looks: a quarter of the 1 ms tick these tests run at.
+const pollEvery = 250 * time.Microsecond
+
+// until waits for cond, looking every pollEvery, and fails the test with msg at deadline.
+// It polls rather than spins (runtime.Gosched between looks kept a core busy gathering
+// the registry), so the loop under test has the CPU between looks.
+func until(t *testing.T, deadline time.Time, msg string, cond func() bool) {
+	t.Helper()
+	tk := time.NewTicker(pollEvery)
+	defer tk.Stop()
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("a run never ended")
+			t.Fatal(msg)
 		}
-		runtime.Gosched()
-	}
-	for n := ticks(t, reg); ticks(t, reg) < n+3; {
-		if time.Now().After(deadline) {
-			t.Fatal("the loop stopped ticking")
-		}
-		runtime.Gosched()
+		<-tk.C
 	}
 }
 
@@ -494,12 +487,7 @@ func TestOutageRetryNotStuckBehindOneChat(t *testing.T) {
 		}
 		n := ticks(t, reg)
 		h.clock.Advance(time.Second)
-		for deadline := time.Now().Add(guard); ticks(t, reg) < n+3; {
-			if time.Now().After(deadline) {
-				t.Fatal("the loop stopped ticking")
-			}
-			runtime.Gosched()
-		}
+		until(t, time.Now().Add(guard), "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+3 })
 	}
 	w := h.think.Wakes()
 	if last := w[len(w)-1]; last.Chat != b {

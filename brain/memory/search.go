@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -94,12 +96,19 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	if err := m.foldBacklog(chat); err != nil {
-		return nil, fmt.Errorf("search chat %d: %w", chat, err)
-	}
 	var hits []hit
-	err := m.st.View(func(tx Tx) error {
-		c, err := m.loadCorpus(tx, chat, user, terms)
+	folded := false
+	find := func(tx Tx) error {
+		st, err := loadStats(tx, chat)
+		if err != nil {
+			return err
+		}
+		if !folded {
+			if err := checkBacklog(tx, chat, st); err != nil {
+				return err
+			}
+		}
+		c, err := m.loadCorpus(tx, chat, user, st, terms)
 		if err != nil || c.n == 0 {
 			return err
 		}
@@ -109,7 +118,15 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 		}
 		hits, err = loadHits(tx, chat, c, ranked[:min(limit, len(ranked))])
 		return err
-	})
+	}
+	err := m.st.View(find)
+	if errors.Is(err, errBacklog) {
+		// Fold the backlog first, then search in a fresh transaction.
+		folded = true
+		if err = m.foldAll(chat); err == nil {
+			err = m.st.View(find)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("search chat %d: %w", chat, err)
 	}
@@ -132,11 +149,7 @@ type corpus struct {
 }
 
 // loadCorpus reads chat's documents for the query terms.
-func (m *Memory) loadCorpus(tx Tx, chat, user int64, terms []string) (*corpus, error) {
-	st, err := loadStats(tx, chat)
-	if err != nil {
-		return nil, err
-	}
+func (m *Memory) loadCorpus(tx Tx, chat, user int64, st indexStats, terms []string) (*corpus, error) {
 	c := &corpus{terms: terms, n: float64(st.Docs), total: float64(st.TotalLen)}
 	if err := m.loadExtra(tx, c, chat, user); err != nil {
 		return nil, err
@@ -146,7 +159,7 @@ func (m *Memory) loadCorpus(tx Tx, chat, user int64, terms []string) (*corpus, e
 	for _, t := range terms {
 		want[t] = true
 	}
-	err = scanTail(tx, chat, st.Through, want, func(d tailDoc) error {
+	err := scanTail(tx, chat, st.Through, want, func(d tailDoc) error {
 		if d.dl == 0 {
 			return nil
 		}
@@ -206,8 +219,10 @@ func (m *Memory) loadExtra(tx Tx, c *corpus, chat, user int64) error {
 // segments that hold any.
 func segmentPostings(tx Tx, chat int64, metas []segMeta, terms []string) ([]segPostings, error) {
 	segs := make([]segPostings, 0, len(metas))
+	key := segKey(chat, 0) // one key for all: the store reads it and keeps none
 	for _, sm := range metas {
-		v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, sm.ID))
+		binary.BigEndian.PutUint64(key[len(key)-8:], sm.ID)
+		v, err := tx.PeekBlob(storage.BucketIndex, key)
 		if err != nil {
 			return nil, err
 		}
@@ -353,21 +368,19 @@ func loadHits(tx Tx, chat int64, c *corpus, ranked []scored) ([]hit, error) {
 	return hits, nil
 }
 
-// foldBacklog folds chat's tail first when more than foldMax turns are unfolded (a chat
-// migrated from an older schema, before its first upkeep), so that no search reads a
-// long tail turn by turn; otherwise it costs a look at the tail's keys.
-func (m *Memory) foldBacklog(chat int64) error {
-	var n int
-	err := m.st.View(func(tx Tx) error {
-		st, err := loadStats(tx, chat)
-		if err != nil {
-			return err
-		}
-		n, err = tailLen(tx, chat, st.Through, foldMax+1)
-		return err
-	})
-	if err != nil || n <= foldMax {
+// errBacklog ends a search's transaction when chat's tail must be folded first.
+var errBacklog = errors.New("unfolded backlog")
+
+// checkBacklog returns errBacklog when more than foldMax of chat's turns are unfolded (a
+// chat migrated from an older schema, before its first upkeep), so that no search reads
+// a long tail turn by turn; otherwise it costs a look at the tail's keys.
+func checkBacklog(tx Tx, chat int64, st indexStats) error {
+	n, err := tailLen(tx, chat, st.Through, foldMax+1)
+	if err != nil {
 		return err
 	}
-	return m.foldAll(chat)
+	if n > foldMax {
+		return errBacklog
+	}
+	return nil
 }

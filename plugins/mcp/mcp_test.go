@@ -174,15 +174,17 @@ func TestStdioCrashMidCall(t *testing.T) {
 }
 
 // TestStdioHangPastTimeout: a call the server never answers ends at the server's
-// timeout as a tool error; the server stays up. Not parallel: the 300 ms timeout also
-// bounds the helper's start, which other tests' processes would slow past it.
+// timeout as a tool error; the server stays up. The timeout also bounds the helper's
+// start (a -race test binary), so it is 2 s: at 300 ms a loaded machine (other packages'
+// tests, other processes) kept the helper from starting within it and the test failed.
 func TestStdioHangPastTimeout(t *testing.T) {
+	t.Parallel()
 	srv := helperServer("helper")
-	srv.Timeout = 300 * time.Millisecond
+	srv.Timeout = 2 * time.Second
 	e := start(t, srv)
 	e.sink.next(t)
 	_, err := e.call(t, "helper_hang", `{}`)
-	if err == nil || !strings.Contains(err.Error(), "did not answer within 300ms") {
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 2s") {
 		t.Fatalf("hang: err = %v, want a timeout", err)
 	}
 	if v := testutil.ToFloat64(e.mgr.m.calls.WithLabelValues("helper", "hang", outcomeTimeout)); v != 1 {
