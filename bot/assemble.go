@@ -204,7 +204,9 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.Memory, sched: s.sched}, set: plugs.set},
 		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
 		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp}
-	s.loop = loop.New(s.inbox, s.ch, LoopConfig(cfg, opts.Console), deps)
+	lc := LoopConfig(cfg, opts.Console)
+	lc.StopGrace = opts.StopGrace // 0: the loop's own
+	s.loop = loop.New(s.inbox, s.ch, lc, deps)
 }
 
 // LoopConfig is the core loop's configuration from cfg; console says the operator at

@@ -55,6 +55,9 @@ type Options struct {
 	// PerChatInterval, if set, replaces the Telegram channel's spacing between two
 	// messages to one chat (1s; a group's is 3×) (tests).
 	PerChatInterval time.Duration
+	// StopGrace, if set, replaces how long the core loop waits for runs in flight when
+	// stopping before it cancels them (5s) (tests).
+	StopGrace time.Duration
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).

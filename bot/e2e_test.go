@@ -109,13 +109,6 @@ func (h *harness) start() (bot.Addrs, func()) {
 	return addrs, stop
 }
 
-func waitCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // settleTicks is how many ticks of the loop settle waits out after the outbox empties.
 const settleTicks = 10
 
@@ -485,11 +478,7 @@ func TestForgetDeletesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := h.store()
 	if turns, _ := st.History(user, 0); len(turns) != 0 {
 		t.Errorf("history survived /forget: %+v", turns)
 	}
@@ -533,6 +522,7 @@ func TestHotBackupRestores(t *testing.T) {
 func TestCommands(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.opts.PerChatInterval = 10 * time.Millisecond // the answers, not Telegram's pacing, are checked
 	h.cfg.Proactive.Enabled = true
 	_, stop := h.start()
 	defer stop()
@@ -614,11 +604,7 @@ func TestBlockedUserGoesDormant(t *testing.T) {
 	}
 	settle(t, addrs.Metrics) // let the loop take the result in
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := h.store()
 	rels, _ := st.Relationships()
 	if len(rels) != 1 || !rels[0].Dormant {
 		t.Fatalf("relationship after a 403 = %+v, want dormant", rels)

@@ -33,7 +33,7 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	const marker = "quetzalmarker"
 	_, stop := h.start()
 	// Replies to one chat are paced a second apart (real time): 30 of them take 30 s.
-	ctx := inprocCtx(t, 90*time.Second)
+	ctx := testCtx(t, 90*time.Second)
 	for i := range 30 {
 		clock.Advance(4 * time.Second) // 15 runs a minute: under the per-user rate limit
 		h.tg.PushText(user, user, fmt.Sprintf("secret %d: my %s is blue", i, marker))
@@ -45,10 +45,10 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	h.tg.FailNext("sendMessage", 1, 400, 0)
 	clock.Advance(4 * time.Second)
 	h.tg.PushText(user, user, fmt.Sprintf("refused: my %s is blue", marker))
-	inprocWaitUntil(t, ctx, "the refused answer kept as a dead letter", func() bool {
+	waitUntil(t, ctx, "the refused answer kept as a dead letter", func() bool {
 		return forgetHasUndeliverable(t, ctx, store)
 	})
-	count := func(file string) int { return innerlifeMarkerCount(t, file, marker) }
+	count := func(file string) int { return markerCount(t, file, marker) }
 	backup := func(name string) string {
 		out := filepath.Join(dir, name)
 		if _, err := bot.Backup(ctx, store, out); err != nil {
@@ -80,7 +80,7 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	}
 	// The compaction follows the confirmation a second later on anima's clock.
 	clock.Advance(2 * time.Second)
-	inprocWaitUntil(t, ctx, "the store file without the marker", func() bool { return count(store) == 0 })
+	waitUntil(t, ctx, "the store file without the marker", func() bool { return count(store) == 0 })
 	t.Logf("after /forget: the store file holds the marker 0 times")
 	if letters, err := bot.Dead(ctx, store, "list"); err != nil || len(letters) != 0 {
 		t.Errorf("dead letters after /forget: %+v, %v; want none", letters, err)

@@ -33,15 +33,6 @@ func newGroupHarness(t *testing.T) *harness {
 	return h
 }
 
-// groupCtx is a context ending after d (a long exchange may need more than waitCtx's 20 s
-// under load).
-func groupCtx(t *testing.T, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // groupScripted answers a run by what its newest message asks for: "REMEMBER attr=value"
 // calls core_remember, "REMIND note" schedules a reminder an hour ahead, anything else
 // gets a short answer; after a tool result it answers "noted".
@@ -108,7 +99,7 @@ func TestGroupRunsKeepMembersApart(t *testing.T) {
 	h := newGroupHarness(t)
 	tg, ai := h.tg, h.ai
 	ai.SetDefault(groupScripted)
-	ctx := groupCtx(t, 60*time.Second)
+	ctx := testCtx(t, 60*time.Second)
 
 	// A tells anima something private.
 	_, stop := h.start()
@@ -185,7 +176,7 @@ func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
 	h := newGroupHarness(t)
 	tg, ai := h.tg, h.ai
 	ai.SetDefault(groupScripted)
-	ctx := groupCtx(t, 90*time.Second)
+	ctx := testCtx(t, 90*time.Second)
 	_, stop := h.start()
 	defer stop()
 

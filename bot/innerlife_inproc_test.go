@@ -1,10 +1,8 @@
 package bot_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,16 +121,6 @@ func TestConcernCheckinHeldInQuietHours(t *testing.T) {
 	}
 }
 
-// innerlifeMarkerCount is how often marker occurs in file's bytes.
-func innerlifeMarkerCount(t *testing.T, file, marker string) int {
-	t.Helper()
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(raw, []byte(marker))
-}
-
 // TestInnerLifeKeptPerMember (issue 16): A's message, in private and in a group, makes the
 // model open a concern and write a journal entry about A. In the group, B's /status and
 // B's memory search show none of it, while A's /status does; A's /forget then leaves the
@@ -162,7 +150,7 @@ func TestInnerLifeKeptPerMember(t *testing.T) {
 	})
 	dir := t.TempDir()
 	store := h.cfg.Storage.Path
-	ctx := groupCtx(t, 90*time.Second)
+	ctx := testCtx(t, 90*time.Second)
 	_, stop := h.start()
 	defer stop()
 
@@ -195,7 +183,7 @@ func TestInnerLifeKeptPerMember(t *testing.T) {
 		t.Fatalf("A's /status in the group lacks A's own concern (the test proves nothing):\n%s", got)
 	}
 
-	count := func(file string) int { return innerlifeMarkerCount(t, file, marker) }
+	count := func(file string) int { return markerCount(t, file, marker) }
 	backup := func(name string) string {
 		t.Helper()
 		out := filepath.Join(dir, name)
@@ -214,12 +202,7 @@ func TestInnerLifeKeptPerMember(t *testing.T) {
 		t.Fatalf("confirmation = %q", got)
 	}
 	// The compaction follows the confirmation.
-	for count(store) != 0 {
-		if ctx.Err() != nil {
-			t.Fatalf("the store file still holds A's inner life (%d times) after A's /forget", count(store))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, ctx, "the store file without A's inner life after A's /forget", func() bool { return count(store) == 0 })
 	if n := count(backup("after.db")); n != 0 {
 		t.Errorf("a backup taken after A's /forget holds A's inner life %d times", n)
 	}

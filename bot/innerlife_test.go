@@ -17,6 +17,7 @@ import (
 func TestInnerLifeCommands(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	h.opts.PerChatInterval = 10 * time.Millisecond // the answers, not Telegram's pacing, are checked
 	h.cfg.User.Timezone = "UTC"
 	_, stop := h.start()
 	checkIn := time.Now().UTC().Add(48 * time.Hour).Truncate(time.Minute)
@@ -69,11 +70,7 @@ func TestInnerLifeCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := h.store()
 	var left []string
 	if err := st.View(func(tx *storage.Tx) error {
 		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { left = append(left, fmt.Sprintf("%q", k)); return nil })
@@ -103,11 +100,7 @@ func TestInnerLifeBucketFilledBeforeForget(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := h.store()
 	tags := map[byte]int{}
 	if err := st.View(func(tx *storage.Tx) error {
 		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { tags[k[0]]++; return nil })

@@ -112,6 +112,9 @@ func TestReplyLatencyIsMeasured(t *testing.T) {
 func TestReplyLatencySurvivesRestart(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	// The stop finds the reply's send waiting out the pause: the loop cancels it after its
+	// stop grace (5 s, spent idle here) and the reply stays in the outbox either way.
+	h.opts.StopGrace = 200 * time.Millisecond
 	_, stop := h.start()
 	// Telegram asks for a minute's pause: anima is stopped while it waits.
 	h.tg.FailNext("sendMessage", 1, http.StatusTooManyRequests, 60)

@@ -58,37 +58,6 @@ func inprocMetric(t *testing.T, addr, sample string) float64 {
 	return -1
 }
 
-// inprocWaitUntil polls cond every 20ms until it holds or ctx ends.
-func inprocWaitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
-	t.Helper()
-	for !cond() {
-		if ctx.Err() != nil {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// inprocSettle waits until the model has not been asked anything for a second (20 of the
-// harness's ticks).
-func inprocSettle(ctx context.Context, ai *openaitest.Server) {
-	n, since := len(ai.Requests()), time.Now()
-	for ctx.Err() == nil && time.Since(since) < time.Second {
-		time.Sleep(25 * time.Millisecond)
-		if m := len(ai.Requests()); m != n {
-			n, since = m, time.Now()
-		}
-	}
-}
-
-// inprocCtx is a context for a test's waits that ends after d.
-func inprocCtx(t *testing.T, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // limitsSilent is a final answer that says nothing (no message to pace).
 func limitsSilent() openaitest.Reply { return openaitest.Answer("", "active", 0.9) }
 
@@ -118,7 +87,7 @@ func TestReactionsCostNoRuns(t *testing.T) {
 	h.ai.Enqueue(openaitest.Answer("hello there", "active", 0.9))
 	addrs, stop := h.start()
 	defer stop()
-	ctx := inprocCtx(t, 40*time.Second)
+	ctx := testCtx(t, 40*time.Second)
 	userMsg := h.tg.NextMessageID()
 	m := telegramtest.TextMessage(user, user, "private", "hi")
 	m.ID = userMsg
@@ -128,7 +97,7 @@ func TestReactionsCostNoRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	mine := sent[0].ID
-	inprocSettle(ctx, h.ai) // the turn ends: anima has noted the message it sent
+	modelQuiet(t, ctx, h.ai, addrs.Metrics) // the turn ends: anima has noted the message it sent
 	before := inprocRuns(h.ai)
 
 	// Reactions to the user's own message (not anima's) wake nothing.
@@ -144,7 +113,7 @@ func TestReactionsCostNoRuns(t *testing.T) {
 		}
 		clock.Advance(66 * time.Millisecond)
 	}
-	inprocSettle(ctx, h.ai)
+	modelQuiet(t, ctx, h.ai, addrs.Metrics)
 	got := inprocRuns(h.ai) - before
 	t.Logf("model runs for 30 reactions in 2s: %d", got)
 	if got != 0 {
@@ -158,7 +127,7 @@ func TestReactionsCostNoRuns(t *testing.T) {
 	}
 
 	h.tg.PushText(user, user, "so, tonight?")
-	inprocWaitUntil(t, ctx, "the next message's run", func() bool { return inprocRuns(h.ai) == before+1 })
+	waitUntil(t, ctx, "the next message's run", func() bool { return inprocRuns(h.ai) == before+1 })
 	sys := lastRunSystem(h.ai)
 	// Each reaction line starts with when it came ("- [just now] reacted …").
 	if want := `] reacted "❤" to your message "hello there"` + "\n"; !strings.Contains(sys, want) || strings.Count(sys, "] reacted") != 1 {
@@ -190,7 +159,7 @@ func limitsGreedyTurns(t *testing.T, ctx context.Context, h *harness, n int) {
 	base := inprocRuns(h.ai)
 	for i := range n {
 		h.tg.PushText(user, user, fmt.Sprintf("remind me of everything, take %d", i))
-		inprocWaitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool {
+		waitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool {
 			reqs := h.ai.Requests()
 			for j := len(reqs) - 1; j >= 0; j-- {
 				if len(reqs[j].Body.Tools) > 0 { // the last request of a run (not a summary)
@@ -214,9 +183,9 @@ func TestGreedyModelCannotPileUpReminders(t *testing.T) {
 	h.cfg.Limits.UserRunsPerMinute = 0
 	addrs, stop := h.start()
 	defer stop()
-	ctx := inprocCtx(t, 120*time.Second)
+	ctx := testCtx(t, 120*time.Second)
 	limitsGreedyTurns(t, ctx, h, 60)
-	inprocSettle(ctx, h.ai) // the last turn commits
+	modelQuiet(t, ctx, h.ai, addrs.Metrics) // the last turn commits
 	pending := inprocMetric(t, addrs.Metrics, "anima_schedules_pending")
 	t.Logf("pending reminders after 60 greedy turns: %v", pending)
 	if pending != 50 {
@@ -249,15 +218,15 @@ func TestRemindersListIsOnePage(t *testing.T) {
 	h.cfg.Limits.RemindersPerRun = 12
 	addrs, stop := h.start()
 	defer stop()
-	ctx := inprocCtx(t, 60*time.Second)
+	ctx := testCtx(t, 60*time.Second)
 	limitsGreedyTurns(t, ctx, h, 10)
-	inprocWaitUntil(t, ctx, "120 pending", func() bool { return inprocMetric(t, addrs.Metrics, "anima_schedules_pending") == 120 })
+	waitUntil(t, ctx, "120 pending", func() bool { return inprocMetric(t, addrs.Metrics, "anima_schedules_pending") == 120 })
 	h.tg.PushText(user, user, "/reminders")
 	sent, err := h.tg.WaitSent(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second) // further parts would come now (one a second)
+	settle(t, addrs.Metrics) // further parts would come now (one a second)
 	n := len(h.tg.Sent())
 	t.Logf("/reminders with 120 pending sent %d message(s)", n)
 	if n != 1 {
@@ -287,20 +256,20 @@ func TestUserRateLimit(t *testing.T) {
 	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return limitsSilent() })
 	addrs, stop := h.start()
 	defer stop()
-	ctx := inprocCtx(t, 120*time.Second)
+	ctx := testCtx(t, 120*time.Second)
 	for i := range 60 {
 		h.tg.PushText(user, user, fmt.Sprintf("message %d", i))
-		inprocWaitUntil(t, ctx, fmt.Sprintf("message %d taken", i), func() bool {
+		waitUntil(t, ctx, fmt.Sprintf("message %d taken", i), func() bool {
 			return inprocMetric(t, addrs.Metrics, `anima_signals_total{type="user_message"}`) == float64(i+1)
 		})
 		if i < 20 {
-			inprocWaitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool { return inprocRuns(h.ai) == i+1 })
+			waitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool { return inprocRuns(h.ai) == i+1 })
 		}
 		clock.Advance(time.Second)
 	}
 	// The excess folded into the next allowed run: it comes once the minute is over.
 	clock.Advance(2 * time.Second)
-	inprocWaitUntil(t, ctx, "the folded run", func() bool {
+	waitUntil(t, ctx, "the folded run", func() bool {
 		for _, r := range h.ai.Requests() {
 			if len(r.Body.Tools) > 0 && strings.Contains(string(r.Raw), "message 59") {
 				return true
@@ -308,7 +277,7 @@ func TestUserRateLimit(t *testing.T) {
 		}
 		return false
 	})
-	inprocSettle(ctx, h.ai)
+	modelQuiet(t, ctx, h.ai, addrs.Metrics)
 	got := inprocRuns(h.ai)
 	t.Logf("runs for 60 messages over a minute: %d", got)
 	if got > 22 {
@@ -341,7 +310,7 @@ func TestUserTokenShare(t *testing.T) {
 		return r
 	})
 	h.cfg.LLM.DailyUserTokenBudget = 1500
-	ctx := inprocCtx(t, 60*time.Second)
+	ctx := testCtx(t, 60*time.Second)
 	_, stop := h.start()
 	for i, text := range []string{"one", "two", "three"} {
 		h.tg.PushText(user, user, text)
@@ -350,12 +319,12 @@ func TestUserTokenShare(t *testing.T) {
 		}
 	}
 	stop()
-	_, stop = h.start()
+	addrs, stop := h.start()
 	id := h.tg.PushText(user, user, "four")
 	if err := h.tg.WaitPollOffset(ctx, id+1); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // a model call or a message would come now
+	modelQuiet(t, ctx, h.ai, addrs.Metrics) // a model call or a message would come now
 	stop()
 	sent := h.tg.Sent()
 	if n := len(h.ai.Requests()); n != 2 {
@@ -373,14 +342,14 @@ func TestReactionSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.useClock(time.Now())
-	_, stop := h.start()
-	ctx := inprocCtx(t, 60*time.Second)
+	addrs, stop := h.start()
+	ctx := testCtx(t, 60*time.Second)
 	h.tg.PushText(user, user, "hi")
 	sent, err := h.tg.WaitSent(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inprocSettle(ctx, h.ai)
+	modelQuiet(t, ctx, h.ai, addrs.Metrics)
 	before := inprocRuns(h.ai)
 	if err := h.tg.WaitPollOffset(ctx, h.tg.PushReaction(user, user, sent[0].ID, "❤")+1); err != nil {
 		t.Fatal(err)

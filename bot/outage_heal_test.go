@@ -7,23 +7,11 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
 // outageFailing makes the fake model endpoint answer every request with a 503.
 func outageFailing(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(503) }
-
-// outageStep moves anima's clock by d and returns once the loop has ticked twice since,
-// so it has read the new time (anima_ticks_total counts its ticks).
-func outageStep(t *testing.T, clock *braintest.Clock, metrics string, d time.Duration) {
-	t.Helper()
-	ticks := inprocMetric(t, metrics, "anima_ticks_total")
-	clock.Advance(d)
-	inprocWaitUntil(t, waitCtx(t), "two ticks", func() bool {
-		return inprocMetric(t, metrics, "anima_ticks_total") >= ticks+2
-	})
-}
 
 // TestOutageHealsItself: the model endpoint fails → the user gets one notice (not the
 // "say that again" apology); it recovers, and without the user writing again the held
@@ -36,7 +24,7 @@ func TestOutageHealsItself(t *testing.T) {
 	h.ai.SetDefault(outageFailing)
 	addrs, stop := h.start()
 	defer stop()
-	ctx := inprocCtx(t, 60*time.Second)
+	ctx := testCtx(t, 60*time.Second)
 
 	h.tg.PushText(user, user, "first: are you there?")
 	sent, err := h.tg.WaitSent(ctx, 1)
@@ -51,11 +39,11 @@ func TestOutageHealsItself(t *testing.T) {
 
 	// The endpoint is back two seconds after the notice; nobody writes. The held chat's
 	// next probe comes as the probe gap (5 s from the last failed request) ends.
-	outageStep(t, clock, addrs.Metrics, 2*time.Second)
+	advance(t, clock, addrs.Metrics, 2*time.Second)
 	h.ai.SetDefault(nil)
 	back := clock.Now()
 	for len(h.ai.Requests()) == failed && clock.Now().Sub(back) < 10*time.Second {
-		outageStep(t, clock, addrs.Metrics, 250*time.Millisecond)
+		advance(t, clock, addrs.Metrics, 250*time.Millisecond)
 	}
 	lag := clock.Now().Sub(back)
 	sent, err = h.tg.WaitSent(ctx, 2)
@@ -79,8 +67,8 @@ func TestOutageHealsItself(t *testing.T) {
 		t.Errorf("second answer %q came %v after the message; want it at once", sent[2].Visible, lag)
 	}
 	// A duplicate or a second notice would come now, past two probe intervals.
-	outageStep(t, clock, addrs.Metrics, 10*time.Second)
-	inprocSettle(ctx, h.ai)
+	advance(t, clock, addrs.Metrics, 10*time.Second)
+	modelQuiet(t, ctx, h.ai, addrs.Metrics)
 	stop()
 
 	if n := len(h.tg.Sent()); n != 3 {
@@ -108,7 +96,7 @@ func TestHeldMessageSurvivesRestart(t *testing.T) {
 	h.useClock(time.Now())
 	h.ai.SetDefault(outageFailing)
 	_, stop := h.start()
-	ctx := inprocCtx(t, 60*time.Second)
+	ctx := testCtx(t, 60*time.Second)
 	h.tg.PushText(user, user, "remember to answer me")
 	if _, err := h.tg.WaitSent(ctx, 1); err != nil {
 		t.Fatalf("no notice: %v", err)
@@ -116,7 +104,7 @@ func TestHeldMessageSurvivesRestart(t *testing.T) {
 	stop()
 
 	h.ai.SetDefault(nil)
-	_, stop = h.start()
+	addrs, stop := h.start()
 	sent, err := h.tg.WaitSent(ctx, 2)
 	if err != nil {
 		t.Fatalf("the held message was not answered after the restart: %v", err)
@@ -124,7 +112,7 @@ func TestHeldMessageSurvivesRestart(t *testing.T) {
 	if sent[1].Visible != "echo: remember to answer me" {
 		t.Errorf("answer = %q", sent[1].Visible)
 	}
-	inprocSettle(ctx, h.ai)
+	modelQuiet(t, ctx, h.ai, addrs.Metrics)
 	stop()
 	if n := len(h.tg.Sent()); n != 2 {
 		t.Errorf("%d messages, want the notice and one answer", n)

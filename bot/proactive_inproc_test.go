@@ -81,22 +81,14 @@ func (c *proactiveClock) wakes(reason string) float64 {
 // settle waits until the loop has run a whole tick on the clock's current time.
 func (c *proactiveClock) settle() {
 	c.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	from := c.counter("anima_ticks_total", "", "")
-	for c.counter("anima_ticks_total", "", "") < from+3 {
-		if time.Now().After(deadline) {
-			c.t.Fatalf("the loop stopped ticking (the manual clock at %v)", c.clock.Now())
-		}
-		time.Sleep(15 * time.Millisecond)
-	}
+	waitTicks(c.t, c.addr, ticks(c.t, c.addr))
 }
 
 // advance moves the clock by d in steps of step, settling after each.
 func (c *proactiveClock) advance(d, step time.Duration) {
 	c.t.Helper()
 	for end := c.clock.Now().Add(d); c.clock.Now().Before(end); {
-		c.clock.Advance(min(step, end.Sub(c.clock.Now())))
-		c.settle()
+		advance(c.t, c.clock, c.addr, min(step, end.Sub(c.clock.Now())))
 	}
 }
 
@@ -110,8 +102,7 @@ func (c *proactiveClock) untilWakes(reason string, n float64, from time.Time, li
 		if !c.clock.Now().Before(end) {
 			c.t.Fatalf("no %s wake (%v in all) within %v on the manual clock", reason, n, limit)
 		}
-		c.clock.Advance(step)
-		c.settle()
+		advance(c.t, c.clock, c.addr, step)
 	}
 	return c.clock.Now().Sub(from)
 }
@@ -240,17 +231,17 @@ func TestReminderSurvivesRestart(t *testing.T) {
 	// than that period (a reminder that came early would come then), and at the due time
 	// until the reminder comes.
 	c.advance(setAt.Add(5*time.Second).Sub(clock.Now()), time.Second)
+	// A real-time wait the production code needs: the scheduler's poll runs on a fixed 1 s
+	// real-time period, so only wall-clock time lets it look at this clock again.
 	time.Sleep(1500 * time.Millisecond)
 	c.settle()
 	if n := c.wakes(brain.ReasonSchedule); n != 0 {
 		t.Errorf("reminder came %v after it was set, want about 6s", clock.Now().Sub(setAt))
 	}
 	clock.Advance(time.Second)
-	for deadline := time.Now().Add(20 * time.Second); c.wakes(brain.ReasonSchedule) < 1; time.Sleep(15 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the reminder never came: no schedule_due wake within 20s with the clock at its due time")
-		}
-	}
+	waitUntil(t, waitCtx(t), "the reminder: a schedule_due wake with the clock at its due time", func() bool {
+		return c.wakes(brain.ReasonSchedule) >= 1
+	})
 	delay := clock.Now().Sub(setAt)
 	sent, err := h.tg.WaitSent(waitCtx(t), 2)
 	if err != nil {

@@ -1,0 +1,114 @@
+package bot_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain/braintest"
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/storage"
+)
+
+// The waits the package's tests share: a deadline, a condition, the loop's ticks and the
+// model's quiet, each read from anima itself rather than slept out.
+
+// testCtx is a context for a test's waits that ends after d (a long exchange may need
+// more than waitCtx's 20 s under load).
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitCtx is the context for a single wait: 20 s.
+func waitCtx(t *testing.T) context.Context {
+	t.Helper()
+	return testCtx(t, 20*time.Second)
+}
+
+// waitUntil polls cond every 20 ms until it holds; it fails the test, naming what, when ctx
+// ends first.
+func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// ticks is anima_ticks_total on anima's /metrics at addr: how many times its loop ticked.
+func ticks(t *testing.T, addr string) float64 {
+	t.Helper()
+	return metricValue(t, scrape(t, addr), "anima_ticks_total")
+}
+
+// stepTicks is how many of the loop's ticks advance waits for: the first may have read the
+// clock before it moved, so the later ones ran a whole tick, rules and wakes included, on
+// the new time.
+const stepTicks = 3
+
+// advance moves clock by d and returns once the loop of the anima whose metrics listen on
+// addr has ticked stepTicks times since, so it has taken the new time in. It is the one
+// way these tests move the manual clock under a running anima.
+func advance(t *testing.T, clock *braintest.Clock, addr string, d time.Duration) {
+	t.Helper()
+	from := ticks(t, addr)
+	clock.Advance(d)
+	waitTicks(t, addr, from)
+}
+
+// waitTicks waits until the loop has ticked stepTicks times since it stood at from.
+func waitTicks(t *testing.T, addr string, from float64) {
+	t.Helper()
+	waitUntil(t, waitCtx(t), "the loop's ticks", func() bool { return ticks(t, addr) >= from+stepTicks })
+}
+
+// quietTicks is how many of the loop's ticks without a model request modelQuiet waits out
+// (a second at the harness's 50 ms tick).
+const quietTicks = 20
+
+// modelQuiet waits until the fake model ai has not been asked anything while the loop of
+// the anima at addr ticked quietTicks times: the turn in flight has ended. Counted in the
+// loop's ticks, the wait stretches with a loaded machine.
+func modelQuiet(t *testing.T, ctx context.Context, ai *openaitest.Server, addr string) {
+	t.Helper()
+	n, since := len(ai.Requests()), ticks(t, addr)
+	waitUntil(t, ctx, "the model to be quiet", func() bool {
+		now := ticks(t, addr)
+		if m := len(ai.Requests()); m != n {
+			n, since = m, now
+		}
+		return now-since >= quietTicks
+	})
+}
+
+// store opens the harness's store file, anima stopped, for the test to read; it is closed
+// when the test ends.
+func (h *harness) store() *storage.Store {
+	h.t.Helper()
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// markerCount is how often marker occurs in file's bytes.
+func markerCount(t *testing.T, file, marker string) int {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(raw, []byte(marker))
+}
