@@ -47,7 +47,7 @@ func proactiveAnyTime() brain.ProactivePolicy {
 	return c
 }
 
-// harness runs a CoreLoop over fakes and the real aggregation layer.
+// harness runs a Loop over fakes and the real aggregation layer.
 type harness struct {
 	t       *testing.T
 	cfg     loop.Config

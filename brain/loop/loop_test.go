@@ -178,9 +178,9 @@ func TestLoopStopWithManyRunsInFlight(t *testing.T) {
 	})
 }
 
-// TestNewCoreLoopNeedsInboxAndSender: a loop that could not take signals in or deliver
+// TestNewNeedsInboxAndSender: a loop that could not take signals in or deliver
 // messages is refused when it is built, not found out when it first sends.
-func TestNewCoreLoopNeedsInboxAndSender(t *testing.T) {
+func TestNewNeedsInboxAndSender(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
@@ -194,7 +194,7 @@ func TestNewCoreLoopNeedsInboxAndSender(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
 				if recover() == nil {
-					t.Error("NewCoreLoop did not refuse")
+					t.Error("New did not refuse")
 				}
 			}()
 			loop.New(tc.inbox, tc.send, loop.Config{}, loop.Deps{})

@@ -12,7 +12,7 @@ import (
 	"github.com/anima-bot/anima/brain/loop"
 )
 
-// sim drives a Stepper (the CoreLoop's per-tick part: no cognition, delivery or
+// sim drives a Stepper (the Loop's per-tick part: no cognition, delivery or
 // persistence) over the real autonomic and aggregation layers under a simulated clock.
 // What a cognition run would have done after a wake — the send bookkeeping of the loop's
 // finish — the simulation does itself.
