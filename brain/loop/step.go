@@ -14,9 +14,8 @@ import (
 // Stepper is the part of the brain that runs on every tick and every arrival, without
 // I/O: it takes in signals, runs the autonomic and aggregation layers over the state and
 // books the wakes they decide into their relationships. The Loop runs one and hands
-// the wakes to cognition; tests drive one alone (the simulator drives the whole Loop through
-// Drive). It is not safe for
-// concurrent use.
+// the wakes to cognition; tests drive one alone (the simulator drives the whole Loop
+// through Drive). It is not safe for concurrent use.
 type Stepper struct {
 	st      *brain.State
 	auto    brain.Autonomic // may be nil
