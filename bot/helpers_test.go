@@ -3,7 +3,9 @@ package bot_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,6 +45,35 @@ func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool)
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// metricSample reads one sample, named as exposed (name{label="value",…}, labels in
+// their exposed order), from anima's /metrics at addr (scrape); -1 when it is not there.
+func metricSample(t *testing.T, addr, sample string) float64 {
+	t.Helper()
+	name, labels, _ := strings.Cut(strings.TrimSuffix(sample, "}"), "{")
+	mf := scrape(t, addr)[name]
+	if mf == nil {
+		return -1
+	}
+	for _, m := range mf.GetMetric() {
+		var got []string
+		for _, l := range m.GetLabel() {
+			got = append(got, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+		}
+		if strings.Join(got, ",") != labels {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			return m.GetGauge().GetValue()
+		case m.Untyped != nil:
+			return m.GetUntyped().GetValue()
+		}
+	}
+	return -1
 }
 
 // ticks is anima_ticks_total on anima's /metrics at addr: how many times its loop ticked.

@@ -29,35 +29,6 @@ func inprocRuns(ai *openaitest.Server) int {
 	return n
 }
 
-// inprocMetric reads one sample, named as exposed (name{label="value",…}, labels in
-// their exposed order), from anima's /metrics at addr (scrape); -1 when it is not there.
-func inprocMetric(t *testing.T, addr, sample string) float64 {
-	t.Helper()
-	name, labels, _ := strings.Cut(strings.TrimSuffix(sample, "}"), "{")
-	mf := scrape(t, addr)[name]
-	if mf == nil {
-		return -1
-	}
-	for _, m := range mf.GetMetric() {
-		var got []string
-		for _, l := range m.GetLabel() {
-			got = append(got, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
-		}
-		if strings.Join(got, ",") != labels {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			return m.GetCounter().GetValue()
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue()
-		case m.Untyped != nil:
-			return m.GetUntyped().GetValue()
-		}
-	}
-	return -1
-}
-
 // limitsSilent is a final answer that says nothing (no message to pace).
 func limitsSilent() openaitest.Reply { return openaitest.Answer("", "active", 0.9) }
 
@@ -119,10 +90,10 @@ func TestReactionsCostNoRuns(t *testing.T) {
 	if got != 0 {
 		t.Errorf("%d model runs for 30 reactions to anima's message, want 0", got)
 	}
-	if v := inprocMetric(t, addrs.Metrics, `anima_telegram_updates_total{kind="reaction_other"}`); v != 5 {
+	if v := metricSample(t, addrs.Metrics, `anima_telegram_updates_total{kind="reaction_other"}`); v != 5 {
 		t.Errorf("reactions to other messages counted %v, want 5", v)
 	}
-	if v := inprocMetric(t, addrs.Metrics, `anima_reactions_dropped_total`); v != 10 {
+	if v := metricSample(t, addrs.Metrics, `anima_reactions_dropped_total`); v != 10 {
 		t.Errorf("anima_reactions_dropped_total = %v, want 10 (the chat keeps its latest 20 of 30)", v)
 	}
 
@@ -186,13 +157,13 @@ func TestGreedyModelCannotPileUpReminders(t *testing.T) {
 	ctx := testCtx(t, 120*time.Second)
 	limitsGreedyTurns(t, ctx, h, 60)
 	modelQuiet(t, ctx, h.ai, addrs.Metrics) // the last turn commits
-	pending := inprocMetric(t, addrs.Metrics, "anima_schedules_pending")
+	pending := metricSample(t, addrs.Metrics, "anima_schedules_pending")
 	t.Logf("pending reminders after 60 greedy turns: %v", pending)
 	if pending != 50 {
 		t.Errorf("%v reminders pending, want the cap of 50", pending)
 	}
-	perRun := inprocMetric(t, addrs.Metrics, `anima_limits_refused_total{limit="reminders_per_run"}`)
-	perChat := inprocMetric(t, addrs.Metrics, `anima_limits_refused_total{limit="pending_reminders"}`)
+	perRun := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="reminders_per_run"}`)
+	perChat := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="pending_reminders"}`)
 	t.Logf("refused: %v per run, %v per chat", perRun, perChat)
 	if perRun < 12*8 || perRun+perChat != 60*12-50 {
 		t.Errorf("refusals: %v per run + %v per chat, want %d in all", perRun, perChat, 60*12-50)
@@ -220,7 +191,7 @@ func TestRemindersListIsOnePage(t *testing.T) {
 	defer stop()
 	ctx := testCtx(t, 60*time.Second)
 	limitsGreedyTurns(t, ctx, h, 10)
-	waitUntil(t, ctx, "120 pending", func() bool { return inprocMetric(t, addrs.Metrics, "anima_schedules_pending") == 120 })
+	waitUntil(t, ctx, "120 pending", func() bool { return metricSample(t, addrs.Metrics, "anima_schedules_pending") == 120 })
 	h.tg.PushText(user, user, "/reminders")
 	sent, err := h.tg.WaitSent(ctx, 1)
 	if err != nil {
@@ -260,7 +231,7 @@ func TestUserRateLimit(t *testing.T) {
 	for i := range 60 {
 		h.tg.PushText(user, user, fmt.Sprintf("message %d", i))
 		waitUntil(t, ctx, fmt.Sprintf("message %d taken", i), func() bool {
-			return inprocMetric(t, addrs.Metrics, `anima_signals_total{type="user_message"}`) == float64(i+1)
+			return metricSample(t, addrs.Metrics, `anima_signals_total{type="user_message"}`) == float64(i+1)
 		})
 		if i < 20 {
 			waitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool { return inprocRuns(h.ai) == i+1 })
@@ -292,7 +263,7 @@ func TestUserRateLimit(t *testing.T) {
 	if notices != 1 {
 		t.Errorf("%d rate-limit notices, want 1", notices)
 	}
-	if v := inprocMetric(t, addrs.Metrics, `anima_limits_refused_total{limit="user_runs"}`); v < 1 {
+	if v := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="user_runs"}`); v < 1 {
 		t.Errorf("user_runs refusals = %v", v)
 	}
 }

@@ -53,29 +53,9 @@ func newProactiveClock(t *testing.T, clock *braintest.Clock, addr string) *proac
 	return &proactiveClock{t: t, clock: clock, addr: addr}
 }
 
-// counter is the value of the counter or gauge name (with label=value, if label is set)
-// on /metrics, 0 while it has no sample.
-func (c *proactiveClock) counter(name, label, value string) float64 {
-	c.t.Helper()
-	mf := scrape(c.t, c.addr)[name]
-	var sum float64
-	for _, m := range mf.GetMetric() {
-		match := label == ""
-		for _, lp := range m.GetLabel() {
-			if lp.GetName() == label && lp.GetValue() == value {
-				match = true
-			}
-		}
-		if match {
-			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
-	}
-	return sum
-}
-
 // wakes is anima_cognition_wakes_total for reason.
 func (c *proactiveClock) wakes(reason string) float64 {
-	return c.counter("anima_cognition_wakes_total", "reason", reason)
+	return max(0, metricSample(c.t, c.addr, `anima_cognition_wakes_total{reason="`+reason+`"}`))
 }
 
 // settle waits until the loop has run a whole tick on the clock's current time.
@@ -260,7 +240,7 @@ func TestReminderSurvivesRestart(t *testing.T) {
 		t.Errorf("the reminder's prompt lacks its note:\n%s", last)
 	}
 	c.advance(2*time.Second, time.Second) // a second firing would come now
-	if n := c.counter("anima_schedules_pending", "", ""); n != 0 {
+	if n := metricSample(t, c.addr, "anima_schedules_pending"); n != 0 {
 		t.Errorf("%v reminders still pending after it fired: it may fire again", n)
 	}
 	stop()
