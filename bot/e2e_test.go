@@ -41,6 +41,7 @@ type harness struct {
 func (h *harness) useClock(now time.Time) *braintest.Clock {
 	c := braintest.NewClock(now)
 	h.opts.Clock = c
+	h.tg.SetClock(c.Now)
 	return c
 }
 

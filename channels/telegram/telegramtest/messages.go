@@ -105,7 +105,7 @@ func (s *Server) sendMessage(p map[string]string, at time.Time) (any, *apiError)
 	return models.Message{
 		ID:   m.ID,
 		From: &s.Bot,
-		Date: int(at.Unix()),
+		Date: int(s.now().Unix()),
 		Chat: models.Chat{ID: chat, Type: chatType},
 		Text: visible,
 	}, nil

@@ -60,6 +60,7 @@ type Server struct {
 	files      map[string]*heldFile // by file id
 	downloads  []Download
 	members    map[int64]map[int64]string // chat → user → status (members.go)
+	clock      func() time.Time           // dates messages and updates; nil is time.Now
 }
 
 // Option configures a Server.
@@ -70,6 +71,26 @@ func WithToken(token string) Option { return func(s *Server) { s.Token = token }
 
 // WithBot sets the user getMe returns.
 func WithBot(u models.User) Option { return func(s *Server) { s.Bot = u } }
+
+// SetClock makes now the server's clock: the date of the messages and updates it queues
+// without one and of the messages it sends. A test that runs anima on a manual clock
+// gives the server the same clock, as Telegram's clock and the bot's agree.
+func (s *Server) SetClock(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock = now
+}
+
+// now is the server's clock.
+func (s *Server) now() time.Time {
+	s.mu.Lock()
+	clock := s.clock
+	s.mu.Unlock()
+	if clock == nil {
+		return time.Now()
+	}
+	return clock()
+}
 
 // New starts a fake Bot API server on 127.0.0.1 and closes it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {

@@ -178,7 +178,7 @@ func (s *Server) PushMessage(m models.Message) int64 {
 		m.ID = s.NextMessageID()
 	}
 	if m.Date == 0 {
-		m.Date = int(time.Now().Unix())
+		m.Date = int(s.now().Unix())
 	}
 	return s.PushUpdate(models.Update{Message: &m})
 }
@@ -198,6 +198,7 @@ func (s *Server) PushGroupText(userID, chatID int64, text string) int64 {
 func (s *Server) PushCallback(userID, chatID int64, data string) int64 {
 	cq := CallbackQuery(userID, chatID, s.NextMessageID(), data)
 	cq.Message.Message.From = &s.Bot
+	cq.Message.Message.Date = int(s.now().Unix())
 	return s.PushUpdate(models.Update{CallbackQuery: &cq})
 }
 
@@ -205,6 +206,7 @@ func (s *Server) PushCallback(userID, chatID int64, data string) int64 {
 // msgID of the private chat chatID. It returns the update id.
 func (s *Server) PushReaction(userID, chatID int64, msgID int, emoji string) int64 {
 	r := Reaction(userID, chatID, msgID, emoji)
+	r.Date = int(s.now().Unix())
 	return s.PushUpdate(models.Update{MessageReaction: &r})
 }
 
