@@ -24,7 +24,7 @@ import (
 func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	clock := h.useClock(time.Now())
+	clock := h.useClock(testNoon())
 	h.opts.PerChatInterval = 10 * time.Millisecond // Telegram's 1 s spacing per chat would make 30 replies take 30 s
 	var logs braintest.Buffer
 	h.opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))

@@ -82,6 +82,13 @@ func ticks(t *testing.T, addr string) float64 {
 	return metricValue(t, scrape(t, addr), "anima_ticks_total")
 }
 
+// testNoon is where the tests' manual clocks start: today's noon UTC (the user's default
+// zone), far from midnight and from the night a follow-up waits out, so that no test's
+// day rolls over while it runs, whatever the wall clock says.
+func testNoon() time.Time {
+	return time.Now().UTC().Truncate(24 * time.Hour).Add(12 * time.Hour)
+}
+
 // stepTicks is how many of the loop's ticks advance waits for: the first may have read the
 // clock before it moved, so the later ones ran a whole tick, rules and wakes included, on
 // the new time.

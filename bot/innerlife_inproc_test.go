@@ -50,7 +50,7 @@ func innerlifeCheckinPolicy(h *harness, quiet brain.QuietHours) {
 // clock: the check-in is timed by the clock's time at the step whose tick woke it.
 func TestConcernCheckinAskedOnce(t *testing.T) {
 	t.Parallel()
-	h, clock := proactiveHarness(t, proactiveNoon())
+	h, clock := proactiveHarness(t, testNoon())
 	innerlifeCheckinPolicy(h, brain.QuietHours{})
 	var logs braintest.Buffer
 	h.opts.Logger = bot.NewLogger(h.cfg.Log, &logs)
@@ -101,7 +101,7 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 // and costs no model call.
 func TestConcernCheckinHeldInQuietHours(t *testing.T) {
 	t.Parallel()
-	now := proactiveNoon()
+	now := testNoon()
 	h, clock := proactiveHarness(t, now)
 	innerlifeCheckinPolicy(h, proactiveQuiet(t, now.Add(-time.Hour).Format("15:04")+"-"+now.Add(time.Hour).Format("15:04")))
 	addrs, stop := h.start()

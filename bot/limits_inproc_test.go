@@ -49,7 +49,7 @@ func lastRunSystem(ai *openaitest.Server) string {
 func TestReactionsCostNoRuns(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	clock := h.useClock(time.Now())
+	clock := h.useClock(testNoon())
 	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply {
 		r := limitsSilent()
 		r.Delay = 150 * time.Millisecond // a run takes a while: reactions arrive meanwhile
@@ -148,7 +148,7 @@ func limitsGreedyTurns(t *testing.T, ctx context.Context, h *harness, n int) {
 func TestGreedyModelCannotPileUpReminders(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.useClock(time.Now()) // the reminders, a day away, never come due
+	h.useClock(testNoon()) // the reminders, a day away, never come due
 	h.ai.SetDefault(limitsGreedy)
 	// The per-user rate limit would stretch 60 quick turns over three minutes.
 	h.cfg.Limits.UserRunsPerMinute = 0
@@ -183,7 +183,7 @@ func TestGreedyModelCannotPileUpReminders(t *testing.T) {
 func TestRemindersListIsOnePage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.useClock(time.Now())
+	h.useClock(testNoon())
 	h.ai.SetDefault(limitsGreedy)
 	h.cfg.Limits.PendingRemindersPerChat = 500
 	h.cfg.Limits.RemindersPerRun = 12
@@ -223,7 +223,7 @@ func TestRemindersListIsOnePage(t *testing.T) {
 func TestUserRateLimit(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	clock := h.useClock(time.Now())
+	clock := h.useClock(testNoon())
 	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return limitsSilent() })
 	addrs, stop := h.start()
 	defer stop()
@@ -274,7 +274,7 @@ func TestUserRateLimit(t *testing.T) {
 func TestUserTokenShare(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.useClock(time.Now())
+	h.useClock(testNoon())
 	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
 		r := openaitest.Echo(req)
 		r.PromptTokens, r.CompletionTokens = 900, 100
@@ -312,7 +312,7 @@ func TestUserTokenShare(t *testing.T) {
 func TestReactionSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.useClock(time.Now())
+	h.useClock(testNoon())
 	addrs, stop := h.start()
 	ctx := testCtx(t, 60*time.Second)
 	h.tg.PushText(user, user, "hi")

@@ -20,7 +20,7 @@ func outageFailing(openai.ChatCompletionRequest) openaitest.Reply { return opena
 func TestOutageHealsItself(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	clock := h.useClock(time.Now())
+	clock := h.useClock(testNoon())
 	h.ai.SetDefault(outageFailing)
 	addrs, stop := h.start()
 	defer stop()
@@ -93,7 +93,7 @@ func TestOutageHealsItself(t *testing.T) {
 func TestHeldMessageSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.useClock(time.Now())
+	h.useClock(testNoon())
 	h.ai.SetDefault(outageFailing)
 	_, stop := h.start()
 	ctx := testCtx(t, 60*time.Second)

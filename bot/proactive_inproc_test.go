@@ -14,12 +14,6 @@ import (
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
-// proactiveNoon is where the proactive tests' manual clock starts: today's noon UTC (the
-// user's default zone), far from midnight and from the night a follow-up waits out.
-func proactiveNoon() time.Time {
-	return time.Now().UTC().Truncate(24 * time.Hour).Add(12 * time.Hour)
-}
-
 // proactiveHarness is a harness on a manual clock standing at now, whose loop ticks
 // every 20 ms of real time (a step of the clock is taken in after three ticks).
 func proactiveHarness(t *testing.T, now time.Time) (*harness, *braintest.Clock) {
@@ -92,7 +86,7 @@ func (c *proactiveClock) untilWakes(reason string, n float64, from time.Time, li
 // clock: a wake is timed by the clock's time at the step whose tick made it.
 func TestProactiveMessages(t *testing.T) {
 	t.Parallel()
-	h, clock := proactiveHarness(t, proactiveNoon())
+	h, clock := proactiveHarness(t, testNoon())
 	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
 		// A wake without a user message (anima writing first) ends with a system message.
 		if last := req.Messages[len(req.Messages)-1]; last.Role == openai.ChatMessageRoleSystem {
@@ -150,7 +144,7 @@ func TestProactiveMessages(t *testing.T) {
 // never writes first.
 func TestNoProactiveInQuietHours(t *testing.T) {
 	t.Parallel()
-	now := proactiveNoon()
+	now := testNoon()
 	h, clock := proactiveHarness(t, now)
 	from := now.Add(-time.Hour).Format("15:04")
 	to := now.Add(time.Hour).Format("15:04")
@@ -185,7 +179,7 @@ func TestNoProactiveInQuietHours(t *testing.T) {
 // when it woke anima.
 func TestReminderSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	h, clock := proactiveHarness(t, proactiveNoon())
+	h, clock := proactiveHarness(t, testNoon())
 	h.ai.Enqueue(
 		openaitest.Tool("core_schedule", `{"note":"stretch your legs","delay_seconds":6,"at":null,"cron":null,"kind":"reminder","reason":"the user asked to be reminded"}`),
 		openaitest.Answer("Sure — I'll remind you in 6 seconds.", "active", 0.95),
