@@ -40,7 +40,7 @@ type Options struct {
 	Out     io.Writer
 	// Started, if set, is called once everything listens, with the bound addresses.
 	Started func(Addrs)
-	// Plugins extend anima beyond the built-in ones (builtinPlugins, switched in the
+	// Plugins extend anima beyond the built-in ones (config.PluginsConfig, switched in the
 	// configuration); tests use it for plugins of their own.
 	Plugins []plugins.Plugin
 	// Clock, if set, replaces the wall clock (tests, the simulator).

@@ -19,16 +19,6 @@ import (
 	"github.com/anima-bot/anima/storage"
 )
 
-// builtinPlugins is the one list of the plugins compiled into anima, one line each: the
-// plugin built from its section under plugins.<name> (nil when switched off).
-func builtinPlugins(cfg config.PluginsConfig, clock brain.Clock, log *slog.Logger, reg prometheus.Registerer) []plugins.Plugin {
-	env := plugins.Env{Logger: log, Registerer: reg, Clock: clock}
-	ps := []plugins.Plugin{
-		cfg.Innerlife.Plugin(env),
-	}
-	return slices.DeleteFunc(ps, func(p plugins.Plugin) bool { return p == nil })
-}
-
 // Plugins are the plugins installed as `anima run` installs them (the built-in ones
 // switched on in the configuration, then any extra), their state loaded from the store:
 // what cognition, the brain, the journal and the daily jobs get from them. Tools that
@@ -45,7 +35,7 @@ type Plugins struct {
 func NewPlugins(cfg config.Config, store *storage.Store, clock brain.Clock, log *slog.Logger, reg prometheus.Registerer, extra ...plugins.Plugin) (*Plugins, error) {
 	p := &Plugins{store: store}
 	set, err := plugins.Install(&p.tools, plugins.Options{Logger: log, Registerer: reg, Store: pluginStore{store}},
-		append(builtinPlugins(cfg.Plugins, clock, log, reg), extra...)...)
+		append(cfg.Plugins.Installed(plugins.Env{Logger: log, Registerer: reg, Clock: clock}), extra...)...)
 	if err != nil {
 		return nil, err
 	}

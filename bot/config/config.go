@@ -35,11 +35,12 @@ type Config struct {
 	MCP       mcp.Config      `yaml:"mcp"`
 }
 
-// PluginsConfig holds one section per built-in plugin (plugins.<name>), each the plugin's
-// own Config type: its package says what the keys mean, sets their defaults and validates
-// them (the section interface), and the section is decoded as strictly as the rest (an
-// unknown key is an error naming the key and so the plugin). A new built-in plugin adds
-// its field here; Default and Validate find it.
+// PluginsConfig is the list of the plugins compiled into anima: one section per built-in
+// plugin (plugins.<name>), each the plugin's own Config type. Its package says what the
+// keys mean, sets their defaults, validates them and builds the plugin (the section
+// interface); the section is decoded as strictly as the rest (an unknown key is an error
+// naming the key and so the plugin). A new built-in plugin adds its field here, one line;
+// Default, Validate and Installed find it.
 type PluginsConfig struct {
 	Innerlife innerlife.Config `yaml:"innerlife"`
 }
