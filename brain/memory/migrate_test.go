@@ -2,12 +2,14 @@ package memory_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -158,8 +160,216 @@ func TestMigratedIndexBytes(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "anima.db")
 			tc.write(t, path)
 			st := storagetest.Open(t, path)
-			memory.New(st, nil, memory.Options{})
+			newMemory(t, st, nil, memory.Options{})
 			golden(t, filepath.Join("testdata", "migrated-"+tc.name+".golden"), dump(t, st))
 		})
+	}
+}
+
+// searchesAsBefore checks that search on chat (bicycleHistory's, 90 turns indexed in the
+// old file) finds old turns but not the ones never indexed.
+func searchesAsBefore(t *testing.T, m *memory.Memory, chat int64, stage string) {
+	t.Helper()
+	hits, err := m.Search(chat, chat, "stolen bicycle", 3)
+	if err != nil || len(hits) != 1 || hits[0].Text != `"Ann": the stolen bicycle in lisbon` {
+		t.Errorf("chat %d %s: hits = %+v, %v", chat, stage, hits, err)
+	}
+	hits, _ = m.Search(chat, chat, "turn 95", 50)
+	for _, h := range hits {
+		if strings.Contains(h.Text, "turn 95:") {
+			t.Errorf("chat %d %s: a turn never indexed is found: %+v", chat, stage, h)
+		}
+	}
+	if hits, _ := m.Search(chat, chat, "turn 85", 1); len(hits) != 1 || !strings.Contains(hits[0].Text, "turn 85:") {
+		t.Errorf("chat %d %s: turn 85 not found: %+v", chat, stage, hits)
+	}
+}
+
+// owed reports the index's owed upgrade in st.
+func owed(t *testing.T, st *storage.Store) (from int, ok bool) {
+	t.Helper()
+	err := st.View(func(tx *storage.Tx) error {
+		var err error
+		from, ok, err = tx.Owed(storage.PartIndex)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return from, ok
+}
+
+// TestNewMigratesSchemaTwoIndex: a store whose index has the schema-2 layout (a copy of
+// each turn and one key per posting) is converted when memory is built on it, and search
+// finds old turns (before and after they are folded) but not turns that were never
+// indexed.
+func TestNewMigratesSchemaTwoIndex(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	const chat = 9
+	writeSchemaTwo(t, path, chat)
+
+	st := storagetest.Open(t, path)
+	m := newMemory(t, st, nil, memory.Options{})
+	searchesAsBefore(t, m, chat, "migrated")
+	if err := m.Maintain(context.Background(), chat); err != nil {
+		t.Fatal(err)
+	}
+	if n := tailEntries(t, st, chat); n != 0 {
+		t.Errorf("%d tail entries after Maintain, want all 90 folded", n)
+	}
+	searchesAsBefore(t, m, chat, "folded")
+	var schema []byte
+	_ = st.View(func(tx *storage.Tx) error {
+		var err error
+		schema, err = tx.GetRaw(storage.BucketMeta, []byte("schema"))
+		return err
+	})
+	if want := strconv.Itoa(storage.SchemaVersion); string(schema) != want {
+		t.Errorf("schema %q, want %s", schema, want)
+	}
+	if from, ok := owed(t, st); ok {
+		t.Errorf("the index still owes an upgrade from schema %d", from)
+	}
+	// Old keys are gone.
+	_ = st.View(func(tx *storage.Tx) error {
+		return tx.Scan(storage.BucketIndex, storage.ID64(chat), func(k, _ []byte) error {
+			if k[8] == 'd' || k[8] == 'p' {
+				t.Errorf("old index key %q left", k)
+				return storage.ErrStop
+			}
+			return nil
+		})
+	})
+}
+
+// TestNewMigratesSchemaThreeTail: a store with schema-3 tail keys (one index key per
+// unfolded turn) is converted when memory is built on it: the keys go, the turns' history
+// entries are marked, and search finds the turns (before and after folding) but not
+// turns that were never indexed — both for a chat migrated from schema 2 (its high-water
+// mark past the tail) and for one whose tail was written by schema 3.
+func TestNewMigratesSchemaThreeTail(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	writeSchemaThree(t, path)
+
+	st := storagetest.Open(t, path)
+	m := newMemory(t, st, nil, memory.Options{})
+	for _, chat := range []int64{11, 12} {
+		if n := tailEntries(t, st, chat); n != 90 {
+			t.Errorf("chat %d: %d unfolded turns after migration, want 90", chat, n)
+		}
+		searchesAsBefore(t, m, chat, "migrated")
+		if err := m.Maintain(context.Background(), chat); err != nil {
+			t.Fatal(err)
+		}
+		if n := tailEntries(t, st, chat); n != 0 {
+			t.Errorf("chat %d: %d unfolded turns after Maintain, want all 90 folded", chat, n)
+		}
+		searchesAsBefore(t, m, chat, "folded")
+		_ = st.View(func(tx *storage.Tx) error {
+			return tx.Scan(storage.BucketIndex, storage.ID64(chat), func(k, _ []byte) error {
+				if k[8] == 't' {
+					t.Errorf("chat %d: schema-3 tail key %q left", chat, k)
+					return storage.ErrStop
+				}
+				return nil
+			})
+		})
+	}
+	if from, ok := owed(t, st); ok {
+		t.Errorf("the index still owes an upgrade from schema %d", from)
+	}
+}
+
+// TestStoreAloneKeepsTheIndexOwed: an old store opened by storage alone (`anima
+// compact`, `anima dead-letters`: nothing that builds memory) is upgraded
+// to the current schema but keeps its index as it was, marked owed an upgrade from the
+// old schema, across a compaction and a reopen; memory built on it later migrates the
+// index to the same bytes as memory built on it at once (TestMigratedIndexBytes).
+func TestStoreAloneKeepsTheIndexOwed(t *testing.T) {
+	t.Parallel()
+	for i, tc := range oldFiles {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "anima.db")
+			tc.write(t, path)
+			st := storagetest.Open(t, path)
+			if from, ok := owed(t, st); !ok || from != i+2 {
+				t.Errorf("opened by storage: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
+			}
+			oldKeys := func(stage string) {
+				t.Helper()
+				n := 0
+				_ = st.View(func(tx *storage.Tx) error {
+					return tx.Scan(storage.BucketIndex, nil, func(k, _ []byte) error {
+						if len(k) > 8 && (k[8] == 'd' || k[8] == 't') {
+							n++
+						}
+						return nil
+					})
+				})
+				if want := []int{90, 180}[i]; n != want {
+					t.Errorf("%s: %d old-layout index keys, want %d", stage, n, want)
+				}
+			}
+			oldKeys("opened by storage")
+			if _, err := st.Compact(); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			st = storagetest.Open(t, path)
+			if from, ok := owed(t, st); !ok || from != i+2 {
+				t.Errorf("compacted and reopened: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
+			}
+			oldKeys("compacted and reopened")
+
+			newMemory(t, st, nil, memory.Options{})
+			golden(t, filepath.Join("testdata", "migrated-"+tc.name+".golden"), dump(t, st))
+		})
+	}
+}
+
+// TestForgetBeforeTheIndexMigrates: Forget on a store whose index is still owed its
+// upgrade deletes the chat's old-layout keys with the rest (they are all chat-prefixed),
+// and memory built on it afterwards migrates what is left and finds nothing of the chat.
+func TestForgetBeforeTheIndexMigrates(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	writeSchemaThree(t, path)
+	st := storagetest.Open(t, path)
+	if err := st.Forget(11); err != nil {
+		t.Fatal(err)
+	}
+	m := newMemory(t, st, nil, memory.Options{})
+	_ = st.View(func(tx *storage.Tx) error {
+		return tx.Scan(storage.BucketIndex, storage.ID64(11), func(k, _ []byte) error {
+			t.Errorf("forgotten chat's index key %q left", k)
+			return nil
+		})
+	})
+	if hits, err := m.Search(11, 11, "stolen bicycle", 3); err != nil || len(hits) != 0 {
+		t.Errorf("forgotten chat: hits = %+v, %v", hits, err)
+	}
+	searchesAsBefore(t, m, 12, "migrated")
+	if from, ok := owed(t, st); ok {
+		t.Errorf("the index still owes an upgrade from schema %d", from)
+	}
+}
+
+// TestNewRefusesAnUnreadableOwedMark: memory is not built over a store whose owed mark
+// it cannot read (it cannot know which layout the index is in).
+func TestNewRefusesAnUnreadableOwedMark(t *testing.T) {
+	t.Parallel()
+	st := storagetest.New()
+	if err := st.Update(func(tx *storagetest.Tx) error {
+		return tx.PutRaw(storage.BucketMeta, storage.OwedKey(storage.PartIndex), []byte("two"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := memory.New(st, nil, memory.Options{}); err == nil || m != nil {
+		t.Errorf("New = %v, %v; want an error", m, err)
 	}
 }
