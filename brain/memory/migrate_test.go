@@ -373,3 +373,49 @@ func TestNewRefusesAnUnreadableOwedMark(t *testing.T) {
 		t.Errorf("New = %v, %v; want an error", m, err)
 	}
 }
+
+// TestForgetUserBeforeTheIndexMigrates: ForgetUser without memory (no unindexer) on a
+// store whose index is still owed its upgrade deletes the member's group turns from
+// history and leaves the old tail keys; memory built on it afterwards migrates them
+// without error (a tail key whose turn is gone marks nothing) and finds none of them.
+func TestForgetUserBeforeTheIndexMigrates(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	const grp = -300
+	st := storagetest.Open(t, path)
+	h := bicycleHistory(t, st, grp) // every turn is user 7's
+	if err := st.Update(func(tx *storage.Tx) error {
+		for _, tn := range h[:90] {
+			if err := tx.PutRaw(storage.BucketIndex, storage.Key(grp, []byte{'t'}, storage.U64(tn.Seq)), []byte{}); err != nil {
+				return err
+			}
+		}
+		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st = storagetest.Open(t, path)
+	if rep, err := st.ForgetUser(7, nil); err != nil || rep.Turns != 100 {
+		t.Fatalf("ForgetUser = %+v, %v; want 100 turns", rep, err)
+	}
+	if _, ok := owed(t, st); !ok {
+		t.Fatal("ForgetUser settled the index's upgrade")
+	}
+	m := newMemory(t, st, nil, memory.Options{})
+	_ = st.View(func(tx *storage.Tx) error {
+		return tx.Scan(storage.BucketIndex, storage.ID64(grp), func(k, _ []byte) error {
+			t.Errorf("index key %q left", k)
+			return nil
+		})
+	})
+	if hits, err := m.Search(grp, 8, "stolen bicycle", 3); err != nil || len(hits) != 0 {
+		t.Errorf("hits = %+v, %v; want none", hits, err)
+	}
+	if from, ok := owed(t, st); ok {
+		t.Errorf("the index still owes an upgrade from schema %d", from)
+	}
+}
