@@ -96,7 +96,9 @@ func Assemble(cfg config.Config, store *storage.Store, opts Options) (*Parts, er
 		b.reg = prometheus.NewRegistry()
 	}
 	p.log, p.reg = b.log, b.reg
-	b.memory()
+	if err := b.memory(); err != nil {
+		return nil, err
+	}
 	if err := b.plugins(); err != nil {
 		return nil, err
 	}
@@ -119,19 +121,25 @@ type builder struct {
 	p     *Parts
 }
 
-// memory builds the memory and the schedules.
-func (b *builder) memory() {
+// memory builds the memory (which first upgrades an old store's search index) and the
+// schedules.
+func (b *builder) memory() error {
 	cfg, p, log, reg := b.cfg, b.p, b.log, b.reg
 	llm := b.opts.LLM
 	if llm == nil {
 		llm = cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
 	}
 	b.opts.LLM = llm
-	p.Memory = memory.New(b.store, &memory.OpenAISummarizer{Client: llm, Model: cfg.LLM.FastModel, MaxTokens: 400},
+	mem, err := memory.New(b.store, &memory.OpenAISummarizer{Client: llm, Model: cfg.LLM.FastModel, MaxTokens: 400},
 		memory.Options{Logger: log, Clock: p.Clock, Registerer: reg})
+	if err != nil {
+		return fmt.Errorf("memory: %w", err)
+	}
+	p.Memory = mem
 	p.Refusals = brain.NewRefusals(reg)
 	p.Schedule = schedule.New(b.store, schedule.Options{Clock: p.Clock, DefaultZone: p.Zone, Logger: log, Registerer: reg,
 		Refusals: p.Refusals, MaxPending: cfg.Limits.PendingRemindersPerChat, MaxPerRun: cfg.Limits.RemindersPerRun})
+	return nil
 }
 
 // plugins loads the plugins and builds the tool registry, the MCP servers' tools

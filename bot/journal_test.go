@@ -33,10 +33,11 @@ func newJournalEnv(t *testing.T) *journalEnv {
 	}
 	t.Cleanup(func() { _ = store.Close() })
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-	e := &journalEnv{store: store, at: at,
-		mem:   memory.New(store, nil, memory.Options{}),
-		sched: schedule.New(store, schedule.Options{}),
+	mem, err := memory.New(store, nil, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	e := &journalEnv{store: store, at: at, mem: mem, sched: schedule.New(store, schedule.Options{})}
 	e.j = &journal{store: store, index: e.mem, facts: e.mem, sched: e.sched, log: slog.New(slog.DiscardHandler)}
 	if err := e.sched.Add(brain.ScheduleItem{ID: "abcdef", Chat: 5, User: 7, Note: "water the plants", Due: at.Add(time.Hour), Created: at}); err != nil {
 		t.Fatal(err)

@@ -21,14 +21,16 @@ import (
 )
 
 // SchemaVersion is the version of the bucket layout this code reads and writes.
-// Version 2 keys facts by chat and user (version 1 by user alone: those become the
-// user's private-chat facts when Open migrates the file). Version 3 changes memory's
-// search index to per-turn tail entries folded into segments (migrateIndexV3). Version 4
-// moves the unfolded tail into history: an indexed turn's history entry carries a mark
-// (MarkIndexed) instead of a key of its own in the index (migrateIndexV4). Version 5
+// Open upgrades an older file's layouts that are storage's own, in the commit that
+// records the new version (migrate.go): version 2 keys facts by chat and user (version 1
+// by user alone: those become the user's private-chat facts, migrateFactsV2); version 5
 // keeps the ids anima sent in a chat as one list value instead of a key each
 // (migrateSentV5), and continues history in epochs of EpochTurns (history.go; the old
-// bucket is the first epoch, so nothing moves).
+// bucket is the first epoch, so nothing moves). Versions 3 and 4 changed memory's search
+// index, whose layout only brain/memory knows (3: per-turn tail entries folded into
+// segments; 4: the unfolded tail as a mark on the turn's history entry, MarkIndexed):
+// Open marks the index owed an upgrade from the file's version (PartIndex, owed.go), and
+// memory.New runs those migrations (brain/memory/migrate.go) and settles the mark.
 const SchemaVersion = 5
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
@@ -270,15 +272,8 @@ func (s *Store) init() error {
 				return fmt.Errorf("migrate facts to schema 2: %w", err)
 			}
 		}
-		if n < 3 {
-			if err := migrateIndexV3(tx.Bucket([]byte(BucketIndex))); err != nil {
-				return fmt.Errorf("migrate search index to schema 3: %w", err)
-			}
-		}
-		if n < 4 {
-			if err := migrateIndexV4(s.newTx(tx)); err != nil {
-				return fmt.Errorf("migrate search index to schema 4: %w", err)
-			}
+		if err := owe(meta, n); err != nil {
+			return err
 		}
 		if n < 5 {
 			if err := migrateSentV5(tx.Bucket([]byte(BucketSent))); err != nil {

@@ -4,6 +4,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -363,5 +364,79 @@ func TestOpenMigratesSentIDsToLists(t *testing.T) {
 	})
 	if keys != 2 {
 		t.Errorf("sent bucket has %d keys after migration, want one list per chat (2)", keys)
+	}
+}
+
+// TestOpenMarksTheIndexOwed: opening a file older than schema 4 leaves memory's index as
+// it is and marks it owed an upgrade from the file's schema (memory runs it, see
+// brain/memory/migrate.go); a newer file or a new one owes nothing, and Settle clears the
+// mark with its commit.
+func TestOpenMarksTheIndexOwed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		schema string // "" for a new file
+		owed   bool
+	}{{"", false}, {"1", true}, {"2", true}, {"3", true}, {"4", false}, {"5", false}} {
+		name := "schema " + tc.schema
+		if tc.schema == "" {
+			name = "new file"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "anima.db")
+			index := storage.Key(9, []byte{'d'}, storage.U64(1)) // a schema-2 key
+			if tc.schema != "" {
+				db, err := bolt.Open(path, 0o600, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = db.Update(func(tx *bolt.Tx) error {
+					meta, err := tx.CreateBucket([]byte(storage.BucketMeta))
+					if err != nil {
+						return err
+					}
+					if err := meta.Put([]byte("schema"), []byte(tc.schema)); err != nil {
+						return err
+					}
+					b, err := tx.CreateBucket([]byte(storage.BucketIndex))
+					if err != nil {
+						return err
+					}
+					return b.Put(index, []byte(`{"seq":1}`))
+				})
+				if err = errors.Join(err, db.Close()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := open(t, path)
+			owed := func() (int, bool) {
+				t.Helper()
+				var from int
+				var ok bool
+				if err := st.View(func(tx *storage.Tx) error {
+					var err error
+					from, ok, err = tx.Owed(storage.PartIndex)
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				return from, ok
+			}
+			from, ok := owed()
+			if want, _ := strconv.Atoi(tc.schema); ok != tc.owed || (ok && from != want) {
+				t.Fatalf("Owed = %d, %v; want %v from %d", from, ok, tc.owed, want)
+			}
+			if tc.schema != "" {
+				if v, err := st.Get(storage.BucketIndex, index, new(json.RawMessage)); err != nil || !v {
+					t.Errorf("the index key is gone after Open: %v, %v", v, err)
+				}
+			}
+			if err := st.Update(func(tx *storage.Tx) error { return tx.Settle(storage.PartIndex) }); err != nil {
+				t.Fatal(err)
+			}
+			if from, ok := owed(); ok {
+				t.Errorf("Owed = %d, %v after Settle", from, ok)
+			}
+		})
 	}
 }

@@ -22,7 +22,10 @@ func realMemory(t *testing.T, turns []brain.Turn) *memory.Memory {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	m := memory.New(st, nil, memory.Options{RecentTurns: 6})
+	m, err := memory.New(st, nil, memory.Options{RecentTurns: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range turns {
 		turns[i].At = t0.Add(-time.Hour - time.Duration(len(turns)-i)*time.Minute)
 		turns[i].User = 7

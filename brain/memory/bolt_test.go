@@ -1,15 +1,12 @@
 package memory_test
 
-// The tests here need what only storage's bbolt file does: a reopen, storage's own
-// deletions (Forget, ForgetUser) and the migrations Open runs. The rest run on
+// The tests here need what only storage's bbolt file does: a reopen and storage's own
+// deletions (Forget, ForgetUser); migrate_test.go's need old files. The rest run on
 // storagetest's memory-only store.
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +21,7 @@ func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := storagetest.Open(t, path)
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	if err := m.Remember(7, 7, "Favourite Colour", "green", t0); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +37,7 @@ func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
 	_ = st.Close()
 
 	st = storagetest.Open(t, path)
-	m = memory.New(st, nil, memory.Options{})
+	m = newMemory(t, st, nil, memory.Options{})
 	facts, err := m.Facts(7, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +83,7 @@ func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	st := storagetest.Open(t, path)
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	const chat = 42
 	commit(t, st, m, chat,
 		brain.Turn{Role: "user", Text: "My grandmother's blue bicycle was stolen in Lisbon last spring.", At: t0},
@@ -99,7 +96,7 @@ func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
 	_ = st.Close()
 
 	st = storagetest.Open(t, path)
-	m = memory.New(st, nil, memory.Options{})
+	m = newMemory(t, st, nil, memory.Options{})
 	hits, err := m.Search(chat, chat, "that stolen bicycle in lisbon?", 3)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +146,7 @@ func TestSearchFindsPhraseFrom300TurnsAgo(t *testing.T) {
 
 func BenchmarkSearch1000Turns(b *testing.B) {
 	st := storagetest.Open(b, filepath.Join(b.TempDir(), "anima.db"))
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(b, st, nil, memory.Options{})
 	for i := 0; i < 1000; i += 10 {
 		turns := make([]brain.Turn, 10)
 		for j := range turns {
@@ -175,7 +172,7 @@ func BenchmarkSearch1000Turns(b *testing.B) {
 func TestUnindexRewritesSegments(t *testing.T) {
 	t.Parallel()
 	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	const grp = -200
 	commit(t, st, m, grp,
 		brain.Turn{Role: "user", Text: "my bicycle is red", At: t0, User: 1, Name: "Ann"},
@@ -234,173 +231,12 @@ func bicycleHistory(t *testing.T, st *storage.Store, chat int64) []brain.Turn {
 	return h
 }
 
-// TestOpenMigratesSchemaTwoIndex: a store whose index has the schema-2 layout (a copy of
-// each turn and one key per posting) is converted on Open, and search finds old turns
-// (before and after they are folded) but not turns that were never indexed.
-func TestOpenMigratesSchemaTwoIndex(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	st := storagetest.Open(t, path)
-	const chat = 9
-	var seqs []uint64
-	h := bicycleHistory(t, st, chat)
-	// Write the old layout by hand: turns 0..89 indexed, 90..99 not.
-	err := st.Update(func(tx *storage.Tx) error {
-		for i, tn := range h[:90] {
-			seqs = append(seqs, tn.Seq)
-			doc, _ := json.Marshal(map[string]any{"seq": tn.Seq, "role": tn.Role, "text": tn.Text, "at": tn.At})
-			if err := tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'d'}, storage.U64(uint64(i+1))), doc); err != nil {
-				return err
-			}
-			for _, w := range strings.Fields(tn.Text) {
-				k := storage.Key(chat, []byte{'p'}, []byte(w), []byte{0}, storage.U64(uint64(i+1)))
-				if err := tx.PutRaw(storage.BucketIndex, k, binary.AppendUvarint(binary.AppendUvarint(nil, 1), 8)); err != nil {
-					return err
-				}
-			}
-		}
-		stats, _ := json.Marshal(map[string]uint64{"docs": 90, "total_len": 720, "next_doc": 90, "through_seq": h[89].Seq})
-		if err := tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'s'}), stats); err != nil {
-			return err
-		}
-		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("2"))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st = storagetest.Open(t, path)
-	m := memory.New(st, nil, memory.Options{})
-	check := func(stage string) {
-		t.Helper()
-		hits, err := m.Search(chat, chat, "stolen bicycle", 3)
-		if err != nil || len(hits) != 1 || hits[0].Text != `"Ann": the stolen bicycle in lisbon` {
-			t.Errorf("%s: hits = %+v, %v", stage, hits, err)
-		}
-		hits, _ = m.Search(chat, chat, "turn 95", 50)
-		for _, h := range hits {
-			if strings.Contains(h.Text, "turn 95:") {
-				t.Errorf("%s: a turn never indexed is found: %+v", stage, h)
-			}
-		}
-		if hits, _ := m.Search(chat, chat, "turn 85", 1); len(hits) != 1 || !strings.Contains(hits[0].Text, "turn 85:") {
-			t.Errorf("%s: turn 85 not found: %+v", stage, hits)
-		}
-	}
-	check("migrated")
-	if err := m.Maintain(context.Background(), chat); err != nil {
-		t.Fatal(err)
-	}
-	if n := tailEntries(t, st, chat); n != 0 {
-		t.Errorf("%d tail entries after Maintain, want all 90 folded", n)
-	}
-	check("folded")
-	var schema []byte
-	_ = st.View(func(tx *storage.Tx) error { schema, err = tx.GetRaw(storage.BucketMeta, []byte("schema")); return err })
-	if want := strconv.Itoa(storage.SchemaVersion); string(schema) != want {
-		t.Errorf("schema %q, want %s", schema, want)
-	}
-	// Old keys are gone.
-	_ = st.View(func(tx *storage.Tx) error {
-		return tx.Scan(storage.BucketIndex, storage.ID64(chat), func(k, _ []byte) error {
-			if k[8] == 'd' || k[8] == 'p' {
-				t.Errorf("old index key %q left", k)
-				return storage.ErrStop
-			}
-			return nil
-		})
-	})
-}
-
-// TestOpenMigratesSchemaThreeTail: a store with schema-3 tail keys (one index key per
-// unfolded turn) is converted on Open: the keys go, the turns' history entries are
-// marked, and search finds the turns (before and after folding) but not turns that were
-// never indexed — both for a chat migrated from schema 2 (its high-water mark past the
-// tail) and for one whose tail was written by schema 3.
-func TestOpenMigratesSchemaThreeTail(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	st := storagetest.Open(t, path)
-	for _, chat := range []int64{11, 12} {
-		h := bicycleHistory(t, st, chat)
-		err := st.Update(func(tx *storage.Tx) error {
-			for i, tn := range h[:90] {
-				v := []byte{} // schema 2 → 3: read the turn from history
-				if chat == 12 && i%2 == 0 {
-					v = []byte{2, 1, 4, 't', 'u', 'r', 'n', 1} // schema 3: the turn's terms
-				}
-				if err := tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'t'}, storage.U64(tn.Seq)), v); err != nil {
-					return err
-				}
-			}
-			if chat == 12 {
-				return nil
-			}
-			stats, _ := json.Marshal(map[string]uint64{"docs": 0, "total_len": 0, "through_seq": h[89].Seq})
-			return tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'s'}), stats)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := st.Update(func(tx *storage.Tx) error { return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3")) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st = storagetest.Open(t, path)
-	m := memory.New(st, nil, memory.Options{})
-	for _, chat := range []int64{11, 12} {
-		check := func(stage string) {
-			t.Helper()
-			hits, err := m.Search(chat, chat, "stolen bicycle", 3)
-			if err != nil || len(hits) != 1 || hits[0].Text != `"Ann": the stolen bicycle in lisbon` {
-				t.Errorf("chat %d %s: hits = %+v, %v", chat, stage, hits, err)
-			}
-			hits, _ = m.Search(chat, chat, "turn 95", 50)
-			for _, h := range hits {
-				if strings.Contains(h.Text, "turn 95:") {
-					t.Errorf("chat %d %s: a turn never indexed is found: %+v", chat, stage, h)
-				}
-			}
-			if hits, _ := m.Search(chat, chat, "turn 85", 1); len(hits) != 1 || !strings.Contains(hits[0].Text, "turn 85:") {
-				t.Errorf("chat %d %s: turn 85 not found: %+v", chat, stage, hits)
-			}
-		}
-		if n := tailEntries(t, st, chat); n != 90 {
-			t.Errorf("chat %d: %d unfolded turns after migration, want 90", chat, n)
-		}
-		check("migrated")
-		if err := m.Maintain(context.Background(), chat); err != nil {
-			t.Fatal(err)
-		}
-		if n := tailEntries(t, st, chat); n != 0 {
-			t.Errorf("chat %d: %d unfolded turns after Maintain, want all 90 folded", chat, n)
-		}
-		check("folded")
-		_ = st.View(func(tx *storage.Tx) error {
-			return tx.Scan(storage.BucketIndex, storage.ID64(chat), func(k, _ []byte) error {
-				if k[8] == 't' {
-					t.Errorf("chat %d: schema-3 tail key %q left", chat, k)
-					return storage.ErrStop
-				}
-				return nil
-			})
-		})
-	}
-}
-
 // TestTurnCommitWritesNoIndexKey: indexing a turn in its commit marks its history entry
 // and writes nothing to the index bucket (the commit's pages are history's).
 func TestTurnCommitWritesNoIndexKey(t *testing.T) {
 	t.Parallel()
 	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	commit(t, st, m, 3, brain.Turn{Role: "user", Text: "my kitten is called Miso", At: t0})
 	commit(t, st, m, 3, brain.Turn{Role: "assistant", Text: "Miso is a lovely name", At: t0})
 	_ = st.View(func(tx *storage.Tx) error {
@@ -427,7 +263,7 @@ func TestTurnCommitWritesNoIndexKey(t *testing.T) {
 func TestUnindexRemovesTurnsFromSearch(t *testing.T) {
 	t.Parallel()
 	st := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	const grp = -100
 	commit(t, st, m, grp,
 		brain.Turn{Role: "user", Text: "my bicycle is red", At: t0, User: 1, Name: "Ann"},

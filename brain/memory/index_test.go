@@ -33,7 +33,7 @@ func varied(i int) brain.Turn {
 func TestFoldedIndexSearchesAsTheTail(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	const chat = 5
 	const turns = 1500 // 23 folds of 64, merged to tiers of 256 and 1024, and a tail
 	for i := 0; i < turns; i += 2 {
@@ -127,7 +127,7 @@ func segments[T memory.Tx](t *testing.T, st memory.Store[T], chat int64) int {
 func TestSearchFoldsALongTail(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	const chat, n = 4, 4200 // more than foldMax (4096)
 	turns := make([]brain.Turn, n)
 	for i := range turns {

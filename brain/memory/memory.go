@@ -77,8 +77,10 @@ type Memory struct {
 }
 
 // New returns a Memory over st (a *storage.Store in anima). A nil Summarizer disables
-// summarisation.
-func New[T Tx](st Store[T], s Summarizer, opts Options) *Memory {
+// summarisation. It first runs the migrations of the search index that st owes (an old
+// store's, migrate.go), so no Memory reads or writes an index in an old layout; their
+// errors, and the store's, are returned.
+func New[T Tx](st Store[T], s Summarizer, opts Options) (*Memory, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -94,7 +96,7 @@ func New[T Tx](st Store[T], s Summarizer, opts Options) *Memory {
 	if opts.SummarizeAfter <= opts.RecentTurns {
 		opts.SummarizeAfter += opts.RecentTurns
 	}
-	return &Memory{
+	m := &Memory{
 		st:          txnsOf(st),
 		sum:         s,
 		log:         opts.Logger.With("component", "memory"),
@@ -105,6 +107,14 @@ func New[T Tx](st Store[T], s Summarizer, opts Options) *Memory {
 		docs:        newDocCache(docCacheBytes),
 		summarizing: map[int64]bool{},
 	}
+	from, err := upgrade(m.st)
+	if err != nil {
+		return nil, fmt.Errorf("upgrade search index: %w", err)
+	}
+	if from > 0 {
+		m.log.Info("search index upgraded", "from_schema", from)
+	}
+	return m, nil
 }
 
 // summary is the persisted summary of a chat (BucketSummaries, key ID64(chat)).

@@ -26,6 +26,16 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 
+// newMemory is memory.New that fails the test on an error.
+func newMemory[T memory.Tx](tb testing.TB, st memory.Store[T], s memory.Summarizer, opts memory.Options) *memory.Memory {
+	tb.Helper()
+	m, err := memory.New(st, s, opts)
+	if err != nil {
+		tb.Fatalf("memory.New: %v", err)
+	}
+	return m
+}
+
 // commit appends turns to chat's history and indexes them in the same transaction, as the
 // core loop does, in a bbolt store (*storage.Store) or a memory-only one
 // (*storagetest.Store).
@@ -105,7 +115,7 @@ func (f *fakeSummarizer) Summarize(_ context.Context, previous string, turns []b
 
 func TestRememberRejects(t *testing.T) {
 	t.Parallel()
-	m := memory.New(storagetest.New(), nil, memory.Options{})
+	m := newMemory(t, storagetest.New(), nil, memory.Options{})
 	for _, tc := range []struct{ name, attr, value string }{
 		{"empty attribute", "  !!! ", "x"},
 		{"empty value", "name", " \n "},
@@ -148,7 +158,7 @@ func TestNormalizeAttribute(t *testing.T) {
 func TestRecallExcludesRecentTurnsFromMemories(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
-	m := memory.New(st, nil, memory.Options{RecentTurns: 4})
+	m := newMemory(t, st, nil, memory.Options{RecentTurns: 4})
 	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "the violin lesson went badly", At: t0})
 	for i := 1; i < 10; i++ {
 		commit(t, st, m, 1, filler(i))
@@ -170,7 +180,7 @@ func TestSearchFactsAndSummary(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
 	sum := &fakeSummarizer{text: func(int) string { return "The user is training for the Berlin marathon." }}
-	m := memory.New(st, sum, memory.Options{RecentTurns: 2, SummarizeAfter: 3})
+	m := newMemory(t, st, sum, memory.Options{RecentTurns: 2, SummarizeAfter: 3})
 	for i := range 5 {
 		commit(t, st, m, 1, filler(i))
 	}
@@ -200,7 +210,7 @@ func TestMaintainSummarizesOncePerThreshold(t *testing.T) {
 	st := storagetest.New()
 	sum := &fakeSummarizer{}
 	reg := prometheus.NewRegistry()
-	m := memory.New(st, sum, memory.Options{RecentTurns: 4, SummarizeAfter: 10, Registerer: reg})
+	m := newMemory(t, st, sum, memory.Options{RecentTurns: 4, SummarizeAfter: 10, Registerer: reg})
 	ctx := context.Background()
 
 	callsAfter := map[int]int{}
@@ -228,7 +238,7 @@ func TestMaintainSummarizesOncePerThreshold(t *testing.T) {
 	}
 
 	// A new process finds only what is in the store.
-	m = memory.New(st, sum, memory.Options{RecentTurns: 4, SummarizeAfter: 10})
+	m = newMemory(t, st, sum, memory.Options{RecentTurns: 4, SummarizeAfter: 10})
 	text, through, err := m.Summary(5)
 	if err != nil || text != "summary 3: the user likes tea" || through == 0 {
 		t.Fatalf("summary after reopen = %q through %d, %v", text, through, err)
@@ -251,7 +261,7 @@ func (failingSummarizer) Summarize(context.Context, string, []brain.Turn) (strin
 func TestMaintainKeepsSummaryOnError(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
-	m := memory.New(st, failingSummarizer{}, memory.Options{RecentTurns: 1, SummarizeAfter: 2})
+	m := newMemory(t, st, failingSummarizer{}, memory.Options{RecentTurns: 1, SummarizeAfter: 2})
 	for i := range 4 {
 		commit(t, st, m, 1, filler(i))
 	}
@@ -268,7 +278,7 @@ func TestRecallDoesNotGrowWithHistory(t *testing.T) {
 	size := func(t *testing.T, n int) int {
 		st := storagetest.New()
 		sum := &fakeSummarizer{text: func(int) string { return strings.Repeat("The user talked about coffee and work. ", 30) }}
-		m := memory.New(st, sum, memory.Options{})
+		m := newMemory(t, st, sum, memory.Options{})
 		long := func(i int) brain.Turn {
 			turn := filler(i)
 			turn.Text += strings.Repeat(" and then some more ordinary words", 6)
@@ -308,7 +318,7 @@ func TestRecallDoesNotGrowWithHistory(t *testing.T) {
 func TestReindex(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	for i := range 20 {
 		appendTurns(t, st, 3, filler(i))
 	}
@@ -346,7 +356,7 @@ func TestReindex(t *testing.T) {
 func TestTools(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	commit(t, st, m, 1, brain.Turn{Role: "user", Text: "I adopted a kitten named Miso", At: t0})
 	tools := map[string]brain.Tool{}
 	for _, tool := range m.Tools() {
@@ -504,7 +514,7 @@ func TestMaintainWithRecentTurnsAboveThreshold(t *testing.T) {
 		t.Run(fmt.Sprintf("recent=%d,after=%d", tc.recent, tc.after), func(t *testing.T) {
 			st := storagetest.New()
 			sum := &fakeSummarizer{}
-			m := memory.New(st, sum, memory.Options{RecentTurns: tc.recent, SummarizeAfter: tc.after})
+			m := newMemory(t, st, sum, memory.Options{RecentTurns: tc.recent, SummarizeAfter: tc.after})
 			for i := range tc.recent + tc.after + 1 {
 				commit(t, st, m, 1, filler(i))
 				if err := m.Maintain(context.Background(), 1); err != nil {

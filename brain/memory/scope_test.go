@@ -15,7 +15,7 @@ import (
 func TestFactsAreScopedByChatAndUser(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
-	m := memory.New(st, nil, memory.Options{})
+	m := newMemory(t, st, nil, memory.Options{})
 	const ann, ben, grp = 1, 2, -100
 	for _, f := range []struct {
 		chat, user int64

@@ -7,12 +7,14 @@ import (
 
 // Tx is what memory needs of a store transaction: its buckets (storage.BucketFacts,
 // storage.BucketSummaries, storage.BucketIndex), large values kept apart (the index's
-// segments) and the chat's history, whose entries it marks indexed. *storage.Tx
-// implements it; storagetest.Tx serves the tests.
+// segments), the chat's history, whose entries it marks indexed, and the upgrade of an
+// old index the store owes it (migrate.go). *storage.Tx implements it; storagetest.Tx
+// serves the tests.
 type Tx interface {
 	Buckets
 	Blobs
 	History
+	Upgrades
 }
 
 // Buckets are key-value buckets by name. Values are JSON (Get, Put) or raw bytes.
@@ -28,6 +30,8 @@ type Buckets interface {
 	Put(bucket string, key []byte, v any) error
 	// PutRaw stores val under key.
 	PutRaw(bucket string, key, val []byte) error
+	// Delete removes key; a missing key is no error.
+	Delete(bucket string, key []byte) error
 	// Scan calls fn for every key with prefix, in key order; fn's storage.ErrStop ends
 	// it without error, another error ends it and is returned.
 	Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error
@@ -57,6 +61,15 @@ type History interface {
 	// MarkIndexed marks chat's entry seq as indexed and reports whether it exists and
 	// was not marked before.
 	MarkIndexed(chat int64, seq uint64) (bool, error)
+}
+
+// Upgrades are the upgrades a store owes the parts of it that others own (storage.Open
+// marks them when it upgrades an old file; see storage.PartIndex).
+type Upgrades interface {
+	// Owed reports whether part is owed an upgrade, and from which store schema.
+	Owed(part string) (from int, ok bool, err error)
+	// Settle records, with the transaction's commit, that part's upgrade is done.
+	Settle(part string) error
 }
 
 // Store runs transactions over a Tx of the store's own type T (*storage.Tx for

@@ -223,7 +223,9 @@ func soak(c config, w io.Writer) error {
 	}
 	defer func() { _ = st.Close() }()
 	d := &driver{st: st, talk: newTalker(c.seed, c.vocab), at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	d.mem = memory.New(st, shortSummarizer{}, memory.Options{})
+	if d.mem, err = memory.New(st, shortSummarizer{}, memory.Options{}); err != nil {
+		return err
+	}
 	qs := newTalker(c.seed+1, c.vocab) // queries from the same vocabulary, other words
 
 	fmt.Fprintf(w, "soak: %d messages (~300 chars, ~110-char reply), chat 1 takes every other one, %d other chats share the rest; vocabulary %d, seed %d, freelist in every commit %v, sent delay %v\n",
@@ -444,7 +446,11 @@ func probe(path string, opts storage.Options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer func() { _ = st.Close() }()
-	mem := memory.New(st, nil, memory.Options{})
+	mem, err := memory.New(st, nil, memory.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "probe: %v\n", err)
+		return 1
+	}
 	_, err1 := st.PendingOutbox()
 	_, err2 := st.Pending()
 	_, err3 := st.Relationships()
@@ -484,7 +490,11 @@ func latencyOnly(c config, w io.Writer) error {
 		return err
 	}
 	defer func() { _ = st.Close() }()
-	d := &driver{st: st, mem: memory.New(st, nil, memory.Options{}), at: time.Now()}
+	mem, err := memory.New(st, nil, memory.Options{})
+	if err != nil {
+		return err
+	}
+	d := &driver{st: st, mem: mem, at: time.Now()}
 	lat, err := sampleLatency(context.Background(), d, newTalker(c.seed+1, c.vocab), c)
 	if err != nil {
 		return err

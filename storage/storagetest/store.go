@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -190,6 +191,22 @@ func (t *Tx) PeekBlob(bucket string, key []byte) ([]byte, error) { return t.Peek
 
 // DeleteBlob removes the blob under key.
 func (t *Tx) DeleteBlob(bucket string, key []byte) error { return t.Delete(bucket, key) }
+
+// Owed reports whether part is owed an upgrade and from which schema: the mark
+// storage.Open leaves in the meta bucket (storage.OwedKey) when it upgrades an old file.
+func (t *Tx) Owed(part string) (from int, ok bool, err error) {
+	v := t.read(storage.BucketMeta).Get(storage.OwedKey(part))
+	if v == nil {
+		return 0, false, nil
+	}
+	if from, err = strconv.Atoi(string(v)); err != nil {
+		return 0, false, fmt.Errorf("owed upgrade of %s: schema %q: %w", part, v, err)
+	}
+	return from, true, nil
+}
+
+// Settle removes part's owed mark.
+func (t *Tx) Settle(part string) error { return t.Delete(storage.BucketMeta, storage.OwedKey(part)) }
 
 // Record stores sig in the inbox under a fresh ID (its sequence) and returns the ID.
 func (t *Tx) Record(sig brain.Signal) (uint64, error) {

@@ -72,6 +72,7 @@ func conformance[T tx](t *testing.T, st store[T], appendHistory appender) {
 	t.Run("rollback", func(t *testing.T) { rollback(t, st) })
 	t.Run("inbox", func(t *testing.T) { inbox(t, st) })
 	t.Run("blobs", func(t *testing.T) { blobs(t, st) })
+	t.Run("owed", func(t *testing.T) { owed(t, st) })
 	t.Run("history", func(t *testing.T) { history(t, st, appendHistory) })
 }
 
@@ -216,6 +217,35 @@ func inbox[T tx](t *testing.T, st store[T]) {
 			t.Errorf("signal %d = %+v, want ID %d", i, sig, ids[i])
 		}
 	}
+}
+
+// owed: a store owes no upgrade until the meta bucket says so (storage.Open writes the
+// mark when it upgrades an old file), Owed reads the schema in it, Settle removes it, and
+// a mark that is not a schema is an error.
+func owed[T tx](t *testing.T, st store[T]) {
+	const part = storage.PartIndex
+	check := func(stage string, want int, wantOK bool) {
+		t.Helper()
+		view(t, st, func(tx T) error {
+			if from, ok, err := tx.Owed(part); err != nil || ok != wantOK || from != want {
+				t.Errorf("%s: Owed = %d, %v, %v; want %d, %v", stage, from, ok, err, want, wantOK)
+			}
+			return nil
+		})
+	}
+	check("new", 0, false)
+	update(t, st, func(tx T) error { return tx.PutRaw(storage.BucketMeta, storage.OwedKey(part), []byte("3")) })
+	check("marked", 3, true)
+	update(t, st, func(tx T) error { return tx.Settle(part) })
+	check("settled", 0, false)
+	update(t, st, func(tx T) error { return tx.PutRaw(storage.BucketMeta, storage.OwedKey(part), []byte("x")) })
+	view(t, st, func(tx T) error {
+		if _, _, err := tx.Owed(part); err == nil {
+			t.Error("Owed read a mark that is not a schema without an error")
+		}
+		return nil
+	})
+	update(t, st, func(tx T) error { return tx.Settle(part) })
 }
 
 // blobs: a blob replaces what was under its key and goes with DeleteBlob.

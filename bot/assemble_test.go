@@ -1,0 +1,84 @@
+package bot_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/storage"
+)
+
+// TestAssembleMigratesAnOldIndex: `anima run`, `anima chat` and the simulator build
+// memory through Assemble, so a store whose search index storage.Open marked owed an
+// upgrade (here a schema-3 tail key) is migrated before anything reads it: the turn's
+// history entry is marked, the old key is gone, the mark is settled, and search finds it.
+func TestAssembleMigratesAnOldIndex(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	const chat = 5
+	st, err := storage.Open(path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CommitTurn(storage.Commit{Chat: chat, Turns: []brain.Turn{{Role: "user", Text: "my kitten is called Miso", At: at}}}, at); err != nil {
+		t.Fatal(err)
+	}
+	turns, err := st.History(chat, 0)
+	if err != nil || len(turns) != 1 {
+		t.Fatalf("history = %+v, %v", turns, err)
+	}
+	tail := storage.Key(chat, []byte{'t'}, storage.U64(turns[0].Seq)) // schema 3: one key per unfolded turn
+	if err := st.Update(func(tx *storage.Tx) error {
+		if err := tx.PutRaw(storage.BucketIndex, tail, []byte{}); err != nil {
+			return err
+		}
+		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err = storage.Open(path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	cfg := config.Default()
+	cfg.LLM.BaseURL = openaitest.New(t).URL()
+	cfg.LLM.APIKey = "test-key"
+	cfg.Storage.Path = path
+	parts, err := bot.Assemble(cfg, st, bot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.View(func(tx *storage.Tx) error {
+		if v, err := tx.GetRaw(storage.BucketIndex, tail); err != nil || v != nil {
+			t.Errorf("schema-3 tail key left: %q, %v", v, err)
+		}
+		var marked bool
+		err := tx.HistoryFrom(chat, 0, func(_, v []byte) error {
+			_, marked, err = storage.DecodeHistory(v)
+			return err
+		})
+		if err != nil || !marked {
+			t.Errorf("the turn's history entry is not marked indexed: %v", err)
+		}
+		if from, ok, err := tx.Owed(storage.PartIndex); err != nil || ok {
+			t.Errorf("Owed = %d, %v, %v after Assemble; want settled", from, ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := parts.Memory.Search(chat, chat, "kitten", 3); err != nil || len(hits) != 1 {
+		t.Errorf("hits = %+v, %v; want the migrated turn", hits, err)
+	}
+}
