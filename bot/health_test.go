@@ -42,23 +42,28 @@ func TestHealth(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		listen string
-		want   string // in the error; "" for healthy
+		want   string        // in the error; "" for healthy
+		wait   time.Duration // Health's timeout: 0 is 10 s, room for a loaded machine
 	}{
-		{"ready", ready, ""},
-		{"wildcard address is asked on loopback", "0.0.0.0:" + readyPort, ""},
-		{"empty host is asked on loopback", ":" + readyPort, ""},
-		{"not ready", serve(readyz(http.StatusServiceUnavailable, "not ready\nstore: ok\ntelegram: unavailable\n")),
-			"answered 503 Service Unavailable: not ready; store: ok; telegram: unavailable"},
-		{"not anima", serve(http.NotFound), "answered 404 Not Found"},
-		{"nothing listening", closed, "connection refused (is anima running?)"},
-		{"no answer in time", serve(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }),
-			"did not answer within 200ms"},
-		{"metrics off", "", "metrics.listen is empty"},
-		{"port chosen at start", "127.0.0.1:0", "port 0"},
-		{"not host:port", "localhost", "metrics.listen \"localhost\""},
+		{name: "ready", listen: ready},
+		{name: "wildcard address is asked on loopback", listen: "0.0.0.0:" + readyPort},
+		{name: "empty host is asked on loopback", listen: ":" + readyPort},
+		{name: "not ready", listen: serve(readyz(http.StatusServiceUnavailable, "not ready\nstore: ok\ntelegram: unavailable\n")),
+			want: "answered 503 Service Unavailable: not ready; store: ok; telegram: unavailable"},
+		{name: "not anima", listen: serve(http.NotFound), want: "answered 404 Not Found"},
+		{name: "nothing listening", listen: closed, want: "connection refused (is anima running?)"},
+		{name: "no answer in time", listen: serve(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }),
+			want: "did not answer within 200ms", wait: 200 * time.Millisecond},
+		{name: "metrics off", listen: "", want: "metrics.listen is empty"},
+		{name: "port chosen at start", listen: "127.0.0.1:0", want: "port 0"},
+		{name: "not host:port", listen: "localhost", want: "metrics.listen \"localhost\""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := bot.Health(context.Background(), tc.listen, 200*time.Millisecond)
+			wait := tc.wait
+			if wait == 0 {
+				wait = 10 * time.Second
+			}
+			err := bot.Health(context.Background(), tc.listen, wait)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("Health = %v, want nil", err)
@@ -80,7 +85,7 @@ func TestHealth(t *testing.T) {
 		srv.Start()
 		defer srv.Close()
 		_, port, _ := net.SplitHostPort(ln.Addr().String())
-		if err := bot.Health(context.Background(), "[::]:"+port, time.Second); err != nil {
+		if err := bot.Health(context.Background(), "[::]:"+port, 10*time.Second); err != nil {
 			t.Fatalf("Health = %v, want nil", err)
 		}
 	})
