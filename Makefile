@@ -16,13 +16,17 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o bin/anima-sim ./cmd/anima-sim
 
 # Most end-to-end tests wait on anima's loop ticks and the fake servers, not on the CPU, so
-# more of them run at once than the machine has cores (go test's default -parallel is
-# GOMAXPROCS: 2 on a 2-core machine).
+# more of them run at once than the machine has cores: TESTPARALLEL tests per package
+# (go test's default -parallel is GOMAXPROCS: 2 on a 2-core machine) and TESTP packages
+# (-p, also GOMAXPROCS by default).
 TESTPARALLEL ?= 8
+TESTP ?= 4
 
+# vet runs inside go test with every analyzer (-vet=all: the checks of `go vet ./...`, on
+# every package, test files included, packages without tests too), so each package is
+# compiled once, with -race, instead of once for vet and again for the tests.
 test:
-	$(GO) vet ./...
-	$(GO) test -race -count=1 -parallel $(TESTPARALLEL) ./...
+	$(GO) test -race -vet=all -count=1 -parallel $(TESTPARALLEL) -p $(TESTP) ./...
 
 # Each fuzz target for FUZZN inputs (go test -fuzz takes one target at a time; YAML
 # parsing is slower, so the config target gets FUZZN_CONFIG).
