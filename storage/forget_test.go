@@ -19,19 +19,8 @@ import (
 func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	err = db.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucket([]byte(storage.BucketMeta))
-		if err != nil {
-			return err
-		}
-		if err := meta.Put([]byte("schema"), []byte("1")); err != nil {
-			return err
-		}
+	writeOldFile(t, path, "1", func(tx *bolt.Tx) error {
 		facts, err := tx.CreateBucket([]byte(storage.BucketFacts))
 		if err != nil {
 			return err
@@ -47,12 +36,6 @@ func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
 
 	for range 2 { // a second open changes nothing
 		s, err := storage.Open(path, storage.Options{})

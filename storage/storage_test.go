@@ -310,11 +310,10 @@ func TestSentIsBoundedPerChat(t *testing.T) {
 	}
 }
 
-// TestOpenMigratesSentIDsToLists: a schema-4 file kept a key per sent id; opened by this
-// version each chat's ids are one list, the latest SentKeep of them, and lookups agree.
-func TestOpenMigratesSentIDsToLists(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
+// writeOldFile writes, at path, a bbolt file whose meta bucket says schema and whose other
+// buckets fill makes, as an older anima left it.
+func writeOldFile(t *testing.T, path, schema string, fill func(tx *bolt.Tx) error) {
+	t.Helper()
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -324,9 +323,22 @@ func TestOpenMigratesSentIDsToLists(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := meta.Put([]byte("schema"), []byte("4")); err != nil {
+		if err := meta.Put([]byte("schema"), []byte(schema)); err != nil {
 			return err
 		}
+		return fill(tx)
+	})
+	if err = errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenMigratesSentIDsToLists: a schema-4 file kept a key per sent id; opened by this
+// version each chat's ids are one list, the latest SentKeep of them, and lookups agree.
+func TestOpenMigratesSentIDsToLists(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	writeOldFile(t, path, "4", func(tx *bolt.Tx) error {
 		sent, err := tx.CreateBucket([]byte(storage.BucketSent))
 		if err != nil {
 			return err
@@ -338,12 +350,6 @@ func TestOpenMigratesSentIDsToLists(t *testing.T) {
 		}
 		return sent.Put(storage.Key(-2, storage.U64(40)), []byte{1})
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
 	st, err := storage.Open(path, storage.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -386,27 +392,13 @@ func TestOpenMarksTheIndexOwed(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "anima.db")
 			index := storage.Key(9, []byte{'d'}, storage.U64(1)) // a schema-2 key
 			if tc.schema != "" {
-				db, err := bolt.Open(path, 0o600, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = db.Update(func(tx *bolt.Tx) error {
-					meta, err := tx.CreateBucket([]byte(storage.BucketMeta))
-					if err != nil {
-						return err
-					}
-					if err := meta.Put([]byte("schema"), []byte(tc.schema)); err != nil {
-						return err
-					}
+				writeOldFile(t, path, tc.schema, func(tx *bolt.Tx) error {
 					b, err := tx.CreateBucket([]byte(storage.BucketIndex))
 					if err != nil {
 						return err
 					}
 					return b.Put(index, []byte(`{"seq":1}`))
 				})
-				if err = errors.Join(err, db.Close()); err != nil {
-					t.Fatal(err)
-				}
 			}
 			st := open(t, path)
 			owed := func() (int, bool) {
