@@ -173,6 +173,37 @@ func TestNoProactiveInQuietHours(t *testing.T) {
 	}
 }
 
+// TestLateMessageIsAnsweredNotMissed: a message anima takes in hours after it was written
+// (anima was down, the update waited at Telegram) is answered, and the silence before it
+// does not also make anima write first right after its answer: the conversation is fresh.
+// The fake Bot API dates the message 10 hours before anima's clock.
+func TestLateMessageIsAnsweredNotMissed(t *testing.T) {
+	t.Parallel()
+	h, clock := proactiveHarness(t, testNoon())
+	h.tg.SetClock(func() time.Time { return clock.Now().Add(-10 * time.Hour) })
+	h.cfg.Proactive.Enabled = true
+	h.cfg.Proactive.MinSilence = config.Duration(3 * time.Second)
+	h.cfg.Proactive.Cooldown = config.Duration(4 * time.Second)
+	h.cfg.Proactive.FollowupAfter = config.Duration(2 * time.Second)
+	h.cfg.Proactive.QuietHours = brain.QuietHours{}
+	h.cfg.Proactive.MaxPerDay = 3
+	h.cfg.Proactive.Jitter = 0
+	addrs, stop := h.start()
+	defer stop()
+	c := newProactiveClock(t, clock, addrs.Metrics)
+	h.tg.PushText(user, user, "sorry, fell asleep: how was your evening?")
+	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	c.advance(2*time.Second, 500*time.Millisecond) // inside min_silence after the answer
+	if n := c.wakes(brain.ReasonProactive); n != 0 {
+		t.Errorf("%v proactive wakes within 2 s of answering a late message, want 0", n)
+	}
+	if n := len(h.tg.Sent()); n != 1 {
+		t.Errorf("%d messages, want only the answer", n)
+	}
+}
+
 // TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → stop → restart on the
 // same store → the reminder arrives once, about 6 s after it was set. On the manual clock,
 // which stands still while anima is stopped: the reminder is timed by the clock's time

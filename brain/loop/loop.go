@@ -158,7 +158,7 @@ func New(in *Inbox, send Sender, cfg Config, deps Deps) *Loop {
 	}
 	stepper := NewStepper(StepperDeps{State: deps.State, Autonomic: deps.Autonomic, Aggregator: deps.Aggregator,
 		LogText: cfg.LogText, Logger: log, Registerer: deps.Registerer})
-	return &Loop{
+	l := &Loop{
 		cfg:  cfg,
 		deps: deps,
 		send: send,
@@ -178,6 +178,14 @@ func New(in *Inbox, send Sender, cfg Config, deps Deps) *Loop {
 		noticed:   map[int64]time.Time{},
 		held:      newHeldChats(deps.Registerer),
 	}
+	stepper.busy = l.busy
+	return l
+}
+
+// busy reports whether chat has a job running or queued.
+func (l *Loop) busy(chat int64) bool {
+	q := l.chats[chat]
+	return q != nil && (q.running || len(q.jobs) > 0)
 }
 
 // Deliver queues outbox entries left from an earlier run (in order, per chat) ahead of

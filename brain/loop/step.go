@@ -34,6 +34,8 @@ type Stepper struct {
 	superseded map[int64][]uint64
 	// changed is what the steps changed in the state, for the loop's persister.
 	changed *changes
+	// busy reports whether a chat has a job running or queued (nil: none ever has).
+	busy func(chat int64) bool
 }
 
 // StepperDeps are a Stepper's state and layers. Nil optional ones become no-ops.
@@ -106,11 +108,27 @@ func (s *Stepper) Step(now time.Time, sigs []brain.Signal) []brain.Wake {
 			s.pend(sig)
 		}
 	}
-	s.wakeBuf = s.agg.Decide(now, s.st, s.sigBuf, s.wakeBuf[:0])
+	s.wakeBuf = s.deferBusy(s.agg.Decide(now, s.st, s.sigBuf, s.wakeBuf[:0]))
 	for i := range s.wakeBuf {
 		s.bookkeep(now, &s.wakeBuf[i])
 	}
 	return s.wakeBuf
+}
+
+// deferBusy leaves out of ws the wakes anima's own initiative makes (profile proactive)
+// for a chat with a job running or queued: a chat anima is answering, reminding or
+// delivering to is not one it misses. Nothing is recorded for them (no cooldown, no
+// day's count, no thought handled); a later step decides again on the state the job
+// leaves, when its answer has ended the silence. Without it, a message taken in hours
+// after it was written (anima was down) looked like hours of silence until its answer
+// went out, and a proactive run queued behind the answer.
+func (s *Stepper) deferBusy(ws []brain.Wake) []brain.Wake {
+	if s.busy == nil {
+		return ws
+	}
+	return slices.DeleteFunc(ws, func(w brain.Wake) bool {
+		return w.Profile == brain.ProfileProactive && s.busy(w.Chat)
+	})
 }
 
 // The rules of a reaction (to a message anima sent; the channel drops the others):
