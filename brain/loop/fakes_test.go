@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
@@ -270,7 +271,19 @@ func (s *fakeStore) DeleteRelationship(chat int64) error {
 // recAgg is the real aggregator, with the acks the loop gives it recorded.
 type recAgg struct {
 	*aggregation.Aggregator
-	acked chan brain.Ack
+	acked   chan brain.Ack
+	decided chan brain.Wake // when set, every wake Decide returns, before the loop sees it
+}
+
+func (a *recAgg) Decide(now time.Time, st *brain.State, sigs []brain.Signal, out []brain.Wake) []brain.Wake {
+	start := len(out)
+	out = a.Aggregator.Decide(now, st, sigs, out)
+	if a.decided != nil {
+		for _, w := range out[start:] {
+			a.decided <- w
+		}
+	}
+	return out
 }
 
 func (a *recAgg) Ack(x brain.Ack) {
