@@ -23,6 +23,18 @@ func proactiveHarness(t *testing.T, now time.Time) (*harness, *braintest.Clock) 
 	return h, h.useClock(now)
 }
 
+// proactiveFast is proactive contact in seconds: min_silence 3 s, cooldown 4 s, a
+// follow-up after 2 s, no quiet hours, no jitter, max_per_day 3.
+func proactiveFast(h *harness) {
+	h.cfg.Proactive.Enabled = true
+	h.cfg.Proactive.MinSilence = config.Duration(3 * time.Second)
+	h.cfg.Proactive.Cooldown = config.Duration(4 * time.Second)
+	h.cfg.Proactive.FollowupAfter = config.Duration(2 * time.Second)
+	h.cfg.Proactive.QuietHours = brain.QuietHours{}
+	h.cfg.Proactive.MaxPerDay = 3
+	h.cfg.Proactive.Jitter = 0
+}
+
 // proactiveQuiet parses quiet hours "HH:MM-HH:MM".
 func proactiveQuiet(t *testing.T, s string) brain.QuietHours {
 	t.Helper()
@@ -94,13 +106,7 @@ func TestProactiveMessages(t *testing.T) {
 		}
 		return openaitest.Echo(req)
 	})
-	h.cfg.Proactive.Enabled = true
-	h.cfg.Proactive.MinSilence = config.Duration(3 * time.Second)
-	h.cfg.Proactive.Cooldown = config.Duration(4 * time.Second)
-	h.cfg.Proactive.FollowupAfter = config.Duration(2 * time.Second)
-	h.cfg.Proactive.QuietHours = brain.QuietHours{}
-	h.cfg.Proactive.MaxPerDay = 3
-	h.cfg.Proactive.Jitter = 0
+	proactiveFast(h)
 	addrs, stop := h.start()
 	defer stop()
 	c := newProactiveClock(t, clock, addrs.Metrics)
@@ -181,13 +187,7 @@ func TestLateMessageIsAnsweredNotMissed(t *testing.T) {
 	t.Parallel()
 	h, clock := proactiveHarness(t, testNoon())
 	h.tg.SetClock(func() time.Time { return clock.Now().Add(-10 * time.Hour) })
-	h.cfg.Proactive.Enabled = true
-	h.cfg.Proactive.MinSilence = config.Duration(3 * time.Second)
-	h.cfg.Proactive.Cooldown = config.Duration(4 * time.Second)
-	h.cfg.Proactive.FollowupAfter = config.Duration(2 * time.Second)
-	h.cfg.Proactive.QuietHours = brain.QuietHours{}
-	h.cfg.Proactive.MaxPerDay = 3
-	h.cfg.Proactive.Jitter = 0
+	proactiveFast(h)
 	addrs, stop := h.start()
 	defer stop()
 	c := newProactiveClock(t, clock, addrs.Metrics)
