@@ -90,14 +90,15 @@ func (l *Loop) dispatch(ctx context.Context, j job) {
 }
 
 // foldable says whether next may join the queued wake: wakes of the same reason fold
-// (user messages, reminders due, proactive contact); in a group only the same sender's
-// (every run answers exactly one member; private chats fold whoever wrote).
+// (user messages, reminders due); in a group only the same sender's (every run answers
+// exactly one member; private chats fold whoever wrote). A wake of anima's own initiative
+// never meets a queued job: the Stepper leaves it out for a busy chat (deferBusy).
 func foldable(queued, next brain.Wake) bool {
 	if (queued.Rel.Group || next.Rel.Group) && queued.User != next.User {
 		return false
 	}
 	switch next.Reason.Code {
-	case brain.ReasonUserMessage, brain.ReasonSchedule, brain.ReasonProactive, brain.ReasonFollowup:
+	case brain.ReasonUserMessage, brain.ReasonSchedule:
 		return queued.Reason.Code == next.Reason.Code
 	}
 	return false
