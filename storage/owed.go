@@ -46,7 +46,11 @@ func (t *Tx) Owed(part string) (from int, ok bool, err error) {
 	if err != nil {
 		return 0, false, err
 	}
-	v := b.Get(OwedKey(part))
+	return ReadOwed(part, b.Get(OwedKey(part)))
+}
+
+// ReadOwed reads part's owed-upgrade mark v (the value under OwedKey; nil: none owed).
+func ReadOwed(part string, v []byte) (from int, ok bool, err error) {
 	if v == nil {
 		return 0, false, nil
 	}

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -195,14 +194,7 @@ func (t *Tx) DeleteBlob(bucket string, key []byte) error { return t.Delete(bucke
 // Owed reports whether part is owed an upgrade and from which schema: the mark
 // storage.Open leaves in the meta bucket (storage.OwedKey) when it upgrades an old file.
 func (t *Tx) Owed(part string) (from int, ok bool, err error) {
-	v := t.read(storage.BucketMeta).Get(storage.OwedKey(part))
-	if v == nil {
-		return 0, false, nil
-	}
-	if from, err = strconv.Atoi(string(v)); err != nil {
-		return 0, false, fmt.Errorf("owed upgrade of %s: schema %q: %w", part, v, err)
-	}
-	return from, true, nil
+	return storage.ReadOwed(part, t.read(storage.BucketMeta).Get(storage.OwedKey(part)))
 }
 
 // Settle removes part's owed mark.
