@@ -61,7 +61,7 @@ type Config struct {
 	// ContextTokens is the prompt budget, tool definitions included (default 6000).
 	ContextTokens int
 	// ToolShare is the part of ContextTokens that external tools (a SetTools group's, such
-	// as an MCP server's) may take together, in (0, 1] (default 0.25); past it, whole
+	// as an MCP server's) may take together, in (0, 1] (default 0.25; the configuration allows at most 0.5); past it, whole
 	// tools are left out of the run, the largest first (toolshare.go).
 	ToolShare float64
 	// MaxIterations is the number of model requests a run may make before a final answer is
