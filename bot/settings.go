@@ -28,6 +28,7 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		ConfidenceThreshold:  cfg.LLM.ConfidenceThreshold,
 		DailyTokenBudget:     int(cfg.LLM.DailyTokenBudget),
 		ContextTokens:        cfg.LLM.ContextTokens,
+		ToolShare:            cfg.LLM.ToolShare,
 		MaxOutputTokens:      cfg.LLM.MaxOutputTokens,
 		PersonaName:          cfg.Persona.Name,
 		PersonaDescription:   cfg.Persona.Description,

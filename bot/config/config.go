@@ -90,8 +90,11 @@ type LLMConfig struct {
 	DailyTokenBudget    int64    `yaml:"daily_token_budget"`   // tokens per day; 0 = unlimited
 	// DailyUserTokenBudget is each user's share of the day's tokens; 0 = no per-user share.
 	DailyUserTokenBudget int64 `yaml:"daily_user_token_budget"`
-	ContextTokens        int   `yaml:"context_tokens"`    // prompt budget, ≥ 500
-	MaxOutputTokens      int   `yaml:"max_output_tokens"` // completion limit, > 0
+	ContextTokens        int   `yaml:"context_tokens"` // prompt budget, ≥ 500
+	// ToolShare is the part of ContextTokens all MCP tool definitions may take together,
+	// in (0, 0.5]; past it, tools are left out of the run, the largest first.
+	ToolShare       float64 `yaml:"tool_share"`
+	MaxOutputTokens int     `yaml:"max_output_tokens"` // completion limit, > 0
 	// TranscriptionModel transcribes voice notes on the same endpoint; "" switches
 	// listening off.
 	TranscriptionModel string   `yaml:"transcription_model"`
@@ -228,6 +231,7 @@ func Default() Config {
 			RequestTimeout:      Duration(60 * time.Second),
 			ConfidenceThreshold: 0.6,
 			ContextTokens:       6000,
+			ToolShare:           0.25,
 			MaxOutputTokens:     800,
 			TranscriptionModel:  "whisper-1",
 			MaxAudio:            Duration(10 * time.Minute),

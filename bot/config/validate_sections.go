@@ -97,6 +97,9 @@ func (c Config) validateLLM(p *checker) {
 	if l.ContextTokens < 500 {
 		p.Add("llm.context_tokens", "must be at least 500; got %d", l.ContextTokens)
 	}
+	if !(l.ToolShare > 0 && l.ToolShare <= 0.5) {
+		p.Add("llm.tool_share", "must be greater than 0 and at most 0.5 (the rest of the prompt is the conversation's); got %v", l.ToolShare)
+	}
 	if l.MaxOutputTokens <= 0 {
 		p.Add("llm.max_output_tokens", "must be greater than 0; got %d", l.MaxOutputTokens)
 	}

@@ -60,6 +60,10 @@ type Config struct {
 	DailyUserAudio time.Duration
 	// ContextTokens is the prompt budget, tool definitions included (default 6000).
 	ContextTokens int
+	// ToolShare is the part of ContextTokens that external tools (a SetTools group's, such
+	// as an MCP server's) may take together, in (0, 1] (default 0.25; the configuration allows at most 0.5); past it, whole
+	// tools are left out of the run, the largest first (toolshare.go).
+	ToolShare float64
 	// MaxIterations is the number of model requests a run may make before a final answer is
 	// forced (default 8).
 	MaxIterations int
@@ -102,6 +106,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ContextTokens <= 0 {
 		c.ContextTokens = 6000
+	}
+	if c.ToolShare <= 0 || c.ToolShare > 1 {
+		c.ToolShare = 0.25
 	}
 	if c.MaxIterations <= 0 {
 		c.MaxIterations = 8
@@ -181,6 +188,11 @@ type Cognition struct {
 	sects    func(w brain.Wake, now time.Time) []brain.Section
 	refused  *brain.Refusals
 	budget   *dailyBudget // what runs spend a day (budget.go)
+	// toolShare is the tokens external tools may take together (ToolShare of
+	// ContextTokens); droppedTold holds the groups whose tools left out for it were logged.
+	toolShare   int
+	droppedMu   sync.Mutex
+	droppedTold map[string]bool
 }
 
 var _ brain.Thinker = (*Cognition)(nil)
@@ -197,7 +209,8 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
 		retries: opts.Retries, backoff: opts.Backoff, sects: opts.Sections,
 		m: newMetrics(opts.Registerer), mm: newMediaMetrics(opts.Registerer),
-		refused: opts.Refusals,
+		refused:   opts.Refusals,
+		toolShare: int(float64(cfg.ContextTokens) * cfg.ToolShare), droppedTold: map[string]bool{},
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -48,9 +48,14 @@ func tokens(s string) int { return (len(s) + 3) / 4 }
 func specTokens(specs []brain.ToolSpec) int {
 	n := 0
 	for _, s := range specs {
-		n += 8 + tokens(s.Name) + tokens(s.Description) + tokens(string(s.Parameters))
+		n += toolTokens(s)
 	}
 	return n
+}
+
+// toolTokens estimates what one tool definition adds to a prompt.
+func toolTokens(s brain.ToolSpec) int {
+	return 8 + tokens(s.Name) + tokens(s.Description) + tokens(string(s.Parameters))
 }
 
 // minTurns is how many of the most recent turns are kept until memories and the summary

@@ -60,6 +60,7 @@ func (s *sleeper) waits() []time.Duration {
 // memoTool is a test tool with a strict schema {"note": string}; it records its calls.
 type memoTool struct {
 	name     string
+	desc     string // the description; "" is "test tool <name>"
 	effects  bool
 	silent   bool // a side effect without intents (the tool acts directly)
 	profiles []brain.Profile
@@ -68,8 +69,12 @@ type memoTool struct {
 }
 
 func (m *memoTool) Spec() brain.ToolSpec {
+	desc := m.desc
+	if desc == "" {
+		desc = "test tool " + m.name
+	}
 	return brain.ToolSpec{
-		Name: m.name, Description: "test tool " + m.name,
+		Name: m.name, Description: desc,
 		Parameters: json.RawMessage(`{"type":"object","additionalProperties":false,` +
 			`"properties":{"note":{"type":"string"},"tag":{"type":["string","null"]}},"required":["note","tag"]}`),
 		SideEffects: m.effects, Profiles: m.profiles,

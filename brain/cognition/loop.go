@@ -44,7 +44,7 @@ func (c *Cognition) newRun(w brain.Wake, profile brain.Profile, model string, st
 	}
 	return &run{
 		w: w, profile: profile, zone: c.zone(w), model: model,
-		specs:      c.reg.specsFor(profile),
+		specs:      c.offer(profile).specs,
 		msgs:       slices.Clip(start), // appends must not write into the shared start
 		toolBudget: budget, seen: map[string]int{}, maxIter: maxIter, drafts: ds,
 	}
@@ -61,7 +61,7 @@ func (c *Cognition) offers(r *run, name string) bool {
 // toolDefs returns the definitions of the tools the run currently offers, as sent to the
 // endpoint: the profile's cached ones (shared; not to be modified).
 func (c *Cognition) toolDefs(r *run) []openai.Tool {
-	o := c.reg.offerFor(r.profile)
+	o := c.offer(r.profile)
 	if r.escalated || r.model == c.cfg.SmartModel {
 		return o.calm
 	}
@@ -83,6 +83,7 @@ func (c *Cognition) tools(r *run) []brain.ToolSpec {
 func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profile, rc brain.Recall) (brain.Outcome, error) {
 	began := time.Now()
 	start := c.BuildMessages(w, rc, c.clock.Now())
+	c.countDropped(profile)
 	ds := c.newDrafts(w)
 	r := c.newRun(w, profile, c.cfg.FastModel, start, ds)
 	ans, err := c.loop(ctx, r)

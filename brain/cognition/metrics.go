@@ -24,6 +24,7 @@ type metrics struct {
 	escalations  prometheus.Counter
 	smartRetries prometheus.Counter
 	toolCalls    *prometheus.CounterVec
+	toolsDropped *prometheus.CounterVec
 	breakerOpen  prometheus.Gauge
 	// streamFallbacks counts streams the endpoint refused (answered whole instead).
 	streamFallbacks prometheus.Counter
@@ -66,6 +67,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "anima_cognition_tool_calls_total",
 			Help: "Tool calls by tool and outcome (ok, error, bad_args, unknown, refused).",
 		}, []string{"tool", "outcome"}),
+		toolsDropped: f.NewCounterVec(prometheus.CounterOpts{
+			Name: "anima_cognition_tools_dropped_total",
+			Help: "External tools (an MCP server's) left out of a run because all external tool definitions together were over their share of the prompt budget, by profile.",
+		}, []string{"profile"}),
 		breakerOpen: f.NewGauge(prometheus.GaugeOpts{
 			Name: "anima_cognition_breaker_open",
 			Help: "1 while the LLM circuit breaker is open (requests fail fast), else 0.",

@@ -15,7 +15,7 @@ import (
 // message(s). What of the recall fits is decided by fit (fit.go); so the prompt does not
 // grow with history.
 func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) []openai.ChatCompletionMessage {
-	budget := c.cfg.ContextTokens - c.reg.offerFor(profileOf(w)).tokens
+	budget := c.cfg.ContextTokens - c.offer(profileOf(w)).tokens
 
 	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: c.systemPrompt(w, now)}
 	if len(rc.Turns) > 0 {

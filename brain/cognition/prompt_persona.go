@@ -19,7 +19,7 @@ const concernGuidance = "Remember on purpose: when they mention something coming
 
 // offersTool reports whether runs of profile offer the tool named name.
 func (c *Cognition) offersTool(profile brain.Profile, name string) bool {
-	return slices.ContainsFunc(c.reg.specsFor(profile), func(s brain.ToolSpec) bool { return s.Name == name })
+	return slices.ContainsFunc(c.offer(profile).specs, func(s brain.ToolSpec) bool { return s.Name == name })
 }
 
 // interestsLine offers anima's own interests to a run that writes first because it misses

@@ -28,17 +28,28 @@ type Registry struct {
 	specs map[string]brain.ToolSpec
 	byNm  map[string]brain.Tool
 	group map[string]string // tool name -> its SetTools group
-	// offer caches what a profile offers the model; Register empties it. Tools are
-	// registered at assembly time, so after start every request reuses the entries.
-	offer map[brain.Profile]*offer
+	// offer caches what a profile offers the model within a share for external tools;
+	// Register and SetTools empty it. Tools are registered at assembly time, and an MCP
+	// server's change with its listing, so most requests reuse the entries.
+	offer map[offerKey]*offer
+}
+
+// offerKey is a profile and the tokens its external tools may take together.
+type offerKey struct {
+	profile brain.Profile
+	share   int
 }
 
 // offer is what a profile's tools add to each request, computed once per profile. Its
 // slices are shared by every run and request and must not be modified.
 type offer struct {
-	specs  []brain.ToolSpec
-	tokens int           // specTokens(specs)
-	defs   []openai.Tool // toolDefs(specs)
+	// specs are the tools offered: every tool of the profile registered with Register, and
+	// its external tools (SetTools) fenced as their server's words (externalSpec) within
+	// the share (withinShare).
+	specs   []brain.ToolSpec
+	dropped []dropped     // the external tools left out for the share, per group
+	tokens  int           // specTokens(specs)
+	defs    []openai.Tool // toolDefs(specs)
 	// calm is defs without core_escalate (nil when that leaves none): what a run offers
 	// once it is on the smart model or has escalated.
 	calm []openai.Tool
@@ -147,34 +158,37 @@ func (r *Registry) lookup(name string) (brain.Tool, brain.ToolSpec, bool) {
 	return t, r.specs[name], ok
 }
 
-// specsFor returns the specs of the profile's tools (shared: not to be modified).
-func (r *Registry) specsFor(p brain.Profile) []brain.ToolSpec {
-	return r.offerFor(p).specs
-}
-
-// offerFor returns the profile's cached offer, computing it on first use after a Register.
-func (r *Registry) offerFor(p brain.Profile) *offer {
+// offerFor returns the profile's cached offer with at most share tokens of external tools,
+// computing it on first use after a Register or SetTools.
+func (r *Registry) offerFor(p brain.Profile, share int) *offer {
 	if p == "" {
 		p = brain.ProfileChat
 	}
+	key := offerKey{p, share}
 	r.mu.RLock()
-	o := r.offer[p]
+	o := r.offer[key]
 	r.mu.RUnlock()
 	if o != nil {
 		return o
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if o := r.offer[p]; o != nil {
+	if o := r.offer[key]; o != nil {
 		return o
 	}
 	o = &offer{}
+	var groups []string // groups[i]: the SetTools group of o.specs[i]; "" for Register's
 	for _, t := range r.tools {
 		spec := r.specs[t.Spec().Name]
 		if p == brain.ProfileChat || slices.Contains(spec.Profiles, p) {
-			o.specs = append(o.specs, spec)
+			g := r.group[spec.Name]
+			if g != "" {
+				spec = externalSpec(g, spec)
+			}
+			o.specs, groups = append(o.specs, spec), append(groups, g)
 		}
 	}
+	o.specs, o.dropped = withinShare(o.specs, groups, share)
 	o.tokens = specTokens(o.specs)
 	o.defs = toolDefs(o.specs)
 	for _, d := range o.defs {
@@ -183,9 +197,9 @@ func (r *Registry) offerFor(p brain.Profile) *offer {
 		}
 	}
 	if r.offer == nil {
-		r.offer = map[brain.Profile]*offer{}
+		r.offer = map[offerKey]*offer{}
 	}
-	r.offer[p] = o
+	r.offer[key] = o
 	return o
 }
 

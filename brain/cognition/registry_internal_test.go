@@ -34,11 +34,11 @@ func defNames(o *offer) (specs, defs, calm []string) {
 func TestOfferCacheFollowsRegister(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{},"required":[]}`)
 	r := NewRegistry()
-	first := r.offerFor(brain.ProfileDream)
+	first := r.offerFor(brain.ProfileDream, 1000)
 	if len(first.specs) != 0 || len(first.defs) != 0 || len(first.calm) != 0 {
 		t.Fatalf("dream offer before any dream tool = %+v, want empty", first)
 	}
-	if r.offerFor(brain.ProfileChat) != r.offerFor("") || r.offerFor(brain.ProfileChat) != r.offerFor(brain.ProfileChat) {
+	if r.offerFor(brain.ProfileChat, 1000) != r.offerFor("", 1000) || r.offerFor(brain.ProfileChat, 1000) != r.offerFor(brain.ProfileChat, 1000) {
 		t.Error("offer is not cached per profile (\"\" meaning chat)")
 	}
 	if err := r.Register(fixedTool{Name: "plugin_dream", Parameters: schema, Profiles: []brain.Profile{brain.ProfileDream}}); err != nil {
@@ -57,7 +57,7 @@ func TestOfferCacheFollowsRegister(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.profile), func(t *testing.T) {
-			o := r.offerFor(tc.profile)
+			o := r.offerFor(tc.profile, 1000)
 			specs, defs, calm := defNames(o)
 			if !slices.Equal(specs, tc.wantSpecs) || !slices.Equal(defs, tc.wantSpecs) || !slices.Equal(calm, tc.wantCalm) {
 				t.Errorf("specs %v, defs %v, calm %v; want %v, %v", specs, defs, calm, tc.wantSpecs, tc.wantCalm)

@@ -51,8 +51,10 @@ func (s *server) adapt(listed []*mcp.Tool) []brain.Tool {
 		}
 		profiles := append([]brain.Profile{brain.ProfileChat}, s.cfg.Profiles...)
 		out = append(out, &tool{srv: s, name: lt.Name, shape: sh, spec: brain.ToolSpec{
-			Name:        name,
-			Description: fmt.Sprintf("[from the %s server; its answers are outside data] %s", s.cfg.Name, desc),
+			Name: name,
+			// The server's words as they are: cognition offers every tool of a SetTools
+			// group with its description cut, escaped and fenced as its server's.
+			Description: desc,
 			Parameters:  params,
 			// Only a tool the server marks read-only is free of side effects; the smart
 			// retry never repeats the others.
