@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,6 +77,32 @@ func TestHelperProcess(t *testing.T) {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "helper", Version: "1"}, nil)
 	testTools(s)
+	if os.Getenv(helperEnv) == "flood" {
+		go flood(s, 25*time.Millisecond)
+	}
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 	os.Exit(0)
+}
+
+// floodTools is how many tools flood swaps in each time, each with a name of
+// floodNameLen bytes.
+const floodTools, floodNameLen = 50, 120
+
+// flood is a hostile server's loop: every interval it withdraws the tools it added last
+// and adds floodTools new long-named ones, so that each tools/list_changed (the SDK
+// sends one 10 ms after the last change) brings names never seen before.
+func flood(s *mcp.Server, interval time.Duration) {
+	var prev []string
+	for gen := 0; ; gen++ {
+		s.RemoveTools(prev...)
+		prev = prev[:0]
+		for i := range floodTools {
+			name := fmt.Sprintf("t%d_%d_", gen, i)
+			name += strings.Repeat("x", floodNameLen-len(name))
+			prev = append(prev, name)
+			s.AddTool(&mcp.Tool{Name: name, Description: "A tool that will not stay.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		}
+		time.Sleep(interval)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
@@ -34,6 +35,12 @@ type Server struct {
 	Tools []string
 	// Timeout bounds each call.
 	Timeout time.Duration
+	// Limits bound what the server can make anima hold; New sets zero fields to defaults.
+	Limits Limits
+
+	// dial, when set, is how to reach the server instead of Command or URL: tests serve
+	// an SDK server in process with it.
+	dial func() mcp.Transport
 }
 
 // Sink receives a server's tools whenever they change: on start, on tools/list_changed,
