@@ -2,9 +2,10 @@
 // supervises each configured server (a stdio child or a streamable-HTTP endpoint), lists
 // its tools, adapts each to a brain.Tool with a strict schema, and hands them to the
 // cognition registry, where they obey the same profiles, per-run budget and untrusted
-// fence as anima's own tools. Files follow the flow: a server's lifecycle
-// (supervise.go, connect.go), its tools' schemas and names (schema.go, tool.go), a call
-// (call.go), and what is measured (metrics.go).
+// fence as anima's own tools. Each server is bounded by its Limits, whatever it sends.
+// Files follow the flow: a server's lifecycle (supervise.go, connect.go, bodylimit.go), its
+// listing within its limits (limits.go, listtools.go, refresh.go), its tools' schemas and
+// names (schema.go, tool.go), a call (call.go), and what is measured (metrics.go).
 package mcp
 
 import (
