@@ -26,8 +26,8 @@ type lineCount struct{ n atomic.Int64 }
 
 func (*lineCount) Enabled(context.Context, slog.Level) bool    { return true }
 func (h *lineCount) Handle(context.Context, slog.Record) error { h.n.Add(1); return nil }
-func (h *lineCount) WithAttrs([]slog.Attr) slog.Handler         { return h }
-func (h *lineCount) WithGroup(string) slog.Handler              { return h }
+func (h *lineCount) WithAttrs([]slog.Attr) slog.Handler        { return h }
+func (h *lineCount) WithGroup(string) slog.Handler             { return h }
 
 // mcpSeries counts the anima_mcp_* series reg holds.
 func mcpSeries(t *testing.T, reg *prometheus.Registry) int {

@@ -101,7 +101,9 @@ func flood(s *mcp.Server, interval time.Duration) {
 			name += strings.Repeat("x", floodNameLen-len(name))
 			prev = append(prev, name)
 			s.AddTool(&mcp.Tool{Name: name, Description: "A tool that will not stay.", InputSchema: json.RawMessage(`{"type":"object"}`)},
-				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				})
 		}
 		time.Sleep(interval)
 	}

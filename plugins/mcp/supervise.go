@@ -183,10 +183,7 @@ func (s *server) serve(ctx context.Context) (err error) {
 // connect starts the server and initialises a session with it. stop ends what connect
 // started (a stdio child's whole process group); the caller calls it after the session.
 func (s *server) connect(ctx context.Context) (*mcp.ClientSession, func(), error) {
-	t, stop, err := transport(s.cfg)
-	if s.cfg.dial != nil {
-		t, stop, err = s.cfg.dial(), func() {}, nil
-	}
+	t, stop, err := s.transport()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -233,3 +230,11 @@ func (s *server) session() *mcp.ClientSession {
 
 // groupName is the registry group of a server's tools.
 func groupName(server string) string { return "mcp:" + server }
+
+// transport is transport(s.cfg), or the test's in-process server when dial is set.
+func (s *server) transport() (mcp.Transport, func(), error) {
+	if s.cfg.dial != nil {
+		return s.cfg.dial(), func() {}, nil
+	}
+	return transport(s.cfg)
+}
