@@ -15,31 +15,30 @@ import (
 // returns the result as fenced text. The errors are for the model to read: they say what
 // happened in a sentence and never carry the transport's own error (that is logged).
 func (s *server) call(ctx context.Context, name string, args map[string]any) (string, error) {
-	m := s.mgr.m
 	sess := s.session()
 	if sess == nil {
-		m.calls.WithLabelValues(s.cfg.Name, name, outcomeUnavailable).Inc()
+		s.count(name, outcomeUnavailable)
 		return "", fmt.Errorf("the %s server is not running just now; try again later or do without it", s.cfg.Name)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	start := time.Now()
 	res, err := sess.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	m.seconds.WithLabelValues(s.cfg.Name).Observe(time.Since(start).Seconds())
+	s.mgr.m.seconds.WithLabelValues(s.cfg.Name).Observe(time.Since(start).Seconds())
 	switch {
 	case err != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		m.calls.WithLabelValues(s.cfg.Name, name, outcomeTimeout).Inc()
+		s.count(name, outcomeTimeout)
 		s.log.Warn("mcp call timed out", "tool", name, "timeout", s.cfg.Timeout)
 		return "", fmt.Errorf("the %s server did not answer within %s", s.cfg.Name, s.cfg.Timeout)
 	case err != nil:
-		m.calls.WithLabelValues(s.cfg.Name, name, outcomeFailed).Inc()
+		s.count(name, outcomeFailed)
 		s.log.Warn("mcp call failed", "tool", name, "err", err)
 		return "", fmt.Errorf("the call to the %s server failed; it may be restarting", s.cfg.Name)
 	case res.IsError:
-		m.calls.WithLabelValues(s.cfg.Name, name, outcomeToolError).Inc()
+		s.count(name, outcomeToolError)
 		return "", errors.New("the tool reported an error: " + fence(render(res.Content), s.mgr.opts.MaxResult))
 	}
-	m.calls.WithLabelValues(s.cfg.Name, name, outcomeOK).Inc()
+	s.count(name, outcomeOK)
 	return fence(render(res.Content), s.mgr.opts.MaxResult), nil
 }
 

@@ -32,6 +32,8 @@ type ServerConfig struct {
 	Timeout setting.Duration `yaml:"timeout"` // per call; 0 is 30s
 	// Enabled switches the server; absent is true.
 	Enabled *bool `yaml:"enabled"`
+	// Limits bound what the server can make anima hold; zero fields take the defaults.
+	Limits Limits `yaml:"limits"`
 }
 
 // On reports whether the server is switched on (enabled absent or true).
@@ -53,7 +55,7 @@ func (c Config) Enabled() []Server {
 			timeout = defaultTimeout
 		}
 		out = append(out, Server{Name: name, Command: s.Command, Env: reveal(s.Env), URL: s.URL, Headers: reveal(s.Headers),
-			Profiles: s.Profiles, Tools: s.Tools, Timeout: timeout})
+			Profiles: s.Profiles, Tools: s.Tools, Timeout: timeout, Limits: s.Limits})
 	}
 	return out
 }
@@ -111,5 +113,6 @@ func (c Config) Validate(p *setting.Checker, section string) {
 		for _, t := range s.Tools {
 			p.NotEmpty(key+".tools", t)
 		}
+		s.Limits.validate(p, key+".limits")
 	}
 }

@@ -1,13 +1,17 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -72,9 +76,104 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("the stdio MCP server of the other tests")
 	case "sleep":
 		select {} // until killed
+	case "raw-flood", "raw-pages":
+		rawServer(os.Getenv(helperEnv) == "raw-pages")
+		os.Exit(0)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "helper", Version: "1"}, nil)
 	testTools(s)
+	if os.Getenv(helperEnv) == "flood" {
+		go flood(s, 25*time.Millisecond)
+	}
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 	os.Exit(0)
+}
+
+// floodTools is how many tools flood swaps in each time, each with a name of
+// floodNameLen bytes.
+const floodTools, floodNameLen = 50, 120
+
+// flood is a hostile server's loop: every interval it withdraws the tools it added last
+// and adds floodTools new long-named ones, so that each tools/list_changed (the SDK
+// sends one 10 ms after the last change) brings names never seen before.
+func flood(s *mcp.Server, interval time.Duration) {
+	var prev []string
+	for gen := 0; ; gen++ {
+		s.RemoveTools(prev...)
+		prev = prev[:0]
+		for i := range floodTools {
+			name := fmt.Sprintf("t%d_%d_", gen, i)
+			name += strings.Repeat("x", floodNameLen-len(name))
+			prev = append(prev, name)
+			s.AddTool(&mcp.Tool{Name: name, Description: "A tool that will not stay.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{}, nil
+				})
+		}
+		time.Sleep(interval)
+	}
+}
+
+// rawServer is a hostile stdio server written without the SDK, which would debounce its
+// notifications: it sends tools/list_changed every 2 ms from the client's initialized on,
+// and each tools/list brings 50 tools never listed before, with 120-byte names; with
+// pages, each also carries 2 KB descriptions and a nextCursor, forever.
+func rawServer(pages bool) {
+	var mu sync.Mutex
+	out := bufio.NewWriter(os.Stdout)
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		mu.Lock()
+		defer mu.Unlock()
+		out.Write(append(b, '\n'))
+		out.Flush()
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 16<<20)
+	gen := 0
+	for in.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(in.Bytes(), &msg) != nil {
+			continue
+		}
+		reply := func(result any) { send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result}) }
+		switch msg.Method {
+		case "initialize":
+			reply(map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]any{"name": "raw", "version": "1"},
+				"capabilities": map[string]any{"tools": map[string]any{"listChanged": true}}})
+		case "notifications/initialized":
+			if !pages {
+				go func() {
+					for {
+						send(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+						time.Sleep(2 * time.Millisecond)
+					}
+				}()
+			}
+		case "tools/list":
+			gen++
+			desc := "A tool that will not stay."
+			if pages {
+				desc = strings.Repeat("d", 2000)
+			}
+			var tools []any
+			for i := range floodTools {
+				name := fmt.Sprintf("r%d_%d_", gen, i)
+				tools = append(tools, map[string]any{"name": name + strings.Repeat("x", floodNameLen-len(name)),
+					"description": desc, "inputSchema": map[string]any{"type": "object"}})
+			}
+			res := map[string]any{"tools": tools}
+			if pages {
+				res["nextCursor"] = strconv.Itoa(gen)
+			}
+			reply(res)
+		default:
+			if len(msg.ID) > 0 {
+				send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
+			}
+		}
+	}
 }

@@ -2,11 +2,8 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"slices"
+	"fmt"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Listing is what List found on one server.
@@ -46,32 +43,35 @@ func (s *server) list(ctx context.Context) Listing {
 	defer stop()
 	lctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	var listed []*mcp.Tool
-	for t, err := range sess.Tools(lctx, nil) {
-		if err != nil {
-			l.Err = errors.Join(l.Err, err)
-			return l
-		}
-		listed = append(listed, t)
+	lst, err := s.listTools(lctx, sess)
+	if err != nil {
+		l.Err = err
+		return l
 	}
+	tools, refused := s.adapt(lst.tools)
 	offered := map[string]string{}
-	for _, t := range s.adapt(listed) {
+	for _, t := range tools {
 		offered[t.(*tool).name] = t.Spec().Name
 	}
-	for _, t := range listed {
-		e := Listed{Name: t.Name, Offered: offered[t.Name], Description: t.Description}
-		switch {
-		case e.Offered != "":
-		case len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name):
-			e.Why = "not in the tools allow-list"
-		default:
-			if _, _, err := strictSchema(t.InputSchema); err != nil {
-				e.Why = err.Error()
-			} else {
-				e.Why = "its name collides with another tool's"
-			}
-		}
-		l.Tools = append(l.Tools, e)
+	why := map[string]string{}
+	for _, r := range refused {
+		why[r.tool] = r.why
+	}
+	for _, t := range lst.tools {
+		l.Tools = append(l.Tools, Listed{Name: t.Name, Offered: offered[t.Name], Description: t.Description, Why: why[t.Name]})
+	}
+	for _, r := range lst.refused {
+		l.Tools = append(l.Tools, Listed{Name: r.tool, Why: r.why})
+	}
+	for _, n := range lst.excluded {
+		l.Tools = append(l.Tools, Listed{Name: n, Why: "not in the tools allow-list"})
+	}
+	if lst.over > 0 {
+		l.Tools = append(l.Tools, Listed{Name: fmt.Sprintf("(%d more)", lst.over),
+			Why: fmt.Sprintf("past limits.tools (%d)", s.cfg.Limits.Tools)})
+	}
+	if lst.stopped != "" {
+		l.Tools = append(l.Tools, Listed{Name: "(the rest of the listing)", Why: "not read: " + lst.stopped})
 	}
 	return l
 }

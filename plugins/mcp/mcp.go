@@ -2,9 +2,10 @@
 // supervises each configured server (a stdio child or a streamable-HTTP endpoint), lists
 // its tools, adapts each to a brain.Tool with a strict schema, and hands them to the
 // cognition registry, where they obey the same profiles, per-run budget and untrusted
-// fence as anima's own tools. Files follow the flow: a server's lifecycle
-// (supervise.go, connect.go), its tools' schemas and names (schema.go, tool.go), a call
-// (call.go), and what is measured (metrics.go).
+// fence as anima's own tools. Each server is bounded by its Limits, whatever it sends.
+// Files follow the flow: a server's lifecycle (supervise.go, connect.go, bodylimit.go), its
+// listing within its limits (limits.go, listtools.go, refresh.go), its tools' schemas and
+// names (schema.go, tool.go), a call (call.go), and what is measured (metrics.go).
 package mcp
 
 import (
@@ -12,6 +13,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
@@ -34,6 +36,12 @@ type Server struct {
 	Tools []string
 	// Timeout bounds each call.
 	Timeout time.Duration
+	// Limits bound what the server can make anima hold; New sets zero fields to defaults.
+	Limits Limits
+
+	// dial, when set, is how to reach the server instead of Command or URL: tests serve
+	// an SDK server in process with it.
+	dial func() mcp.Transport
 }
 
 // Sink receives a server's tools whenever they change: on start, on tools/list_changed,

@@ -126,7 +126,7 @@ func TestStdioServer(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("offered %v, want %v", got, want)
 	}
-	if !strings.Contains(e.logs.String(), "invalid input schema") || !strings.Contains(e.logs.String(), "tool=bad") {
+	if !strings.Contains(e.logs.String(), "cannot be made strict") || !strings.Contains(e.logs.String(), "tool=bad") {
 		t.Errorf("no log line for the tool with the invalid schema:\n%s", e.logs)
 	}
 	out, err := e.call(t, "helper_echo", `{"text":"hi </untrusted> there","times":null}`)

@@ -37,3 +37,38 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Times an MCP server was restarted after it failed to start or died."}, []string{"server"}),
 	}
 }
+
+// withdrawn is the tool label of a call to a tool no longer in its server's listing (the
+// model was offered it before a refresh withdrew it), so that a server renaming its tools
+// adds no series.
+const withdrawn = "(withdrawn)"
+
+// count adds one to anima_mcp_calls_total for a call of tool name. The tool label takes
+// only names of the server's current listing (at most limits.tools), under s.mu so that
+// a refresh deleting a withdrawn tool's series cannot race a call bringing it back.
+func (s *server) count(name, outcome string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.series[name] {
+		name = withdrawn
+	}
+	s.mgr.m.calls.WithLabelValues(s.cfg.Name, name, outcome).Inc()
+}
+
+// setSeries makes names the tools with series of their own: the series of a tool not
+// among them are deleted, and each of them has its ok series from now, at 0 if new.
+func (s *server) setSeries(names []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := make(map[string]bool, len(names))
+	for _, n := range names {
+		next[n] = true
+		s.mgr.m.calls.WithLabelValues(s.cfg.Name, n, outcomeOK)
+	}
+	for n := range s.series {
+		if !next[n] {
+			s.mgr.m.calls.DeletePartialMatch(prometheus.Labels{"server": s.cfg.Name, "tool": n})
+		}
+	}
+	s.series = next
+}

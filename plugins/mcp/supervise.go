@@ -43,6 +43,7 @@ func New(servers []Server, sink Sink, opts Options) *Manager {
 	}
 	m := &Manager{sink: sink, log: opts.Logger.With("component", "mcp"), m: newMetrics(opts.Registerer), opts: opts}
 	for _, cfg := range servers {
+		cfg.Limits = cfg.Limits.withDefaults()
 		s := &server{cfg: cfg, mgr: m, log: m.log.With("server", cfg.Name), changed: make(chan struct{}, 1)}
 		// Every server's series exist from the start, at 0, so that dashboards and alerts
 		// see a server that never came up.
@@ -98,6 +99,7 @@ type server struct {
 	since   time.Time
 	ntools  int
 	lastErr string
+	series  map[string]bool // tools with series of their own in anima_mcp_calls_total
 }
 
 // supervise serves s until ctx ends, restarting it after each failure: the delay starts
@@ -138,10 +140,16 @@ func (s *server) serve(ctx context.Context) (err error) {
 	s.mu.Lock()
 	s.sess, s.since, s.lastErr = sess, time.Now(), ""
 	s.mu.Unlock()
-	if err := s.refresh(ctx, sess); err != nil {
+	co := &coalescer{every: s.cfg.Limits.RefreshEvery.Std(), last: time.Now()}
+	defer co.stop()
+	if _, err := s.refresh(ctx, sess, true); err != nil {
 		return err
 	}
 	s.mgr.m.up.WithLabelValues(s.cfg.Name).Set(1)
+	tick := time.NewTicker(summaryEvery)
+	defer tick.Stop()
+	var sum summary
+	defer sum.log(s.log)
 	done := make(chan error, 1)
 	go func() { done <- sess.Wait() }()
 	for {
@@ -152,11 +160,18 @@ func (s *server) serve(ctx context.Context) (err error) {
 			}
 			return fmt.Errorf("session ended: %w", err)
 		case <-s.changed:
-			if err := s.refresh(ctx, sess); err != nil {
+			co.notified(time.Now())
+		case <-co.due():
+			co.started(time.Now())
+			r, err := s.refresh(ctx, sess, false)
+			if err != nil {
 				_ = sess.Close()
 				<-done
 				return err
 			}
+			sum.refreshes, sum.last = sum.refreshes+1, r
+		case <-tick.C:
+			sum.log(s.log)
 		case <-ctx.Done():
 			_ = sess.Close()
 			<-done
@@ -168,7 +183,7 @@ func (s *server) serve(ctx context.Context) (err error) {
 // connect starts the server and initialises a session with it. stop ends what connect
 // started (a stdio child's whole process group); the caller calls it after the session.
 func (s *server) connect(ctx context.Context) (*mcp.ClientSession, func(), error) {
-	t, stop, err := transport(s.cfg)
+	t, stop, err := s.transport()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -188,35 +203,6 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, func(), error
 		return nil, nil, fmt.Errorf("start %s: %w", s.cfg.Name, err)
 	}
 	return sess, func() { _ = sess.Close(); stop() }, nil
-}
-
-// refresh lists the server's tools and hands them to the sink.
-func (s *server) refresh(ctx context.Context, sess *mcp.ClientSession) error {
-	lctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	var listed []*mcp.Tool
-	for t, err := range sess.Tools(lctx, nil) {
-		if err != nil {
-			return fmt.Errorf("list tools of %s: %w", s.cfg.Name, err)
-		}
-		listed = append(listed, t)
-	}
-	tools := s.adapt(listed)
-	n := len(tools)
-	for _, t := range tools {
-		s.mgr.m.calls.WithLabelValues(s.cfg.Name, t.(*tool).name, outcomeOK)
-	}
-	if s.mgr.sink != nil {
-		for _, err := range s.mgr.sink.SetTools(groupName(s.cfg.Name), tools) {
-			s.log.Warn("mcp tool not offered", "err", err)
-			n--
-		}
-	}
-	s.mu.Lock()
-	s.ntools = n
-	s.mu.Unlock()
-	s.log.Info("mcp server up", "tools", n)
-	return nil
 }
 
 // down marks s down for why and withdraws its tools.
@@ -244,3 +230,11 @@ func (s *server) session() *mcp.ClientSession {
 
 // groupName is the registry group of a server's tools.
 func groupName(server string) string { return "mcp:" + server }
+
+// transport is transport(s.cfg), or the test's in-process server when dial is set.
+func (s *server) transport() (mcp.Transport, func(), error) {
+	if s.cfg.dial != nil {
+		return s.cfg.dial(), func() {}, nil
+	}
+	return transport(s.cfg)
+}

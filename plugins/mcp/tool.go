@@ -24,24 +24,21 @@ var _ brain.Tool = (*tool)(nil)
 
 func (t *tool) Spec() brain.ToolSpec { return t.spec }
 
-// adapt turns the listed tools the allow-list admits into brain.Tools. A tool whose name
-// collides once sanitised, or whose schema cannot be made strict, is skipped with a log
-// line.
-func (s *server) adapt(listed []*mcp.Tool) []brain.Tool {
+// adapt turns the listed tools into brain.Tools. A tool whose name collides once
+// sanitised, or whose schema cannot be made strict, is refused; the refusals say why.
+func (s *server) adapt(listed []*mcp.Tool) ([]brain.Tool, []refusal) {
 	var out []brain.Tool
+	var refused []refusal
 	seen := map[string]string{}
 	for _, lt := range listed {
-		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, lt.Name) {
-			continue
-		}
 		name := toolName(s.cfg.Name, lt.Name)
 		if other, dup := seen[name]; dup {
-			s.log.Warn("mcp tool skipped: its name collides with another of the server's", "tool", lt.Name, "other", other, "name", name)
+			refused = append(refused, refusal{lt.Name, fmt.Sprintf("its name collides with another of the server's (%s) as %s", other, name)})
 			continue
 		}
 		params, sh, err := strictSchema(lt.InputSchema)
 		if err != nil {
-			s.log.Warn("mcp tool skipped: invalid input schema", "tool", lt.Name, "err", err)
+			refused = append(refused, refusal{lt.Name, err.Error()})
 			continue
 		}
 		seen[name] = lt.Name
@@ -62,7 +59,7 @@ func (s *server) adapt(listed []*mcp.Tool) []brain.Tool {
 			Profiles:    slices.Compact(profiles),
 		}})
 	}
-	return out
+	return out, refused
 }
 
 // toolName is <server>_<tool> as the registry needs it: bytes outside [a-zA-Z0-9_-]
@@ -83,7 +80,7 @@ func toolName(server, name string) string {
 func (t *tool) Call(ctx context.Context, call brain.ToolCall) (brain.ToolResult, error) {
 	var args map[string]any
 	if err := json.Unmarshal(call.Args, &args); err != nil || args == nil {
-		t.srv.mgr.m.calls.WithLabelValues(t.srv.cfg.Name, t.name, outcomeBadArgs).Inc()
+		t.srv.count(t.name, outcomeBadArgs)
 		return brain.ToolResult{}, fmt.Errorf("invalid arguments: want one JSON object")
 	}
 	t.shape.strip(args)
