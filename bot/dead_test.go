@@ -65,7 +65,7 @@ func TestDeadLettersPrunedAfterAWeek(t *testing.T) {
 	}
 	msg := brain.SendMessage{Chat: user, Text: "refused"}
 	for _, age := range []time.Duration{storage.DeadKeep + time.Hour, storage.DeadKeep - time.Hour} {
-		if err := st.Bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: user, User: user, At: time.Now().Add(-age), Message: &msg}); err != nil {
+		if _, err := st.Bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: user, User: user, At: time.Now().Add(-age), Message: &msg}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,7 +20,8 @@ type Sender interface {
 // The rules of delivery, per chat:
 //
 //   - A job delivers its entries in order. Each is delivered, or dropped when it never
-//     can be (ErrUndeliverable, kept as a dead letter; after ErrBlocked, the rest too,
+//     can be (ErrUndeliverable, kept as a dead letter that records the parts delivered
+//     before the refusal, so a retry sends only the rest; after ErrBlocked, the rest too,
 //     and the chat goes dormant); both remove it from the outbox.
 //   - Any other failure stops the job: that entry (resuming after its delivered parts)
 //     and the ones after it wait, and the chat is in backoff.
@@ -84,6 +85,12 @@ func (l *Loop) deliver(ctx context.Context, d *delivery, entries []brain.Outgoin
 			msg, user := e.Msg, e.User
 			if user == 0 {
 				user = privateUser(msg.Chat)
+			}
+			var partial *brain.PartialSendError
+			if errors.As(sendErr, &partial) {
+				// The first parts went out before the refusal: a retry sends the rest.
+				msg.SkipParts += partial.Sent
+				msg.Arrived = time.Time{}
 			}
 			l.bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: msg.Chat, User: user, At: l.deps.Clock.Now(),
 				Reason: sendErr.Error(), Message: &msg})
