@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
@@ -35,6 +36,11 @@ func (c *storeCompactor) pruneDead() {
 	if n > 0 {
 		c.log.Info("dead letters older than a week deleted", "dead_letters", n)
 	}
+}
+
+// storeOptions are the store's options from cfg: its dead-letter caps.
+func storeOptions(cfg config.Config) storage.Options {
+	return storage.Options{DeadPerUser: cfg.Storage.DeadLetters.PerUser, DeadPerChat: cfg.Storage.DeadLetters.PerChat}
 }
 
 // deadLetters answers `anima dead` on the control socket: it lists and shows the store's
