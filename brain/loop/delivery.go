@@ -89,7 +89,7 @@ func (l *Loop) deliver(ctx context.Context, d *delivery, entries []brain.Outgoin
 			var partial *brain.PartialSendError
 			if errors.As(sendErr, &partial) {
 				// The first parts went out before the refusal: a retry sends the rest.
-				msg.SkipParts += partial.Sent
+				msg.SkipParts = max(msg.SkipParts, partial.Sent)
 				msg.Arrived = time.Time{}
 			}
 			l.bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: msg.Chat, User: user, At: l.deps.Clock.Now(),
@@ -106,7 +106,7 @@ func (l *Loop) deliver(ctx context.Context, d *delivery, entries []brain.Outgoin
 					l.m.observeLatency(e.Msg, l.deps.Clock.Now())
 					d.left[0].Msg.Arrived = time.Time{}
 				}
-				d.left[0].Msg.SkipParts += partial.Sent
+				d.left[0].Msg.SkipParts = max(d.left[0].Msg.SkipParts, partial.Sent)
 				if u, ok := l.deps.Journal.(OutboxUpdater); ok {
 					if err := u.UpdateOutbox(e.ID, d.left[0].Msg); err != nil {
 						l.log.Error("record delivered parts in the outbox", "err", err)

@@ -328,6 +328,24 @@ func TestSendPartialFailureResumesWithoutRepeats(t *testing.T) {
 	}
 }
 
+// TestSendPartialCountsSkippedParts: PartialSendError.Sent counts the message's parts
+// from its first, the ones skipped as delivered before included.
+func TestSendPartialCountsSkippedParts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 0, nil)
+	text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
+	h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
+	h.srv.FailNext("sendMessage", 1, 400, 0)
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: text, SkipParts: 1})
+	var partial *brain.PartialSendError
+	if !errors.As(err, &partial) || partial.Sent != 2 {
+		t.Fatalf("err = %v, want a PartialSendError with 2 parts delivered (1 before, 1 now)", err)
+	}
+	if sent := h.srv.Sent(); len(sent) != 1 || !strings.HasPrefix(sent[0].Visible, "y") {
+		t.Errorf("sent %d parts, want only the second", len(sent))
+	}
+}
+
 func TestSendNothingVisibleIsUndeliverable(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, 0, nil)
