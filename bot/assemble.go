@@ -266,6 +266,10 @@ func (s *service) servers(cfg config.Config) error {
 		return err
 	}
 	s.ctl.dead = &deadLetters{store: store, loop: s.loop, inbox: s.inbox, now: s.clock.Now}
+	if s.tg != nil {
+		// The console talks to its one user whatever telegram.allowed_users says.
+		s.ctl.dead.may = func(d brain.DeadLetter) error { return MayRetry(d, cfg.Telegram) }
+	}
 	if cfg.Metrics.Listen != "" {
 		if s.ms, err = newMetricsServer(cfg.Metrics.Listen, s.reg, ready, s.log); err != nil {
 			_ = s.ctl.ln.Close()

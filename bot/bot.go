@@ -81,7 +81,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 			return err
 		}
 	}
-	store, err := storage.Open(cfg.Storage.Path, storage.Options{})
+	store, err := storage.Open(cfg.Storage.Path, storeOptions(cfg))
 	if err != nil {
 		return err
 	}

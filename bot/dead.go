@@ -9,10 +9,12 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
@@ -37,6 +39,44 @@ func (c *storeCompactor) pruneDead() {
 	}
 }
 
+// ErrNotAllowed is returned (wrapped) for a retry of a dead letter that concerns a user
+// anima no longer answers (not in telegram.allowed_users, and telegram.public off): the
+// letter is kept, and can be retried once the user is allowed again.
+var ErrNotAllowed = errors.New("not in telegram.allowed_users")
+
+// MayRetry returns nil if anima, configured with t, answers every user d concerns (its
+// user, a private chat's user, the senders of its signals), else an error wrapping
+// ErrNotAllowed: a retry would send to, or run for, someone it no longer talks to.
+func MayRetry(d brain.DeadLetter, t config.TelegramConfig) error {
+	if t.Public {
+		return nil
+	}
+	users := []int64{d.User, privateChatUser(d.Chat)}
+	for _, s := range d.Signals {
+		users = append(users, s.User)
+	}
+	for _, u := range users {
+		if u != 0 && !slices.Contains(t.AllowedUsers, u) {
+			return fmt.Errorf("dead letter %d not retried (kept): user %d: %w", d.ID, u, ErrNotAllowed)
+		}
+	}
+	return nil
+}
+
+// privateChatUser is the user of a private chat (Telegram gives it the user's id; groups
+// have negative ids), 0 for a group.
+func privateChatUser(chat int64) int64 {
+	if chat > 0 {
+		return chat
+	}
+	return 0
+}
+
+// storeOptions are the store's options from cfg: its dead-letter caps.
+func storeOptions(cfg config.Config) storage.Options {
+	return storage.Options{DeadPerUser: cfg.Storage.DeadLetters.PerUser, DeadPerChat: cfg.Storage.DeadLetters.PerChat}
+}
+
 // deadLetters answers `anima dead` on the control socket: it lists and shows the store's
 // dead letters, and retries one by putting it back in the store and handing it to the
 // running loop (a refused message to the outbox, a run's signals to the inbox).
@@ -45,11 +85,24 @@ type deadLetters struct {
 	loop  *loop.Loop
 	inbox *loop.Inbox
 	now   func() time.Time
+	// may refuses a retry (MayRetry with the service's telegram section); nil: any.
+	may func(brain.DeadLetter) error
 }
 
-// retry puts dead letter id back into the store and hands it to the running loop. What the
-// loop does not take before ctx ends stays in the store for the next start.
+// retry puts dead letter id back into the store and hands it to the running loop, unless
+// may refuses it (it is then kept). What the loop does not take before ctx ends stays in
+// the store for the next start.
 func (d *deadLetters) retry(ctx context.Context, id uint64) (brain.DeadLetter, error) {
+	if d.may != nil {
+		// A letter never changes once buried: what is checked is what is revived.
+		letter, err := d.store.DeadLetter(id)
+		if err != nil {
+			return brain.DeadLetter{}, err
+		}
+		if err := d.may(letter); err != nil {
+			return brain.DeadLetter{}, err
+		}
+	}
 	rv, err := d.store.Revive(id, d.now())
 	if err != nil {
 		return brain.DeadLetter{}, err
@@ -69,6 +122,8 @@ type deadAnswer struct {
 	Error   string             `json:"error,omitempty"`
 	// Missing says the id is not kept (storage.ErrNoDeadLetter).
 	Missing bool `json:"missing,omitempty"`
+	// Refused says the retry was refused, the letter kept (ErrNotAllowed).
+	Refused bool `json:"refused,omitempty"`
 }
 
 // serveDead answers a control request "dead list", "dead show ID" or "dead retry ID"
@@ -84,7 +139,7 @@ func (c *controlServer) serveDead(w io.Writer, req string) {
 		cancel()
 	}
 	if err != nil {
-		ans.Error, ans.Missing = err.Error(), errors.Is(err, storage.ErrNoDeadLetter)
+		ans.Error, ans.Missing, ans.Refused = err.Error(), errors.Is(err, storage.ErrNoDeadLetter), errors.Is(err, ErrNotAllowed)
 		c.log.Warn("dead letter request", "request", req, "err", err)
 	} else if strings.HasPrefix(req, "retry ") {
 		c.log.Info("dead letter retried", "id", ans.Letters[0].ID, "kind", ans.Letters[0].Kind, "chat", ans.Letters[0].Chat)
@@ -118,9 +173,10 @@ func deadRequest(ctx context.Context, req string, store *storage.Store,
 
 // Dead carries out an `anima dead` request on the store at storePath: "list", "show ID" or
 // "retry ID". If the service is running it asks it over the control socket (a retried
-// letter goes straight to its loop); otherwise it opens the store itself, and a retried
-// letter waits in the outbox or inbox for the next start. Errors wrap
-// storage.ErrNoDeadLetter for an id the store does not keep.
+// letter goes straight to its loop, unless the service refuses it: an error wrapping
+// ErrNotAllowed); otherwise it opens the store itself, and a retried letter waits in the
+// outbox or inbox for the next start (the caller checks MayRetry first: `anima dead`
+// does). Errors wrap storage.ErrNoDeadLetter for an id the store does not keep.
 func Dead(ctx context.Context, storePath, req string) ([]brain.DeadLetter, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", ControlSocket(storePath))
@@ -163,6 +219,8 @@ func askDead(conn net.Conn, req string) ([]brain.DeadLetter, error) {
 	switch {
 	case ans.Missing:
 		return nil, fmt.Errorf("%s: %w", strings.TrimSuffix(ans.Error, ": "+storage.ErrNoDeadLetter.Error()), storage.ErrNoDeadLetter)
+	case ans.Refused:
+		return nil, fmt.Errorf("%s: %w", strings.TrimSuffix(ans.Error, ": "+ErrNotAllowed.Error()), ErrNotAllowed)
 	case ans.Error != "":
 		return nil, errors.New(ans.Error)
 	}

@@ -17,8 +17,8 @@ const (
 	DeadHoldExpired DeadKind = "hold_expired"
 )
 
-// DeadLetter is work that failed for good, kept (for a week, by the store) with its
-// reason so an operator can see it and retry it.
+// DeadLetter is work that failed for good, kept (for a week, by the store, a bounded
+// number per user and per chat) with its reason so an operator can see it and retry it.
 type DeadLetter struct {
 	// ID is the store's number for it, set when it is buried.
 	ID   uint64   `json:"id"`
@@ -28,7 +28,8 @@ type DeadLetter struct {
 	User   int64     `json:"user,omitempty"`
 	At     time.Time `json:"at"`
 	Reason string    `json:"reason"`
-	// Message is the refused message (DeadUndeliverable).
+	// Message is the refused message (DeadUndeliverable); its SkipParts are the parts
+	// delivered before the refusal, which a retry does not send again.
 	Message *SendMessage `json:"message,omitempty"`
 	// Signals are the consumed signals of the run (DeadRunFailed, DeadHoldExpired).
 	Signals []Signal `json:"signals,omitempty"`

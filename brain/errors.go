@@ -20,8 +20,9 @@ var ErrBlocked = errors.New("recipient blocked the bot")
 var ErrUndeliverable = errors.New("message cannot be delivered")
 
 // PartialSendError is returned by a loop.Sender that delivered the first Sent parts of a
-// long message and then failed: a retry sets SendMessage.SkipParts so the user does not get
-// those parts twice.
+// long message and then failed: a retry sets SendMessage.SkipParts to Sent so the user
+// does not get those parts twice. Sent counts the message's parts from its first, those
+// an earlier try delivered (skipped by this one) included.
 type PartialSendError struct {
 	Sent int
 	Err  error

@@ -36,7 +36,7 @@ func TestCompactLeavesNoTraceOfForgottenData(t *testing.T) {
 	commitTurns(t, s, 7, 30, marker)
 	commitTurns(t, s, 8, 5, "someone else")
 	refused := brain.SendMessage{Chat: 7, Text: "an answer quoting " + marker}
-	if err := s.Bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: 7, User: 7, At: time.Now(), Message: &refused}); err != nil {
+	if _, err := s.Bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: 7, User: 7, At: time.Now(), Message: &refused}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Forget(7); err != nil {

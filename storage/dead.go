@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/loop"
@@ -15,6 +16,21 @@ import (
 
 // DeadKeep is how long a dead letter is kept.
 const DeadKeep = 7 * 24 * time.Hour
+
+// The default caps on the dead letters kept (Options.DeadPerUser, Options.DeadPerChat): a
+// model refusing every run buries one letter per message, up to thousands a day.
+const (
+	DeadPerUser = 50
+	DeadPerChat = 50
+)
+
+// DeadReasonMax is how many bytes of a dead letter's reason are kept (a provider's error
+// can carry a whole response body); a longer one is cut at a rune boundary and ends with
+// deadCutMark. The message or signals, which a retry sends or runs again, are kept whole.
+const DeadReasonMax = 4096
+
+// deadCutMark ends a reason cut to DeadReasonMax.
+const deadCutMark = " …[cut]"
 
 // ErrNoDeadLetter is returned for a dead-letter id the store does not hold (never buried,
 // retried, pruned or forgotten).
@@ -27,20 +43,82 @@ var _ loop.DeadLetters = (*Store)(nil)
 // the key alone. The bucket holds a week of failures, so the lookups by id scan it.
 func deadKey(d brain.DeadLetter) []byte { return Key(d.Chat, ID64(d.User), U64(d.ID)) }
 
-// Bury keeps d, with a fresh id, for DeadKeep.
-func (s *Store) Bury(d brain.DeadLetter) error {
-	err := s.Update(func(tx *Tx) error {
+// Bury keeps d, with a fresh id, for DeadKeep, its reason cut to DeadReasonMax. Past the
+// caps (Options.DeadPerUser for d's user in every chat, Options.DeadPerChat for d's
+// chat) it deletes the oldest letters, d being the newest, and returns how many.
+func (s *Store) Bury(d brain.DeadLetter) (dropped int, err error) {
+	d.Reason = cutReason(d.Reason)
+	err = s.Update(func(tx *Tx) error {
+		dropped = 0
 		id, err := tx.NextSeq(BucketDead)
 		if err != nil {
 			return err
 		}
 		d.ID = id
-		return tx.Put(BucketDead, deadKey(d), d)
+		if err := tx.Put(BucketDead, deadKey(d), d); err != nil {
+			return err
+		}
+		dropped, err = s.capDead(tx, d.Chat, d.User)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("keep %s dead letter of chat %d: %w", d.Kind, d.Chat, err)
+		return 0, fmt.Errorf("keep %s dead letter of chat %d: %w", d.Kind, d.Chat, err)
 	}
-	return nil
+	return dropped, nil
+}
+
+// capDead deletes the oldest dead letters of chat past s.deadPerChat and of user (0:
+// none) past s.deadPerUser, and returns how many it deleted. Keys alone tell: chat |
+// user | id, ids growing with time.
+func (s *Store) capDead(tx *Tx, chat, user int64) (int, error) {
+	var inChat, ofUser [][]byte
+	err := tx.Scan(BucketDead, nil, func(k, _ []byte) error {
+		if len(k) != 24 {
+			return nil
+		}
+		if int64(binary.BigEndian.Uint64(k[:8])) == chat {
+			inChat = append(inChat, bytes.Clone(k))
+		}
+		if user != 0 && int64(binary.BigEndian.Uint64(k[8:16])) == user {
+			ofUser = append(ofUser, bytes.Clone(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	drop := map[string]bool{}
+	for _, c := range []struct {
+		keys [][]byte
+		max  int
+	}{{inChat, s.deadPerChat}, {ofUser, s.deadPerUser}} {
+		if len(c.keys) <= c.max {
+			continue
+		}
+		slices.SortFunc(c.keys, func(a, b []byte) int { return bytes.Compare(a[16:], b[16:]) })
+		for _, k := range c.keys[:len(c.keys)-c.max] {
+			drop[string(k)] = true
+		}
+	}
+	for k := range drop {
+		if err := tx.Delete(BucketDead, []byte(k)); err != nil {
+			return 0, err
+		}
+	}
+	return len(drop), nil
+}
+
+// cutReason returns reason cut to DeadReasonMax bytes (with deadCutMark, at a rune
+// boundary).
+func cutReason(reason string) string {
+	if len(reason) <= DeadReasonMax {
+		return reason
+	}
+	cut := DeadReasonMax - len(deadCutMark)
+	for cut > 0 && !utf8.RuneStart(reason[cut]) {
+		cut--
+	}
+	return reason[:cut] + deadCutMark
 }
 
 // DeadLetters returns the dead letters kept, oldest first.
@@ -118,7 +196,8 @@ type Revival struct {
 }
 
 // Revive retries the dead letter id, in one transaction: it is deleted and its message
-// goes back into the outbox (DeadUndeliverable, to be sent again), or its signals into the
+// goes back into the outbox (DeadUndeliverable, to be sent again from the first part
+// never delivered: SendMessage.SkipParts is kept), or its signals into the
 // inbox with fresh ids (DeadRunFailed, DeadHoldExpired), stamped at now so the hold limit
 // counts from the retry. The caller hands them to the running loop; a stopped service
 // finds them at its next start. Errors wrap ErrNoDeadLetter for an unknown id.
@@ -141,7 +220,7 @@ func (s *Store) Revive(id uint64, now time.Time) (Revival, error) {
 				return err
 			}
 			msg := *d.Message
-			msg.SkipParts, msg.Arrived = 0, time.Time{}
+			msg.Arrived = time.Time{}
 			e := brain.Outgoing{ID: oid, Msg: msg, Created: now, User: d.User}
 			rv.Outbox = append(rv.Outbox, e)
 			return tx.Put(BucketOutbox, U64(oid), e)

@@ -2,10 +2,13 @@ package storage_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/storage"
@@ -15,7 +18,7 @@ import (
 func buryAll(t *testing.T, s *storage.Store, letters ...brain.DeadLetter) []uint64 {
 	t.Helper()
 	for _, d := range letters {
-		if err := s.Bury(d); err != nil {
+		if _, err := s.Bury(d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -72,7 +75,8 @@ func TestDeadLetters(t *testing.T) {
 	}
 }
 
-// TestReviveDeadLetter: a refused message goes back into the outbox; a failed run's
+// TestReviveDeadLetter: a refused message goes back into the outbox (its parts
+// delivered before the refusal still skipped); a failed run's
 // signals go back into the inbox with fresh ids, stamped at the retry; either way the
 // letter is gone, and a second retry finds nothing.
 func TestReviveDeadLetter(t *testing.T) {
@@ -95,8 +99,8 @@ func TestReviveDeadLetter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 1 || out[0].Msg.Text != "try me again" || out[0].Msg.SkipParts != 0 || out[0].User != 9 || len(rv.Outbox) != 1 || rv.Outbox[0].ID != out[0].ID {
-		t.Errorf("outbox after retry %+v (revival %+v), want the message once, from its first part", out, rv.Outbox)
+	if len(out) != 1 || out[0].Msg.Text != "try me again" || out[0].Msg.SkipParts != 1 || out[0].User != 9 || len(rv.Outbox) != 1 || rv.Outbox[0].ID != out[0].ID {
+		t.Errorf("outbox after retry %+v (revival %+v), want the message once, from the part never delivered", out, rv.Outbox)
 	}
 
 	rv, err = s.Revive(ids[1], now)
@@ -184,5 +188,137 @@ func TestOutboxRecordsUser(t *testing.T) {
 	}
 	if len(out) != 1 || out[0].User != 3 {
 		t.Errorf("outbox %+v, want one entry of user 3", out)
+	}
+}
+
+// TestDeadLettersCapped: past a cap, burying a letter deletes the oldest of that user's
+// (in every chat) or that chat's, the newest kept, and Bury says how many went; other
+// users' and chats' letters stay.
+func TestDeadLettersCapped(t *testing.T) {
+	t.Parallel()
+	const ann, ben, grp = 1, 2, -100
+	letter := func(chat, user int64, text string) brain.DeadLetter {
+		return brain.DeadLetter{Kind: brain.DeadRunFailed, Chat: chat, User: user, At: time.Now(), Reason: "model said no",
+			Signals: []brain.Signal{{ID: 1, Type: brain.SignalUserMessage, Chat: chat, User: user, Text: text}}}
+	}
+	texts := func(t *testing.T, s *storage.Store, chat, user int64) []string {
+		t.Helper()
+		all, err := s.DeadLetters()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range all {
+			if d.Chat == chat && d.User == user {
+				out = append(out, d.Signals[0].Text)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name             string
+		perUser, perChat int
+		bury             []brain.DeadLetter // after ben's letter in the group and ann's in her chat
+		wantDropped      []int              // Bury's answer for each of bury
+		wantAnn          []string           // ann's letters left in her private chat
+		wantAnnGroup     []string           // ann's letters left in the group
+		wantBen          int                // ben's letters left in the group
+	}{{
+		name: "per user across chats", perUser: 3, perChat: 10,
+		bury:        []brain.DeadLetter{letter(ann, ann, "a1"), letter(grp, ann, "g1"), letter(ann, ann, "a2"), letter(ann, ann, "a3")},
+		wantDropped: []int{0, 0, 1, 1},
+		// ann's first letter (buried before the cases) and then a1 went.
+		wantAnn: []string{"a2", "a3"}, wantAnnGroup: []string{"g1"}, wantBen: 1,
+	}, {
+		name: "per chat across users", perUser: 10, perChat: 2,
+		bury:        []brain.DeadLetter{letter(grp, ann, "g1"), letter(grp, ann, "g2")},
+		wantDropped: []int{0, 1},
+		// ben's letter in the group was the oldest there.
+		wantAnn: []string{"a0"}, wantAnnGroup: []string{"g1", "g2"}, wantBen: 0,
+	}, {
+		name: "cap of one keeps the newest", perUser: 1, perChat: 1,
+		bury:        []brain.DeadLetter{letter(ann, ann, "a1"), letter(ann, ann, "a2")},
+		wantDropped: []int{1, 1},
+		wantAnn:     []string{"a2"}, wantBen: 1,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{DeadPerUser: tc.perUser, DeadPerChat: tc.perChat})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			buryAll(t, s, letter(grp, ben, "b0"), letter(ann, ann, "a0"))
+			var dropped []int
+			for _, d := range tc.bury {
+				n, err := s.Bury(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dropped = append(dropped, n)
+			}
+			if !slices.Equal(dropped, tc.wantDropped) {
+				t.Errorf("Bury dropped %v, want %v", dropped, tc.wantDropped)
+			}
+			if got := texts(t, s, ann, ann); !slices.Equal(got, tc.wantAnn) {
+				t.Errorf("ann's letters in her chat %v, want %v", got, tc.wantAnn)
+			}
+			if got := texts(t, s, grp, ann); !slices.Equal(got, tc.wantAnnGroup) {
+				t.Errorf("ann's letters in the group %v, want %v", got, tc.wantAnnGroup)
+			}
+			if got := texts(t, s, grp, ben); len(got) != tc.wantBen {
+				t.Errorf("ben's letters in the group %v, want %d", got, tc.wantBen)
+			}
+		})
+	}
+}
+
+// TestDeadLettersDefaultCap: 1,000 failures of one user leave storage.DeadPerUser letters,
+// the newest, and the rest counted as dropped.
+func TestDeadLettersDefaultCap(t *testing.T) {
+	t.Parallel()
+	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	const failures = 1000
+	total := 0
+	for i := range failures {
+		n, err := s.Bury(brain.DeadLetter{Kind: brain.DeadRunFailed, Chat: 7, User: 7, At: time.Now(), Reason: "400",
+			Signals: []brain.Signal{{ID: uint64(i + 1), Type: brain.SignalUserMessage, Chat: 7, User: 7, Text: fmt.Sprint(i)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+	}
+	ids := deadIDs(t, s)
+	if len(ids) != storage.DeadPerUser || ids[0] != failures-storage.DeadPerUser+1 || ids[len(ids)-1] != failures {
+		t.Errorf("%d letters kept (ids %v…), want the newest %d", len(ids), ids[:min(len(ids), 3)], storage.DeadPerUser)
+	}
+	if total != failures-storage.DeadPerUser {
+		t.Errorf("Bury reported %d dropped, want %d", total, failures-storage.DeadPerUser)
+	}
+}
+
+// TestDeadReasonCut: a reason longer than DeadReasonMax is kept cut, with a mark, at a
+// rune boundary; a short one whole.
+func TestDeadReasonCut(t *testing.T) {
+	t.Parallel()
+	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	long := "400 " + strings.Repeat("é", storage.DeadReasonMax) // 2 bytes a rune
+	msg := brain.SendMessage{Chat: 9, Text: strings.Repeat("whole ", 2000)}
+	ids := buryAll(t, s,
+		brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: 9, User: 9, At: time.Now(), Reason: long, Message: &msg},
+		brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: 9, User: 9, At: time.Now(), Reason: "short", Message: &msg},
+	)
+	d, err := s.DeadLetter(ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Reason) > storage.DeadReasonMax || !utf8.ValidString(d.Reason) || !strings.HasPrefix(d.Reason, "400 éé") || !strings.HasSuffix(d.Reason, "…[cut]") {
+		t.Errorf("long reason kept as %d bytes ending %q, want at most %d, valid UTF-8, with the cut mark", len(d.Reason), d.Reason[max(len(d.Reason)-12, 0):], storage.DeadReasonMax)
+	}
+	if d.Message.Text != msg.Text {
+		t.Errorf("message kept as %d bytes, want its %d whole (a retry sends it)", len(d.Message.Text), len(msg.Text))
+	}
+	if d, err := s.DeadLetter(ids[1]); err != nil || d.Reason != "short" {
+		t.Errorf("short reason kept as %q (%v)", d.Reason, err)
 	}
 }

@@ -6,6 +6,7 @@
 package storage
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -87,6 +88,10 @@ type Options struct {
 	// where a crash or power loss with it set can lose committed transactions or corrupt
 	// the file.
 	NoSync bool
+	// DeadPerUser and DeadPerChat cap the dead letters kept for one user (in every chat)
+	// and in one chat: burying one more drops the oldest (default DeadPerUser and
+	// DeadPerChat).
+	DeadPerUser, DeadPerChat int
 }
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
@@ -102,6 +107,8 @@ type Store struct {
 	noSync      bool
 	epochTurns  uint64 // Options.EpochTurns
 	compactWait time.Duration
+
+	deadPerUser, deadPerChat int // Options.DeadPerUser, DeadPerChat
 
 	sentDelay time.Duration
 	sentMu    sync.Mutex
@@ -169,6 +176,7 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.EpochTurns > 0 {
 		s.epochTurns = uint64(opts.EpochTurns)
 	}
+	s.deadPerUser, s.deadPerChat = cmp.Or(max(opts.DeadPerUser, 0), DeadPerUser), cmp.Or(max(opts.DeadPerChat, 0), DeadPerChat)
 	if opts.ReadOnly {
 		return s, nil
 	}

@@ -112,6 +112,15 @@ type StorageConfig struct {
 	// CompactInterval is the least time between two compactions that erase forgotten
 	// data from the file (the first after a quiet spell runs a second after /forget).
 	CompactInterval Duration `yaml:"compact_interval"`
+	// DeadLetters caps the failed work kept for `anima dead` (storage.dead_letters).
+	DeadLetters DeadLettersConfig `yaml:"dead_letters"`
+}
+
+// DeadLettersConfig is storage.dead_letters: how many dead letters are kept for one user
+// (in every chat) and in one chat; past either, burying one more drops the oldest.
+type DeadLettersConfig struct {
+	PerUser int `yaml:"per_user"`
+	PerChat int `yaml:"per_chat"`
 }
 
 // MetricsConfig is the metrics section.
@@ -240,7 +249,8 @@ func Default() Config {
 			// DailyUserTokenBudget: a heavy day of chat (about 150 turns of 6000 tokens).
 			DailyUserTokenBudget: 1_000_000,
 		},
-		Storage: StorageConfig{Path: "./data/anima.db", CompactInterval: Duration(10 * time.Minute)},
+		Storage: StorageConfig{Path: "./data/anima.db", CompactInterval: Duration(10 * time.Minute),
+			DeadLetters: DeadLettersConfig{PerUser: 50, PerChat: 50}}, // storage.DeadPerUser, DeadPerChat
 		Metrics: MetricsConfig{Listen: "127.0.0.1:9464"},
 		Proactive: ProactiveConfig{
 			Enabled:       true,

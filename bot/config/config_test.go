@@ -210,7 +210,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"unknown key with suggestion", "llm:\n  fast_model: a\n  fast_modle: b",
 			[]string{`line 3: llm.fast_modle: unknown key; did you mean "fast_model"?`}},
 		{"unknown key lists known ones", "storage:\n  driver: bolt",
-			[]string{`line 2: storage.driver: unknown key; storage accepts path, compact_interval`}},
+			[]string{`line 2: storage.driver: unknown key; storage accepts path, compact_interval, dead_letters`}},
 		{"unknown section", "telgram:\n  token: x",
 			[]string{`line 1: telgram: unknown key; did you mean "telegram"?`}},
 		{"unknown nested key", "telegram:\n  webhook:\n    secret: x",
@@ -841,5 +841,39 @@ func TestCompactIntervalValidated(t *testing.T) {
 	}
 	if !found {
 		t.Error("storage.compact_interval: 0 was accepted")
+	}
+}
+
+// TestDeadLetterCapsValidated: storage.dead_letters.per_user and per_chat default to 50
+// and must be 1 to 10000; Validate names the bad key.
+func TestDeadLetterCapsValidated(t *testing.T) {
+	t.Parallel()
+	if got := Default().Storage.DeadLetters; got.PerUser != 50 || got.PerChat != 50 {
+		t.Errorf("default storage.dead_letters = %+v, want 50 per user and per chat", got)
+	}
+	for _, tc := range []struct {
+		name             string
+		perUser, perChat int
+		want             []string
+	}{
+		{"defaults", 50, 50, nil},
+		{"bounds", 1, 10000, nil},
+		{"zero per user", 0, 50, []string{"storage.dead_letters.per_user"}},
+		{"both out", -1, 10001, []string{"storage.dead_letters.per_chat", "storage.dead_letters.per_user"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Default()
+			c.Storage.DeadLetters = DeadLettersConfig{PerUser: tc.perUser, PerChat: tc.perChat}
+			var got []string
+			for _, e := range c.validate() {
+				if strings.HasPrefix(e.Key, "storage.dead_letters") {
+					got = append(got, e.Key)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("keys refused %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

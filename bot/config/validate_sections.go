@@ -123,10 +123,22 @@ func (c Config) validateLimits(p *checker) {
 	}
 }
 
+// maxDeadLetters bounds storage.dead_letters.per_user and per_chat: every burial scans
+// the letters kept.
+const maxDeadLetters = 10000
+
 // validateStorage checks storage and metrics.
 func (c Config) validateStorage(p *checker) {
 	p.NotEmpty("storage.path", c.Storage.Path)
 	p.Positive("storage.compact_interval", c.Storage.CompactInterval)
+	for _, k := range []struct {
+		key string
+		n   int
+	}{{"storage.dead_letters.per_user", c.Storage.DeadLetters.PerUser}, {"storage.dead_letters.per_chat", c.Storage.DeadLetters.PerChat}} {
+		if k.n < 1 || k.n > maxDeadLetters {
+			p.Add(k.key, "must be 1 to %d; got %d", maxDeadLetters, k.n)
+		}
+	}
 	if c.Metrics.Listen != "" {
 		p.Listen("metrics.listen", c.Metrics.Listen, "127.0.0.1:9464 (or \"\" to disable)")
 	}

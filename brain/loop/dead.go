@@ -6,20 +6,28 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// DeadLetters keeps work that failed for good (implemented over storage). Bury returns
-// the store's error; the work is dropped all the same.
+// DeadLetters keeps work that failed for good (implemented over storage), a bounded
+// number per user and per chat. Bury returns how many older letters it dropped to make
+// room, or the store's error (the work is dropped all the same).
 type DeadLetters interface {
-	Bury(d brain.DeadLetter) error
+	Bury(d brain.DeadLetter) (dropped int, err error)
 }
 
-// bury keeps d (when the loop has DeadLetters) and counts it.
+// bury keeps d (when the loop has DeadLetters) and counts it, and the older letters it
+// pushed out.
 func (l *Loop) bury(d brain.DeadLetter) {
 	l.m.deadLetters.WithLabelValues(string(d.Kind)).Inc()
 	if l.deps.DeadLetters == nil {
 		return
 	}
-	if err := l.deps.DeadLetters.Bury(d); err != nil {
+	dropped, err := l.deps.DeadLetters.Bury(d)
+	if err != nil {
 		l.log.Error("keep dead letter", "kind", d.Kind, "chat", d.Chat, "err", err)
+		return
+	}
+	if dropped > 0 {
+		l.m.deadDropped.Add(float64(dropped))
+		l.log.Debug("oldest dead letters dropped over the cap", "kind", d.Kind, "chat", d.Chat, "dropped", dropped)
 	}
 }
 

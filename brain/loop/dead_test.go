@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,9 +20,14 @@ import (
 // deadHarness is a harness whose failed work is kept in a real store, with a fresh
 // registry for anima_dead_letters_total.
 func deadHarness(t *testing.T) (*harness, *storage.Store, *prometheus.Registry) {
+	return deadHarnessWith(t, storage.Options{})
+}
+
+// deadHarnessWith is deadHarness over a store opened with opts (its dead-letter caps).
+func deadHarnessWith(t *testing.T, opts storage.Options) (*harness, *storage.Store, *prometheus.Registry) {
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
-	st, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
+	st, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +107,64 @@ func TestDeadLetterUndeliverable(t *testing.T) {
 				t.Errorf("anima_dead_letters_total{kind=undeliverable} = %v, want 1", n)
 			}
 		})
+	}
+}
+
+// TestDeadLetterRecordsDeliveredParts: a split message refused for good after its
+// first part went out is kept with that part marked delivered (SkipParts), so a retry
+// sends only the rest.
+func TestDeadLetterRecordsDeliveredParts(t *testing.T) {
+	t.Parallel()
+	h, st, _ := deadHarness(t)
+	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
+		return brain.Outcome{Intents: []brain.Intent{brain.SendMessage{Chat: w.Chat, Text: "a long answer", Kind: brain.KindReply}}}, nil
+	}
+	h.sender.fail = func(brain.SendMessage) error {
+		return &brain.PartialSendError{Sent: 1, Err: fmt.Errorf("send part 2/3: 400 Bad Request: %w", brain.ErrUndeliverable)}
+	}
+	h.start()
+	h.submit(h.msg(1, 5, "hi"))
+	recv(t, h.sender.attempts, "the refused send")
+	h.stop()
+	d := onlyLetter(t, st)
+	if d.Message == nil || d.Message.SkipParts != 1 || !d.Message.Arrived.IsZero() {
+		t.Errorf("dead letter %+v, want its message with the 1 part delivered recorded", d)
+	}
+}
+
+// TestDeadLettersDroppedCounted: past the store's cap the oldest letters go, and
+// anima_dead_letters_dropped_total counts them.
+func TestDeadLettersDroppedCounted(t *testing.T) {
+	t.Parallel()
+	h, st, reg := deadHarnessWith(t, storage.Options{DeadPerUser: 2, DeadPerChat: 2})
+	h.think.script = func(context.Context, brain.Wake) (brain.Outcome, error) {
+		return brain.Outcome{}, errors.New("400 model refused")
+	}
+	h.start()
+	for i := range 5 {
+		h.submit(h.msg(uint64(i+1), 5, fmt.Sprint("message ", i+1)))
+		recv(t, h.sender.attempts, "the apology")
+	}
+	h.stop()
+	all, err := st.DeadLetters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, d := range all {
+		for _, s := range d.Signals {
+			kept = append(kept, s.Text)
+		}
+	}
+	if !slices.Equal(kept, []string{"message 4", "message 5"}) {
+		t.Errorf("dead letters hold %q, want the newest two", kept)
+	}
+	want := `# HELP anima_dead_letters_dropped_total Older dead letters deleted to keep a user's or a chat's within the cap (storage.dead_letters).
+# TYPE anima_dead_letters_dropped_total counter
+anima_dead_letters_dropped_total 3
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "anima_dead_letters_dropped_total"); err != nil {
+		t.Error(err)
 	}
 }
 

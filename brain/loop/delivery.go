@@ -20,7 +20,8 @@ type Sender interface {
 // The rules of delivery, per chat:
 //
 //   - A job delivers its entries in order. Each is delivered, or dropped when it never
-//     can be (ErrUndeliverable, kept as a dead letter; after ErrBlocked, the rest too,
+//     can be (ErrUndeliverable, kept as a dead letter that records the parts delivered
+//     before the refusal, so a retry sends only the rest; after ErrBlocked, the rest too,
 //     and the chat goes dormant); both remove it from the outbox.
 //   - Any other failure stops the job: that entry (resuming after its delivered parts)
 //     and the ones after it wait, and the chat is in backoff.
@@ -85,6 +86,12 @@ func (l *Loop) deliver(ctx context.Context, d *delivery, entries []brain.Outgoin
 			if user == 0 {
 				user = privateUser(msg.Chat)
 			}
+			var partial *brain.PartialSendError
+			if errors.As(sendErr, &partial) {
+				// The first parts went out before the refusal: a retry sends the rest.
+				msg.SkipParts = max(msg.SkipParts, partial.Sent)
+				msg.Arrived = time.Time{}
+			}
 			l.bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: msg.Chat, User: user, At: l.deps.Clock.Now(),
 				Reason: sendErr.Error(), Message: &msg})
 		default:
@@ -99,7 +106,7 @@ func (l *Loop) deliver(ctx context.Context, d *delivery, entries []brain.Outgoin
 					l.m.observeLatency(e.Msg, l.deps.Clock.Now())
 					d.left[0].Msg.Arrived = time.Time{}
 				}
-				d.left[0].Msg.SkipParts += partial.Sent
+				d.left[0].Msg.SkipParts = max(d.left[0].Msg.SkipParts, partial.Sent)
 				if u, ok := l.deps.Journal.(OutboxUpdater); ok {
 					if err := u.UpdateOutbox(e.ID, d.left[0].Msg); err != nil {
 						l.log.Error("record delivered parts in the outbox", "err", err)

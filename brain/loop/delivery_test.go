@@ -152,6 +152,31 @@ func TestLoopDropsUndeliverableAndResumesPartialSends(t *testing.T) {
 			t.Errorf("outbox entry not updated with the delivered parts: %+v", h.journal.updated)
 		}
 	})
+	t.Run("a second partial send resumes after every part delivered", func(t *testing.T) {
+		// PartialSendError.Sent counts the message's parts delivered, those skipped too.
+		h := newHarness(t, noProactive())
+		h.cfg.Tick = 5 * time.Millisecond
+		var calls atomic.Int32
+		h.sender.fail = func(brain.SendMessage) error {
+			switch calls.Add(1) {
+			case 1:
+				return &brain.PartialSendError{Sent: 1, Err: errors.New("network down")}
+			case 2:
+				return &brain.PartialSendError{Sent: 2, Err: errors.New("network down")}
+			}
+			return nil
+		}
+		h.start()
+		h.submit(h.msg(1, 5, "hi"))
+		recv(t, h.sender.attempts, "the first attempt")
+		if m := advanceUntil(t, h, time.Minute, "the first retry"); m.SkipParts != 1 {
+			t.Errorf("first retry skips %d parts, want the 1 delivered", m.SkipParts)
+		}
+		if m := advanceUntil(t, h, 2*time.Minute, "the second retry"); m.SkipParts != 2 {
+			t.Errorf("second retry skips %d parts, want the 2 delivered (not 1+2)", m.SkipParts)
+		}
+		h.stop()
+	})
 }
 
 func TestLoopNewRepliesQueueBehindAFailedOne(t *testing.T) {

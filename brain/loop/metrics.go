@@ -58,6 +58,7 @@ type loopMetrics struct {
 	intentsUnhandled *prometheus.CounterVec
 	replyLatency     *prometheus.HistogramVec
 	deadLetters      *prometheus.CounterVec
+	deadDropped      prometheus.Counter
 }
 
 func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
@@ -84,6 +85,8 @@ func newLoopMetrics(reg prometheus.Registerer) *loopMetrics {
 			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120}}, []string{"kind"}),
 		deadLetters: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_dead_letters_total",
 			Help: "Work that failed for good and was kept as a dead letter, by kind: undeliverable, run_failed, hold_expired."}, []string{"kind"}),
+		deadDropped: f.NewCounter(prometheus.CounterOpts{Name: "anima_dead_letters_dropped_total",
+			Help: "Older dead letters deleted to keep a user's or a chat's within the cap (storage.dead_letters)."}),
 	}
 	// Known label values start at 0, so rates and dashboards see them before the first event.
 	for _, k := range []brain.MessageKind{brain.KindReply, brain.KindProactive, brain.KindFollowup, brain.KindReminder, brain.KindSystem} {

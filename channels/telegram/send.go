@@ -37,7 +37,9 @@ var errParse = errors.New("telegram could not parse the message's entities")
 // delivered) is sent with its tags stripped. A 429 waits retry_after and resends the same
 // part; 5xx and network errors are retried with exponential backoff (Options.MaxAttempts).
 // Errors: one wrapping brain.ErrBlocked on 403; the Bot API error for other 4xx; the
-// last error once retries are exhausted; ctx's error if it ends.
+// last error once retries are exhausted; ctx's error if it ends. Any of these after the
+// first parts went out comes as a *brain.PartialSendError saying how many (unless the
+// plain-text fallback re-split the message), so a resend skips them.
 func (c *Channel) Send(ctx context.Context, m brain.SendMessage) error {
 	if m.Chat == 0 {
 		return errors.New("telegram send: no chat")
@@ -76,7 +78,9 @@ func (c *Channel) Send(ctx context.Context, m brain.SendMessage) error {
 		}
 		if err != nil {
 			err = fmt.Errorf("telegram send part %d/%d: %w", i+1, len(parts), err)
-			if i > 0 && htmlMode {
+			// Parts delivered are reported while they are the parts a resend splits m
+			// into: not after the plain-text fallback re-split it.
+			if i > 0 && htmlMode == !m.Plain {
 				return &brain.PartialSendError{Sent: i, Err: err}
 			}
 			return err

@@ -279,32 +279,70 @@ func TestSendHonoursContext(t *testing.T) {
 	}
 }
 
+// TestSendPartialFailureResumesWithoutRepeats: a split message (Markdown or plain) whose
+// second part fails reports the part delivered, whether the failure is passing (500s)
+// or for good (400, kept as a dead letter); resent with SkipParts, no part goes twice.
 func TestSendPartialFailureResumesWithoutRepeats(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, 0, func(_ *Config, o *Options) { o.MaxAttempts = 2 })
+	for _, tc := range []struct {
+		name          string
+		plain         bool
+		code, n       int
+		undeliverable bool
+	}{
+		{"markdown, server errors", false, 500, 2, false},
+		{"plain, server errors", true, 500, 2, false},
+		{"markdown, refused", false, 400, 1, true},
+		{"plain, refused", true, 400, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, 0, func(_ *Config, o *Options) { o.MaxAttempts = 2 })
+			text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
+			h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
+			h.srv.FailNext("sendMessage", tc.n, tc.code, 0)
+			msg := brain.SendMessage{Chat: alice, Text: text, ReplyTo: 7, Plain: tc.plain}
+			err := h.ch.Send(testCtx(t), msg)
+			var partial *brain.PartialSendError
+			if !errors.As(err, &partial) || partial.Sent != 1 || errors.Is(err, brain.ErrUndeliverable) != tc.undeliverable {
+				t.Fatalf("err = %v, want a PartialSendError after 1 part (undeliverable: %v)", err, tc.undeliverable)
+			}
+			// The outbox's retry, or a dead letter's, skips what was delivered.
+			msg.SkipParts = partial.Sent
+			if err := h.ch.Send(testCtx(t), msg); err != nil {
+				t.Fatal(err)
+			}
+			sent := h.srv.Sent()
+			if len(sent) != 3 {
+				t.Fatalf("delivered %d parts, want 3 (none twice)", len(sent))
+			}
+			for i, c := range []string{"x", "y", "z"} {
+				if !strings.HasPrefix(sent[i].Visible, c) {
+					t.Errorf("part %d starts %q, want %q", i, sent[i].Visible[:1], c)
+				}
+			}
+			if sent[1].ReplyTo != 0 {
+				t.Errorf("a resumed part replies to %d; only the first part is a reply", sent[1].ReplyTo)
+			}
+		})
+	}
+}
+
+// TestSendPartialCountsSkippedParts: PartialSendError.Sent counts the message's parts
+// from its first, the ones skipped as delivered before included.
+func TestSendPartialCountsSkippedParts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 0, nil)
 	text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
 	h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
-	h.srv.FailNext("sendMessage", 2, 500, 0)
-	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: text, ReplyTo: 7})
+	h.srv.FailNext("sendMessage", 1, 400, 0)
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: text, SkipParts: 1})
 	var partial *brain.PartialSendError
-	if !errors.As(err, &partial) || partial.Sent != 1 {
-		t.Fatalf("err = %v, want a PartialSendError after 1 part", err)
+	if !errors.As(err, &partial) || partial.Sent != 2 {
+		t.Fatalf("err = %v, want a PartialSendError with 2 parts delivered (1 before, 1 now)", err)
 	}
-	// The outbox's retry skips what was delivered.
-	if err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: text, ReplyTo: 7, SkipParts: partial.Sent}); err != nil {
-		t.Fatal(err)
-	}
-	sent := h.srv.Sent()
-	if len(sent) != 3 {
-		t.Fatalf("delivered %d parts, want 3 (none twice)", len(sent))
-	}
-	for i, c := range []string{"x", "y", "z"} {
-		if !strings.HasPrefix(sent[i].Visible, c) {
-			t.Errorf("part %d starts %q, want %q", i, sent[i].Visible[:1], c)
-		}
-	}
-	if sent[1].ReplyTo != 0 {
-		t.Errorf("a resumed part replies to %d; only the first part is a reply", sent[1].ReplyTo)
+	if sent := h.srv.Sent(); len(sent) != 1 || !strings.HasPrefix(sent[0].Visible, "y") {
+		t.Errorf("sent %d parts, want only the second", len(sent))
 	}
 }
 

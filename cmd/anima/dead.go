@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,9 +20,10 @@ import (
 
 const deadUsage = `Usage:
   anima dead list     [FILE]   list the dead letters (failed work kept for 7 days)
-  anima dead show ID  [FILE]   show one whole
-  anima dead retry ID [FILE]   retry it: a refused message is sent again, a failed
-                               or expired run runs again
+  anima dead show ID  [FILE]   show one whole (control characters shown escaped)
+  anima dead retry ID [FILE]   retry it: a refused message is sent again (the parts
+                               never delivered), a failed or expired run runs again;
+                               refused for a user no longer in telegram.allowed_users
 FILE is the configuration (also --config FILE, or $ANIMA_CONFIG).
 `
 
@@ -80,6 +80,17 @@ func dead(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if words[0] == "retry" {
+		// The running service checks its own configuration too; a stopped one cannot.
+		letters, err := bot.Dead(ctx, cfg.Storage.Path, "show "+words[1])
+		if err == nil {
+			err = bot.MayRetry(letters[0], cfg.Telegram)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "anima dead: %s\n", err)
+			return 1
+		}
+	}
 	letters, err := bot.Dead(ctx, cfg.Storage.Path, req)
 	if err != nil {
 		fmt.Fprintf(stderr, "anima dead: %s\n", err)
@@ -89,15 +100,13 @@ func dead(args []string, stdout, stderr io.Writer) int {
 	case "list":
 		printDeadList(stdout, letters)
 	case "show":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(letters[0]); err != nil {
-			fmt.Fprintf(stderr, "anima dead: %s\n", err)
-			return 1
-		}
+		printDeadLetter(stdout, letters[0])
 	case "retry":
 		d := letters[0]
 		what := "its message is back in the outbox"
+		if d.Message != nil && d.Message.SkipParts > 0 {
+			what = fmt.Sprintf("its message is back in the outbox, to be sent from part %d (the parts before were delivered)", d.Message.SkipParts+1)
+		}
 		if d.Message == nil {
 			what = fmt.Sprintf("its %d signals are back in the inbox for a new run", len(d.Signals))
 		}
@@ -119,9 +128,45 @@ func printDeadList(w io.Writer, letters []brain.DeadLetter) {
 		if r := []rune(reason); len(r) > 80 {
 			reason = string(r[:79]) + "…"
 		}
+		reason = printable(reason)
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.Kind, d.Chat, d.User, d.At.UTC().Format(time.RFC3339), reason)
 	}
 	_ = tw.Flush()
+}
+
+// printDeadLetter prints d whole, one field a line, every text escaped for a terminal
+// (printable): a message Telegram refused or a user's words may carry escape sequences.
+func printDeadLetter(w io.Writer, d brain.DeadLetter) {
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(w, "%-8s %s\n", label+":", fmt.Sprintf(format, args...))
+	}
+	line("id", "%d", d.ID)
+	line("kind", "%s", printable(string(d.Kind)))
+	line("chat", "%d", d.Chat)
+	line("user", "%d", d.User)
+	line("at", "%s", d.At.UTC().Format(time.RFC3339))
+	line("reason", "%s", printable(d.Reason))
+	if m := d.Message; m != nil {
+		what := printable(string(m.Kind))
+		if m.SkipParts > 0 {
+			what += fmt.Sprintf(", %d parts delivered before the refusal (a retry sends the rest)", m.SkipParts)
+		}
+		line("message", "%s", what)
+		line("text", "%s", printable(m.Text))
+	}
+	for _, s := range d.Signals {
+		from := ""
+		if s.User != 0 {
+			from = fmt.Sprintf(" from user %d", s.User)
+			if s.UserName != "" {
+				from += " (" + printable(s.UserName) + ")"
+			}
+		}
+		line("signal", "%s%s at %s", printable(string(s.Type)), from, s.At.UTC().Format(time.RFC3339))
+		if s.Text != "" {
+			line("text", "%s", printable(s.Text))
+		}
+	}
 }
 
 // flagSet reports whether the flag name was given on the command line.

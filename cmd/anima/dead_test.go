@@ -2,12 +2,15 @@ package main
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+	"github.com/anima-bot/anima/storage"
 )
 
 // deadCLI runs `anima dead ARGS --config path` and returns its output and exit code.
@@ -57,7 +60,7 @@ func TestDeadLetterCLI(t *testing.T) {
 	if !strings.HasPrefix(list, "ID") || strings.Count(list, "undeliverable") != 2 || !strings.Contains(list, "Bad Request") {
 		t.Errorf("anima dead list:\n%s\nwant two undeliverable answers with Telegram's reason", list)
 	}
-	if out, code := deadCLI(t, path, "show", "1"); code != 0 || !strings.Contains(out, `"text": "echo: first words"`) || !strings.Contains(out, `"kind": "undeliverable"`) {
+	if out, code := deadCLI(t, path, "show", "1"); code != 0 || !strings.Contains(out, "\ntext:    echo: first words\n") || !strings.Contains(out, "\nkind:    undeliverable\n") {
 		t.Errorf("anima dead show 1 (exit %d):\n%s", code, out)
 	}
 	if out, code := deadCLI(t, path, "retry", "1"); code != 0 || !strings.Contains(out, "retried dead letter 1") {
@@ -95,5 +98,64 @@ func TestDeadLetterCLI(t *testing.T) {
 	}
 	if sent[1].Visible != "echo: second words" {
 		t.Errorf("sent %q at the next start, want the second refused answer", sent[1].Visible)
+	}
+}
+
+// TestDeadShowEscapedAndRetryRefused: with the service stopped, `anima dead show` prints a
+// letter whose text and reason carry terminal escapes (a title change, a screen clear, a
+// carriage return, C1 CSI) as visible escapes, never the raw bytes, with the parts
+// already delivered; `anima dead list` escapes the reason too; `anima dead retry` of a
+// letter for a user no longer in telegram.allowed_users is refused and the letter kept.
+func TestDeadShowEscapedAndRetryRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1", "")
+	st, err := storage.Open(filepath.Join(dir, "anima.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const removed = 777
+	hostile := "\x1b]0;owned\a\x1b[2Jhi\rthere\u009b31m"
+	msg := brain.SendMessage{Chat: user, Text: hostile, Kind: brain.KindReply, SkipParts: 1}
+	for _, d := range []brain.DeadLetter{
+		{Kind: brain.DeadUndeliverable, Chat: user, User: user, At: time.Now(), Reason: "400 \x1b[31mBad\x1b[0m", Message: &msg},
+		{Kind: brain.DeadRunFailed, Chat: removed, User: removed, At: time.Now(), Reason: "model said no",
+			Signals: []brain.Signal{{ID: 1, Type: brain.SignalUserMessage, Chat: removed, User: removed, Text: "hello"}}},
+	} {
+		if _, err := st.Bury(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw := func(out string) bool { return strings.ContainsAny(out, "\x1b\a\r\u009b") }
+
+	out, code := deadCLI(t, path, "show", "1")
+	if code != 0 || raw(out) {
+		t.Fatalf("anima dead show 1 (exit %d) printed raw control characters:\n%q", code, out)
+	}
+	for _, want := range []string{
+		`text:    \x1b]0;owned\a\x1b[2Jhi\rthere\u009b31m` + "\n",
+		`reason:  400 \x1b[31mBad\x1b[0m` + "\n",
+		"1 parts delivered before the refusal",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("anima dead show 1 lacks %q:\n%s", want, out)
+		}
+	}
+	if out, code := deadCLI(t, path, "list"); code != 0 || raw(out) || !strings.Contains(out, `400 \x1b[31mBad\x1b[0m`) {
+		t.Errorf("anima dead list (exit %d), want the reason escaped:\n%q", code, out)
+	}
+
+	out, code = deadCLI(t, path, "retry", "2")
+	if code != 1 || !strings.Contains(out, "dead letter 2 not retried (kept): user 777: not in telegram.allowed_users") {
+		t.Errorf("anima dead retry 2 for a removed user (exit %d, want 1):\n%s", code, out)
+	}
+	if out, _ := deadCLI(t, path, "list"); !strings.Contains(out, "\n2 ") {
+		t.Errorf("the refused letter is not kept:\n%s", out)
+	}
+	if out, code := deadCLI(t, path, "retry", "1"); code != 0 || !strings.Contains(out, "from part 2") {
+		t.Errorf("anima dead retry 1 (exit %d), want it sent from part 2:\n%s", code, out)
 	}
 }
