@@ -30,7 +30,7 @@ type Options struct {
 	FastModel  string
 	SmartModel string
 	Timezone   string // IANA zone; "" asks, default UTC
-	UserID     int64  // the owner's Telegram user id; 0 waits for their message
+	UserID     int64  // the owner's Telegram user id; 0 waits for the one-time code (owner.go)
 	Out        string // configuration file to write
 	Force      bool   // overwrite Out
 	Yes        bool   // ask nothing: take defaults (the owner still sends the code, unless UserID)

@@ -31,7 +31,7 @@ func (s *session) telegram(ctx context.Context, cfg *config.Config) (*models.Use
 		me, err := getMe(ctx, cfg.Telegram.APIURL, token)
 		if err == nil {
 			cfg.Telegram.Token = config.Secret(token)
-			fmt.Fprintf(s.out, "  ✓ Telegram knows this token: it is @%s (bot id %d).\n", me.Username, me.ID)
+			fmt.Fprintf(s.out, "  ✓ Telegram knows this token: it is @%s (bot id %d).\n", printable(me.Username), me.ID)
 			return me, nil
 		}
 		if !s.retry(attempt) || ctx.Err() != nil {
@@ -81,16 +81,17 @@ func (s *session) owner(ctx context.Context, cfg *config.Config, me *models.User
 	if err := w.start(ctx); err != nil {
 		return err
 	}
+	bot := printable(me.Username) // Telegram allows only letters, digits and _; a stand-in API may not
 	fmt.Fprintf(s.out, "\nNow prove the bot is yours: from your Telegram account, send @%s\n\n    /start %s\n\n"+
 		"or open https://t.me/%s?start=%s (it sends the code in one tap). Waiting up to %v; messages without the code are ignored.\n",
-		me.Username, code, me.Username, code, s.opt.Wait)
+		bot, code, bot, code, s.opt.Wait)
 	g := &gate{code: code, bot: me.Username, out: s.out}
 	for {
 		m, err := w.next(ctx)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
 				return fmt.Errorf("the code did not reach @%s within %v (%s): run anima init again, or give --user-id",
-					me.Username, s.opt.Wait, g.ignoredCount())
+					bot, s.opt.Wait, g.ignoredCount())
 			}
 			return err
 		}
@@ -196,6 +197,6 @@ func (w *waiter) poll(ctx context.Context, timeout int) ([]models.Update, error)
 		return nil, errors.New("Telegram will not hand out updates while this bot has a webhook " +
 			"(or another process is polling it): give --user-id instead of waiting for a message")
 	default:
-		return nil, fmt.Errorf("getUpdates: %s (%s)", env.Description, strconv.Itoa(env.ErrorCode))
+		return nil, fmt.Errorf("getUpdates: %s (%s)", printable(env.Description), strconv.Itoa(env.ErrorCode))
 	}
 }
