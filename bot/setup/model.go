@@ -31,7 +31,7 @@ func (s *session) model(ctx context.Context, cfg *config.Config) error {
 		base = strings.TrimRight(base, "/")
 		if key == "" && (!config.LoopbackURL(base) || keyRefused) {
 			var err error
-			if key, err = s.ask("API key for "+base, "", "--llm-key"); err != nil {
+			if key, err = s.askSecret("API key for "+base, "--llm-key"); err != nil {
 				return err
 			}
 		}

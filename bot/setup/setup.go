@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 )
@@ -28,10 +30,10 @@ type Options struct {
 	FastModel  string
 	SmartModel string
 	Timezone   string // IANA zone; "" asks, default UTC
-	UserID     int64  // the owner's Telegram user id; 0 waits for their message
+	UserID     int64  // the owner's Telegram user id; 0 waits for the one-time code (owner.go)
 	Out        string // configuration file to write
 	Force      bool   // overwrite Out
-	Yes        bool   // ask nothing: take defaults and the first sender
+	Yes        bool   // ask nothing: take defaults (the owner still sends the code, unless UserID)
 	Wait       time.Duration
 	// PollEvery is the pause between two short getUpdates polls while older updates are
 	// pending (they cannot be waited on without confirming them); 0 means 1 s.
@@ -48,6 +50,9 @@ type session struct {
 	opt Options
 	in  *bufio.Reader
 	out io.Writer
+	// tty is stdin's descriptor when stdin is a terminal, else -1: secrets are then read
+	// with echo off (askSecret).
+	tty int
 }
 
 // Run asks, checks and writes; it returns the configuration written. Its errors say
@@ -68,7 +73,7 @@ func Run(ctx context.Context, opt Options, in io.Reader, out io.Writer) (config.
 	if _, err := os.Stat(opt.Out); err == nil && !opt.Force {
 		return config.Config{}, fmt.Errorf("%s: %w", opt.Out, ErrExists)
 	}
-	s := &session{opt: opt, in: bufio.NewReader(in), out: out}
+	s := &session{opt: opt, in: bufio.NewReader(in), out: out, tty: terminal(in)}
 	cfg := config.Default()
 	if opt.APIURL != "" {
 		cfg.Telegram.APIURL = strings.TrimRight(opt.APIURL, "/")
@@ -112,6 +117,26 @@ func (s *session) ask(question, def, flag string) (string, error) {
 	} else {
 		fmt.Fprintf(s.out, "%s: ", question)
 	}
+	return s.answer(question, def, flag)
+}
+
+// askSecret asks for a secret (the token, the key) that has no default. On a terminal
+// what is typed is not shown; from a pipe or file it is read as a line, like ask.
+func (s *session) askSecret(question, flag string) (string, error) {
+	if s.tty < 0 || s.opt.Yes {
+		return s.ask(question, "", flag)
+	}
+	fmt.Fprintf(s.out, "%s (not shown as you type): ", question)
+	b, err := term.ReadPassword(s.tty)
+	fmt.Fprintln(s.out)
+	if err != nil {
+		return "", fmt.Errorf("read answer: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// answer reads the line answering question, or def for an empty one.
+func (s *session) answer(question, def, flag string) (string, error) {
 	line, err := s.in.ReadString('\n')
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
 		if errors.Is(err, io.EOF) {
@@ -123,6 +148,15 @@ func (s *session) ask(question, def, flag string) (string, error) {
 		return v, nil
 	}
 	return def, nil
+}
+
+// terminal returns in's file descriptor when in is a terminal, else -1.
+func terminal(in io.Reader) int {
+	f, ok := in.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return -1
+	}
+	return int(f.Fd())
 }
 
 // retry reports whether a refused answer may be asked again: only in a dialogue, and at

@@ -29,8 +29,9 @@ func testCtx(t *testing.T) context.Context {
 
 // TestDialogue runs anima init as a person would, answering on stdin, wrong token and
 // key first: it checks each answer against the fakes, waits for the owner's message
-// without confirming any update (an older update from someone else stays pending, and
-// so does the owner's), and writes a 0600 configuration that `anima run` accepts.
+// carrying the one-time code without confirming any update (an older update from
+// someone else stays pending, and so does the owner's), and writes a 0600 configuration
+// that `anima run` accepts.
 func TestDialogue(t *testing.T) {
 	t.Parallel()
 	tg := telegramtest.New(t)
@@ -41,13 +42,14 @@ func TestDialogue(t *testing.T) {
 
 	var ownerMsg int64
 	sleeps := 0
+	var out bytes.Buffer // read by Sleep, which Run calls on its own goroutine
 	opt := Options{
 		APIURL: tg.URL,
 		Out:    filepath.Join(t.TempDir(), "anima", "config.yaml"),
 		// The owner writes while init pauses between two short polls.
 		Sleep: func(ctx context.Context, _ time.Duration) error {
 			if sleeps++; sleeps == 1 {
-				ownerMsg = tg.PushText(owner, owner, "hello anima")
+				ownerMsg = tg.PushText(owner, owner, "/start "+printedCode(t, out.String()))
 			}
 			return ctx.Err()
 		},
@@ -61,15 +63,13 @@ func TestDialogue(t *testing.T) {
 		"qwen2.5:7b",
 		"", // smart: the fast model by default
 		"Mars/Olympus", "Europe/Berlin",
-		"y",
 	}, "\n") + "\n"
-	var out bytes.Buffer
 	cfg, err := Run(testCtx(t), opt, strings.NewReader(stdin), &out)
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{"Telegram refused this token", "@anima_bot (bot id 123456)", "refused the key",
-		"lists 3 models", "send any message to @anima_bot", "user id 4242", "anima run " + opt.Out} {
+		"lists 3 models", "send @anima_bot", "https://t.me/anima_bot?start=", "came from user id 4242", "anima run " + opt.Out} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -24,14 +24,14 @@ func (s *session) telegram(ctx context.Context, cfg *config.Config) (*models.Use
 	for attempt := 1; ; attempt++ {
 		if token == "" {
 			var err error
-			if token, err = s.ask("Telegram bot token (from @BotFather, /newbot)", "", "--token"); err != nil {
+			if token, err = s.askSecret("Telegram bot token (from @BotFather, /newbot)", "--token"); err != nil {
 				return nil, err
 			}
 		}
 		me, err := getMe(ctx, cfg.Telegram.APIURL, token)
 		if err == nil {
 			cfg.Telegram.Token = config.Secret(token)
-			fmt.Fprintf(s.out, "  ✓ Telegram knows this token: it is @%s (bot id %d).\n", me.Username, me.ID)
+			fmt.Fprintf(s.out, "  ✓ Telegram knows this token: it is @%s (bot id %d).\n", printable(me.Username), me.ID)
 			return me, nil
 		}
 		if !s.retry(attempt) || ctx.Err() != nil {
@@ -60,8 +60,8 @@ func getMe(ctx context.Context, apiURL, token string) (*models.User, error) {
 	}
 }
 
-// owner sets telegram.allowed_users: to Options.UserID, or to the sender of the first
-// message the bot receives from now on.
+// owner sets telegram.allowed_users: to Options.UserID, or to whoever sends the bot the
+// one-time code init prints (owner.go); anything else is ignored.
 func (s *session) owner(ctx context.Context, cfg *config.Config, me *models.User) error {
 	if s.opt.UserID != 0 {
 		if s.opt.UserID < 0 {
@@ -70,6 +70,10 @@ func (s *session) owner(ctx context.Context, cfg *config.Config, me *models.User
 		cfg.Telegram.AllowedUsers = []int64{s.opt.UserID}
 		return nil
 	}
+	code, err := newCode()
+	if err != nil {
+		return err
+	}
 	w := &waiter{apiURL: cfg.Telegram.APIURL, token: cfg.Telegram.Token.Reveal(), client: &http.Client{Timeout: 60 * time.Second},
 		every: s.opt.PollEvery, sleep: s.opt.Sleep}
 	ctx, cancel := context.WithTimeout(ctx, s.opt.Wait)
@@ -77,29 +81,24 @@ func (s *session) owner(ctx context.Context, cfg *config.Config, me *models.User
 	if err := w.start(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "\nNow send any message to @%s on Telegram (https://t.me/%s); waiting up to %v…\n", me.Username, me.Username, s.opt.Wait)
+	bot := printable(me.Username) // Telegram allows only letters, digits and _; a stand-in API may not
+	fmt.Fprintf(s.out, "\nNow prove the bot is yours: from your Telegram account, send @%s\n\n    /start %s\n\n"+
+		"or open https://t.me/%s?start=%s (it sends the code in one tap). Waiting up to %v; messages without the code are ignored.\n",
+		bot, code, bot, code, s.opt.Wait)
+	g := &gate{code: code, bot: me.Username, out: s.out}
 	for {
-		u, err := w.next(ctx)
+		m, err := w.next(ctx)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
-				return fmt.Errorf("no message reached @%s within %v: run anima init again, or give --user-id", me.Username, s.opt.Wait)
+				return fmt.Errorf("the code did not reach @%s within %v (%s): run anima init again, or give --user-id",
+					bot, s.opt.Wait, g.ignoredCount())
 			}
 			return err
 		}
-		name := strings.TrimSpace(u.FirstName + " " + u.LastName)
-		if u.Username != "" {
-			name += " (@" + u.Username + ")"
-		}
-		fmt.Fprintf(s.out, "  Message from %s, user id %d.\n", name, u.ID)
-		ok, err := s.ask(fmt.Sprintf("Let %s talk to anima? (y/n)", name), "y", "")
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(strings.ToLower(ok), "y") {
+		if u := g.take(m); u != nil {
 			cfg.Telegram.AllowedUsers = []int64{u.ID}
 			return nil
 		}
-		fmt.Fprintln(s.out, "  Waiting for another message…")
 	}
 }
 
@@ -128,8 +127,8 @@ func (w *waiter) start(ctx context.Context) error {
 	return nil
 }
 
-// next returns the sender of the next new message from a person.
-func (w *waiter) next(ctx context.Context) (*models.User, error) {
+// next returns the next new message from a person.
+func (w *waiter) next(ctx context.Context) (*models.Message, error) {
 	for {
 		timeout := 25
 		if w.pending {
@@ -145,7 +144,7 @@ func (w *waiter) next(ctx context.Context) (*models.User, error) {
 			}
 			w.seen = u.ID
 			if m := u.Message; m != nil && m.From != nil && !m.From.IsBot {
-				return m.From, nil
+				return m, nil
 			}
 		}
 		w.pending = w.pending || len(ups) > 0
@@ -198,6 +197,6 @@ func (w *waiter) poll(ctx context.Context, timeout int) ([]models.Update, error)
 		return nil, errors.New("Telegram will not hand out updates while this bot has a webhook " +
 			"(or another process is polling it): give --user-id instead of waiting for a message")
 	default:
-		return nil, fmt.Errorf("getUpdates: %s (%s)", env.Description, strconv.Itoa(env.ErrorCode))
+		return nil, fmt.Errorf("getUpdates: %s (%s)", printable(env.Description), strconv.Itoa(env.ErrorCode))
 	}
 }

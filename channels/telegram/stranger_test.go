@@ -75,6 +75,37 @@ func TestStrangersBounded(t *testing.T) {
 	}
 }
 
+// TestStrangersExpireInOrder: each sender goes an hour after they were noted, the oldest
+// first, while the others stay; the queue holds exactly the users remembered.
+func TestStrangersExpireInOrder(t *testing.T) {
+	t.Parallel()
+	s := newStrangers()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	steps := []struct {
+		user int64
+		at   time.Duration
+		due  bool
+		kept int
+	}{
+		{1, 0, true, 1},
+		{2, 20 * time.Minute, true, 2},
+		{3, 40 * time.Minute, true, 3},
+		{2, 59 * time.Minute, false, 3},
+		{1, 60 * time.Minute, true, 3}, // 1 went and came back
+		{2, 80 * time.Minute, true, 3}, // so did 2
+		{3, 99 * time.Minute, false, 3},
+		{4, 3 * time.Hour, true, 1}, // everyone else went
+	}
+	for _, st := range steps {
+		if got := s.due(st.user, t0.Add(st.at)); got != st.due {
+			t.Errorf("at %v user %d: due %v, want %v", st.at, st.user, got, st.due)
+		}
+		if len(s.last) != st.kept || len(s.order)-s.head != st.kept {
+			t.Errorf("at %v: %d remembered, %d queued, want %d", st.at, len(s.last), len(s.order)-s.head, st.kept)
+		}
+	}
+}
+
 // TestRefusedTokenEndsRun: a wrong token retried getMe every few seconds for ever
 // (issue 20); a 401 now ends Run at once with ErrTokenRefused, naming telegram.token.
 func TestRefusedTokenEndsRun(t *testing.T) {
@@ -92,5 +123,33 @@ func TestRefusedTokenEndsRun(t *testing.T) {
 	}
 	if w := h.sleeps.all(); len(w) != 0 {
 		t.Errorf("waited %v before giving up, want no retry", w)
+	}
+}
+
+// BenchmarkNewStranger is one new sender while maxStrangers are remembered, all within
+// the hour (a flood of new senders): the worst case of due.
+func BenchmarkNewStranger(b *testing.B) {
+	s := newStrangers()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for u := range int64(maxStrangers) {
+		s.due(u, now)
+	}
+	u := int64(maxStrangers)
+	for b.Loop() {
+		u++
+		s.due(u, now.Add(time.Minute))
+	}
+}
+
+// BenchmarkStrangerChurn is a steady stream of new senders, one a second, each remembered
+// for the hour: the map stays near full and the oldest entry goes with each new one.
+func BenchmarkStrangerChurn(b *testing.B) {
+	s := newStrangers()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	u := int64(0)
+	for b.Loop() {
+		u++
+		now = now.Add(time.Hour / maxStrangers)
+		s.due(u, now)
 	}
 }

@@ -24,7 +24,7 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var model string
 	fs.StringVar(&o.Out, "out", initOut(), "configuration file to write ($ANIMA_CONFIG when set)")
 	fs.BoolVar(&o.Force, "force", false, "overwrite the file if it exists")
-	fs.BoolVar(&o.Yes, "yes", false, "ask nothing: take the defaults and the first person who writes to the bot")
+	fs.BoolVar(&o.Yes, "yes", false, "ask nothing: take the defaults (without --user-id it still waits for you to send the bot the one-time code it prints)")
 	fs.StringVar(&o.Token, "token", "", "Telegram bot token from @BotFather (default: $ANIMA_TELEGRAM_TOKEN, else asked)")
 	fs.StringVar(&o.APIURL, "api-url", "", "Telegram Bot API base URL (default https://api.telegram.org)")
 	fs.StringVar(&o.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default https://api.openai.com/v1)")
@@ -33,8 +33,8 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.FastModel, "fast-model", "", "model for everyday turns (overrides --model)")
 	fs.StringVar(&o.SmartModel, "smart-model", "", "model used when the fast one is unsure (overrides --model)")
 	fs.StringVar(&o.Timezone, "timezone", "", "your IANA time zone (default: asked; UTC)")
-	fs.Int64Var(&o.UserID, "user-id", 0, "your Telegram user id: skips waiting for your message")
-	fs.DurationVar(&o.Wait, "wait", 5*time.Minute, "how long to wait for your message to the bot")
+	fs.Int64Var(&o.UserID, "user-id", 0, "your Telegram user id: skips waiting for the one-time code")
+	fs.DurationVar(&o.Wait, "wait", 5*time.Minute, "how long to wait for the one-time code to reach the bot")
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

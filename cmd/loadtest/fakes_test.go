@@ -13,14 +13,14 @@ import (
 )
 
 // TestFakesOnly plays anima init and anima run against --fakes over HTTP: the person's
-// message comes only with a long poll, and the reply to their chat prints "answered".
+// message, "/start" and the code read from the input, comes only with a long poll, and the reply to their chat prints "answered".
 func TestFakesOnly(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
 	pr, pw := io.Pipe()
-	lt := &loadtest{o: options{fakesOnly: true}, out: pw}
+	lt := &loadtest{o: options{fakesOnly: true}, in: strings.NewReader("some line\ncode 123456\n"), out: pw}
 	done := make(chan error, 1)
 	go func() {
 		err := lt.run(runCtx)
@@ -67,17 +67,17 @@ func TestFakesOnly(t *testing.T) {
 		}
 	}
 	ups := getUpdates(ctx, t, api, 10)
-	if len(ups) != 1 || ups[0].Message.From.ID != 4242 || ups[0].Message.Text != "hello anima" {
-		t.Fatalf("long poll returned %+v, want one \"hello anima\" from 4242", ups)
+	if len(ups) != 1 || ups[0].Message.From.ID != 4242 || ups[0].Message.Text != "/start 123456" {
+		t.Fatalf("long poll returned %+v, want one \"/start 123456\" from 4242", ups)
 	}
 	if got := next("sent"); !strings.Contains(got, "4242") {
 		t.Errorf("sent line %q does not name user 4242", got)
 	}
-	call(ctx, t, api+"sendMessage", map[string]any{"chat_id": 4242, "text": "echo: hello anima"}, nil)
+	call(ctx, t, api+"sendMessage", map[string]any{"chat_id": 4242, "text": "echo: /start 123456"}, nil)
 	if d, err := time.ParseDuration(next("answered")); err != nil || d < 0 {
 		t.Errorf("answered %q: want a duration (%v)", printed["answered"], err)
 	}
-	if got := next("reply"); got != `"echo: hello anima"` {
+	if got := next("reply"); got != `"echo: /start 123456"` {
 		t.Errorf("reply %s, want the text sent", got)
 	}
 

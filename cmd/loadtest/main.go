@@ -68,7 +68,7 @@ func run() int {
 	fs.StringVar(&o.listen, "metrics-listen", "", "with --serve: anima's metrics.listen (default: a free loopback port); the address is printed")
 	fs.DurationVar(&o.every, "every", time.Second, "with --serve: time between messages")
 	fs.StringVar(&o.mcp, "mcp", "", "configure every anima with this stdio MCP server (argv split on spaces), e.g. \"node …/server-everything/dist/index.js stdio\"")
-	fs.BoolVar(&o.fakesOnly, "fakes", false, "start only the fakes and print their URLs and token; user 4242 writes \"hello anima\" once the bot long-polls, and the first reply prints \"answered\" (scripts/first-run)")
+	fs.BoolVar(&o.fakesOnly, "fakes", false, "start only the fakes and print their URLs and token; once the bot long-polls and a line \"code CODE\" comes on stdin (anima init's one-time code), user 4242 writes \"/start CODE\", and the first reply prints \"answered\" (scripts/first-run)")
 	fs.DurationVar(&o.erasure, "erasure", 0, "with --store: time other users' replies while one user sends /forget yes every second for this long, then during a slow backup as long (0: skip)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
@@ -94,7 +94,7 @@ func run() int {
 		_ = os.RemoveAll(dir)
 	}()
 
-	lt := &loadtest{o: o, dir: dir, out: os.Stdout, tck: clockTicks()}
+	lt := &loadtest{o: o, dir: dir, in: os.Stdin, out: os.Stdout, tck: clockTicks()}
 	if err := lt.run(ctx); err != nil {
 		fmt.Fprintf(os.Stderr, "\nloadtest: %v\n", err)
 		return 1
@@ -157,6 +157,7 @@ func (o *options) validate() error {
 type loadtest struct {
 	o   options
 	dir string
+	in  io.Reader // --fakes: where the one-time code comes from
 	out io.Writer
 	tck int64 // clock ticks per second for /proc/<pid>/stat
 
