@@ -143,6 +143,11 @@ func Open(path string, opts Options) (*Store, error) {
 			_ = db.Close()
 			return nil, fmt.Errorf("open store %s: remove a crashed compaction's copy: %w", path, err)
 		}
+		// So is a backup's copy, which is unlinked once written.
+		if err := removeSnapshots(path); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open store %s: remove a crashed backup's copy: %w", path, err)
+		}
 	}
 	if walked {
 		// bbolt rebuilt the freelist by reading every page (after a crash): write it,
