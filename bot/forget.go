@@ -18,13 +18,18 @@ type usageForgetter interface {
 	ForgetUser(user int64) (erased bool, err error)
 }
 
+// chatForgetter drops what a channel remembers of a chat in memory (telegram.Channel's
+// quotes of the messages it sent).
+type chatForgetter interface{ ForgetChat(chat int64) }
+
 // userForgetter deletes a user's data from the store and the memory index together, and
-// then their counts of the day's usage.
+// then their counts of the day's usage and what the channel remembers of their chat.
 type userForgetter struct {
-	store *storage.Store
-	index unindexer      // may be nil
-	sched recounter      // may be nil
-	usage usageForgetter // may be nil
+	store   *storage.Store
+	index   unindexer      // may be nil
+	sched   recounter      // may be nil
+	usage   usageForgetter // may be nil
+	channel chatForgetter  // may be nil
 }
 
 var _ forgetter = userForgetter{}
@@ -38,6 +43,9 @@ func (f userForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
 	rep, err := f.store.ForgetUser(user, un)
 	if err != nil {
 		return rep, err
+	}
+	if f.channel != nil {
+		f.channel.ForgetChat(user) // their private chat: a reaction to it quotes nothing
 	}
 	if f.usage != nil {
 		erased, err := f.usage.ForgetUser(user)
