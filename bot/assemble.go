@@ -36,7 +36,8 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 	if err != nil {
 		return nil, err
 	}
-	s := &service{log: log, store: store, clock: p.Clock, reg: reg, sched: p.Schedule, think: p.Cognition, mcp: p.MCP}
+	s := &service{log: log, store: store, clock: p.Clock, reg: reg, sched: p.Schedule, think: p.Cognition, mcp: p.MCP,
+		usage: newUsageKeeper(store, p.Cognition)}
 	if err := s.channel(cfg, opts); err != nil {
 		return nil, err
 	}
@@ -209,7 +210,11 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil)
 	deps := p.LoopDeps()
 	deps.Media, deps.StateStore, deps.DeadLetters, deps.Drafter = media, store, store, drafter(cfg.Telegram, s.tg)
-	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: userForgetter{store: store, index: p.Memory, sched: s.sched}, set: plugs.set},
+	users := userForgetter{store: store, index: p.Memory, sched: s.sched, usage: s.usage}
+	if s.tg != nil {
+		users.channel = s.tg
+	}
+	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: users, set: plugs.set},
 		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
 		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp}
 	lc := LoopConfig(cfg, opts.Console)

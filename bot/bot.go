@@ -107,6 +107,7 @@ type service struct {
 	tg        *telegram.Channel // nil in console mode
 	sched     *schedule.Scheduler
 	think     *cognition.Cognition
+	usage     *usageKeeper // saves and forgets think's daily counts
 	ctl       *controlServer
 	compact   *storeCompactor
 	ms        *metricsServer // nil without metrics.listen
@@ -138,7 +139,7 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 	g.Go(func() error { return s.ctl.Run(gctx) })
 	g.Go(func() error { return s.compact.Run(gctx) })
 	g.Go(func() error { return s.jobs.Run(gctx, s.clock.Now, cfg.Brain.Tick.Std()) })
-	g.Go(func() error { return keepUsage(gctx, s.store, s.think) })
+	g.Go(func() error { return s.usage.Run(gctx) })
 	g.Go(func() error { return s.mcp.Run(gctx) })
 	if s.ms != nil {
 		g.Go(func() error { return s.ms.Run(gctx) })

@@ -13,11 +13,23 @@ type unindexer interface {
 // recounter recomputes what the scheduler keeps of the store (its pending gauge).
 type recounter interface{ Recount() error }
 
-// userForgetter deletes a user's data from the store and the memory index together.
+// usageForgetter drops a user's counts of the day (usageKeeper).
+type usageForgetter interface {
+	ForgetUser(user int64) (erased bool, err error)
+}
+
+// chatForgetter drops what a channel remembers of a chat in memory (telegram.Channel's
+// quotes of the messages it sent).
+type chatForgetter interface{ ForgetChat(chat int64) }
+
+// userForgetter deletes a user's data from the store and the memory index together, and
+// then their counts of the day's usage and what the channel remembers of their chat.
 type userForgetter struct {
-	store *storage.Store
-	index unindexer // may be nil
-	sched recounter // may be nil
+	store   *storage.Store
+	index   unindexer      // may be nil
+	sched   recounter      // may be nil
+	usage   usageForgetter // may be nil
+	channel chatForgetter  // may be nil
 }
 
 var _ forgetter = userForgetter{}
@@ -29,8 +41,21 @@ func (f userForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
 		un = func(tx *storage.Tx, chat int64, seqs []uint64) error { return f.index.UnindexTx(tx, chat, seqs) }
 	}
 	rep, err := f.store.ForgetUser(user, un)
-	if err != nil || f.sched == nil {
+	if err != nil {
 		return rep, err
+	}
+	if f.channel != nil {
+		f.channel.ForgetChat(user) // their private chat: a reaction to it quotes nothing
+	}
+	if f.usage != nil {
+		erased, err := f.usage.ForgetUser(user)
+		if err != nil {
+			return rep, err
+		}
+		rep.Erased = rep.Erased || erased
+	}
+	if f.sched == nil {
+		return rep, nil
 	}
 	// The user's reminders went with the rest: the pending gauge counts them no more.
 	return rep, f.sched.Recount()

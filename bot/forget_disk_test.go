@@ -127,3 +127,80 @@ func forgetHasUndeliverable(t *testing.T, ctx context.Context, path string) bool
 	}
 	return false
 }
+
+// TestForgetReachesAWaitingReaction is issue 24's reproduction: the user writes a secret,
+// the echo model answers it back, the user reacts ❤ to the answer (a reaction waits in
+// the inbox, quoting the answer, for the chat's next run) and confirms /forget; then
+// reacts again to the same answer. A hot backup taken before the owed compaction holds
+// the secret 0 times; after the compaction the store file holds it 0 times and, anima
+// stopped, the inbox holds no reaction. Before: the waiting reaction stayed in the
+// inbox for good, the backup held the secret, and the second reaction was taken (the
+// answer's id, waiting for a commit, was still "sent"), quoting the secret again.
+func TestForgetReachesAWaitingReaction(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	clock := h.useClock(testNoon())
+	var logs braintest.Buffer
+	h.opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	store := h.cfg.Storage.Path
+	const marker = "SILVERKEY4711"
+	addrs, stop := h.start()
+	ctx := testCtx(t, 60*time.Second)
+	h.tg.PushText(user, user, "my bank pin is "+marker)
+	sent, err := h.tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sent[0].Visible, marker) {
+		t.Fatalf("the answer %q does not echo the secret: the test proves nothing", sent[0].Visible)
+	}
+	answer := sent[0].ID
+	modelQuiet(t, ctx, h.ai, addrs.Metrics) // the turn ends: anima has noted the message it sent
+	h.tg.PushReaction(user, user, answer, "❤")
+	waitMetric(ctx, t, addrs.Metrics, `anima_signals_total{type="reaction"} 1`)
+
+	clock.Advance(4 * time.Second)
+	h.tg.PushText(user, user, "/forget")
+	if _, err := h.tg.WaitSent(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	h.tg.PushCallback(user, user, fmt.Sprintf("/forget yes %d", user))
+	if sent, err = h.tg.WaitSent(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(sent[2].Visible, "Done.") {
+		t.Fatalf("confirmation = %q", sent[2].Visible)
+	}
+	// A reaction to the answer from before the forget.
+	late := h.tg.PushReaction(user, user, answer, "👍")
+	if err := h.tg.WaitPollOffset(ctx, late+1); err != nil {
+		t.Fatal(err)
+	}
+	if v := metricSample(t, addrs.Metrics, `anima_telegram_updates_total{kind="reaction_other"}`); v != 1 {
+		t.Errorf("a reaction to the answer from before /forget: reaction_other = %v, want 1 (not anima's message any more)", v)
+	}
+
+	// The compaction is owed and not yet due on anima's clock: a backup now.
+	out := filepath.Join(t.TempDir(), "owed.db")
+	if _, err := bot.Backup(ctx, store, out); err != nil {
+		t.Fatalf("hot backup: %v", err)
+	}
+	if n := markerCount(t, out, marker); n != 0 {
+		t.Errorf("a backup taken while the erasure is owed holds the secret %d times", n)
+	}
+	clock.Advance(2 * time.Second)
+	waitUntil(t, ctx, "the compaction", func() bool { return strings.Contains(logs.String(), "store compacted") })
+	if n := markerCount(t, store, marker); n != 0 {
+		t.Errorf("the compacted store file holds the secret %d times", n)
+	}
+	stop()
+	pending, err := h.store().Pending()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range pending {
+		if sig.Type == brain.SignalReaction {
+			t.Errorf("the inbox keeps a reaction after /forget: %+v", sig)
+		}
+	}
+}

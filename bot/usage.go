@@ -2,6 +2,9 @@ package bot
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/anima-bot/anima/storage"
@@ -16,6 +19,7 @@ type usageMeter interface {
 	RestoreUserUsage(day string, spent map[int64]int, told []int64)
 	UserAudio() (day string, seconds map[int64]int)
 	RestoreUserAudio(day string, seconds map[int64]int)
+	ForgetUser(user int64)
 }
 
 type savedUsage struct {
@@ -28,6 +32,17 @@ type savedUsage struct {
 	// Audio are the seconds of each user's recordings transcribed on Day
 	// (limits.audio_per_user_per_day).
 	Audio map[int64]int `json:"audio,omitempty"`
+}
+
+// forget drops user from u and reports whether u held them.
+func (u *savedUsage) forget(user int64) bool {
+	_, spent := u.Users[user]
+	_, audio := u.Audio[user]
+	told := slices.Contains(u.Told, user)
+	delete(u.Users, user)
+	delete(u.Audio, user)
+	u.Told = slices.DeleteFunc(u.Told, func(t int64) bool { return t == user })
+	return spent || audio || told
 }
 
 var usageKey = []byte("llm_usage")
@@ -45,33 +60,79 @@ func restoreUsage(store *storage.Store, m usageMeter) error {
 	return nil
 }
 
-// keepUsage saves the token count every minute while it changes, and once more on stop.
-func keepUsage(ctx context.Context, store *storage.Store, m usageMeter) error {
-	var last savedUsage
-	save := func() error {
-		day, tokens := m.Usage()
-		_, users, told, changed := m.UserUsage()
-		_, audio := m.UserAudio()
-		u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio}
-		if (u.Day == last.Day && u.Tokens == last.Tokens && !changed) || day == "" {
-			return nil
-		}
-		if err := store.Put(storage.BucketState, usageKey, u); err != nil {
-			return err
-		}
-		last = u
-		return nil
-	}
+// usageKeeper saves the meter's counts in the store every minute while they change, and
+// once more on stop; and forgets a user's (ForgetUser).
+type usageKeeper struct {
+	store *storage.Store
+	m     usageMeter
+
+	mu   sync.Mutex // orders a save with a user's erasure: neither writes what the other dropped
+	last savedUsage
+}
+
+func newUsageKeeper(store *storage.Store, m usageMeter) *usageKeeper {
+	return &usageKeeper{store: store, m: m}
+}
+
+// Run saves the counts every minute while they change, and once more when ctx ends.
+func (k *usageKeeper) Run(ctx context.Context) error {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return save()
+			return k.save()
 		case <-t.C:
-			if err := save(); err != nil {
+			if err := k.save(); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+func (k *usageKeeper) save() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	day, tokens := k.m.Usage()
+	_, users, told, changed := k.m.UserUsage()
+	_, audio := k.m.UserAudio()
+	u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio}
+	if (u.Day == k.last.Day && u.Tokens == k.last.Tokens && !changed) || day == "" {
+		return nil
+	}
+	if err := k.store.Put(storage.BucketState, usageKey, u); err != nil {
+		return err
+	}
+	k.last = u
+	return nil
+}
+
+// ForgetUser drops user's counts from the meter and from the saved ones, whose old value
+// stays in the file's freed pages until a compaction: erased reports that the store
+// held some, and then records the erasure owed (storage.Tx.MarkErasure) in the same
+// commit.
+func (k *usageKeeper) ForgetUser(user int64) (erased bool, err error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m.ForgetUser(user)
+	k.last.forget(user)
+	err = k.store.Update(func(tx *storage.Tx) error {
+		erased = false
+		var u savedUsage
+		if ok, err := tx.Get(storage.BucketState, usageKey, &u); err != nil || !ok {
+			return err
+		}
+		if !u.forget(user) {
+			return nil
+		}
+		if err := tx.Put(storage.BucketState, usageKey, u); err != nil {
+			return err
+		}
+		erased = true
+		return tx.MarkErasure()
+	})
+	if err != nil {
+		return false, fmt.Errorf("forget the usage of user %d: %w", user, err)
+	}
+	return erased, nil
 }

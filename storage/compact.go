@@ -96,10 +96,17 @@ func (s *Store) lockWithin(wait time.Duration) bool {
 // erasure mark cleared, and syncs it.
 func writeCompact(src *bolt.DB, path string) error {
 	_ = os.Remove(path) // left by a crashed compaction
+	// Mapping the copy as large as the source from the start spares the remaps of a
+	// growing file, each of which copied every node written so far out of the old map
+	// (a third of a backup's CPU time at 100,000 messages).
+	var mmapSize int
+	if fi, err := os.Stat(src.Path()); err == nil {
+		mmapSize = int(fi.Size())
+	}
 	dst, err := bolt.Open(path, 0o600, &bolt.Options{
 		// The copy's freelist is written, so the first Open of it reads it rather than
 		// walking the file (see Open).
-		Timeout: time.Second, NoSync: true, FreelistType: bolt.FreelistMapType,
+		Timeout: time.Second, NoSync: true, FreelistType: bolt.FreelistMapType, InitialMmapSize: mmapSize,
 	})
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)

@@ -55,8 +55,11 @@ type Unindexer func(tx *Tx, chat int64, seqs []uint64) error
 // chat (chat id = user id) entirely, as Forget does; and in every other chat their turns
 // (the messages they wrote and the answers to them), those turns' entries in the search
 // index (through unindex, when not nil), their reminders and follow-ups with their fire
-// records, their facts and their dead letters. Other members' data stays, and so do a group's summaries
-// and turns stored before turns recorded their sender.
+// records, their facts, their dead letters and the outbox's answers to them. Of the
+// inbox go their reactions and due reminders (forgetInboxUser). Other members' data
+// stays, and so do a group's summaries and turns stored before turns recorded their
+// sender. From then on Record takes no reaction to a message of the private chat sent
+// before (see Record).
 func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) {
 	var rep ForgetReport
 	err := s.Update(func(tx *Tx) error {
@@ -148,6 +151,22 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 		if rep.DeadLetters, err = forgetDeadUser(tx, user); err != nil {
 			return err
 		}
+		// The inbox's entries that carry what was before, and the outbox's answers to the
+		// user's turns in groups (their private chat's went above).
+		if err := forgetInboxUser(tx, user); err != nil {
+			return err
+		}
+		if err := deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
+			var e brain.Outgoing
+			return json.Unmarshal(v, &e) == nil && e.User == user
+		}); err != nil {
+			return err
+		}
+		// The private chat's sent ids waiting for a commit go with the stored ones
+		// (forgetChatTx): written back by a later commit, they let a reaction to a message
+		// from before the forget through, quoting it. Cleared inside the transaction, no
+		// commit can be carrying them meanwhile.
+		s.forgetSent(user)
 		for chat := range chats {
 			rep.Chats = append(rep.Chats, chat)
 		}
@@ -168,11 +187,34 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 // search index, schedules, facts, acks, dead letters and undelivered outbox entries. Inbox entries
 // stay: they are messages that arrived after the user asked, and get answered.
 func (s *Store) Forget(chat int64) error {
-	s.sentMu.Lock()
-	s.sentIDsN -= len(s.sentIDs[chat])
-	delete(s.sentIDs, chat) // not to be written back by the commit below
-	s.sentMu.Unlock()
+	s.forgetSent(chat) // not to be written back by the commit below
 	return s.Update(func(tx *Tx) error { return forgetChatTx(tx, chat) })
+}
+
+// forgetInboxUser deletes from the inbox, in tx, the entries of user (theirs, or in their
+// private chat) that carry data from before: reactions, which quote the message reacted
+// to, and due reminders, which carry the reminder's note. Nothing would consume them: the
+// loop forgets the chat's pending reactions, and a reminder's wake meets no reminder. The
+// user's messages and commands stay: in their private chat the chat's queue runs them
+// after the /forget, and they get answered (see Forget).
+func forgetInboxUser(tx *Tx, user int64) error {
+	return deleteWhere(tx, BucketInbox, func(_, v []byte) bool {
+		var sig brain.Signal
+		if json.Unmarshal(v, &sig) != nil || (sig.Chat != user && sig.User != user) {
+			return false
+		}
+		return sig.Type == brain.SignalReaction || sig.Type == brain.SignalScheduleDue
+	})
+}
+
+// forgetSent drops chat's sent ids waiting for a commit (RecordSent) and remembers that
+// the chat was forgotten, so that Record checks its reactions against what is sent.
+func (s *Store) forgetSent(chat int64) {
+	s.sentMu.Lock()
+	defer s.sentMu.Unlock()
+	s.sentIDsN -= len(s.sentIDs[chat])
+	delete(s.sentIDs, chat)
+	s.forgotten[chat] = true
 }
 
 func forgetChatTx(tx *Tx, chat int64) error {

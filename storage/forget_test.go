@@ -1,7 +1,10 @@
 package storage_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -151,5 +154,175 @@ func TestForgetUser(t *testing.T) {
 		if ok, _ := s.Get(storage.BucketFacts, c.key, &f); ok != c.keep {
 			t.Errorf("fact %x kept = %v, want %v", c.key, ok, c.keep)
 		}
+	}
+}
+
+// TestForgetUserErasesWhatWaits: ForgetUser deletes what waits of the user besides their
+// data: the inbox's reactions (each quoting the message reacted to) and due reminders,
+// in their private chat and in groups; the outbox's answers to them in a group; the
+// private chat's sent ids, stored and waiting for a commit. Their messages waiting in
+// the inbox stay (answered after the /forget), and so does everything of other users.
+// Neither the store's file, once compacted, nor a backup taken before holds the words.
+func TestForgetUserErasesWhatWaits(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	s := open(t, path)
+	const user, other, group = 1003, 1004, -100
+	const marker = "SILVERKEY-4711"
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	commitTurns(t, s, user, 2, "my bank pin is "+marker)
+	// The user's sent ids: one stored, one waiting for a commit.
+	for _, id := range []int{10, 11} {
+		if err := s.RecordSent(user, id); err != nil {
+			t.Fatal(err)
+		}
+		if id == 10 {
+			if err := s.FlushSent(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sigs := []brain.Signal{
+		{Type: brain.SignalReaction, Chat: user, User: user, Text: "❤", Detail: "echo: my bank pin is " + marker, MessageID: 10, At: at},
+		{Type: brain.SignalReaction, Chat: user, User: user, Text: "👍", Detail: "echo: again " + marker, MessageID: 11, At: at},
+		{Type: brain.SignalScheduleDue, Chat: user, User: user, Text: "change the pin " + marker, At: at},
+		{Type: brain.SignalScheduleDue, Chat: group, User: user, Text: "tell them " + marker, At: at},
+		{Type: brain.SignalUserMessage, Chat: user, User: user, Text: "after the forget", At: at},
+		{Type: brain.SignalReaction, Chat: other, User: other, Text: "❤", Detail: "theirs", MessageID: 10, At: at},
+		{Type: brain.SignalScheduleDue, Chat: group, User: other, Text: "the other's reminder", At: at},
+	}
+	if _, err := s.Record("telegram", sigs, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CommitTurn(storage.Commit{Chat: group, User: user, Outbox: []brain.SendMessage{{Chat: group, Text: "you said " + marker}}}, at); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CommitTurn(storage.Commit{Chat: group, User: other, Outbox: []brain.SendMessage{{Chat: group, Text: "to the other"}}}, at); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := s.ForgetUser(user, nil); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := s.Pending()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, p := range pending {
+		kept = append(kept, fmt.Sprintf("%s %d %s", p.Type, p.User, p.Text))
+	}
+	want := []string{"user_message 1003 after the forget", "reaction 1004 ❤", "schedule_due 1004 the other's reminder"}
+	if !slices.Equal(kept, want) {
+		t.Errorf("inbox after ForgetUser = %q, want %q", kept, want)
+	}
+	out, err := s.PendingOutbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].User != other {
+		t.Errorf("outbox after ForgetUser = %+v, want the other user's entry alone", out)
+	}
+	for _, id := range []int{10, 11} {
+		if sent, err := s.Sent(user, id); err != nil || sent {
+			t.Errorf("Sent(%d, %d) = %v, %v after ForgetUser; want false", user, id, sent, err)
+		}
+	}
+	var backup bytes.Buffer
+	if _, err := s.WriteTo(&backup); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(backup.Bytes(), []byte(marker)); n != 0 {
+		t.Errorf("a backup taken before the compaction holds the forgotten words %d times", n)
+	}
+	// The next commits must not write the waiting id back.
+	if err := s.FlushSent(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(raw, []byte(marker)); n != 0 {
+		t.Errorf("the compacted file holds the forgotten words %d times", n)
+	}
+	s = open(t, path)
+	for _, id := range []int{10, 11} {
+		if sent, err := s.Sent(user, id); err != nil || sent {
+			t.Errorf("after reopen: Sent(%d, %d) = %v, %v; want false", user, id, sent, err)
+		}
+	}
+}
+
+// TestRecordAfterForgetTakesNoReactionToAnEarlierMessage forces the interleaving that
+// kept a reaction after /forget: the channel asks Sent about the reacted message before
+// the erasure (true: anima sent it) and records the reaction, quoting the message, after
+// it. Record leaves it out; a reaction to a message sent after the erasure, and one in a
+// chat never forgotten, are recorded.
+func TestRecordAfterForgetTakesNoReactionToAnEarlierMessage(t *testing.T) {
+	t.Parallel()
+	for _, stored := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stored=%v", stored), func(t *testing.T) {
+			t.Parallel()
+			s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+			const user = 1003
+			at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			commitTurns(t, s, user, 1, "my bank pin is SILVERKEY 4711")
+			if err := s.RecordSent(user, 20); err != nil {
+				t.Fatal(err)
+			}
+			if stored {
+				if err := s.FlushSent(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// 1. The channel classifies the reaction: anima sent message 20.
+			if sent, err := s.Sent(user, 20); err != nil || !sent {
+				t.Fatalf("Sent before the forget = %v, %v; want true", sent, err)
+			}
+			// 2. The erasure commits.
+			if _, err := s.ForgetUser(user, nil); err != nil {
+				t.Fatal(err)
+			}
+			// 3. The channel records what it classified; and anima writes again.
+			if err := s.RecordSent(user, 21); err != nil {
+				t.Fatal(err)
+			}
+			reaction := func(chat int64, msg int, detail string) brain.Signal {
+				return brain.Signal{Type: brain.SignalReaction, Chat: chat, User: chat, Text: "❤", Detail: detail, MessageID: msg, At: at}
+			}
+			got, err := s.Record("telegram", []brain.Signal{
+				reaction(user, 20, "echo: my bank pin is SILVERKEY 4711"),
+				reaction(user, 21, "Done. I have deleted everything"),
+				reaction(2000, 5, "a chat never forgotten"),
+			}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending, err := s.Pending()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, list := range [][]brain.Signal{got, pending} {
+				var details []string
+				for _, sig := range list {
+					details = append(details, sig.Detail)
+				}
+				if want := []string{"Done. I have deleted everything", "a chat never forgotten"}; !slices.Equal(details, want) {
+					t.Errorf("recorded reactions = %q, want %q", details, want)
+				}
+			}
+			for _, sig := range got {
+				if sig.ID == 0 {
+					t.Errorf("a recorded signal has no id: %+v", sig)
+				}
+			}
+		})
 	}
 }

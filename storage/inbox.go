@@ -31,16 +31,31 @@ func (s *Store) Offset(source string) (int64, error) {
 // offset > 0), in one transaction: once it returns, the signals survive a crash and the
 // source may be told they were received. The offset is set as given, lower or higher:
 // the caller knows its source (Telegram re-bases its update ids after a quiet week).
+// It returns the signals recorded, which are all of sigs but a reaction, in a chat
+// forgotten since Open, to a message the chat's sent ids no longer hold: a channel that
+// took it for one to anima's message (Sent) before the chat was forgotten quoted the
+// message, which the erasure deleted, and nothing would consume it (the loop holds no
+// relationship to carry it).
 func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brain.Signal, error) {
-	out := make([]brain.Signal, len(sigs))
-	copy(out, sigs)
+	var out []brain.Signal
 	err := s.Update(func(tx *Tx) error {
-		for i := range out {
-			id, err := tx.Record(out[i])
+		out = make([]brain.Signal, 0, len(sigs))
+		for _, sig := range sigs {
+			if sig.Type == brain.SignalReaction {
+				ok, err := s.sentSince(tx, sig.Chat, sig.MessageID)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+			}
+			id, err := tx.Record(sig)
 			if err != nil {
 				return err
 			}
-			out[i].ID = id
+			sig.ID = id
+			out = append(out, sig)
 		}
 		if offset <= 0 {
 			return nil

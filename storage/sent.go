@@ -109,3 +109,26 @@ func (s *Store) Sent(chat int64, id int) (bool, error) {
 	newer := len(stored) - 1 - i + len(waiting) // ids sent after id: stored, then waiting
 	return found && newer < SentKeep, nil
 }
+
+// sentSince reports, inside tx, whether message id of chat may still be taken as one
+// anima sent: in a chat not forgotten since Open, always (the channel has checked Sent);
+// in a forgotten one, only while its sent ids, waiting or stored, hold it. The
+// transaction orders the look with ForgetUser's, which deletes both.
+func (s *Store) sentSince(tx *Tx, chat int64, id int) (bool, error) {
+	s.sentMu.Lock()
+	forgotten := s.forgotten[chat]
+	waiting := forgotten && slices.Contains(s.sentIDs[chat], id)
+	s.sentMu.Unlock()
+	if !forgotten || waiting {
+		return true, nil
+	}
+	v, err := tx.Peek(BucketSent, ID64(chat))
+	if err != nil {
+		return false, err
+	}
+	stored, err := decodeSent(v)
+	if err != nil {
+		return false, fmt.Errorf("sent ids of chat %d: %w", chat, err)
+	}
+	return slices.Contains(stored, id), nil
+}

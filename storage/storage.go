@@ -115,7 +115,10 @@ type Store struct {
 	sent      map[uint64]bool // delivered outbox entries the next commit removes (MarkSent)
 	sentIDs   map[int64][]int // platform message ids a commit is to record (RecordSent)
 	sentIDsN  int             // how many ids sentIDs holds
-	sentTimer *time.Timer     // flushes sent after sentDelay; nil when none waits
+	// forgotten are the chats Forget or ForgetUser deleted since Open: Record checks
+	// their reactions against the sent ids (see Record).
+	forgotten map[int64]bool
+	sentTimer *time.Timer // flushes sent after sentDelay; nil when none waits
 	afterFunc func(time.Duration, func()) *time.Timer
 }
 
@@ -150,6 +153,11 @@ func Open(path string, opts Options) (*Store, error) {
 			_ = db.Close()
 			return nil, fmt.Errorf("open store %s: remove a crashed compaction's copy: %w", path, err)
 		}
+		// So is a backup's copy, which is unlinked once written.
+		if err := removeSnapshots(path); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open store %s: remove a crashed backup's copy: %w", path, err)
+		}
 	}
 	if walked {
 		// bbolt rebuilt the freelist by reading every page (after a crash): write it,
@@ -172,7 +180,7 @@ func Open(path string, opts Options) (*Store, error) {
 		opts.CompactWait = compactWait
 	}
 	s := &Store{db: db, path: path, freelistAtClose: !opts.SyncFreelist && !opts.ReadOnly, noSync: opts.NoSync, epochTurns: EpochTurns, compactWait: opts.CompactWait,
-		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, sentIDs: map[int64][]int{}, afterFunc: time.AfterFunc}
+		sentDelay: opts.SentDelay, sent: map[uint64]bool{}, sentIDs: map[int64][]int{}, forgotten: map[int64]bool{}, afterFunc: time.AfterFunc}
 	if opts.EpochTurns > 0 {
 		s.epochTurns = uint64(opts.EpochTurns)
 	}

@@ -129,6 +129,20 @@ func (b *dailyBudget) spentLocked(user int64) bool {
 	return b.userDaily > 0 && user != 0 && b.user[user] >= b.userDaily
 }
 
+// forgetUser drops user's counts of the day: tokens, the told mark and audio. The day's
+// total keeps their tokens.
+func (b *dailyBudget) forgetUser(user int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, spent := b.user[user]
+	_, told := b.told[user]
+	_, audio := b.audio[user]
+	delete(b.user, user)
+	delete(b.told, user)
+	delete(b.audio, user)
+	b.dirty = b.dirty || spent || told || audio
+}
+
 // untold undoes the "told" mark of shareSpent.
 func (b *dailyBudget) untold(user int64) {
 	b.mu.Lock()
@@ -233,6 +247,11 @@ func (c *Cognition) RestoreUsage(day string, tokens int) { c.budget.restore(day,
 func (c *Cognition) UserUsage() (day string, spent map[int64]int, told []int64, changed bool) {
 	return c.budget.userUsage()
 }
+
+// ForgetUser drops the user's counts of the day (tokens, whether they were told their
+// share is spent, transcribed audio), so nothing kept is keyed by a forgotten user: their
+// share starts over, while the day's total (DailyTokenBudget) keeps what they spent.
+func (c *Cognition) ForgetUser(user int64) { c.budget.forgetUser(user) }
 
 // RestoreUserUsage sets the per-user counts saved by an earlier run; a day other than
 // today is ignored.

@@ -1,6 +1,7 @@
 package loop_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -100,6 +101,62 @@ func TestReactionsAcknowledgeWithoutRuns(t *testing.T) {
 	}
 }
 
+// TestForgottenChatsReactionsAreConsumed: a chat's pending reactions, each quoting one of
+// anima's messages, are consumed unread when the chat is forgotten, and so is a reaction
+// taken in after (the chat has no relationship left to carry it to a run). They stayed
+// in the inbox for good: dropped from memory, never consumed, submitted again by every
+// restart.
+func TestForgottenChatsReactionsAreConsumed(t *testing.T) {
+	t.Parallel()
+	const a = 1
+	h := newHarness(t, noProactive())
+	h.cmds.forget = true
+	h.st.Upsert(brain.Relationship{Chat: a, User: a, Status: brain.StatusActive})
+	h.start()
+	react := func(id uint64) {
+		h.submit(brain.Signal{ID: id, Type: brain.SignalReaction, Source: "test", Chat: a, User: a, Text: "❤",
+			Detail: "echo: my bank pin is SILVERKEY 4711", MessageID: 7, At: h.clock.Now()})
+	}
+	react(1)
+	react(2)
+	h.submit(brain.Signal{ID: 3, Type: brain.SignalCommand, Source: "test", Chat: a, User: a, Text: "/forget yes", At: t0})
+	recv(t, h.sender.attempts, "the confirmation")
+	react(4)
+	consumed := map[uint64]bool{}
+	for len(consumed) < 4 {
+		rec := recv(t, h.journal.commits, "a commit consuming the reactions")
+		for _, id := range rec.Done {
+			consumed[id] = true
+		}
+	}
+	h.stop()
+	if want := []uint64{1, 2, 3, 4}; !slices.Equal(slices.Sorted(maps.Keys(consumed)), want) {
+		t.Errorf("consumed %v, want %v", slices.Sorted(maps.Keys(consumed)), want)
+	}
+	if n := len(h.think.Wakes()); n != 0 {
+		t.Errorf("%d runs, want none", n)
+	}
+}
+
+// TestReactionWithoutRelationshipIsConsumed: a reaction in a chat without a relationship
+// (forgotten before a restart, which submits the inbox again) has no next run to carry
+// it: it is consumed unread at once, not left in the inbox for good.
+func TestReactionWithoutRelationshipIsConsumed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, noProactive())
+	h.start()
+	h.submit(brain.Signal{ID: 1, Type: brain.SignalReaction, Source: "test", Chat: 5, User: 5, Text: "❤",
+		Detail: "echo: my bank pin is SILVERKEY 4711", MessageID: 7, At: h.clock.Now()})
+	rec := recv(t, h.journal.commits, "the reaction's drop")
+	h.stop()
+	if rec.Chat != 5 || !slices.Equal(rec.Done, []uint64{1}) || len(rec.Turns)+len(rec.Outbox) != 0 {
+		t.Errorf("commit %+v, want a drop of chat 5 consuming reaction 1", rec)
+	}
+	if h.st.Rel(5) != nil {
+		t.Error("the reaction made a relationship")
+	}
+}
+
 // TestReactionsCappedPerChat: a chat keeps its latest 20 reactions for its next run; older
 // ones are consumed from the inbox unread (and counted) as they are superseded, so a user
 // who only reacts grows neither memory nor the inbox. A drop waiting behind a run does not
@@ -164,7 +221,7 @@ func TestReactionsCappedPerChat(t *testing.T) {
 	if n := len(h.think.Wakes()); n != 2 {
 		t.Errorf("%d runs, want 2", n)
 	}
-	want := `# HELP anima_reactions_dropped_total Reactions consumed unread: superseded by a chat's later ones beyond the pending cap.
+	want := `# HELP anima_reactions_dropped_total Reactions consumed unread: superseded by a chat's later ones beyond the pending cap, or in a chat forgotten or without a relationship.
 # TYPE anima_reactions_dropped_total counter
 anima_reactions_dropped_total 27
 `

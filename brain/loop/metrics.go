@@ -23,7 +23,7 @@ func newStepMetrics(reg prometheus.Registerer) *stepMetrics {
 		wakes: f.NewCounterVec(prometheus.CounterOpts{Name: "anima_cognition_wakes_total",
 			Help: "Cognition wakes, by reason."}, []string{"reason"}),
 		reactionsDropped: f.NewCounter(prometheus.CounterOpts{Name: "anima_reactions_dropped_total",
-			Help: "Reactions consumed unread: superseded by a chat's later ones beyond the pending cap."}),
+			Help: "Reactions consumed unread: superseded by a chat's later ones beyond the pending cap, or in a chat forgotten or without a relationship."}),
 		known: map[brain.SignalType]prometheus.Counter{},
 	}
 	// Known label values start at 0, so rates and dashboards see them before the first event.

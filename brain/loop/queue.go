@@ -234,7 +234,13 @@ func (l *Loop) forget(ctx context.Context, chat int64) {
 	l.changed.forgotten = append(l.changed.forgotten, chat)
 	l.st.Remove(chat)
 	l.deps.Aggregator.ClearChat(chat)
-	l.stepper.forget(chat)
+	if ids := l.stepper.forget(chat); len(ids) > 0 {
+		// Each quotes a message of the chat's; with no next wake to carry them, they
+		// would wait in the inbox for good (the handler's erasure deletes them too, in
+		// its own commit: this consumes them whatever deleted the chat).
+		l.stepper.m.reactionsDropped.Add(float64(len(ids)))
+		l.dispatch(ctx, job{kind: jobDrop, drop: brain.TurnRecord{Chat: chat, Done: ids, At: l.deps.Clock.Now()}})
+	}
 	delete(l.changed.rels, chat)
 	l.changed.acks = true
 	forgetThoughts(l.st, chat)

@@ -104,7 +104,7 @@ func (s *Stepper) Step(now time.Time, sigs []brain.Signal) []brain.Wake {
 		if sig.Type != brain.SignalCommand {
 			s.sigBuf = append(s.sigBuf, sig)
 		}
-		if sig.Type == brain.SignalReaction && s.st.Rel(sig.Chat) != nil {
+		if sig.Type == brain.SignalReaction {
 			s.pend(sig)
 		}
 	}
@@ -142,13 +142,24 @@ func (s *Stepper) deferBusy(ws []brain.Wake) []brain.Wake {
 //   - A chat keeps its latest maxPendingReactions: an older one is superseded, consumed
 //     from the inbox unread (the loop commits a drop for it), so a user who reacts
 //     without ever writing grows neither the Stepper's memory nor the store's inbox.
+//   - A chat without a relationship (forgotten: /forget removed it) has no next wake to
+//     carry a reaction: it is consumed unread at once. Kept in the inbox, it stayed there
+//     for good, quoting anima's message, and every restart submitted it again.
+//   - A forgotten chat's pending reactions are consumed unread too (Loop.forget).
 
 // maxPendingReactions is how many reactions a chat keeps for its next wake.
 const maxPendingReactions = 20
 
 // pend keeps a reaction for its chat's next wake, superseding the oldest beyond
-// maxPendingReactions.
+// maxPendingReactions; in a chat without a relationship it is superseded at once.
 func (s *Stepper) pend(sig brain.Signal) {
+	if s.st.Rel(sig.Chat) == nil {
+		if sig.ID != 0 {
+			s.superseded[sig.Chat] = append(s.superseded[sig.Chat], sig.ID)
+		}
+		s.m.reactionsDropped.Inc()
+		return
+	}
 	acks := append(s.acks[sig.Chat], sig)
 	if n := len(acks) - maxPendingReactions; n > 0 {
 		for _, old := range acks[:n] {
@@ -185,8 +196,18 @@ func (s *Stepper) acknowledge(w *brain.Wake) {
 	}
 }
 
-// forget drops chat's pending reactions (the chat was forgotten).
-func (s *Stepper) forget(chat int64) { delete(s.acks, chat) }
+// forget drops chat's pending reactions (the chat was forgotten) and returns their inbox
+// ids, for the loop to consume.
+func (s *Stepper) forget(chat int64) []uint64 {
+	var ids []uint64
+	for _, sig := range s.acks[chat] {
+		if sig.ID != 0 {
+			ids = append(ids, sig.ID)
+		}
+	}
+	delete(s.acks, chat)
+	return ids
+}
 
 // observe updates relationships for incoming signals.
 func (s *Stepper) observe(now time.Time, sigs []brain.Signal) {

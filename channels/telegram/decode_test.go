@@ -150,3 +150,19 @@ func TestQuotesKeepTheLatest(t *testing.T) {
 		t.Errorf("another chat's message id quoted %q", got)
 	}
 }
+
+// TestQuotesForgetAChat: once a chat is forgotten, no reaction to a message it was sent
+// is quoted; other chats' quotes stay.
+func TestQuotesForgetAChat(t *testing.T) {
+	t.Parallel()
+	q := newQuotes()
+	q.put(1003, 1, "echo: my bank pin is SILVERKEY 4711", true)
+	q.put(1004, 2, "someone else's", true)
+	q.forget(1003)
+	if got := q.get(1003, 1); got != "" {
+		t.Errorf("a forgotten chat's message is quoted: %q", got)
+	}
+	if got := q.get(1004, 2); got != "someone else's" {
+		t.Errorf("another chat's quote = %q", got)
+	}
+}

@@ -61,3 +61,19 @@ func (q *quotes) get(chat int64, id int) string {
 	}
 	return ""
 }
+
+// forget drops the starts of chat's messages (the chat was forgotten); their slots are
+// reused as if they had been pushed out.
+func (q *quotes) forget(chat int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := range q.ring {
+		if q.ring[i].chat == chat {
+			q.ring[i] = sentQuote{}
+		}
+	}
+}
+
+// ForgetChat drops what the channel remembers of the messages it sent to chat (their
+// starts, quoted with reactions): the chat's data was deleted on request (/forget).
+func (c *Channel) ForgetChat(chat int64) { c.quotes.forget(chat) }
