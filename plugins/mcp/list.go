@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 
@@ -40,7 +39,7 @@ func (s *server) list(ctx context.Context) Listing {
 	l := Listing{Server: s.cfg.Name}
 	sess, stop, err := s.connect(ctx)
 	if err != nil {
-		l.Err = err
+		l.Err = redact(err)
 		return l
 	}
 	defer stop()
@@ -49,7 +48,7 @@ func (s *server) list(ctx context.Context) Listing {
 	var listed []*mcp.Tool
 	for t, err := range sess.Tools(lctx, nil) {
 		if err != nil {
-			l.Err = errors.Join(l.Err, err)
+			l.Err = redact(err)
 			return l
 		}
 		listed = append(listed, t)

@@ -41,7 +41,7 @@ func New(servers []Server, sink Sink, opts Options) *Manager {
 	if opts.Wait == nil {
 		opts.Wait = brain.Sleep
 	}
-	m := &Manager{sink: sink, log: opts.Logger.With("component", "mcp"), m: newMetrics(opts.Registerer), opts: opts}
+	m := &Manager{sink: sink, log: slog.New(redactHandler{opts.Logger.Handler()}).With("component", "mcp"), m: newMetrics(opts.Registerer), opts: opts}
 	for _, cfg := range servers {
 		s := &server{cfg: cfg, mgr: m, log: m.log.With("server", cfg.Name), changed: make(chan struct{}, 1)}
 		// Every server's series exist from the start, at 0, so that dashboards and alerts
@@ -226,7 +226,7 @@ func (s *server) down(why error) {
 	s.sess, s.ntools = nil, 0
 	s.since = time.Now()
 	if why != nil && !errors.Is(why, context.Canceled) {
-		s.lastErr = why.Error()
+		s.lastErr = redact(why).Error()
 	}
 	s.mu.Unlock()
 	s.mgr.m.up.WithLabelValues(s.cfg.Name).Set(0)
