@@ -23,7 +23,7 @@ const maxRedirects = 10
 func checkRedirect(req *http.Request, via []*http.Request) error {
 	req.Header.Del("Referer") // net/http sets it before calling CheckRedirect
 	if from, to := origin(via[0].URL), origin(req.URL); from != to {
-		return fmt.Errorf("%w: %s sent it to %s; point the url at the server itself", errOtherOrigin, from, to)
+		return fmt.Errorf("%w: %s sent it to %s (point the url at the server itself)", errOtherOrigin, from, to)
 	}
 	if len(via) >= maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)

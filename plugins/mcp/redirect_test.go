@@ -66,8 +66,9 @@ func TestRedirectToOtherOrigin(t *testing.T) {
 		Timeout: 5 * time.Second}
 
 	l := New([]Server{srv}, nil, Options{}).List(context.Background())
-	if l[0].Err == nil || !strings.Contains(l[0].Err.Error(), "refused a redirect to another origin") {
-		t.Errorf("List: err = %v, want the redirect refused", l[0].Err)
+	if l[0].Err == nil || !strings.Contains(l[0].Err.Error(), "refused a redirect to another origin") ||
+		!strings.Contains(l[0].Err.Error(), "sent it to "+elsewhere.URL+" (") {
+		t.Errorf("List: err = %v, want the redirect to %s refused", l[0].Err, elsewhere.URL)
 	} else {
 		noSecret(t, "List's error", l[0].Err.Error())
 	}

@@ -37,10 +37,14 @@ var urlInText = regexp.MustCompile("(?i)\\bhttps?://[^\\s\"'`<>]+")
 
 // RedactURLs returns text with every http and https URL in it redacted (RedactURL): the
 // errors of net/http and of the clients built on it carry the URL they tried, query and
-// all (net/http masks only a password).
+// all (net/http masks only a password). Punctuation that ends a URL's sentence
+// ("…:8080; try…") is taken for the sentence's, not the URL's.
 func RedactURLs(text string) string {
 	if !strings.Contains(text, "://") {
 		return text
 	}
-	return urlInText.ReplaceAllStringFunc(text, RedactURL)
+	return urlInText.ReplaceAllStringFunc(text, func(u string) string {
+		trimmed := strings.TrimRight(u, ".,;:!?)]}")
+		return RedactURL(trimmed) + u[len(trimmed):]
+	})
 }

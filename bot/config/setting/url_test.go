@@ -30,6 +30,8 @@ func TestRedactURLs(t *testing.T) {
 			`calling "initialize": Post "http://***@127.0.0.1:1/mcp?***": dial tcp: connection refused`},
 		{"two URLs, unquoted", "from https://a/x?k=SECRET to HTTP://b/y?k=SECRET2 (moved)",
 			"from https://a/x?*** to http://b/y?*** (moved)"},
+		{"sentence punctuation", "http://127.0.0.1:1 sent it to http://127.0.0.1:2; or http://h/p?k=SECRET. (see https://h/x)",
+			"http://127.0.0.1:1 sent it to http://127.0.0.1:2; or http://h/p?***. (see https://h/x)"},
 		{"none", "connection closed", "connection closed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
