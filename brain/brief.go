@@ -75,7 +75,7 @@ func partIndex(hour int) int {
 }
 
 // silenceStep is the resolution of SilenceWords' count of waking time.
-const silenceStep = 5 * time.Minute
+const silenceStep = 15 * time.Minute
 
 // SilenceWords says when the last exchange at last was, seen at now in loc, and how much
 // of the person's waking time has passed since: night is the quiet hours and, once the
@@ -102,13 +102,19 @@ func SilenceWords(last, now time.Time, loc *time.Location, quiet QuietHours, r *
 		return when + ": about " + strconv.Itoa(int((d+12*time.Hour)/(24*time.Hour))) + " days"
 	}
 	var awake, night time.Duration
-	for t := last; t.Before(now); t = t.Add(silenceStep) {
-		step := min(silenceStep, now.Sub(t))
+	for t := last; t.Before(now); {
+		// Quarter-hour steps on the clock's grid, so quiet hours starting on one are exact.
+		next := t.Truncate(silenceStep).Add(silenceStep)
+		if next.After(now) {
+			next = now
+		}
+		step := next.Sub(t)
 		if quiet.Contains(t, loc) || (r != nil && r.Asleep(t, loc)) {
 			night += step
 		} else {
 			awake += step
 		}
+		t = next
 	}
 	words := when + ": " + wakingWords(awake)
 	switch {
