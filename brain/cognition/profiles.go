@@ -1,6 +1,11 @@
 package cognition
 
-import "github.com/anima-bot/anima/brain"
+import (
+	"slices"
+	"strings"
+
+	"github.com/anima-bot/anima/brain"
+)
 
 // The prompt of each profile, section by section, in the order the model reads them. A
 // section that has nothing to say for a run (no memories, no files) leaves no message.
@@ -33,9 +38,11 @@ var cutOrder = []string{"reactions", "inner life", "memories", "brief"}
 // profileSections names the prompt w's run gets and lists its sections.
 func profileSections(w brain.Wake) (string, []section) {
 	switch {
-	case profileOf(w) == brain.ProfileDream:
+	case w.Profile == brain.ProfileDream:
 		return "dream", dreamSections()
-	case userText(w) != "":
+	case slices.ContainsFunc(w.Signals, func(s brain.Signal) bool {
+		return s.Type == brain.SignalUserMessage && strings.TrimSpace(s.Text) != ""
+	}):
 		return "chat", chatSections()
 	case w.Reason.Code == brain.ReasonConcernCheckin:
 		return "check-in", checkinSections()

@@ -14,13 +14,26 @@ import (
 // (prompt_<name>.go); which sections a run's prompt has, and in what order, is its
 // profile's list in profiles.go, the one place that knows it.
 
-// section is one named part of a prompt: build writes its messages (none: the section is
-// left out). A fitted section is made from what fit kept of the recall, so it is built
-// after the others, which the recall is fitted around.
+// section is one named part of a prompt, built by text (one system message; "": the
+// section is left out) or, for the turns and a chat's ask, by msgs. A fitted section is
+// made from what fit kept of the recall, so it is built after the others, which the recall
+// is fitted around.
 type section struct {
 	name   string
 	fitted bool
-	build  func(c *Cognition, p *prompt) []openai.ChatCompletionMessage
+	text   func(c *Cognition, p *prompt) string
+	msgs   func(c *Cognition, p *prompt) []openai.ChatCompletionMessage
+}
+
+// build writes s's messages for p.
+func (s section) build(c *Cognition, p *prompt) []openai.ChatCompletionMessage {
+	if s.msgs != nil {
+		return s.msgs(c, p)
+	}
+	if t := s.text(c, p); t != "" {
+		return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: t}}
+	}
+	return nil
 }
 
 // prompt is what the sections of one run's prompt are built from.
@@ -45,14 +58,19 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	p := &prompt{w: w, rc: rc, now: now, loc: c.zone(w), profile: name,
 		budget: c.cfg.ContextTokens - c.reg.offerFor(profileOf(w)).tokens}
 	parts := make([][]openai.ChatCompletionMessage, len(secs))
-	used := 0
 	for i, s := range secs {
 		if !s.fitted {
 			parts[i] = s.build(c, p)
-			used += EstimateTokens(parts[i])
 		}
 	}
-	p.f = c.fit(w, rc, now, p.budget-used-64-turnsNoteTokens(rc)) // 64: the frames of the data blocks
+	reserve := 64 // the frames of the data blocks
+	if len(rc.Turns) > 0 {
+		reserve += 4 + tokens(turnTagNote) // the turns' note on their time marks
+	}
+	for _, m := range parts {
+		reserve += EstimateTokens(m)
+	}
+	p.f = c.fit(w, rc, now, p.budget-reserve)
 	for i, s := range secs {
 		if s.fitted {
 			parts[i] = s.build(c, p)
@@ -85,14 +103,6 @@ func cut(secs []section, parts [][]openai.ChatCompletionMessage, budget int) {
 			parts[i] = nil
 		}
 	}
-}
-
-// system is one system message of content; none when content is empty.
-func system(content string) []openai.ChatCompletionMessage {
-	if content == "" {
-		return nil
-	}
-	return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: content}}
 }
 
 // userText is the text of the wake's user messages, joined by newlines.

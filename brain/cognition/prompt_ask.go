@@ -12,10 +12,10 @@ import (
 // new message(s); a run without one is told in words why it might write and how.
 
 var (
-	chatAsk      = section{name: "the ask", build: (*Cognition).chatAsk}
-	proactiveAsk = section{name: "the ask", build: (*Cognition).proactiveAsk}
-	checkinAsk   = section{name: "the ask", build: (*Cognition).checkinAsk}
-	dreamAsk     = section{name: "the ask", build: (*Cognition).dreamAsk}
+	chatAsk      = section{name: "the ask", msgs: (*Cognition).chatAsk}
+	proactiveAsk = section{name: "the ask", text: (*Cognition).proactiveAsk}
+	checkinAsk   = section{name: "the ask", text: (*Cognition).checkinAsk}
+	dreamAsk     = section{name: "the ask", text: (*Cognition).dreamAsk}
 )
 
 // chatAsk is the user's new text as the prompt's last message, with the photos of this
@@ -43,7 +43,7 @@ const quietAsk = "Your last messages went unanswered: write only if it is worth 
 	"silent (an empty response)."
 
 // proactiveAsk asks a run without a user message whether to write, and how.
-func (c *Cognition) proactiveAsk(p *prompt) []openai.ChatCompletionMessage {
+func (c *Cognition) proactiveAsk(p *prompt) string {
 	w := p.w
 	var b strings.Builder
 	b.WriteString("No new message from " + quote(w.UserName()) + ".")
@@ -62,18 +62,18 @@ func (c *Cognition) proactiveAsk(p *prompt) []openai.ChatCompletionMessage {
 		b.WriteString(" Something you scheduled is due (above): say it now, briefly, in your own words.")
 	}
 	if w.Rel.UnansweredProactive > 0 {
-		return system(b.String() + "\n" + quietAsk)
+		return b.String() + "\n" + quietAsk
 	}
 	b.WriteString("\nDecide whether writing now would be welcome. If you write, be brief and specific: pick up " +
 		"something from your memories or your last conversation, or follow up on what you promised; " +
 		"never a bare \"how are you?\", never a repeat of something you said recently. ")
 	b.WriteString(c.interestsLine(w))
 	b.WriteString("If you have nothing worth saying, answer with an empty response.")
-	return system(b.String())
+	return b.String()
 }
 
 // checkinAsk asks a run to check in on what the person cares about, as planned.
-func (c *Cognition) checkinAsk(p *prompt) []openai.ChatCompletionMessage {
+func (c *Cognition) checkinAsk(p *prompt) string {
 	w := p.w
 	var b strings.Builder
 	b.WriteString("No new message from " + quote(w.UserName()) + ". You planned to check in about: " + thoughts(w) + ".")
@@ -82,16 +82,16 @@ func (c *Cognition) checkinAsk(p *prompt) []openai.ChatCompletionMessage {
 	if w.Rel.UnansweredProactive > 0 {
 		b.WriteString(" Your last messages went unanswered, so keep it light.")
 	}
-	return system(b.String())
+	return b.String()
 }
 
 // dreamAsk asks a dream run for its nightly reflection.
-func (c *Cognition) dreamAsk(p *prompt) []openai.ChatCompletionMessage {
-	return system("This is your nightly reflection. Read the day's conversation, your journal and the concerns " +
+func (c *Cognition) dreamAsk(p *prompt) string {
+	return "This is your nightly reflection. Read the day's conversation, your journal and the concerns " +
 		"above; use the tools to write one short digest journal entry (kind reflection), to open concerns for " +
 		"what the day's conversation implied that no concern follows yet (an upcoming event, a worry, a plan; " +
 		"with a check-in time when there is one), to touch or close concerns, to fold the journal entries listed " +
-		"to fold into a few themes, and to remember what matters. When you are done, stop: no answer is needed.")
+		"to fold into a few themes, and to remember what matters. When you are done, stop: no answer is needed."
 }
 
 // thoughts is the texts of the wake's thoughts (what a check-in or a thought of its own is

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -15,12 +13,12 @@ import (
 // talked counted in their waking time, what about, where the conversation stands, how
 // your last openers fared (a run that may write first) and how long their message waited
 // (a chat run). Never a reason code nor a figure of the aggregator's.
-var brief = section{name: "brief", build: (*Cognition).brief}
+var brief = section{name: "brief", text: (*Cognition).brief}
 
 // aboutRunes bounds the quote of the last thing said.
 const aboutRunes = 80
 
-func (c *Cognition) brief(p *prompt) []openai.ChatCompletionMessage {
+func (c *Cognition) brief(p *prompt) string {
 	w, rel := p.w, &p.w.Rel
 	var b strings.Builder
 	b.WriteString("How things stand:")
@@ -58,7 +56,7 @@ func (c *Cognition) brief(p *prompt) []openai.ChatCompletionMessage {
 	if rel.Group {
 		b.WriteString("\n- This is a group chat.")
 	}
-	return system(b.String())
+	return b.String()
 }
 
 // newSince is when the wake's first new message was written; zero for a run without one.

@@ -5,16 +5,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/anima-bot/anima/brain"
 )
 
 // due is the scheduled items due in this wake: each note, why it was scheduled, and how
 // late it is when more than five minutes.
-var due = section{name: "due", build: (*Cognition).due}
+var due = section{name: "due", text: (*Cognition).due}
 
-func (c *Cognition) due(p *prompt) []openai.ChatCompletionMessage {
+func (c *Cognition) due(p *prompt) string {
 	var b strings.Builder
 	for _, s := range p.w.Signals {
 		if s.Type != brain.SignalScheduleDue {
@@ -32,5 +30,5 @@ func (c *Cognition) due(p *prompt) []openai.ChatCompletionMessage {
 				human(s.At.Sub(s.Due)), s.Due.In(p.loc).Format("Mon 15:04"))
 		}
 	}
-	return system(b.String())
+	return b.String()
 }

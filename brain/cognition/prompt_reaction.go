@@ -6,17 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/anima-bot/anima/brain"
 )
 
 // reactions is the user's reactions to anima's messages since its last run.
-var reactions = section{name: "reactions", build: (*Cognition).reactions}
+var reactions = section{name: "reactions", text: (*Cognition).reactions}
 
-func (c *Cognition) reactions(p *prompt) []openai.ChatCompletionMessage {
-	return system(reactionBlock(p.w, p.now, p.loc))
-}
+func (c *Cognition) reactions(p *prompt) string { return reactionBlock(p.w, p.now, p.loc) }
 
 // Reactions in a prompt: the user's reactions to anima's messages are acknowledgements,
 // read by the chat's next run as data. At most maxReactions are listed (the latest per

@@ -4,22 +4,12 @@ import (
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
-
-	"github.com/anima-bot/anima/brain"
 )
 
 // turns is the recent conversation, as fitted: a note on the time marks, then each turn
 // marked with its time (prompt_time.go), a group member's labelled with their name; empty
 // turns are left out.
-var turns = section{name: "turns", fitted: true, build: (*Cognition).turns}
-
-// turnsNoteTokens is what the note on the time marks adds to a prompt with turns.
-func turnsNoteTokens(rc brain.Recall) int {
-	if len(rc.Turns) == 0 {
-		return 0
-	}
-	return 4 + tokens(turnTagNote)
-}
+var turns = section{name: "turns", fitted: true, msgs: (*Cognition).turns}
 
 func (c *Cognition) turns(p *prompt) []openai.ChatCompletionMessage {
 	all, f := p.rc.Turns, &p.f
@@ -27,7 +17,7 @@ func (c *Cognition) turns(p *prompt) []openai.ChatCompletionMessage {
 		return nil
 	}
 	msgs := make([]openai.ChatCompletionMessage, 0, len(all)-f.first+1)
-	msgs = append(msgs, system(turnTagNote)...)
+	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: turnTagNote})
 	for i, t := range all[f.first:] {
 		role := openai.ChatMessageRoleUser
 		if t.Role == "assistant" {
