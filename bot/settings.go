@@ -35,6 +35,7 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		PersonaInterests:     cfg.Persona.Interests,
 		AnswerFormat:         answerFormat(cfg.LLM),
 		DefaultZone:          zone,
+		QuietHours:           cfg.Proactive.QuietHours,
 		TranscriptionModel:   cfg.LLM.TranscriptionModel,
 		MaxAudio:             cfg.LLM.MaxAudio.Std(),
 		Vision:               cfg.LLM.Vision,
