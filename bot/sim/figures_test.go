@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // TestTimingFigures: on the rhythm scenarios no follow-up goes into the user's inferred
@@ -42,11 +44,50 @@ func TestTimingFigures(t *testing.T) {
 			if err := tl.writeSummary(&b); err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{"inside the user's active hours, from day 8", "distinct minute offsets", "check-ins:", "in the user's inferred sleep"} {
+			for _, want := range []string{"inside the user's active hours, from day 8", "first messages inside their hours", "week 2 ",
+				"distinct minute offsets", "check-ins:", "in the user's inferred sleep"} {
 				if !strings.Contains(b.String(), want) {
 					t.Errorf("summary lacks %q:\n%s", want, b.String())
 				}
 			}
 		})
+	}
+}
+
+// TestTheirHours: the user's hours are the scenario's, within an hour of its windows,
+// across midnight, on the days a rule applies and not on a day off.
+func TestTheirHours(t *testing.T) {
+	t.Parallel()
+	sc, err := ParseScenario([]byte(`days: 3
+user:
+  writes:
+    - at: "18:40"
+      jitter: 30m
+    - at: "00:10"
+      jitter: 20m
+      days: [2]
+  quiet_days: [3]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	tl := newTimeline(sc, brain.DefaultProactivePolicy(), time.UTC, start)
+	tests := []struct {
+		at   time.Time
+		want bool
+	}{
+		{time.Date(2026, 3, 2, 17, 10, 0, 0, time.UTC), true},  // 18:40 − 30m − 1h
+		{time.Date(2026, 3, 2, 17, 9, 0, 0, time.UTC), false},  // a minute earlier
+		{time.Date(2026, 3, 2, 20, 10, 0, 0, time.UTC), true},  // 18:40 + 30m + 1h
+		{time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), false},   // the morning
+		{time.Date(2026, 3, 2, 22, 50, 0, 0, time.UTC), true},  // day 2's 00:10 − 20m − 1h, the evening before
+		{time.Date(2026, 3, 3, 1, 30, 0, 0, time.UTC), true},   // day 2's 00:10 + 20m + 1h
+		{time.Date(2026, 3, 4, 18, 40, 0, 0, time.UTC), false}, // day 3, a day off
+	}
+	for _, tc := range tests {
+		if got := tl.theirHours(tc.at); got != tc.want {
+			t.Errorf("theirHours(%s) = %v, want %v", tc.at.Format("Mon 15:04"), got, tc.want)
+		}
 	}
 }

@@ -78,7 +78,7 @@ func examples(t *testing.T) map[string]Scenario {
 		}
 		out[strings.TrimSuffix(filepath.Base(p), ".yaml")] = sc
 	}
-	for _, want := range []string{"chatty", "never-answers", "night-owl", "shift-worker", "blocks"} {
+	for _, want := range []string{"chatty", "never-answers", "night-owl", "shift-worker", "blocks", "evening-person"} {
 		if _, ok := out[want]; !ok {
 			t.Errorf("examples/sim/%s.yaml missing", want)
 		}
@@ -121,7 +121,7 @@ func runExample(t *testing.T, name string) *timeline {
 
 func TestScenarioInvariants(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"chatty", "night-owl", "shift-worker", "never-answers", "blocks"} {
+	for _, name := range []string{"chatty", "night-owl", "shift-worker", "never-answers", "blocks", "evening-person"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			tl := runExample(t, name)
