@@ -24,8 +24,8 @@ type simSend struct {
 	at   time.Time
 	code string // the wake's reason code
 	ref  string // a check-in's concern
-	// trigger is when the rule that let the wake out opened, without jitter: the silence
-	// it needed (min_silence × 4 if closed × 2^unanswered, or followup_after) or the
+	// trigger is when the rule that let the wake out opened, without jitter: the waking
+	// silence it needed (min_silence × 4 if closed × 2^unanswered, or followup_after) or the
 	// check-in's due time, the cooldown after the previous wake, and the end of the
 	// quiet hours it waited out, whichever was last.
 	trigger time.Time
@@ -39,16 +39,18 @@ type simSend struct {
 func trigger(pol brain.ProactivePolicy, w brain.Wake, now, prev time.Time, loc *time.Location) time.Time {
 	var at time.Time
 	last := w.Rel.LastExchange()
+	// Silence counts in the user's waking time, as the rule counts it.
+	waking := brain.NewWaking(pol.QuietHours, &w.Rel.Rhythm, loc)
 	switch w.Reason.Code {
 	case brain.ReasonFollowup:
-		at = last.Add(pol.FollowupAfter)
+		at, _ = waking.After(last, pol.FollowupAfter)
 	case brain.ReasonProactive:
 		base := pol.MinSilence
 		if w.Rel.Status == brain.StatusClosed {
 			base *= 4
 		}
 		need, _ := brain.Habituated(base, w.Rel.UnansweredProactive)
-		at = last.Add(need)
+		at, _ = waking.After(last, need)
 	default: // a check-in: when its thought came due
 		for _, s := range w.Signals {
 			if at.IsZero() || s.At.Before(at) {
@@ -164,8 +166,8 @@ func (t *timeline) measure() timing {
 	var rel brain.Relationship
 	for _, r := range t.rows {
 		for range r.msgs[msgUser] {
-			if rel.OwnMessage(r.at) {
-				f.profile.Observe(r.at, t.loc)
+			if rel.OwnMessage(r.at, t.loc) {
+				rel.Rhythm.Observe(r.at, t.loc)
 			}
 			rel.MarkUserMessage(r.at)
 		}
@@ -182,6 +184,7 @@ func (t *timeline) measure() timing {
 			}
 		}
 	}
+	f.profile = rel.Rhythm
 	warm := t.start.AddDate(0, 0, historyDays)
 	if t.sc.Days <= historyDays {
 		warm = t.start // too short for a warm-up: every send is judged

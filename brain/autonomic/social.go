@@ -12,8 +12,9 @@ type chatDetector struct {
 	det  Detector
 }
 
-// SocialPressure computes each relationship's social pressure from its silence
-// (brain.Pressure(silence, MinSilence)), writes it to rel.SocialPressure on every check, and
+// SocialPressure computes each relationship's social pressure from its silence counted in
+// the user's waking time (brain.Pressure(waking silence, MinSilence); see brain.Waking:
+// quiet hours, and once the rhythm is Ready inferred sleep, add nothing), writes it to rel.SocialPressure on every check, and
 // emits a social_pressure signal for the chat on a noticeable change and whenever the
 // pressure crosses 0.5 upward. Group and dormant chats and chats with no exchange yet have
 // pressure 0 and emit nothing.
@@ -22,6 +23,7 @@ type chatDetector struct {
 // rebuilt only when the set of relationships changes, so an idle check allocates nothing.
 type SocialPressure struct {
 	minSilence time.Duration
+	quiet      brain.QuietHours
 	cfg        DetectorConfig
 	dets       []chatDetector
 	spare      []chatDetector // the previous dets, reused on the next rebuild
@@ -31,11 +33,11 @@ type SocialPressure struct {
 
 var _ brain.Neuron = (*SocialPressure)(nil)
 
-// NewSocialPressure returns the social-pressure neuron for proactive min_silence (the 0.5
-// upward threshold is added to det).
-func NewSocialPressure(minSilence time.Duration, det DetectorConfig) *SocialPressure {
+// NewSocialPressure returns the social-pressure neuron for proactive min_silence and
+// quiet_hours (the 0.5 upward threshold is added to det).
+func NewSocialPressure(minSilence time.Duration, quiet brain.QuietHours, det DetectorConfig) *SocialPressure {
 	det.Thresholds = append([]Threshold{{Value: 0.5, Dir: Up}}, det.Thresholds...)
-	return &SocialPressure{minSilence: minSilence, cfg: det}
+	return &SocialPressure{minSilence: minSilence, quiet: quiet, cfg: det}
 }
 
 // Name implements brain.Neuron.
@@ -70,7 +72,8 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 		}
 		p := 0.0
 		if !rel.Group && !rel.Dormant {
-			p = brain.Pressure(rel.Silence(now), n.minSilence)
+			awake := brain.NewWaking(n.quiet, &rel.Rhythm, st.Location(rel)).Between(rel.LastExchange(), now)
+			p = brain.Pressure(awake, n.minSilence)
 		}
 		rel.SocialPressure = p
 		if rel.Group || rel.Dormant || rel.LastExchange().IsZero() {
