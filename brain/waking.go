@@ -39,7 +39,15 @@ func (w Waking) Between(a, b time.Time) time.Duration {
 	if a.IsZero() || !b.After(a) {
 		return 0
 	}
-	x, y := w.wall(a), w.wall(b)
+	return w.BetweenWalls(w.Wall(a), w.Wall(b))
+}
+
+// BetweenWalls is Between for two moments given as Wall readings (x not after y): a
+// caller that keeps the readings of moments it sees again saves the zone lookups.
+func (w Waking) BetweenWalls(x, y int64) time.Duration {
+	if y <= x {
+		return 0
+	}
 	d := (y - x) - (w.asleepTo(y) - w.asleepTo(x))
 	return max(0, time.Duration(d))
 }
@@ -69,8 +77,8 @@ func (w Waking) After(a time.Time, d time.Duration) (time.Time, bool) {
 	return a.Add(hi), true
 }
 
-// wall is t on the wall clock of w's zone, in nanoseconds since 1970-01-01 00:00 there.
-func (w Waking) wall(t time.Time) int64 {
+// Wall is t on the wall clock of w's zone, in nanoseconds since 1970-01-01 00:00 there.
+func (w Waking) Wall(t time.Time) int64 {
 	_, off := t.In(w.loc).Zone()
 	return t.UnixNano() + int64(off)*int64(time.Second)
 }

@@ -6,10 +6,15 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// chatDetector is the detector state of one relationship.
+// chatDetector is the detector state of one relationship, with the wall-clock reading
+// (brain.Waking.Wall) of its last exchange in the zone it was read in, kept so that an
+// idle check looks no zone up for it.
 type chatDetector struct {
-	chat int64
-	det  Detector
+	chat     int64
+	det      Detector
+	last     time.Time
+	lastLoc  *time.Location
+	lastWall int64
 }
 
 // SocialPressure computes each relationship's social pressure from its silence counted in
@@ -64,6 +69,10 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 	if len(n.dets) != len(st.Rels) {
 		n.sync(st)
 	}
+	// now's wall-clock reading, looked up once per zone in a row of relationships (most
+	// share the default zone).
+	var nowLoc *time.Location
+	var nowWall int64
 	for i, rel := range st.Rels {
 		d := &n.dets[i]
 		if d.chat != rel.Chat {
@@ -71,9 +80,16 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 			d = &n.dets[i]
 		}
 		p := 0.0
-		if !rel.Group && !rel.Dormant {
-			awake := brain.NewWaking(n.quiet, &rel.Rhythm, st.Location(rel)).Between(rel.LastExchange(), now)
-			p = brain.Pressure(awake, n.minSilence)
+		if last := rel.LastExchange(); !rel.Group && !rel.Dormant && !last.IsZero() {
+			loc := st.Location(rel)
+			w := brain.NewWaking(n.quiet, &rel.Rhythm, loc)
+			if loc != nowLoc {
+				nowLoc, nowWall = loc, w.Wall(now)
+			}
+			if loc != d.lastLoc || !last.Equal(d.last) {
+				d.last, d.lastLoc, d.lastWall = last, loc, w.Wall(last)
+			}
+			p = brain.Pressure(w.BetweenWalls(d.lastWall, nowWall), n.minSilence)
 		}
 		rel.SocialPressure = p
 		if rel.Group || rel.Dormant || rel.LastExchange().IsZero() {
