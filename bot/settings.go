@@ -68,11 +68,12 @@ func drafter(t config.TelegramConfig, tg *telegram.Channel) brain.Drafter {
 }
 
 // ProactiveLayers builds the two layers the proactive policy drives: the aggregation layer
-// that applies it and the autonomic layer whose social pressure follows its min_silence.
+// that applies it and the autonomic layer whose social pressure follows its min_silence
+// and quiet hours.
 func ProactiveLayers(pol brain.ProactivePolicy, reg prometheus.Registerer, neurons ...brain.Neuron) (*aggregation.Aggregator, *autonomic.Layer) {
 	agg := aggregation.New(pol, aggregation.Options{Registerer: reg})
 	auto := autonomic.Default()
-	auto.MinSilence = pol.MinSilence
+	auto.MinSilence, auto.QuietHours = pol.MinSilence, pol.QuietHours
 	return agg, autonomic.New(auto, neurons...)
 }
 
