@@ -74,9 +74,6 @@ func partIndex(hour int) int {
 	return 3
 }
 
-// silenceStep is the resolution of SilenceWords' count of waking time.
-const silenceStep = 15 * time.Minute
-
 // SilenceWords says when the last exchange at last was, seen at now in loc, and how much
 // of the person's waking time has passed since: night is the quiet hours and, once the
 // rhythm is Ready, the inferred sleep. "25 minutes ago", "yesterday evening: a few waking
@@ -101,21 +98,8 @@ func SilenceWords(last, now time.Time, loc *time.Location, quiet QuietHours, r *
 	if d >= 36*time.Hour {
 		return when + ": about " + strconv.Itoa(int((d+12*time.Hour)/(24*time.Hour))) + " days"
 	}
-	var awake, night time.Duration
-	for t := last; t.Before(now); {
-		// Quarter-hour steps on the clock's grid, so quiet hours starting on one are exact.
-		next := t.Truncate(silenceStep).Add(silenceStep)
-		if next.After(now) {
-			next = now
-		}
-		step := next.Sub(t)
-		if quiet.Contains(t, loc) || (r != nil && r.Asleep(t, loc)) {
-			night += step
-		} else {
-			awake += step
-		}
-		t = next
-	}
+	awake := NewWaking(quiet, r, loc).Between(last, now)
+	night := d - awake
 	words := when + ": " + wakingWords(awake)
 	switch {
 	case night >= 2*time.Hour && night*2 >= d:
