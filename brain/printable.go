@@ -8,7 +8,8 @@ import (
 
 // Printable returns s safe to print to a terminal: every control character (C0 such as
 // ESC, BEL, \r, \n and \t; DEL; C1 such as U+009B, the one-byte CSI), every Unicode
-// bidirectional override or isolate (which reorder what follows on screen) and every
+// bidirectional override or isolate (which reorder what follows on screen), the line and
+// paragraph separators, and every
 // byte that is not UTF-8 is written as a visible Go escape (\x1b, \a, \r, \u009b,
 // \u202e, \xff), as strconv.Quote would write it; everything else, backslashes and
 // quotes included, is left as it is. A name or a description a stranger or a tool server
@@ -48,6 +49,8 @@ func unprintable(r rune) bool {
 	case r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
 		return true
 	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x2028, r == 0x2029: // line and paragraph separators: a new line to some terminals
 		return true
 	}
 	return false

@@ -1,6 +1,9 @@
 package brain
 
-import "testing"
+import (
+	"testing"
+	"unicode/utf8"
+)
 
 func TestPrintable(t *testing.T) {
 	t.Parallel()
@@ -15,6 +18,8 @@ func TestPrintable(t *testing.T) {
 		{"bidi override and isolate", "abc\u202egnp.exe\u2066x\u2069", `abc\u202egnp.exe\u2066x\u2069`},
 		{"invalid UTF-8 byte", "a\xff\x9bb", `a\xff\x9bb`},
 		{"literal replacement character stays", "a\uFFFDb", "a\uFFFDb"},
+		{"line separator", "a\u2028b\u2029", `a\u2028b\u2029`},
+		{"emoji joiner kept", "👨\u200d👩\u200d👧", "👨\u200d👩\u200d👧"},
 		{"empty", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -23,4 +28,23 @@ func TestPrintable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzPrintable: whatever comes in, what comes out is UTF-8 and holds nothing a terminal
+// acts on.
+func FuzzPrintable(f *testing.F) {
+	for _, s := range []string{"Bob", "\rA\x1b[2K", "\x9b\xff", "a\u202eb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Printable(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("Printable(%q) = %q is not UTF-8", s, got)
+		}
+		for _, r := range got {
+			if unprintable(r) {
+				t.Fatalf("Printable(%q) = %q keeps %U", s, got, r)
+			}
+		}
+	})
 }
