@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
 
@@ -240,5 +244,34 @@ func TestRunWithRefusedTokenExits(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "level=WARN msg=\"telegram.allowed_users still holds the example id 123456789") {
 		t.Errorf("run does not warn of the example user id:\n%s", out)
+	}
+}
+
+// TestChatBesideRun: `anima chat` failed with "metrics.listen 127.0.0.1:9464: address
+// already in use" while `anima run` held the address (issue 26), though the two are
+// meant to run side by side. chat serves no metrics unless --metrics asks.
+func TestChatBesideRun(t *testing.T) {
+	ai := openaitest.New(t)
+	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Echo(req) })
+	held, err := net.Listen("tcp", "127.0.0.1:0") // the running service's metrics server
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := t.TempDir()
+	path := writeConfigWith(t, dir, testConfig{tgURL: "http://127.0.0.1:1", aiURL: ai.URL(), metrics: held.Addr().String()})
+	t.Setenv("ANIMA_TELEGRAM_TOKEN", "")
+
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"chat", path}, strings.NewReader("hello console\n"), &stdout, &stderr)
+	if code != 0 || !strings.Contains(stdout.String(), "echo: hello console") {
+		t.Errorf("chat beside a held metrics address: exit %d, want 0 and an answer:\n%s%s", code, stdout.String(), stderr.String())
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"chat", "--metrics", path}, strings.NewReader("hello console\n"), &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), "address already in use") {
+		t.Errorf("chat --metrics on a held address: exit %d, want non-zero naming the address in use:\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

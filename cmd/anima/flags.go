@@ -17,7 +17,7 @@ import (
 // synopsis is each configured command's usage line, shown by its --help and on a flag error.
 var synopsis = map[string]string{
 	"run":     "anima run [FILE]             serve Telegram",
-	"chat":    "anima chat [FILE]            talk to anima on this console (its own store: chat.db beside storage.path)",
+	"chat":    "anima chat [FILE]            talk to anima on this console (its own store: chat.db beside storage.path; no metrics server unless --metrics)",
 	"check":   "anima check [FILE]           exit 0 only if `anima run` would start with FILE",
 	"backup":  "anima backup [FILE] --out F  copy the store while the service runs",
 	"compact": "anima compact [FILE]         rewrite the stopped service's store without deleted data",
@@ -36,6 +36,7 @@ type cmdFlags struct {
 	config, out, scenario, cpuProfile, memProfile, store *string
 	days                                                 *int
 	timeout                                              *time.Duration
+	metrics                                              *bool
 }
 
 func newFlags(cmd string, stderr io.Writer) *cmdFlags {
@@ -44,7 +45,7 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 	fs.Usage = func() {}
 	f := &cmdFlags{cmd: cmd, fs: fs, stderr: stderr,
 		out: new(string), scenario: new(string), cpuProfile: new(string), memProfile: new(string),
-		store: new(string), days: new(int), timeout: new(time.Duration)}
+		store: new(string), days: new(int), timeout: new(time.Duration), metrics: new(bool)}
 	f.config = fs.String("config", defaultConfig(), "configuration file, also given as the argument FILE ($ANIMA_CONFIG when set, else anima.yaml when it exists, else config.yaml)")
 	switch cmd {
 	case "run", "chat":
@@ -53,6 +54,7 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 		f.memProfile = fs.String("memprofile", "", "write a heap profile to this file on exit")
 		if cmd == "chat" {
 			f.store = fs.String("store", "", "bbolt file for this conversation (default: chat.db beside storage.path; give storage.path to talk with the service's memory while it is stopped)")
+			f.metrics = fs.Bool("metrics", false, "serve /metrics, /healthz and /readyz at metrics.listen as `anima run` does (off: a running service holds that address)")
 		}
 	case "backup":
 		f.out = fs.String("out", "", "file to write the copy to (required)")

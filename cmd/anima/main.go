@@ -28,7 +28,8 @@ Usage:
                                       Telegram user, check each, and write a config
   anima run    [FILE]                 serve Telegram (SIGINT/SIGTERM stop it gracefully)
   anima chat   [FILE] [--store F]     talk to anima on this console (no Telegram token
-                                      needed; its own store, chat.db beside storage.path)
+                                      needed; its own store, chat.db beside storage.path;
+                                      no metrics server unless --metrics)
   anima check  [FILE]                 exit 0 only if ` + "`anima run`" + ` would start with FILE
   anima backup [FILE] --out F         copy the store (hot, while the service runs)
   anima compact [FILE]                rewrite the store without deleted data (service stopped)

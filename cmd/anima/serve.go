@@ -24,6 +24,10 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 	}
 	if cmd == "chat" {
 		cfg.Storage.Path = chatStore(cfg.Storage.Path, *f.store)
+		if !*f.metrics {
+			// The service beside it holds metrics.listen; a console needs no scrape target.
+			cfg.Metrics.Listen = ""
+		}
 	}
 	log := bot.NewLogger(cfg.Log, stderr)
 	if cmd == "run" && cfg.Telegram.HasExampleUser() {
