@@ -37,8 +37,8 @@ func Load(path string) (Config, error) {
 // too: allowed_users: [${OWNER_ID}]. Keys are never expanded.
 //
 // The variables of EnvDefaults (ANIMA_TELEGRAM_TOKEN, ANIMA_LLM_API_KEY,
-// ANIMA_STORAGE_PATH, ANIMA_METRICS_LISTEN) fill in their keys when the file leaves
-// them out; a value or ${VAR} reference written for the key wins.
+// ANIMA_STORAGE_PATH, ANIMA_METRICS_LISTEN, ANIMA_WEBHOOK_SECRET) fill in their keys when
+// the file leaves them out; a value or ${VAR} reference written for the key wins.
 //
 // Unknown keys, duplicate keys and values of the wrong type are errors naming the
 // full key and its line. All problems are returned together (errors.Join); each
