@@ -30,7 +30,9 @@ Usage:
   anima chat   [FILE] [--store F]     talk to anima on this console (no Telegram token
                                       needed; its own store, chat.db beside storage.path;
                                       no metrics server unless --metrics)
-  anima check  [FILE]                 exit 0 only if ` + "`anima run`" + ` would start with FILE
+  anima check  [FILE] [--offline]     exit 0 only if ` + "`anima run`" + ` would start with FILE;
+                                      lists every problem, asks Telegram and the model
+                                      endpoint unless --offline
   anima backup [FILE] --out F         copy the store (hot, while the service runs)
   anima compact [FILE]                rewrite the store without deleted data (service stopped)
   anima dead list|show ID|retry ID [FILE]
@@ -84,7 +86,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	switch cmd {
 	case "check":
-		return check(*f.config, stdout, stderr)
+		return check(ctx, *f.config, *f.offline, stdout, stderr)
 	case "sim":
 		return simCommand(ctx, f, stdout, stderr) // sim.go
 	case "compact":
