@@ -59,7 +59,7 @@ func TestWebhookSecretFromEnv(t *testing.T) {
 	const webhook = "telegram:\n  mode: webhook\n  webhook: {public_url: 'https://bot.example.com/telegram'}\n"
 	for _, tc := range []struct {
 		name, yaml, want string
-		env            func(string) (string, bool)
+		env              func(string) (string, bool)
 	}{
 		{"from the environment", webhook, "s3cret_from-env", envMap(map[string]string{"ANIMA_WEBHOOK_SECRET": "s3cret_from-env"})},
 		{"the file wins", strings.Replace(webhook, "}", ", secret_token: mine}", 1), "mine", envMap(map[string]string{"ANIMA_WEBHOOK_SECRET": "s3cret_from-env"})},
