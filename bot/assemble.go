@@ -225,7 +225,7 @@ func LoopConfig(cfg config.Config, console bool) loop.Config {
 		runsPerMinute = -1 // no limit
 	}
 	return loop.Config{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
-		UserRunsPerMinute: runsPerMinute}
+		LogReplies: cfg.Log.Replies, UserRunsPerMinute: runsPerMinute}
 }
 
 // LoopDeps are the core loop's collaborators from the parts: clock, state, layers,
