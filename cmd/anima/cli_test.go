@@ -137,6 +137,14 @@ func TestCheckRefusesWhatRunRefuses(t *testing.T) {
 			if code != 1 || !strings.Contains(stderr, path+": ") || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, want 1 and %q named after the file in stderr:\n%s%s", code, tc.want, stdout, stderr)
 			}
+			if !strings.HasPrefix(tc.want, "telegram.") && !strings.HasPrefix(tc.want, "llm.") {
+				return // the rest fail in bot.Run, whose error the CLI tests of run cover
+			}
+			// run refuses the file too, naming it (issue 26: its errors named no file).
+			code, stdout, stderr = runCLI(t, "run", path)
+			if code != 1 || !strings.Contains(stderr, path+": ") || !strings.Contains(stderr, tc.want) {
+				t.Errorf("run: exit %d, want 1 and %q named after the file in stderr:\n%s%s", code, tc.want, stdout, stderr)
+			}
 		})
 	}
 }
@@ -197,6 +205,8 @@ func TestCommandFlags(t *testing.T) {
 		{"sim help", []string{"sim", "-h"}, 0, "-scenario", "-timeout"},
 		{"chat help", []string{"chat", "--help"}, 0, "-store", "-out"},
 		{"check --days", []string{"check", "--days", "3"}, 2, "-days", ""},
+		{"version help", []string{"version", "--help"}, 0, "Usage: anima version", "anima dev"},
+		{"help says how FILE is found", []string{"--help"}, 0, "./anima.yaml (the file `anima init` writes) when it exists", ""},
 		{"run --out", []string{"run", "--out", "x"}, 2, "-out", ""},
 		{"backup --timeout", []string{"backup", "--timeout", "1s"}, 2, "-timeout", ""},
 	} {
@@ -252,6 +262,9 @@ func TestRunWithRefusedTokenExits(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "telegram.token was refused") {
 		t.Errorf("output does not name telegram.token:\n%s", out)
+	}
+	if !strings.Contains(string(out), "config="+path) {
+		t.Errorf("run's error does not name the file %s:\n%s", path, out)
 	}
 	if !strings.Contains(string(out), "level=WARN msg=\"telegram.allowed_users still holds the example id 123456789") {
 		t.Errorf("run does not warn of the example user id:\n%s", out)

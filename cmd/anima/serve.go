@@ -19,7 +19,7 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 		err = cfg.ValidateChat()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
+		fmt.Fprintf(stderr, "anima: %s\n", prefixPath(*f.config, err))
 		return 1
 	}
 	if cmd == "chat" {
@@ -44,7 +44,7 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 	}
 	code := 0
 	if err := bot.Run(ctx, cfg, opts); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error("anima failed", "err", err)
+		log.Error("anima failed", "config", *f.config, "err", err)
 		code = 1
 	}
 	if err := stopProfiles(); err != nil {
