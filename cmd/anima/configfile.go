@@ -27,15 +27,23 @@ func defaultConfig() string {
 	if p := os.Getenv("ANIMA_CONFIG"); p != "" {
 		return p
 	}
-	if dir := os.Getenv("CREDENTIALS_DIRECTORY"); dir != "" {
-		if p := filepath.Join(dir, credentialName); exists(p) {
-			return p
-		}
+	if p := credential(); p != "" {
+		return p
 	}
 	if exists(initOut()) {
 		return initOut()
 	}
 	return "config.yaml"
+}
+
+// credential is $CREDENTIALS_DIRECTORY/anima.yaml when it exists, else "".
+func credential() string {
+	if dir := os.Getenv("CREDENTIALS_DIRECTORY"); dir != "" {
+		if p := filepath.Join(dir, credentialName); exists(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // initOut is the file `anima init` writes unless told otherwise: $ANIMA_CONFIG, else
