@@ -71,6 +71,7 @@ func TestCheckUsesTheFileGiven(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("ANIMA_CONFIG", tc.env)
+			t.Setenv("CREDENTIALS_DIRECTORY", "")
 			code, stdout, stderr := runCLI(t, tc.args...)
 			if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
 				t.Errorf("exit %d, want %d and %q in:\n%s%s", code, tc.code, tc.want, stdout, stderr)
@@ -81,23 +82,64 @@ func TestCheckUsesTheFileGiven(t *testing.T) {
 
 // TestDefaultConfigIsWhatInitWrote: `anima init` on a fresh clone refused to overwrite the
 // shipped example config.yaml. It writes anima.yaml (ignored by git: it holds the token),
-// and a command given no file reads anima.yaml when it exists, else config.yaml.
+// and a command given no file reads, in order, $ANIMA_CONFIG, systemd's credential
+// $CREDENTIALS_DIRECTORY/anima.yaml (the unit in deploy/systemd passes init's file so),
+// ./anima.yaml, ./config.yaml; each existing only when the file does.
 func TestDefaultConfigIsWhatInitWrote(t *testing.T) {
 	dir := t.TempDir()
 	good := cliConfig(t, dir, "")
-	t.Chdir(dir)
+	work := filepath.Join(dir, "work")      // the working directory
+	creds := filepath.Join(dir, "creds")    // a credentials directory holding anima.yaml
+	noCreds := filepath.Join(dir, "others") // one holding other credentials only
+	for _, d := range []string{work, creds, noCreds} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(to string) {
+		t.Helper()
+		if err := os.Symlink(good, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(filepath.Join(creds, "anima.yaml"))
+	t.Chdir(work)
 	t.Setenv("ANIMA_CONFIG", "")
+	t.Setenv("CREDENTIALS_DIRECTORY", "")
 	if got := initOut(); got != "anima.yaml" {
 		t.Errorf("init writes %q, want anima.yaml", got)
 	}
-	if code, stdout, stderr := runCLI(t, "check"); code != 1 || !strings.Contains(stdout+stderr, "config.yaml") {
-		t.Errorf("without anima.yaml: exit %d, want 1 naming config.yaml:\n%s%s", code, stdout, stderr)
-	}
-	if err := os.Rename(good, filepath.Join(dir, "anima.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	if code, stdout, stderr := runCLI(t, "check"); code != 0 || !strings.Contains(stdout, "anima.yaml: valid") {
-		t.Errorf("with anima.yaml: exit %d, want 0 and anima.yaml checked:\n%s%s", code, stdout, stderr)
+	for _, tc := range []struct {
+		name, env, credentials string
+		initWrote              bool // ./anima.yaml exists
+		want                   string
+	}{
+		{"nothing", "", "", false, "config.yaml"},
+		{"init's file", "", "", true, "anima.yaml"},
+		{"credential", "", creds, true, filepath.Join(creds, "anima.yaml")},
+		{"credentials without anima.yaml", "", noCreds, true, "anima.yaml"},
+		{"credentials without anima.yaml, nothing here", "", noCreds, false, "config.yaml"},
+		{"ANIMA_CONFIG first", "/elsewhere/x.yaml", creds, true, "/elsewhere/x.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("ANIMA_CONFIG", tc.env)
+			t.Setenv("CREDENTIALS_DIRECTORY", tc.credentials)
+			_ = os.Remove("anima.yaml")
+			if tc.initWrote {
+				link("anima.yaml")
+			}
+			if got := defaultConfig(); got != tc.want {
+				t.Errorf("defaultConfig() = %q, want %q", got, tc.want)
+			}
+			// Every configured command reads the file the rule names.
+			code, stdout, stderr := runCLI(t, "check")
+			if want := tc.want + ": valid"; tc.want != "config.yaml" && tc.env == "" && (code != 0 || !strings.Contains(stdout, want)) {
+				t.Errorf("check: exit %d, want 0 and %q:\n%s%s", code, want, stdout, stderr)
+			}
+			if tc.want == "config.yaml" && (code != 1 || !strings.Contains(stdout+stderr, "config.yaml")) {
+				t.Errorf("check: exit %d, want 1 naming config.yaml:\n%s%s", code, stdout, stderr)
+			}
+		})
 	}
 }
 
@@ -206,7 +248,7 @@ func TestCommandFlags(t *testing.T) {
 		{"chat help", []string{"chat", "--help"}, 0, "-store", "-out"},
 		{"check --days", []string{"check", "--days", "3"}, 2, "-days", ""},
 		{"version help", []string{"version", "--help"}, 0, "Usage: anima version", "anima dev"},
-		{"help says how FILE is found", []string{"--help"}, 0, "./anima.yaml (the file `anima init` writes) when it exists", ""},
+		{"help says how FILE is found", []string{"--help"}, 0, "and ./anima.yaml (what `anima init` writes), else ./config.yaml", ""},
 		{"run --out", []string{"run", "--out", "x"}, 2, "-out", ""},
 		{"backup --timeout", []string{"backup", "--timeout", "1s"}, 2, "-timeout", ""},
 	} {

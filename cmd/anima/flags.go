@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -48,7 +47,7 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 	f := &cmdFlags{cmd: cmd, fs: fs, stderr: stderr,
 		out: new(string), scenario: new(string), cpuProfile: new(string), memProfile: new(string),
 		store: new(string), days: new(int), timeout: new(time.Duration), metrics: new(bool), offline: new(bool)}
-	f.config = fs.String("config", defaultConfig(), "configuration file, also given as the argument FILE ($ANIMA_CONFIG when set, else anima.yaml when it exists, else config.yaml)")
+	f.config = fs.String("config", defaultConfig(), "configuration file, also given as the argument `FILE`; without either: "+configRule)
 	switch cmd {
 	case "run", "chat":
 		// Profiling (not in the usage text, see docs/profiling.md).
@@ -225,28 +224,4 @@ func chatStore(servicePath, flag string) string {
 		return flag
 	}
 	return filepath.Join(filepath.Dir(servicePath), "chat.db")
-}
-
-// initOut is the file `anima init` writes unless told otherwise: $ANIMA_CONFIG, else
-// anima.yaml. Not config.yaml: that is the documented example a clone ships with, and the
-// file init writes holds the token and key, so it is one git ignores.
-func initOut() string {
-	if p := os.Getenv("ANIMA_CONFIG"); p != "" {
-		return p
-	}
-	return "anima.yaml"
-}
-
-// defaultConfig is the configuration a command reads when no FILE is given:
-// $ANIMA_CONFIG, else the file `anima init` wrote (anima.yaml) when it exists, else the
-// example config.yaml.
-func defaultConfig() string {
-	p := initOut()
-	if os.Getenv("ANIMA_CONFIG") != "" {
-		return p
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	return "config.yaml"
 }

@@ -48,9 +48,10 @@ Usage:
                                       writes timeline.csv, timeline.png and summary.txt
   anima version                       print the version
 
-FILE is the configuration: the argument, or --config FILE, or $ANIMA_CONFIG, else
-./anima.yaml (the file ` + "`anima init`" + ` writes) when it exists, else ./config.yaml (the
-documented example). ` + "`anima COMMAND --help`" + ` lists a command's flags.
+FILE is the configuration: the argument, else --config FILE, else $ANIMA_CONFIG, else
+the first that exists of $CREDENTIALS_DIRECTORY/anima.yaml (systemd's LoadCredential=)
+and ./anima.yaml (what ` + "`anima init`" + ` writes), else ./config.yaml.
+` + "`anima COMMAND --help`" + ` lists a command's flags.
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
