@@ -24,12 +24,10 @@ type simModel struct {
 	sc  SimModel
 	rng *rand.Rand
 
-	mu        sync.Mutex         // the server calls respond on its own goroutines
-	next      []openaitest.Reply // the run's replies in order; the last one repeats
-	opened    bool               // the scenario's concern was opened
-	calls     int                // chat completion requests of cognition runs
-	summaries int                // requests of the memory summarizer
-	n         int
+	mu     sync.Mutex         // the server calls respond on its own goroutines
+	next   []openaitest.Reply // the run's replies in order; the last one repeats
+	opened bool               // the scenario's concern was opened
+	n      int
 }
 
 // newSimModel starts the scripted model's endpoint; Close stops it.
@@ -88,10 +86,8 @@ func (m *simModel) respond(req openai.ChatCompletionRequest) openaitest.Reply {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You keep the long-term memory") {
-		m.summaries++
 		return openaitest.Reply{Content: "The user and anima talk now and then; nothing is pending."}
 	}
-	m.calls++
 	if len(m.next) == 0 {
 		return openaitest.Answer("", string(brain.StatusActive), 0.9)
 	}
@@ -100,14 +96,6 @@ func (m *simModel) respond(req openai.ChatCompletionRequest) openaitest.Reply {
 		m.next = m.next[1:]
 	}
 	return r
-}
-
-// requests returns the number of requests answered so far: cognition's and the
-// summarizer's.
-func (m *simModel) requests() (calls, summaries int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.calls, m.summaries
 }
 
 // violations are the protocol errors the endpoint saw in the client's requests.
