@@ -46,9 +46,23 @@ func TestLiveRunTalksToTheConfiguredEndpoint(t *testing.T) {
 	srv := liveModel(t, key)
 	cfg := simConfig()
 	cfg.LLM.BaseURL, cfg.LLM.APIKey = srv.URL(), key
-	// Robin never answers, so the user's random draws do not depend on the model's words
-	// and the dry run and the live run take the same turns.
-	sc := examples(t)["never-answers"]
+	// Ari answers half of anima's first messages at random: the live run draws as the dry
+	// run did, so with a model that answers as the script does (active, no tools) both
+	// take the same turns.
+	sc, err := ParseScenario([]byte(`
+name: answers at random
+days: 5
+seed: 3
+user:
+  name: Ari
+  writes:
+    - {at: "10:00", jitter: 1h, chance: 0.6}
+    - {at: "19:30", jitter: 30m}
+  answer: {proactive: 0.5, reply: 0.5}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	est, err := EstimateLive(context.Background(), cfg, sc, Options{})
 	if err != nil {

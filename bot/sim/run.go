@@ -57,10 +57,11 @@ type scenarioSim struct {
 	loop  *loop.Loop
 	think brain.Thinker // cognition
 	jobs  *plugins.Jobs
-	row   *simRow   // the step's row
-	runs  []*simRun // the step's cognition runs, in order
-	model *simModel // the scripted model; nil in a live run
-	rec   *recorder // the model client's requests
+	row   *simRow    // the step's row
+	runs  []*simRun  // the step's cognition runs, in order
+	model *simModel  // the scripted model; nil in a live run
+	rec   *recorder  // the model client's requests
+	rng   *rand.Rand // the scenario's draws: the user's and the scripted model's
 	user  *simUser
 	tl    *timeline
 }
@@ -142,14 +143,14 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store, live b
 	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, userZone)
 	rng := rand.New(rand.NewPCG(sc.Seed, 0x616e696d61)) // "anima"
 	log := slog.New(slog.DiscardHandler)
-	s := &scenarioSim{sc: sc, clock: braintest.NewClock(start), store: store, rec: &recorder{}}
+	s := &scenarioSim{sc: sc, clock: braintest.NewClock(start), store: store, rec: &recorder{}, rng: rng}
 
 	// The client `anima run` builds (bot.Assemble's), its requests counted and read.
 	url, key, model := cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), ""
 	if live {
 		model = fmt.Sprintf("%s and %s at %s", cfg.LLM.FastModel, cfg.LLM.SmartModel, setting.RedactURL(url))
 	} else {
-		if s.model, err = newSimModel(sc.Model, rng); err != nil {
+		if s.model, err = newSimModel(sc.Model); err != nil {
 			return nil, err
 		}
 		url, key = s.model.URL(), "sim"

@@ -53,8 +53,9 @@ func (t thinker) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error)
 		}
 	}
 	s.runs = append(s.runs, run)
+	roll := silenceRoll(s.rng, w.Reason.Code)
 	if s.model != nil {
-		s.model.prepare(w, now, s.user.day(now))
+		s.model.prepare(w, now, s.user.day(now), roll)
 	}
 	s.rec.takeBrief() // an earlier run's
 	out, err := s.think.Think(ctx, w)
