@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/loop"
 )
 
 // DeadKeep is how long a dead letter is kept.
@@ -36,7 +35,7 @@ const deadCutMark = " …[cut]"
 // retried, pruned or forgotten).
 var ErrNoDeadLetter = errors.New("no such dead letter")
 
-var _ loop.DeadLetters = (*Store)(nil)
+var _ brain.DeadLetters = (*Store)(nil)
 
 // Dead letters are keyed chat | user | id (8 bytes each, big-endian): a chat's /forget
 // deletes them with the chat's prefix, and ForgetUser finds a user's in other chats by
