@@ -2,7 +2,10 @@ package bot
 
 import (
 	"github.com/anima-bot/anima/brain/loop"
+	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels"
+	"github.com/anima-bot/anima/storage"
 )
 
 // The compile-time checks that one package's types satisfy another's interfaces, where
@@ -10,4 +13,9 @@ import (
 // store no engine that keeps data in it). Bot imports both sides, so the checks live here.
 var (
 	_ channels.Sink = (*loop.Inbox)(nil)
+
+	_ memory.Tx                   = (*storage.Tx)(nil)
+	_ memory.Store[*storage.Tx]   = (*storage.Store)(nil)
+	_ schedule.Tx                 = (*storage.Tx)(nil)
+	_ schedule.Store[*storage.Tx] = (*storage.Store)(nil)
 )

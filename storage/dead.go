@@ -40,7 +40,9 @@ var _ brain.DeadLetters = (*Store)(nil)
 // Dead letters are keyed chat | user | id (8 bytes each, big-endian): a chat's /forget
 // deletes them with the chat's prefix, and ForgetUser finds a user's in other chats by
 // the key alone. The bucket holds a week of failures, so the lookups by id scan it.
-func deadKey(d brain.DeadLetter) []byte { return Key(d.Chat, ID64(d.User), U64(d.ID)) }
+func deadKey(d brain.DeadLetter) []byte {
+	return brain.Key(d.Chat, brain.ID64(d.User), brain.U64(d.ID))
+}
 
 // Bury keeps d, with a fresh id, for DeadKeep, its reason cut to DeadReasonMax. Past the
 // caps (Options.DeadPerUser for d's user in every chat, Options.DeadPerChat for d's
@@ -166,7 +168,7 @@ func (s *Store) DeadLetter(id uint64) (brain.DeadLetter, error) {
 // findDead decodes the dead letter id into d and returns its key.
 func findDead(tx *Tx, id uint64, d *brain.DeadLetter) ([]byte, error) {
 	var key []byte
-	want := U64(id)
+	want := brain.U64(id)
 	err := tx.Scan(BucketDead, nil, func(k, v []byte) error {
 		if len(k) != 24 || !bytes.Equal(k[16:], want) {
 			return nil
@@ -175,7 +177,7 @@ func findDead(tx *Tx, id uint64, d *brain.DeadLetter) ([]byte, error) {
 			return fmt.Errorf("decode dead letter: %w", err)
 		}
 		key = bytes.Clone(k)
-		return ErrStop
+		return brain.ErrStop
 	})
 	if err != nil {
 		return nil, err
@@ -222,7 +224,7 @@ func (s *Store) Revive(id uint64, now time.Time) (Revival, error) {
 			msg.Arrived = time.Time{}
 			e := brain.Outgoing{ID: oid, Msg: msg, Created: now, User: d.User}
 			rv.Outbox = append(rv.Outbox, e)
-			return tx.Put(BucketOutbox, U64(oid), e)
+			return tx.Put(BucketOutbox, brain.U64(oid), e)
 		case len(d.Signals) > 0:
 			for _, sig := range d.Signals {
 				sid, err := tx.NextSeq(BucketInbox)
@@ -230,7 +232,7 @@ func (s *Store) Revive(id uint64, now time.Time) (Revival, error) {
 					return err
 				}
 				sig.ID, sig.At, sig.Received = sid, now, now
-				if err := tx.Put(BucketInbox, U64(sid), sig); err != nil {
+				if err := tx.Put(BucketInbox, brain.U64(sid), sig); err != nil {
 					return err
 				}
 				rv.Inbox = append(rv.Inbox, sig)

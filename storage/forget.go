@@ -40,7 +40,7 @@ func (t *Tx) groupHistoryEach(fn func(k, v []byte) error) error {
 		if err != nil {
 			return err
 		}
-		if err := scanFrom(b, nil, ID64(math.MinInt64), fn); err != nil {
+		if err := scanFrom(b, nil, brain.ID64(math.MinInt64), fn); err != nil {
 			return stopped(err)
 		}
 	}
@@ -91,7 +91,7 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 			return err
 		}
 		for _, k := range keys {
-			if err := tx.HistoryDelete(int64(binary.BigEndian.Uint64(k[:8])), HistorySeq(k)); err != nil {
+			if err := tx.HistoryDelete(int64(binary.BigEndian.Uint64(k[:8])), brain.HistorySeq(k)); err != nil {
 				return err
 			}
 		}
@@ -106,7 +106,7 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 		}
 		// Schedules and their fire records.
 		var items []brain.ScheduleItem
-		err = tx.Scan(BucketSchedules, nil, func(_, v []byte) error {
+		err = tx.Scan(brain.BucketSchedules, nil, func(_, v []byte) error {
 			var it brain.ScheduleItem
 			if err := json.Unmarshal(v, &it); err != nil {
 				return fmt.Errorf("decode schedule: %w", err)
@@ -120,10 +120,10 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 			return err
 		}
 		for _, it := range items {
-			if err := tx.Delete(BucketSchedules, Key(it.Chat, []byte(it.ID))); err != nil {
+			if err := tx.Delete(brain.BucketSchedules, brain.ScheduleKey(it.Chat, it.ID)); err != nil {
 				return err
 			}
-			if _, err := tx.DeletePrefix(BucketFires, Key(it.Chat, []byte(it.ID))); err != nil {
+			if _, err := tx.DeletePrefix(brain.BucketFires, brain.ScheduleKey(it.Chat, it.ID)); err != nil {
 				return err
 			}
 			chats[it.Chat] = true
@@ -131,7 +131,7 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 		rep.Reminders = len(items)
 		// Facts: chat | user | attribute.
 		keys = keys[:0]
-		err = tx.Scan(BucketFacts, nil, func(k, _ []byte) error {
+		err = tx.Scan(brain.BucketFacts, nil, func(k, _ []byte) error {
 			if len(k) >= 16 && int64(binary.BigEndian.Uint64(k[8:16])) == user {
 				keys = append(keys, bytes.Clone(k))
 				chats[int64(binary.BigEndian.Uint64(k[:8]))] = true
@@ -142,7 +142,7 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 			return err
 		}
 		for _, k := range keys {
-			if err := tx.Delete(BucketFacts, k); err != nil {
+			if err := tx.Delete(brain.BucketFacts, k); err != nil {
 				return err
 			}
 		}
@@ -219,7 +219,7 @@ func (s *Store) forgetSent(chat int64) {
 
 func forgetChatTx(tx *Tx, chat int64) error {
 	for _, b := range chatScoped {
-		if _, err := tx.DeletePrefix(b, ID64(chat)); err != nil {
+		if _, err := tx.DeletePrefix(b, brain.ID64(chat)); err != nil {
 			return fmt.Errorf("forget %s: %w", b, err)
 		}
 	}

@@ -60,7 +60,7 @@ func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brai
 		if offset <= 0 {
 			return nil
 		}
-		return tx.PutRaw(BucketMeta, offsetKey(source), U64(uint64(offset)))
+		return tx.PutRaw(BucketMeta, offsetKey(source), brain.U64(uint64(offset)))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record %d signals from %s: %w", len(sigs), source, err)
@@ -77,7 +77,7 @@ func (t *Tx) Record(sig brain.Signal) (uint64, error) {
 		return 0, err
 	}
 	sig.ID = id
-	if err := t.Put(BucketInbox, U64(id), sig); err != nil {
+	if err := t.Put(BucketInbox, brain.U64(id), sig); err != nil {
 		return 0, err
 	}
 	return id, nil

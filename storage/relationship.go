@@ -14,7 +14,7 @@ func (s *Store) SaveRelationships(rels []brain.Relationship) error {
 	}
 	return s.Update(func(tx *Tx) error {
 		for i := range rels {
-			if err := tx.Put(BucketRelationships, ID64(rels[i].Chat), &rels[i]); err != nil {
+			if err := tx.Put(BucketRelationships, brain.ID64(rels[i].Chat), &rels[i]); err != nil {
 				return err
 			}
 		}
@@ -40,5 +40,5 @@ func (s *Store) Relationships() ([]brain.Relationship, error) {
 
 // DeleteRelationship removes chat's relationship.
 func (s *Store) DeleteRelationship(chat int64) error {
-	return s.Update(func(tx *Tx) error { return tx.Delete(BucketRelationships, ID64(chat)) })
+	return s.Update(func(tx *Tx) error { return tx.Delete(BucketRelationships, brain.ID64(chat)) })
 }
