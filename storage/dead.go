@@ -293,20 +293,7 @@ func (s *Store) PruneDead(now time.Time) (int, error) {
 // forgetDeadUser deletes user's dead letters in every chat (their private chat's go with
 // the chat's prefix), by key alone.
 func forgetDeadUser(tx *Tx, user int64) (int, error) {
-	var keys [][]byte
-	err := tx.Scan(BucketDead, nil, func(k, _ []byte) error {
-		if len(k) == 24 && int64(binary.BigEndian.Uint64(k[8:16])) == user {
-			keys = append(keys, bytes.Clone(k))
-		}
-		return nil
+	return deleteWhere(tx, BucketDead, func(k, _ []byte) bool {
+		return len(k) == 24 && int64(binary.BigEndian.Uint64(k[8:16])) == user
 	})
-	if err != nil {
-		return 0, err
-	}
-	for _, k := range keys {
-		if err := tx.Delete(BucketDead, k); err != nil {
-			return 0, err
-		}
-	}
-	return len(keys), nil
 }
