@@ -155,7 +155,10 @@ func (b *builder) plugins() error {
 	if err != nil {
 		return err
 	}
-	p.MCP = mcp.New(b.cfg.MCP.Enabled(), tools, mcp.Options{Logger: b.log, Registerer: b.reg})
+	// The record of the stdio servers' process groups is named after the store, as the
+	// control socket is: `anima chat` keeps its own store in the same folder, and the
+	// store's lock makes one process its only reader and writer.
+	p.MCP = mcp.New(b.cfg.MCP.Enabled(), tools, mcp.Options{Logger: b.log, Registerer: b.reg, Pids: b.store.Path() + ".mcp-pids"})
 	p.Plugins, p.Tools = plugs, tools
 	p.Journal = plugs.Journal(p.Memory, p.Schedule, b.log)
 	return nil

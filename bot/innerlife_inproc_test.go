@@ -76,7 +76,7 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 	}
 	reqs := h.ai.Requests()
 	last := string(reqs[len(reqs)-1].Raw)
-	for _, want := range []string{"driving test this afternoon", "due check-in", "a check-in I planned is due"} {
+	for _, want := range []string{"driving test this afternoon", "due check-in", "You planned to check in about"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("the check-in's prompt lacks %q:\n%s", want, last)
 		}

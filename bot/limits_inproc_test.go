@@ -32,12 +32,19 @@ func inprocRuns(ai *openaitest.Server) int {
 // limitsSilent is a final answer that says nothing (no message to pace).
 func limitsSilent() openaitest.Reply { return openaitest.Answer("", "active", 0.9) }
 
-// lastRunSystem is the system prompt of the last request that offered tools (a run's).
+// lastRunSystem is the system messages of the last request that offered tools (a run's),
+// joined: persona, brief, data blocks and the ask.
 func lastRunSystem(ai *openaitest.Server) string {
 	reqs := ai.Requests()
 	for i := len(reqs) - 1; i >= 0; i-- {
 		if len(reqs[i].Body.Tools) > 0 {
-			return reqs[i].Body.Messages[0].Content
+			var parts []string
+			for _, m := range reqs[i].Body.Messages {
+				if m.Role == "system" {
+					parts = append(parts, m.Content)
+				}
+			}
+			return strings.Join(parts, "\n\n")
 		}
 	}
 	return ""

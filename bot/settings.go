@@ -35,6 +35,7 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		PersonaInterests:     cfg.Persona.Interests,
 		AnswerFormat:         answerFormat(cfg.LLM),
 		DefaultZone:          zone,
+		QuietHours:           cfg.Proactive.QuietHours,
 		TranscriptionModel:   cfg.LLM.TranscriptionModel,
 		MaxAudio:             cfg.LLM.MaxAudio.Std(),
 		Vision:               cfg.LLM.Vision,
@@ -67,11 +68,12 @@ func drafter(t config.TelegramConfig, tg *telegram.Channel) brain.Drafter {
 }
 
 // ProactiveLayers builds the two layers the proactive policy drives: the aggregation layer
-// that applies it and the autonomic layer whose social pressure follows its min_silence.
+// that applies it and the autonomic layer whose social pressure follows its min_silence
+// and quiet hours.
 func ProactiveLayers(pol brain.ProactivePolicy, reg prometheus.Registerer, neurons ...brain.Neuron) (*aggregation.Aggregator, *autonomic.Layer) {
 	agg := aggregation.New(pol, aggregation.Options{Registerer: reg})
 	auto := autonomic.Default()
-	auto.MinSilence = pol.MinSilence
+	auto.MinSilence, auto.QuietHours = pol.MinSilence, pol.QuietHours
 	return agg, autonomic.New(auto, neurons...)
 }
 

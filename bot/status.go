@@ -38,7 +38,8 @@ func (c *commands) statusReply(sig brain.Signal, view loop.CommandView, arg stri
 }
 
 // plainStatus says in a person's words how things stand between anima and the chat's
-// user: when we last talked, whether anima waits for an answer, when it would probably
+// user: when we last talked and how much of their waking time that is, when they usually
+// write (the words of the prompt's brief, brain/brief.go), whether anima waits for an answer, when it would probably
 // write first (the aggregator's NextProactive, in words relative to the user's zone),
 // a hold-back the user asked for, and the quiet hours; outside tools (MCP servers) that
 // are down, and a model outage, first.
@@ -61,7 +62,14 @@ func (c *commands) plainStatus(v loop.CommandView) string {
 		lines = append(lines, line)
 	}
 	if last := rel.LastExchange(); !last.IsZero() {
-		lines = append(lines, "We last talked "+brain.AgoWords(last, v.Now, loc)+".")
+		lines = append(lines, "We last talked "+brain.SilenceWords(last, v.Now, loc, c.policy.QuietHours, &rel.Rhythm)+".")
+	}
+	if !rel.Group {
+		if r := brain.RhythmWords(&rel.Rhythm); r != "" {
+			lines = append(lines, "You usually write "+r+".")
+		} else {
+			lines = append(lines, "I don't know yet when you usually write.")
+		}
 	}
 	if rel.Status == brain.StatusAwaitingAnswer {
 		lines = append(lines, "I asked you something and I'm waiting for your answer.")

@@ -29,6 +29,17 @@ func (f *fakePlugins) Command(int64, int64, string, string, time.Time, *time.Loc
 	return "", false
 }
 
+// evenings is the learned rhythm of someone who writes every evening, in loc.
+func evenings(loc *time.Location) brain.Rhythm {
+	var r brain.Rhythm
+	for d := range 21 {
+		for _, h := range []int{19, 20, 21} {
+			r.Observe(time.Date(2026, 2, 8+d, h, 10, 0, 0, loc), loc)
+		}
+	}
+	return r
+}
+
 // TestStatusSpeaksPlainly (issue 17 item 5): /status says in words relative to the user's
 // zone when we last talked and when anima would probably write first, and what it follows
 // of theirs, without machinery (no percentages, no gate names); /status details keeps the
@@ -55,7 +66,8 @@ func TestStatusSpeaksPlainly(t *testing.T) {
 	}{
 		{"tomorrow evening", brain.Relationship{Chat: 1, User: 1, LastUserMsg: yesterday, SocialPressure: 0.08},
 			nil, fakeForecaster{at: time.Date(2026, 3, 3, 18, 30, 0, 0, berlin), ok: true}, "",
-			[]string{"We last talked yesterday evening.", "If we don't talk before, I'd probably write tomorrow evening.",
+			[]string{"We last talked yesterday evening: about half a waking day, with the night in between.",
+				"I don't know yet when you usually write.", "If we don't talk before, I'd probably write tomorrow evening.",
 				"I never write first between 22:30 and 08:30 your time.", "I'm following: your driving test on Friday.",
 				statusDetailsHint}, machinery},
 		{"on Friday morning", brain.Relationship{Chat: 1, User: 1, LastUserMsg: yesterday, UnansweredProactive: 2},
@@ -69,7 +81,10 @@ func TestStatusSpeaksPlainly(t *testing.T) {
 		{"never", brain.Relationship{Chat: 1, User: 1}, nil, fakeForecaster{}, "",
 			[]string{"I have no reason to write first for now."}, append(machinery, "We last talked")},
 		{"group", brain.Relationship{Chat: -5, User: 2, Group: true}, nil, fakeForecaster{ok: true}, "",
-			[]string{"I don't write first in this chat"}, append(machinery, "probably write")},
+			[]string{"I don't write first in this chat"}, append(machinery, "probably write", "usually write")},
+		{"evening person", brain.Relationship{Chat: 1, User: 1, LastUserMsg: yesterday, Rhythm: evenings(berlin)},
+			nil, fakeForecaster{at: time.Date(2026, 3, 2, 19, 0, 0, 0, berlin), ok: true}, "",
+			[]string{"You usually write in the evening."}, append(machinery, "don't know yet")},
 		{"details", brain.Relationship{Chat: 1, User: 1, LastUserMsg: yesterday, SocialPressure: 0.08},
 			nil, fakeForecaster{at: time.Date(2026, 3, 3, 18, 30, 0, 0, berlin), ok: true}, "Details",
 			[]string{"How much I miss talking to you: 8%.", "The earliest I might write first: Tue 3 Mar 18:30.",

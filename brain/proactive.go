@@ -13,13 +13,16 @@ import (
 type ProactivePolicy struct {
 	// Enabled turns proactive contact (and follow-ups) on.
 	Enabled bool
-	// MinSilence is the silence after which anima may write first (pressure 0.5).
+	// MinSilence is the silence after which anima may write first (pressure 0.5),
+	// counted in the user's waking time (Waking).
 	MinSilence time.Duration
 	// Cooldown is the least time between two proactive wakes of a chat.
 	Cooldown time.Duration
 	// FollowupAfter is how long an awaiting_answer question waits before its one follow-up.
 	FollowupAfter time.Duration
-	// QuietHours is the daily window, in the user's zone, without proactive contact.
+	// QuietHours is the daily window, in the user's zone, without proactive contact (nor
+	// in the hour after it, unless the user has been seen then); silence inside it builds
+	// no pressure.
 	QuietHours QuietHours
 	// MaxPerDay caps proactive wakes per chat per local day (0: none at all). Plain
 	// missing-you pressure may not take the day's last wake when MaxPerDay is 2 or more:
@@ -167,6 +170,23 @@ func (q QuietHours) contains(at time.Duration) bool {
 		return q.start <= at && at < q.end
 	}
 	return at >= q.start || at < q.end
+}
+
+// EndedWithin reports whether the wall-clock time of t in loc (nil: UTC) is outside the
+// window and less than d after its end, read on the wall clock (d under a day).
+func (q QuietHours) EndedWithin(t time.Time, loc *time.Location, d time.Duration) bool {
+	if q.IsZero() || d <= 0 {
+		return false
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	at := wallOffset(t.In(loc))
+	if q.contains(at) {
+		return false
+	}
+	since := (at - q.end + 24*time.Hour) % (24 * time.Hour)
+	return since < d
 }
 
 // NextEnd returns the first moment at or after t that is outside the window: t itself

@@ -36,12 +36,15 @@ type Relationship struct {
 	Answering bool `json:"answering,omitempty"`
 }
 
-// OwnMessage reports whether a message the user writes at t (before MarkUserMessage
-// records it) is of their own accord, for the rhythm, and tracks the conversations
-// anima's first contact opens. An answer to anima's unanswered proactive message, and
-// every message of the conversation it opens until a silence of RhythmAnswerWindow, tell
-// when anima wrote: learning from them would teach anima its own schedule back.
-func (r *Relationship) OwnMessage(t time.Time) bool {
+// OwnMessage reports whether a message the user writes at t (in their zone loc; before
+// MarkUserMessage records it) tells their rhythm, and tracks the conversations anima's
+// first contact opens. An answer to anima's unanswered proactive message, and every
+// message of the conversation it opens until a silence of RhythmAnswerWindow, tell when
+// anima wrote: learning from them would teach anima its own schedule back. Unless it
+// falls in an hour the user has been seen in (Rhythm.Seen): anima wrote in their hours,
+// and the answer only confirms them (without it, a first message sent where they are
+// usually around would hide their own messages from the profile).
+func (r *Relationship) OwnMessage(t time.Time, loc *time.Location) bool {
 	switch {
 	case r.UnansweredProactive > 0:
 		r.Answering = true
@@ -49,7 +52,7 @@ func (r *Relationship) OwnMessage(t time.Time) bool {
 	default:
 		r.Answering = false
 	}
-	return !r.Answering
+	return !r.Answering || r.Rhythm.Seen(t, loc)
 }
 
 // LastExchange is the time of the last message in the chat from either side.

@@ -114,14 +114,7 @@ func (r *Rhythm) Ready() bool { return r.Messages >= RhythmMinMessages && r.Days
 // Active reports whether t (in loc) falls in an hour of the week the person is usually
 // around; false while the profile is not Ready.
 func (r *Rhythm) Active(t time.Time, loc *time.Location) bool {
-	if !r.Ready() {
-		return false
-	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	h := hourOfWeek(t.In(loc))
-	return r.ActiveMask[h/64]&(1<<(h%64)) != 0
+	return r.Ready() && r.Seen(t, loc)
 }
 
 // PeakAt reports whether hour of the week slot (taken modulo a week) is among the
@@ -134,6 +127,23 @@ func (r *Rhythm) PeakAt(slot int) bool {
 	}
 	h := (slot%hoursPerWeek + hoursPerWeek) % hoursPerWeek
 	return r.PeakMask[h/64]&(1<<(h%64)) != 0
+}
+
+// Seen reports whether t (in loc) falls in an hour of the week the person has been seen
+// around so far: the active hours as learned from every message folded in, Ready or not
+// (none before the first). Until the profile is Ready this is what the rhythm gate
+// prefers: a person's messages from the first days count at once.
+func (r *Rhythm) Seen(t time.Time, loc *time.Location) bool {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return r.SeenAt(hourOfWeek(t.In(loc)))
+}
+
+// SeenAt is Seen for hour of the week slot (Sunday 00:00 is 0; taken modulo a week).
+func (r *Rhythm) SeenAt(slot int) bool {
+	h := (slot%hoursPerWeek + hoursPerWeek) % hoursPerWeek
+	return r.ActiveMask[h/64]&(1<<(h%64)) != 0
 }
 
 // Asleep reports whether t (in loc) falls in the person's inferred sleep; false while the
@@ -151,13 +161,7 @@ func (r *Rhythm) Asleep(t time.Time, loc *time.Location) bool {
 // ActiveAt reports whether hour of the week slot (Sunday 00:00 is 0; taken modulo a
 // week) is active; false while the profile is not Ready. It is Active for a caller that
 // steps through local wall-clock hours itself.
-func (r *Rhythm) ActiveAt(slot int) bool {
-	if !r.Ready() {
-		return false
-	}
-	h := (slot%hoursPerWeek + hoursPerWeek) % hoursPerWeek
-	return r.ActiveMask[h/64]&(1<<(h%64)) != 0
-}
+func (r *Rhythm) ActiveAt(slot int) bool { return r.Ready() && r.SeenAt(slot) }
 
 // AsleepAt reports whether hour of the day hour (0–23, taken modulo a day) is in the
 // inferred sleep; false while the profile is not Ready.

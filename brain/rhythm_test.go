@@ -144,7 +144,7 @@ func TestOwnMessage(t *testing.T) {
 	step := func(d time.Duration, want bool) {
 		t.Helper()
 		at = at.Add(d)
-		if got := r.OwnMessage(at); got != want {
+		if got := r.OwnMessage(at, time.UTC); got != want {
 			t.Errorf("message at %s: own %v, want %v", at.Format("15:04"), got, want)
 		}
 		r.MarkUserMessage(at)
@@ -155,4 +155,46 @@ func TestOwnMessage(t *testing.T) {
 	step(7*time.Hour, false)    // the answer
 	step(30*time.Minute, false) // the conversation it opened
 	step(3*time.Hour, true)     // later, of their own accord
+
+	// Once 09:00 is one of their hours, an answer then is theirs too; one at 20:00 is not.
+	r.Rhythm.Observe(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), time.UTC)
+	at = time.Date(2026, 3, 3, 8, 0, 0, 0, time.UTC)
+	r.MarkSent(at, brain.KindProactive)
+	step(time.Hour, true)
+	at = time.Date(2026, 3, 3, 19, 0, 0, 0, time.UTC)
+	r.MarkSent(at, brain.KindProactive)
+	step(time.Hour, false)
+}
+
+// TestSeenBeforeReady: the hours a person has been seen in count from their first
+// messages (an hour seen on the only day so far is a habit of every day), while Active
+// waits for Ready.
+func TestSeenBeforeReady(t *testing.T) {
+	t.Parallel()
+	var r brain.Rhythm
+	mon := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for _, h := range []time.Duration{18*time.Hour + 40*time.Minute, 20*time.Hour + 15*time.Minute} {
+		r.Observe(mon.Add(h), time.UTC)
+	}
+	thu := mon.AddDate(0, 0, 3)
+	for _, tc := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{thu.Add(19 * time.Hour), true},
+		{thu.Add(17 * time.Hour), true}, // a neighbour of a habit hour
+		{thu.Add(9 * time.Hour), false},
+		{thu.Add(14 * time.Hour), false},
+	} {
+		if got := r.Seen(tc.at, time.UTC); got != tc.want {
+			t.Errorf("Seen(%s) = %v, want %v", tc.at.Format("Mon 15:04"), got, tc.want)
+		}
+		if r.Active(tc.at, time.UTC) {
+			t.Errorf("Active(%s) before the profile is Ready", tc.at.Format("Mon 15:04"))
+		}
+	}
+	var none brain.Rhythm
+	if none.Seen(thu.Add(19*time.Hour), time.UTC) {
+		t.Error("an empty profile has seen the person")
+	}
 }

@@ -17,7 +17,8 @@ const (
 )
 
 // Reason says why cognition was woken: a short machine code (a metrics label) and a human
-// sentence (logged and shown to the model).
+// sentence for the logs. The model never reads either: cognition says why it was woken in
+// its own words (the prompt's brief and ask).
 type Reason struct {
 	Code string `json:"code"`
 	Text string `json:"text"`

@@ -59,6 +59,7 @@ func TestConfigMCPErrors(t *testing.T) {
 		{"bad name", "mcp:\n  servers:\n    my_srv:\n      command: [x]\n", `mcp.servers.my_srv: a server's name`},
 		{"bad profile", "mcp:\n  servers:\n    w:\n      command: [x]\n      profiles: [chat, sleep]\n", `mcp.servers.w.profiles: must be one of chat, proactive, dream`},
 		{"bad url", "mcp:\n  servers:\n    w:\n      url: ftp://h\n", `mcp.servers.w.url: must be an http`},
+		{"bad url with secrets", "mcp:\n  servers:\n    w:\n      url: ftp://u:SECRET@h/p?key=SECRET\n", `got "ftp://***@h/p?***"`},
 		{"headers for a command", "mcp:\n  servers:\n    w:\n      command: [x]\n      headers: {A: b}\n", `mcp.servers.w.headers:`},
 		{"servers a list", "mcp:\n  servers: [w]\n", `mcp.servers: want a mapping of names`},
 		{"timeout", "mcp:\n  servers:\n    w:\n      command: [x]\n      timeout: soon\n", `mcp.servers.w.timeout:`},

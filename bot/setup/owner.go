@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // codeDigits is the length of the one-time code: a guess is right once in a million, and
@@ -101,5 +103,5 @@ func name(u *models.User) string {
 	if u.Username != "" {
 		n += " @" + u.Username
 	}
-	return printable(n)
+	return brain.Printable(n)
 }

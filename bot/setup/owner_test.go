@@ -110,8 +110,8 @@ func TestOwnerProvesIt(t *testing.T) {
 			}
 			for _, want := range []string{
 				`Ignored a message from user id 777 (Mallory): no code.`,
-				`Ignored a message from user id 778 (Alice\r\x1b[2K\x1b]0;pwned\x07): wrong code.`,
-				`Ignored a message from user id 778 (Alice\r\x1b[2K\x1b]0;pwned\x07): 3 wrong codes from them already.`,
+				`Ignored a message from user id 778 (Alice\r\x1b[2K\x1b]0;pwned\a): wrong code.`,
+				`Ignored a message from user id 778 (Alice\r\x1b[2K\x1b]0;pwned\a): 3 wrong codes from them already.`,
 				`Further messages without the code are counted, not shown.`,
 				`The code came from user id 4242 (Bob\r\x1b[2KEve\u202e @bob)`,
 				`(6 messages without the code were ignored.)`,

@@ -16,6 +16,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
 )
 
 // telegram asks for the token until getMe accepts it, and returns the bot it names.
@@ -31,7 +32,7 @@ func (s *session) telegram(ctx context.Context, cfg *config.Config) (*models.Use
 		me, err := getMe(ctx, cfg.Telegram.APIURL, token)
 		if err == nil {
 			cfg.Telegram.Token = config.Secret(token)
-			fmt.Fprintf(s.out, "  ✓ Telegram knows this token: it is @%s (bot id %d).\n", printable(me.Username), me.ID)
+			fmt.Fprintf(s.out, "  ✓ Telegram knows this token: it is @%s (bot id %d).\n", brain.Printable(me.Username), me.ID)
 			return me, nil
 		}
 		if !s.retry(attempt) || ctx.Err() != nil {
@@ -81,7 +82,7 @@ func (s *session) owner(ctx context.Context, cfg *config.Config, me *models.User
 	if err := w.start(ctx); err != nil {
 		return err
 	}
-	bot := printable(me.Username) // Telegram allows only letters, digits and _; a stand-in API may not
+	bot := brain.Printable(me.Username) // Telegram allows only letters, digits and _; a stand-in API may not
 	fmt.Fprintf(s.out, "\nNow prove the bot is yours: from your Telegram account, send @%s\n\n    /start %s\n\n"+
 		"or open https://t.me/%s?start=%s (it sends the code in one tap). Waiting up to %v; messages without the code are ignored.\n",
 		bot, code, bot, code, s.opt.Wait)
@@ -197,6 +198,6 @@ func (w *waiter) poll(ctx context.Context, timeout int) ([]models.Update, error)
 		return nil, errors.New("Telegram will not hand out updates while this bot has a webhook " +
 			"(or another process is polling it): give --user-id instead of waiting for a message")
 	default:
-		return nil, fmt.Errorf("getUpdates: %s (%s)", printable(env.Description), strconv.Itoa(env.ErrorCode))
+		return nil, fmt.Errorf("getUpdates: %s (%s)", brain.Printable(env.Description), strconv.Itoa(env.ErrorCode))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
@@ -23,8 +24,8 @@ type simSend struct {
 	at   time.Time
 	code string // the wake's reason code
 	ref  string // a check-in's concern
-	// trigger is when the rule that let the wake out opened, without jitter: the silence
-	// it needed (min_silence × 4 if closed × 2^unanswered, or followup_after) or the
+	// trigger is when the rule that let the wake out opened, without jitter: the waking
+	// silence it needed (min_silence × 4 if closed × 2^unanswered, or followup_after) or the
 	// check-in's due time, the cooldown after the previous wake, and the end of the
 	// quiet hours it waited out, whichever was last.
 	trigger time.Time
@@ -38,16 +39,18 @@ type simSend struct {
 func trigger(pol brain.ProactivePolicy, w brain.Wake, now, prev time.Time, loc *time.Location) time.Time {
 	var at time.Time
 	last := w.Rel.LastExchange()
+	// Silence counts in the user's waking time, as the rule counts it.
+	waking := brain.NewWaking(pol.QuietHours, &w.Rel.Rhythm, loc)
 	switch w.Reason.Code {
 	case brain.ReasonFollowup:
-		at = last.Add(pol.FollowupAfter)
+		at, _ = waking.After(last, pol.FollowupAfter)
 	case brain.ReasonProactive:
 		base := pol.MinSilence
 		if w.Rel.Status == brain.StatusClosed {
 			base *= 4
 		}
 		need, _ := brain.Habituated(base, w.Rel.UnansweredProactive)
-		at = last.Add(need)
+		at, _ = waking.After(last, need)
 	default: // a check-in: when its thought came due
 		for _, s := range w.Signals {
 			if at.IsZero() || s.At.Before(at) {
@@ -102,6 +105,44 @@ type timing struct {
 	followups, followupsAsleep int
 	// list is each send, for the listing in summary.txt.
 	list []sendRow
+	// weeks counts, for the run's first two weeks, anima's first messages (sends) and
+	// those inside the user's hours as the scenario defines them (theirHours). The first
+	// week is what anima does while it learns, the second what it does once it knows.
+	weeks [2]struct{ inside, sends int }
+}
+
+// theirMargin is how far outside a window in which the scenario has the user write a
+// first message may fall and still be inside their hours.
+const theirMargin = time.Hour
+
+// theirHours reports whether at is inside the user's hours as the scenario defines them,
+// whatever anima has learned: within theirMargin of a window in which a write rule puts
+// one of their own messages (its at ± jitter, on a day it applies and the user does not
+// take off), chance aside.
+func (t *timeline) theirHours(at time.Time) bool {
+	local := at.In(t.loc)
+	day := int(local.Sub(t.start).Hours()/24) + 1
+	quiet := map[int]bool{}
+	for _, d := range t.sc.User.QuietDays {
+		quiet[d] = true
+	}
+	for d := day - 1; d <= day+1; d++ { // a window may wrap midnight
+		if d < 1 || d > t.sc.Days || quiet[d] {
+			continue
+		}
+		midnight := time.Date(t.start.Year(), t.start.Month(), t.start.Day()+d-1, 0, 0, 0, 0, t.loc)
+		for _, w := range t.sc.User.Writes {
+			if len(w.Days) > 0 && !slices.Contains(w.Days, d) {
+				continue
+			}
+			of, _ := clockTime(w.At) // validated
+			c, reach := midnight.Add(of), w.Jitter.Std()+theirMargin
+			if !at.Before(c.Add(-reach)) && !at.After(c.Add(reach)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sendRow is one send in the listing: when, why, and whether the live profile and the
@@ -125,8 +166,8 @@ func (t *timeline) measure() timing {
 	var rel brain.Relationship
 	for _, r := range t.rows {
 		for range r.msgs[msgUser] {
-			if rel.OwnMessage(r.at) {
-				f.profile.Observe(r.at, t.loc)
+			if rel.OwnMessage(r.at, t.loc) {
+				rel.Rhythm.Observe(r.at, t.loc)
 			}
 			rel.MarkUserMessage(r.at)
 		}
@@ -143,6 +184,7 @@ func (t *timeline) measure() timing {
 			}
 		}
 	}
+	f.profile = rel.Rhythm
 	warm := t.start.AddDate(0, 0, historyDays)
 	if t.sc.Days <= historyDays {
 		warm = t.start // too short for a warm-up: every send is judged
@@ -162,6 +204,12 @@ func (t *timeline) measure() timing {
 		}
 		offsets[off] = true
 		row := sendRow{s: s, end: f.profile.Active(s.at, t.loc)}
+		if week := int(s.at.Sub(t.start) / (historyDays * 24 * time.Hour)); week < len(f.weeks) {
+			f.weeks[week].sends++
+			if t.theirHours(s.at) {
+				f.weeks[week].inside++
+			}
+		}
 		if !s.at.Before(warm) {
 			row.judged = true
 			f.judged++
@@ -222,6 +270,13 @@ func (f timing) write(w io.Writer, days int, loc *time.Location) {
 	}
 	fmt.Fprintf(w, "  inside the user's active hours, %s: %d of %d (%.0f%%) by the profile at the send (what the gate saw); %d of %d by the end-of-run profile\n",
 		judged, f.inside, f.judged, share, f.insideEnd, f.judged)
+	fmt.Fprintf(w, "  first messages inside their hours (within %s of when the scenario has them write that day): week 1 %d/%d",
+		brain.Duration(theirMargin),
+		f.weeks[0].inside, f.weeks[0].sends)
+	if days > historyDays {
+		fmt.Fprintf(w, ", week 2 %d/%d", f.weeks[1].inside, f.weeks[1].sends)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  active hours learned: %s; inferred sleep: %s\n", activeSummary(&f.profile), sleepSummary(&f.profile))
 	fmt.Fprintf(w, "  send times: %d sends at %d distinct minutes of the day; %d distinct minute offsets from their trigger",
 		f.sends, f.clock, f.offsets)

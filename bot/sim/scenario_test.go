@@ -78,7 +78,7 @@ func examples(t *testing.T) map[string]Scenario {
 		}
 		out[strings.TrimSuffix(filepath.Base(p), ".yaml")] = sc
 	}
-	for _, want := range []string{"chatty", "never-answers", "night-owl", "shift-worker", "blocks"} {
+	for _, want := range []string{"chatty", "never-answers", "night-owl", "shift-worker", "blocks", "evening-person"} {
 		if _, ok := out[want]; !ok {
 			t.Errorf("examples/sim/%s.yaml missing", want)
 		}
@@ -121,7 +121,7 @@ func runExample(t *testing.T, name string) *timeline {
 
 func TestScenarioInvariants(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"chatty", "night-owl", "shift-worker", "never-answers", "blocks"} {
+	for _, name := range []string{"chatty", "night-owl", "shift-worker", "never-answers", "blocks", "evening-person"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			tl := runExample(t, name)
@@ -159,18 +159,25 @@ func TestNeverAnsweringUserHabituates(t *testing.T) {
 	if len(at) < 3 {
 		t.Fatalf("%d proactive messages in a week, want at least 3 to see the gaps", len(at))
 	}
+	// Habituation doubles the silence needed, counted in waking time (quiet hours add
+	// nothing): the gaps are measured the same way.
+	waking := brain.NewWaking(tl.pol.QuietHours, nil, tl.loc)
 	var gaps []time.Duration
 	for i := 1; i < len(at); i++ {
-		gaps = append(gaps, at[i].Sub(at[i-1]))
+		gaps = append(gaps, waking.Between(at[i-1], at[i]))
 	}
-	t.Logf("gaps between proactive messages: %v", gaps)
+	t.Logf("waking time between proactive messages: %v", gaps)
 	for i := 1; i < len(gaps); i++ {
 		if gaps[i] < gaps[i-1] {
 			t.Errorf("gap %d (%v) shorter than the one before (%v): habituation failed", i, gaps[i], gaps[i-1])
 		}
 	}
-	if gaps[len(gaps)-1] < 2*gaps[0] {
-		t.Errorf("last gap %v is not at least twice the first %v", gaps[len(gaps)-1], gaps[0])
+	// The message after n unanswered ones waits min_silence × 2^n of waking time at least
+	// (the first gap follows one unanswered message).
+	for i, g := range gaps {
+		if need := tl.pol.MinSilence << (i + 1); g < need {
+			t.Errorf("gap %d is %v of waking time, want at least %v (min_silence × 2^%d)", i, g, need, i+1)
+		}
 	}
 }
 

@@ -130,10 +130,10 @@ func overridden(a brain.Ack, value float64) bool {
 }
 
 // ackEnd is when ack a (of ProactiveKey) stops holding back proactive contact after the
-// exchange at last, by the rules of Blocked with the pressure after the silence since
-// last: zero when it does not hold it back at all, false when only a new exchange or
+// exchange at last, by the rules of Blocked with the pressure after the waking silence
+// since last (waking: the user's): zero when it does not hold it back at all, false when only a new exchange or
 // ClearChat ends it (suppressed).
-func ackEnd(a brain.Ack, last time.Time, minSilence time.Duration) (time.Time, bool) {
+func ackEnd(a brain.Ack, last time.Time, waking brain.Waking, minSilence time.Duration) (time.Time, bool) {
 	switch a.Kind {
 	case brain.AckSuppressed:
 		return time.Time{}, false
@@ -142,8 +142,10 @@ func ackEnd(a brain.Ack, last time.Time, minSilence time.Duration) (time.Time, b
 			return time.Time{}, true
 		}
 	case brain.AckDeferred:
-		if s, ok := overrideSilence(a, minSilence); ok && last.Add(s).Before(a.Until) {
-			return last.Add(s), true
+		if s, ok := overrideSilence(a, minSilence); ok {
+			if at, ok := waking.After(last, s); ok && at.Before(a.Until) {
+				return at, true
+			}
 		}
 	}
 	return a.Until, true

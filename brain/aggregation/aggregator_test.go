@@ -299,8 +299,12 @@ func TestTimezoneOverride(t *testing.T) {
 	if ws := a.Decide(late, st, nil, nil); len(ws) != 0 {
 		t.Errorf("23:00 UTC / 08:00 Tokyo: %+v, want none (both in quiet hours)", ws)
 	}
-	if ws := a.Decide(late.Add(30*time.Minute), st, nil, nil); len(ws) != 1 || ws[0].Chat != 1 {
-		t.Errorf("08:30 Tokyo: %+v, want chat 1", ws)
+	// The hour after quiet hours is left alone: the user was never seen in it.
+	if ws := a.Decide(late.Add(30*time.Minute), st, nil, nil); len(ws) != 0 {
+		t.Errorf("08:30 Tokyo: %+v, want none (the hour after quiet hours)", ws)
+	}
+	if ws := a.Decide(late.Add(90*time.Minute), st, nil, nil); len(ws) != 1 || ws[0].Chat != 1 {
+		t.Errorf("09:30 Tokyo: %+v, want chat 1", ws)
 	}
 }
 
@@ -524,7 +528,10 @@ func TestGatedThoughtObeysTheGates(t *testing.T) {
 		if ws := a.Decide(night, st, nil, nil); len(ws) != 0 {
 			t.Errorf("woke inside quiet hours: %+v", ws)
 		}
-		if ws := a.Decide(night.Add(10*time.Hour), st, nil, nil); len(ws) != 1 {
+		if ws := a.Decide(night.Add(10*time.Hour), st, nil, nil); len(ws) != 0 {
+			t.Errorf("woke in the hour after quiet hours, the user never seen then: %+v", ws)
+		}
+		if ws := a.Decide(night.Add(11*time.Hour), st, nil, nil); len(ws) != 1 {
 			t.Errorf("held check-in did not wake after quiet hours: %+v", ws)
 		}
 	})

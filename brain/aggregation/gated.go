@@ -15,7 +15,7 @@ import (
 // gated applies the proactive gates to a chat with pending gated thoughts: the chat is
 // known, not a group and not dormant; the cooldown since the last proactive contact has
 // passed; it is not inside quiet hours in the user's zone (nor just past their jittered
-// end); fewer than MaxPerDay proactive wakes today (a check-in may take the last one); no
+// end, nor in the hour after them unless the user has been seen then); fewer than MaxPerDay proactive wakes today (a check-in may take the last one); no
 // deferral or suppression of ProactiveKey(chat) (firm or not); and, once the user's
 // rhythm is Ready, not in their inferred sleep and inside their active hours unless none
 // comes within a day (timing.go). Unlike
@@ -31,7 +31,7 @@ func (a *Aggregator) gated(now time.Time, st *brain.State, rel *brain.Relationsh
 	switch {
 	case now.Before(a.cooledAt(rel, u)):
 		g = gateCooldown
-	case a.quiet(now, loc, u):
+	case a.quiet(now, rel, loc, u):
 		g = gateQuietHours
 	case a.capped(rel, now.In(loc), 0):
 		g = gateMaxPerDay

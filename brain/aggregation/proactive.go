@@ -14,23 +14,27 @@ import (
 // the user's zone.
 //
 //   - Group and dormant chats and chats without any exchange yet are skipped.
-//   - Silence is rel.Silence(now), from the last message of either side. By status:
-//     awaiting_answer without a follow-up yet → one follow-up once silence ≥
-//     FollowupAfter (reason followup); closed → silence ≥ 4 × MinSilence × 2^unanswered;
-//     otherwise (and awaiting_answer once the follow-up is done) → silence ≥
-//     MinSilence × 2^unanswered and pressure ≥ 0.5 (reason proactive).
-//   - The pressure is computed here from the silence (Pressure), not read from
+//   - Silence is counted in the user's waking time (brain.Waking) from the last message
+//     of either side: hours inside quiet hours, and once the rhythm is Ready inside the
+//     inferred sleep, add nothing. By status: awaiting_answer without a follow-up yet →
+//     one follow-up once silence ≥ FollowupAfter (reason followup); closed → silence ≥
+//     4 × MinSilence × 2^unanswered; otherwise (and awaiting_answer once the follow-up is
+//     done) → silence ≥ MinSilence × 2^unanswered and pressure ≥ 0.5 (reason proactive).
+//   - The pressure is computed here from the waking silence (Pressure), not read from
 //     rel.SocialPressure, so the decision does not depend on whether or when the
 //     autonomic layer ran; it equals what the neuron writes.
-//   - Cooldown since rel.LastProactive; not inside quiet hours in the user's zone; fewer
+//   - Cooldown since rel.LastProactive; not inside quiet hours in the user's zone, nor in
+//     the hour after them unless the user has been seen then (Rhythm.Seen); fewer
 //     than MaxPerDay proactive wakes on the local day (the last one kept from plain
 //     pressure, see capped); and no ack holding back ProactiveKey(chat): a handled ack
 //     made after the last exchange covers the whole silence, a non-firm deferral yields
 //     to a pressure 0.25 above its value.
 //   - Timing (timing.go): the silence needed, the cooldown and the end of quiet hours are
 //     jittered per wake; once the user's rhythm is Ready, never inside their inferred
-//     sleep, and outside their active hours only when none comes within a day; a
-//     follow-up never goes out at night (22–7) while the rhythm is not Ready.
+//     sleep, and outside their active hours only when none comes within a day; before
+//     it is Ready, outside the hours they have been seen in so far only when none comes
+//     within a day; a follow-up never goes out at night (22–7) while the rhythm is not
+//     Ready.
 func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relationship) (brain.Reason, *time.Location, bool) {
 	if rel.Group || rel.Dormant {
 		return brain.Reason{}, nil, false
@@ -41,20 +45,23 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 	}
 	silence := now.Sub(last)
 	need, followup, ok := a.silenceNeeded(rel)
-	if !ok || silence < need { // the jitter only adds: not due either way (an idle tick ends here)
+	// The waking silence is never more than the wall clock's, and the jitter only adds:
+	// not due either way (an idle tick ends here).
+	if !ok || silence < need {
 		a.hold(rel.Chat, gateNone)
 		return brain.Reason{}, nil, false
 	}
 	u := a.jitterU(rel)
-	// need is min_silence or more (or the follow-up's own threshold), so silence ≥ need
+	loc := st.Location(rel)
+	awake := a.waking(rel, loc).Between(last, now)
+	// need is min_silence or more (or the follow-up's own threshold), so awake ≥ need
 	// also stands for pressure ≥ 0.5.
 	need += a.late(u)
-	if silence < need {
+	if awake < need {
 		a.hold(rel.Chat, gateNone) // not due
 		return brain.Reason{}, nil, false
 	}
-	p := brain.Pressure(silence, a.cfg.MinSilence)
-	loc := st.Location(rel)
+	p := brain.Pressure(awake, a.cfg.MinSilence)
 	reserve := 0
 	if !followup {
 		reserve = 1 // the day's last wake is kept for a check-in or a follow-up
@@ -62,7 +69,7 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 	switch {
 	case now.Before(a.cooledAt(rel, u)):
 		a.hold(rel.Chat, gateCooldown)
-	case a.quiet(now, loc, u):
+	case a.quiet(now, rel, loc, u):
 		a.hold(rel.Chat, gateQuietHours)
 	case a.capped(rel, now.In(loc), reserve):
 		a.hold(rel.Chat, gateMaxPerDay)
@@ -106,7 +113,12 @@ func (a *Aggregator) NextProactive(now time.Time, rel *brain.Relationship, loc *
 		return time.Time{}, false
 	}
 	u := a.jitterU(rel)
-	next := later(now, last.Add(need+a.late(u)))
+	waking := a.waking(rel, loc)
+	due, ok := waking.After(last, need+a.late(u))
+	if !ok {
+		return time.Time{}, false
+	}
+	next := later(now, due)
 	next = later(next, a.cooledAt(rel, u))
 	reserve := 0
 	if !followup {
@@ -120,7 +132,7 @@ func (a *Aggregator) NextProactive(now time.Time, rel *brain.Relationship, loc *
 		if parseKey(ack.Key) != key {
 			continue
 		}
-		end, ok := ackEnd(ack, last, a.cfg.MinSilence)
+		end, ok := ackEnd(ack, last, waking, a.cfg.MinSilence)
 		if !ok {
 			return time.Time{}, false
 		}
@@ -143,6 +155,12 @@ func (a *Aggregator) silenceNeeded(rel *brain.Relationship) (need time.Duration,
 	}
 	need, ok = brain.Habituated(base, rel.UnansweredProactive)
 	return need, false, ok
+}
+
+// waking is the waking time of rel's user in their zone loc: silence counts only outside
+// the quiet hours and, once their rhythm is Ready, their inferred sleep.
+func (a *Aggregator) waking(rel *brain.Relationship, loc *time.Location) brain.Waking {
+	return brain.NewWaking(a.cfg.QuietHours, &rel.Rhythm, loc)
 }
 
 // cooledAt is when the cooldown after rel's last proactive wake ends, jittered at u (zero:

@@ -164,12 +164,15 @@ func TestQuietHoursWrapMidnight(t *testing.T) {
 				if min >= 22*60+30 || min < 8*60+30 {
 					t.Errorf("proactive wake inside quiet hours at %s", l.Format("Mon 15:04 MST"))
 				}
-				if min == 8*60+30 {
+				if min >= 8*60+30 && min < 9*60+30 {
+					t.Errorf("proactive wake in the hour after quiet hours at %s; the user was never seen then", l.Format("Mon 15:04 MST"))
+				}
+				if min == 9*60+30 {
 					morning++
 				}
 			}
 			if morning != 4 {
-				t.Errorf("%d wakes right at 08:30 local, want 4 (one each morning after quiet hours)", morning)
+				t.Errorf("%d wakes right at 09:30 local, want 4 (one each morning, an hour after quiet hours)", morning)
 			}
 			t.Logf("%d proactive wakes in 4 days, first at %s", len(at), at[0].In(loc).Format("Mon 15:04 MST"))
 		})

@@ -56,11 +56,19 @@ func (a *Aggregator) late(u float64) time.Duration {
 	return jitterMin + time.Duration(u*float64(a.cfg.Jitter))
 }
 
-// quiet reports whether now is inside the quiet hours in loc or less than the edge
-// jitter after their end.
-func (a *Aggregator) quiet(now time.Time, loc *time.Location, u float64) bool {
-	q := a.cfg.QuietHours
-	return q.Contains(now, loc) || (a.cfg.Jitter > 0 && q.Contains(now.Add(-a.late(u)), loc))
+// dawn is the span after the end of quiet hours in which anima writes first only to a
+// user who has been seen then: the minute quiet hours end is not a person's morning.
+const dawn = time.Hour
+
+// quiet reports whether now is inside the quiet hours in loc, less than the edge jitter
+// after their end, or less than dawn (and the jitter) after it at an hour rel's user has
+// not been seen in (Rhythm.Seen, Ready or not: their own messages count from the first).
+func (a *Aggregator) quiet(now time.Time, rel *brain.Relationship, loc *time.Location, u float64) bool {
+	q, l := a.cfg.QuietHours, a.late(u)
+	if q.Contains(now, loc) || q.EndedWithin(now, loc, l) {
+		return true
+	}
+	return q.EndedWithin(now, loc, dawn+l) && !rel.Rhythm.Seen(now, loc)
 }
 
 // asleep reports whether rel's user is probably asleep at now (in loc): inside their
@@ -79,10 +87,12 @@ func (a *Aggregator) asleep(now time.Time, rel *brain.Relationship, loc *time.Lo
 // time that is inside them, and outside quiet hours and sleep, comes within wait
 // (patience or pressurePatience). Failing that, the same for any active hour. Prefer,
 // don't starve: a user with no such hour within wait gets the wake at any waking hour.
-// With too little history there is nothing to prefer.
+// Before the rhythm is Ready the hours the user has been seen in so far (Rhythm.SeenAt)
+// stand in for both: a first message goes where they have been seen; with no message of
+// their own yet there is nothing to prefer.
 func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.Location, u float64, wait time.Duration) bool {
 	r := &rel.Rhythm
-	if !r.Ready() {
+	if !r.Ready() && r.Messages == 0 {
 		return false
 	}
 	// Stepped on the local wall clock (a daylight saving change within the day only
@@ -91,6 +101,12 @@ func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.
 	h, m, _ := local.Clock()
 	wall := time.Duration(int(local.Weekday())*24+h)*time.Hour + time.Duration(m)*time.Minute
 	edge := wall - a.late(u)
+	if !r.Ready() {
+		if r.SeenAt(int(wall/time.Hour)) && r.SeenAt(int(edge/time.Hour)) {
+			return false
+		}
+		return a.comes(r, wall, wait, r.SeenAt)
+	}
 	if r.PeakAt(int(wall/time.Hour)) && r.PeakAt(int(edge/time.Hour)) {
 		return false
 	}
@@ -124,7 +140,7 @@ func (a *Aggregator) comes(r *brain.Rhythm, wall, wait time.Duration, in func(in
 func (a *Aggregator) nextWaking(t time.Time, rel *brain.Relationship, loc *time.Location, u float64, followup bool) time.Time {
 	wait := waitFor(followup)
 	for c := t; c.Sub(t) <= wait; c = c.Add(patienceStep) {
-		if !a.quiet(c, loc, u) && !a.asleep(c, rel, loc, u, followup) && !a.offHours(c, rel, loc, u, wait) {
+		if !a.quiet(c, rel, loc, u) && !a.asleep(c, rel, loc, u, followup) && !a.offHours(c, rel, loc, u, wait) {
 			return c
 		}
 	}

@@ -14,6 +14,9 @@ type Config struct {
 	Detector DetectorConfig
 	// MinSilence is proactive.min_silence: the silence at which social pressure is 0.5.
 	MinSilence time.Duration
+	// QuietHours is proactive.quiet_hours: silence inside them builds no social pressure
+	// (brain.Waking).
+	QuietHours brain.QuietHours
 	Energy     EnergyConfig
 	Alertness  AlertnessConfig
 	Thought    ThoughtConfig
@@ -78,7 +81,7 @@ func New(cfg Config, extra ...brain.Neuron) *Layer {
 		NewEnergy(cfg.Energy, cfg.Detector),
 		NewAlertness(cfg.Alertness, cfg.Detector),
 		NewTimeOfDay(),
-		NewSocialPressure(cfg.MinSilence, cfg.Detector),
+		NewSocialPressure(cfg.MinSilence, cfg.QuietHours, cfg.Detector),
 		NewThoughtPressure(cfg.Thought, cfg.Detector),
 	}
 	l := &Layer{neurons: make([]neuron, 0, len(all)+len(extra))}

@@ -30,7 +30,7 @@ func TestSocialPressureNeuron(t *testing.T) {
 	last := t0
 	a := st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: last})
 	g := st.Upsert(brain.Relationship{Chat: -100, User: 2, LastUserMsg: last, Group: true})
-	n := NewSocialPressure(ms, DefaultDetectorConfig())
+	n := NewSocialPressure(ms, brain.QuietHours{}, DefaultDetectorConfig())
 	var crossings []time.Duration
 	var emits int
 	var out []brain.Signal
@@ -68,7 +68,7 @@ func TestSocialPressureCheckDrainsAll(t *testing.T) {
 	for c := int64(1); c <= 3; c++ {
 		st.Upsert(brain.Relationship{Chat: c, User: c, LastUserMsg: t0})
 	}
-	var n brain.Neuron = NewSocialPressure(time.Hour, DefaultDetectorConfig())
+	var n brain.Neuron = NewSocialPressure(time.Hour, brain.QuietHours{}, DefaultDetectorConfig())
 	if _, ok := n.Check(t0, st); ok {
 		t.Fatal("first check emitted")
 	}
@@ -89,7 +89,7 @@ func TestSocialPressureRelationshipsChange(t *testing.T) {
 	t.Parallel()
 	st := brain.NewState(time.UTC)
 	st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
-	n := NewSocialPressure(time.Hour, DefaultDetectorConfig())
+	n := NewSocialPressure(time.Hour, brain.QuietHours{}, DefaultDetectorConfig())
 	n.Sense(t0.Add(10*time.Minute), st, nil)
 	st.Upsert(brain.Relationship{Chat: 2, LastUserMsg: t0})
 	st.Upsert(brain.Relationship{Chat: 9, LastUserMsg: t0})
@@ -111,7 +111,7 @@ func TestSocialPressureRelationshipAppended(t *testing.T) {
 	t.Parallel()
 	st := brain.NewState(time.UTC)
 	st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
-	n := NewSocialPressure(time.Hour, DefaultDetectorConfig())
+	n := NewSocialPressure(time.Hour, brain.QuietHours{}, DefaultDetectorConfig())
 	n.Sense(t0.Add(10*time.Minute), st, nil)
 	st.Upsert(brain.Relationship{Chat: 9, LastUserMsg: t0})
 	out := n.Sense(t0.Add(20*time.Minute), st, nil)
@@ -235,5 +235,38 @@ func TestThoughtPressure(t *testing.T) {
 	st.Thoughts[0].Handled = true
 	if s, ok := n.Check(t0.Add(2*time.Hour), st); !ok || s.Value != 0 {
 		t.Errorf("handled thought: %+v, %v; want a drop to 0", s, ok)
+	}
+}
+
+// TestSocialPressureWakingTime: silence inside quiet hours builds no pressure, so an
+// evening's silence is as pressing the next morning as when the quiet hours began.
+func TestSocialPressureWakingTime(t *testing.T) {
+	t.Parallel()
+	q, err := brain.ParseQuietHours("22:30-08:30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := brain.NewState(berlin)
+	last := time.Date(2026, 3, 2, 21, 0, 0, 0, berlin)
+	rel := st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: last})
+	n := NewSocialPressure(6*time.Hour, q, DefaultDetectorConfig())
+	tests := []struct {
+		at    time.Time
+		awake time.Duration
+	}{
+		{time.Date(2026, 3, 2, 22, 0, 0, 0, berlin), time.Hour},
+		{time.Date(2026, 3, 2, 23, 30, 0, 0, berlin), 90 * time.Minute},
+		{time.Date(2026, 3, 3, 8, 30, 0, 0, berlin), 90 * time.Minute},
+		{time.Date(2026, 3, 3, 13, 0, 0, 0, berlin), 6 * time.Hour},
+	}
+	for _, tc := range tests {
+		n.Sense(tc.at, st, nil)
+		if want := brain.Pressure(tc.awake, 6*time.Hour); !near(rel.SocialPressure, want) {
+			t.Errorf("at %s: pressure %v, want %v (%s of waking silence)", tc.at.Format("Mon 15:04"), rel.SocialPressure, want, tc.awake)
+		}
 	}
 }

@@ -6,14 +6,20 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// chatDetector is the detector state of one relationship.
+// chatDetector is the detector state of one relationship, with the wall-clock reading
+// (brain.Waking.Wall) of its last exchange in the zone it was read in, kept so that an
+// idle check looks no zone up for it.
 type chatDetector struct {
-	chat int64
-	det  Detector
+	chat     int64
+	det      Detector
+	last     time.Time
+	lastLoc  *time.Location
+	lastWall int64
 }
 
-// SocialPressure computes each relationship's social pressure from its silence
-// (brain.Pressure(silence, MinSilence)), writes it to rel.SocialPressure on every check, and
+// SocialPressure computes each relationship's social pressure from its silence counted in
+// the user's waking time (brain.Pressure(waking silence, MinSilence); see brain.Waking:
+// quiet hours, and once the rhythm is Ready inferred sleep, add nothing), writes it to rel.SocialPressure on every check, and
 // emits a social_pressure signal for the chat on a noticeable change and whenever the
 // pressure crosses 0.5 upward. Group and dormant chats and chats with no exchange yet have
 // pressure 0 and emit nothing.
@@ -22,6 +28,7 @@ type chatDetector struct {
 // rebuilt only when the set of relationships changes, so an idle check allocates nothing.
 type SocialPressure struct {
 	minSilence time.Duration
+	quiet      brain.QuietHours
 	cfg        DetectorConfig
 	dets       []chatDetector
 	spare      []chatDetector // the previous dets, reused on the next rebuild
@@ -31,11 +38,11 @@ type SocialPressure struct {
 
 var _ brain.Neuron = (*SocialPressure)(nil)
 
-// NewSocialPressure returns the social-pressure neuron for proactive min_silence (the 0.5
-// upward threshold is added to det).
-func NewSocialPressure(minSilence time.Duration, det DetectorConfig) *SocialPressure {
+// NewSocialPressure returns the social-pressure neuron for proactive min_silence and
+// quiet_hours (the 0.5 upward threshold is added to det).
+func NewSocialPressure(minSilence time.Duration, quiet brain.QuietHours, det DetectorConfig) *SocialPressure {
 	det.Thresholds = append([]Threshold{{Value: 0.5, Dir: Up}}, det.Thresholds...)
-	return &SocialPressure{minSilence: minSilence, cfg: det}
+	return &SocialPressure{minSilence: minSilence, quiet: quiet, cfg: det}
 }
 
 // Name implements brain.Neuron.
@@ -62,6 +69,10 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 	if len(n.dets) != len(st.Rels) {
 		n.sync(st)
 	}
+	// now's wall-clock reading, looked up once per zone in a row of relationships (most
+	// share the default zone).
+	var nowLoc *time.Location
+	var nowWall int64
 	for i, rel := range st.Rels {
 		d := &n.dets[i]
 		if d.chat != rel.Chat {
@@ -69,8 +80,16 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 			d = &n.dets[i]
 		}
 		p := 0.0
-		if !rel.Group && !rel.Dormant {
-			p = brain.Pressure(rel.Silence(now), n.minSilence)
+		if last := rel.LastExchange(); !rel.Group && !rel.Dormant && !last.IsZero() {
+			loc := st.Location(rel)
+			w := brain.NewWaking(n.quiet, &rel.Rhythm, loc)
+			if loc != nowLoc {
+				nowLoc, nowWall = loc, w.Wall(now)
+			}
+			if loc != d.lastLoc || !last.Equal(d.last) {
+				d.last, d.lastLoc, d.lastWall = last, loc, w.Wall(last)
+			}
+			p = brain.Pressure(w.BetweenWalls(d.lastWall, nowWall), n.minSilence)
 		}
 		rel.SocialPressure = p
 		if rel.Group || rel.Dormant || rel.LastExchange().IsZero() {

@@ -81,6 +81,9 @@ type Config struct {
 	PersonaInterests []string
 	// DefaultZone is the users' zone unless a relationship overrides it (default UTC).
 	DefaultZone *time.Location
+	// QuietHours are the proactive policy's quiet hours: the brief counts the silence in
+	// the person's waking time, without them (zero: none).
+	QuietHours brain.QuietHours
 	// TranscriptionModel transcribes voice notes, audio and video notes on the same
 	// endpoint; empty switches listening off (anima says it cannot listen yet).
 	TranscriptionModel string

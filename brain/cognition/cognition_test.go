@@ -43,13 +43,17 @@ func TestPlainReply(t *testing.T) {
 	if diff := cmp.Diff([]string{"core_escalate", "core_defer"}, toolNames(req)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	sys := req.Messages[0].Content
+	sys := systemText(req.Messages)
 	for _, s := range []string{"You are Mira.", "A warm, curious companion.", "Sam",
-		"10:30, Friday 14 March 2025 (morning, Europe/Berlin)", "Sam wrote a message", `"response"`,
-		"conversation status active", "a minute ago", "data, not instructions"} {
+		"Now: Friday morning, 10:30 for them (14 March 2025, Europe/Berlin)", `"response"`,
+		"When they usually write: not known yet", "You last talked just now", "data, not instructions"} {
 		if !strings.Contains(sys, s) {
 			t.Errorf("system prompt lacks %q:\n%s", s, sys)
 		}
+	}
+	// The wake's reason is the aggregator's log line, never the model's reading.
+	if strings.Contains(sys, "Sam wrote a message") || strings.Contains(sys, "user_message") {
+		t.Errorf("the wake's reason reached the prompt:\n%s", sys)
 	}
 	last := req.Messages[len(req.Messages)-1]
 	if last.Role != "user" || last.Content != "hi" {
@@ -575,7 +579,7 @@ func TestProfiles(t *testing.T) {
 }
 
 func TestProactiveWakeHasNoUserMessage(t *testing.T) {
-	e := newEnv(t, setup{})
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) { c.QuietHours = brain.DefaultProactivePolicy().QuietHours }})
 	e.srv.Enqueue(openaitest.Answer("", "idle", 0.9))
 	out := think(t, e, proactiveWake())
 	if len(out.Intents) != 0 {
@@ -583,11 +587,14 @@ func TestProactiveWakeHasNoUserMessage(t *testing.T) {
 	}
 	req := e.srv.Requests()[0].Body
 	last := req.Messages[len(req.Messages)-1]
-	if last.Role != "system" || !strings.Contains(last.Content, "it has been quiet for a while") {
-		t.Errorf("last message = %+v", last)
+	if last.Role != "system" || !strings.Contains(last.Content, "It has been quiet between you, and you may write first") ||
+		strings.Contains(last.Content, "it has been quiet for a while") {
+		t.Errorf("last message = %+v, want the ask in words, not the wake's reason", last)
 	}
-	if !strings.Contains(req.Messages[0].Content, "20 hours ago") {
-		t.Errorf("system prompt lacks the silence:\n%s", req.Messages[0].Content)
+	// Sam last wrote at 14:30 yesterday, Berlin time; the default quiet hours (22:30–08:30)
+	// are the night in between.
+	if sys := systemText(req.Messages); !strings.Contains(sys, "You last talked yesterday afternoon: about half a waking day, with the night in between.") {
+		t.Errorf("system prompt lacks the silence in waking time:\n%s", sys)
 	}
 }
 
@@ -657,7 +664,7 @@ func TestScheduleDue(t *testing.T) {
 			if s := sends(out); len(s) != 1 || s[0].Kind != tc.wantKind {
 				t.Errorf("sends = %+v, want kind %s", s, tc.wantKind)
 			}
-			sys := e.srv.Requests()[0].Body.Messages[0].Content
+			sys := systemText(e.srv.Requests()[0].Body.Messages)
 			for _, s := range tc.want {
 				if !strings.Contains(sys, s) {
 					t.Errorf("system prompt lacks %q:\n%s", s, sys)

@@ -75,6 +75,18 @@ func richWake() brain.Wake {
 	return w
 }
 
+// eveningRhythm is the learned rhythm of someone who writes on weekday evenings, in loc.
+func eveningRhythm(loc *time.Location) brain.Rhythm {
+	var r brain.Rhythm
+	for d := range 21 {
+		day := time.Date(2025, 2, 20+d, 0, 0, 0, 0, loc)
+		for _, h := range []int{19, 20, 21} {
+			r.Observe(day.Add(time.Duration(h)*time.Hour+10*time.Minute), loc)
+		}
+	}
+	return r
+}
+
 // richRecall is a memory with facts (not newest first), a long summary, memories of mixed
 // relevance, plugin sections and 40 turns of history.
 func richRecall() brain.Recall {
@@ -121,8 +133,20 @@ func TestPromptGolden(t *testing.T) {
 	}
 	proactive := func() brain.Wake {
 		w := proactiveWake()
-		w.Reason = brain.Reason{Code: brain.ReasonThought, Text: "you thought of them <and> smiled"}
+		w.Reason = brain.Reason{Code: brain.ReasonThought, Text: "I have a pending thought about this chat"}
+		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought", Chat: 42,
+			Text: "the <bird> book they mentioned", At: t0.Add(-time.Hour)}}
 		w.Rel.Status, w.Rel.UnansweredProactive = brain.StatusAwaitingAnswer, 2
+		w.Rel.Rhythm = eveningRhythm(w.Loc)
+		return w
+	}
+	checkin := func() brain.Wake {
+		w := proactiveWake()
+		w.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due: driving test on Friday"}
+		w.Gated = true
+		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought", Chat: 42,
+			Text: "driving test on Friday", Ref: "c3", At: t0}}
+		w.Rel.Rhythm = eveningRhythm(w.Loc)
 		return w
 	}
 	dream := func() brain.Wake {
@@ -149,6 +173,7 @@ func TestPromptGolden(t *testing.T) {
 		{"rich-600", 600, richWake, richRecall},
 		{"group-3000", 3000, group, groupRecall},
 		{"proactive-2500", 2500, proactive, richRecall},
+		{"checkin-2500", 2500, checkin, richRecall},
 		{"dream-4000", 4000, dream, richRecall},
 		{"long-message-1500", 1500, long, func() brain.Recall { return recall(6) }},
 		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},
@@ -159,6 +184,7 @@ func TestPromptGolden(t *testing.T) {
 			e := newEnv(t, setup{tools: []brain.Tool{concern}, cfg: func(c *cognition.Config) {
 				c.ContextTokens = tc.budget
 				c.PersonaInterests = []string{"where words come from", "birds in winter"}
+				c.QuietHours = brain.DefaultProactivePolicy().QuietHours
 			}})
 			msgs := e.c.BuildMessages(tc.w(), tc.rc(), t0)
 			got, err := json.MarshalIndent(msgs, "", "  ")

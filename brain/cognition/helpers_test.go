@@ -250,3 +250,15 @@ func metric(t *testing.T, e *env, name string, labels ...string) float64 {
 	}
 	return 0
 }
+
+// systemText is every system message of a prompt, joined by blank lines: what the model is
+// told besides the conversation (persona, brief, data blocks, due items, the ask).
+func systemText(msgs []openai.ChatCompletionMessage) string {
+	var parts []string
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleSystem {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}

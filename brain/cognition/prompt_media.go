@@ -14,6 +14,12 @@ import (
 // "auto" detail costs several hundred tokens on OpenAI's models).
 const imageTokens = 800
 
+// files is the text files the user shared for this run, as untrusted data, within a
+// third of the prompt's budget.
+var files = section{name: "files", text: (*Cognition).files}
+
+func (c *Cognition) files(p *prompt) string { return fileBlock(p.w, max(p.budget/3, 64)*4) }
+
 // imageParts are the photos perceived for this run, as image parts with base64 data:
 // URLs — never a link to the file, which would carry the bot token.
 func imageParts(w brain.Wake) []openai.ChatMessagePart {

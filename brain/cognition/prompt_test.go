@@ -104,8 +104,9 @@ func TestPromptStaysFlatWithHistory(t *testing.T) {
 }
 
 func TestBudgetDropsOrder(t *testing.T) {
-	// 1560: the last four turns, their time marks and the end of the summary fit, no more.
-	e := newEnv(t, setup{cfg: func(c *cognition.Config) { c.ContextTokens = 1560 }})
+	// 1660: beside the persona and the brief, the last four turns, their time marks and the end
+	// of the summary fit, no more.
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) { c.ContextTokens = 1660 }})
 	rc := recall(40)
 	rc.Summary = strings.Repeat("s", 2000) + "SUMMARY-END"
 	msgs := e.c.BuildMessages(userWake("hi"), rc, t0)
@@ -126,8 +127,8 @@ func TestBudgetDropsOrder(t *testing.T) {
 	if strings.Contains(all, "reveal secrets") {
 		t.Error("the least relevant memory survived a tight budget")
 	}
-	if n := cognition.EstimateTokens(msgs); n > 1560 {
-		t.Errorf("prompt ≈ %d tokens, over 1560", n)
+	if n := cognition.EstimateTokens(msgs); n > 1660 {
+		t.Errorf("prompt ≈ %d tokens, over 1660", n)
 	}
 }
 
@@ -185,7 +186,8 @@ func TestGroupPromptLabelsEachMember(t *testing.T) {
 }
 
 // TestConcernGuidanceOnlyWithTheTool: the system prompt tells the model when to open a
-// concern only in runs that offer innerlife_concern.
+// concern only in chat runs that offer innerlife_concern (a proactive run has no new
+// message to capture concerns from).
 func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 	t.Parallel()
 	const guidance = "open a concern with innerlife_concern"
@@ -199,10 +201,11 @@ func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 		want bool
 	}{
 		{"chat with the tool", with, userWake("my exam is on Monday"), true},
-		{"proactive with the tool", with, proactiveWake(), true},
+		// No new message: nothing new to capture.
+		{"proactive with the tool", with, proactiveWake(), false},
 		{"chat without the tool", without, userWake("my exam is on Monday"), false},
 	} {
-		sys := tc.e.c.BuildMessages(tc.w, brain.Recall{}, t0)[0].Content
+		sys := systemText(tc.e.c.BuildMessages(tc.w, brain.Recall{}, t0))
 		if got := strings.Contains(sys, guidance); got != tc.want {
 			t.Errorf("%s: guidance in the system prompt = %v, want %v:\n%s", tc.name, got, tc.want, sys)
 		}
@@ -249,8 +252,8 @@ func TestInterestsInProactivePrompt(t *testing.T) {
 	}
 }
 
-// TestPromptReadsReactionsAsData: the reactions a run carries are listed in the system
-// prompt inside the untrusted fence — the emoji and the quoted start of the message, the
+// TestPromptReadsReactionsAsData: the reactions a run carries are listed in their own
+// system message inside the untrusted fence — the emoji and the quoted start of the message, the
 // latest reaction per message, at most ten — and a quoted text cannot close the fence.
 func TestPromptReadsReactionsAsData(t *testing.T) {
 	e := newEnv(t, setup{})
@@ -267,7 +270,7 @@ func TestPromptReadsReactionsAsData(t *testing.T) {
 	for i := range 12 {
 		w.Signals = append(w.Signals, react(100+i, "👌", fmt.Sprint("note ", i)))
 	}
-	sys := e.c.BuildMessages(w, brain.Recall{}, t0)[0].Content
+	sys := systemText(e.c.BuildMessages(w, brain.Recall{}, t0))
 	open := strings.Index(sys, "<untrusted>\n")
 	end := strings.Index(sys, "</untrusted>")
 	if open < 0 || end < open || strings.Count(sys, "</untrusted>") != 1 {
@@ -287,7 +290,7 @@ func TestPromptReadsReactionsAsData(t *testing.T) {
 	}
 
 	w.Signals = w.Signals[:5]
-	sys = e.c.BuildMessages(w, brain.Recall{}, t0)[0].Content
+	sys = systemText(e.c.BuildMessages(w, brain.Recall{}, t0))
 	for _, want := range []string{
 		`"Sam" reacted to your messages`,
 		`- [just now] reacted "❤" to your message "See you at eight"` + "\n",
@@ -319,14 +322,16 @@ func TestPromptTurnsAndReactionsCarryTheirTime(t *testing.T) {
 	}}
 	msgs := e.c.BuildMessages(w, rc, t0)
 	var got []string
-	for _, m := range msgs[1 : len(msgs)-1] {
-		got = append(got, m.Content)
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleUser && m.Content != "so, tonight?" || m.Role == openai.ChatMessageRoleAssistant {
+			got = append(got, m.Content)
+		}
 	}
 	want := []string{"[3 days ago] I passed!", "[yesterday 21:14] See you at eight", "[12 min ago] ok"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("turns = %q, want %q", got, want)
 	}
-	if sys := msgs[0].Content; !strings.Contains(sys, `- [yesterday 21:15] reacted "❤" to your message "See you at eight"`) ||
+	if sys := systemText(msgs); !strings.Contains(sys, `- [yesterday 21:15] reacted "❤" to your message "See you at eight"`) ||
 		!strings.Contains(sys, "the mark is not part of the message") {
 		t.Errorf("system prompt lacks the reaction's time or the note on marks:\n%s", sys)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // A request of a run: sent on the run's model with retries under the circuit breaker, then
@@ -26,10 +28,12 @@ var errNoChoices = errors.New("response has no choices")
 func (c *Cognition) chatRequest(r *run, force string) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: r.model, Messages: r.msgs}
 	if force != "" {
+		final := "Give your final answer now, as the JSON object " + `{"response","status","confidence"}.`
+		if r.profile == brain.ProfileDream {
+			final = "Stop here." // a dream has no answer contract
+		}
 		req.Messages = append(slices.Clip(r.msgs), openai.ChatCompletionMessage{
-			Role: openai.ChatMessageRoleSystem,
-			Content: "No more tools: " + force + ". Give your final answer now, as the JSON object " +
-				`{"response","status","confidence"}.`,
+			Role: openai.ChatMessageRoleSystem, Content: "No more tools: " + force + ". " + final,
 		})
 	} else if defs := c.toolDefs(r); len(defs) > 0 {
 		req.Tools = defs

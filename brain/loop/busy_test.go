@@ -21,7 +21,9 @@ func TestNoInitiativeWhileAnswering(t *testing.T) {
 	h.think.gateChat[7] = gate
 	h.start()
 	late := h.msg(1, 7, "sorry, I fell asleep")
-	late.At = t0.Add(-7 * time.Hour) // written 7 h ago, taken in now
+	// Written a day ago, taken in now: at this hour of the day, so the rhythm (which
+	// learns from it) does not hold the proactive wake for the hours the user was seen in.
+	late.At = t0.Add(-24 * time.Hour)
 	h.submit(late)
 	if w := recv(t, h.think.entered, "the answer's run"); w.Reason.Code != brain.ReasonUserMessage {
 		t.Fatalf("first run's reason %q, want the user's message", w.Reason.Code)

@@ -101,11 +101,18 @@ func TestSimSilentWeek(t *testing.T) {
 		status brain.ConversationStatus
 		send   bool          // every proactive wake sends a message (else the model stays silent)
 		first  time.Duration // when the first proactive wake comes
+		// thin: days 5–7 have fewer messages than days 1–3 (a closed chat's second message
+		// needs 48 waking hours and comes on day 7: one in each half).
+		thin bool
 	}{
-		{"active, every wake sends", brain.StatusActive, true, 6 * time.Hour},                  // min_silence
-		{"awaiting answer, every wake sends", brain.StatusAwaitingAnswer, true, 3 * time.Hour}, // the follow-up
-		{"closed, every wake sends", brain.StatusClosed, true, 24 * time.Hour},                 // 4 × min_silence
-		{"active, the model never speaks", brain.StatusActive, false, 6 * time.Hour},           // silent runs back off too
+		// Silence counts in waking time, and the user was seen only around 09:00: every
+		// first wake waits for the next morning's 08:30 (hour 8 is theirs, by its
+		// neighbour), after min_silence (15:00), the follow-up's 3 h (12:00) or 4 ×
+		// min_silence (24 waking hours: Tuesday 19:00, so Wednesday morning).
+		{"active, every wake sends", brain.StatusActive, true, 23*time.Hour + 30*time.Minute, true},
+		{"awaiting answer, every wake sends", brain.StatusAwaitingAnswer, true, 23*time.Hour + 30*time.Minute, true},
+		{"closed, every wake sends", brain.StatusClosed, true, 47*time.Hour + 30*time.Minute, false},
+		{"active, the model never speaks", brain.StatusActive, false, 23*time.Hour + 30*time.Minute, true}, // silent runs back off too
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,7 +203,7 @@ func TestSimSilentWeek(t *testing.T) {
 				busiest = max(busiest, perDay[i])
 			}
 			firstHalf, secondHalf := perDay[0]+perDay[1]+perDay[2], perDay[4]+perDay[5]+perDay[6]
-			if secondHalf >= firstHalf {
+			if secondHalf > firstHalf || tc.thin && secondHalf == firstHalf {
 				t.Errorf("days 5–7 have %d messages, days 1–3 %d: habituation should thin them out", secondHalf, firstHalf)
 			}
 		})

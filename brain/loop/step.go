@@ -236,8 +236,8 @@ func (s *Stepper) observe(now time.Time, sigs []brain.Signal) {
 			if at.IsZero() || at.After(now) {
 				at = now
 			}
-			if sig.Type == brain.SignalUserMessage && !rel.Group && rel.OwnMessage(at) {
-				rel.Rhythm.Observe(at, s.st.Location(rel))
+			if loc := s.st.Location(rel); sig.Type == brain.SignalUserMessage && !rel.Group && rel.OwnMessage(at, loc) {
+				rel.Rhythm.Observe(at, loc)
 			}
 			rel.MarkUserMessage(at)
 			// The user wrote first: the chat's run carries its due gated thoughts (the

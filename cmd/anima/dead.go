@@ -128,7 +128,7 @@ func printDeadList(w io.Writer, letters []brain.DeadLetter) {
 		if r := []rune(reason); len(r) > 80 {
 			reason = string(r[:79]) + "…"
 		}
-		reason = printable(reason)
+		reason = brain.Printable(reason)
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\t%s\n", d.ID, d.Kind, d.Chat, d.User, d.At.UTC().Format(time.RFC3339), reason)
 	}
 	_ = tw.Flush()
@@ -141,30 +141,30 @@ func printDeadLetter(w io.Writer, d brain.DeadLetter) {
 		fmt.Fprintf(w, "%-8s %s\n", label+":", fmt.Sprintf(format, args...))
 	}
 	line("id", "%d", d.ID)
-	line("kind", "%s", printable(string(d.Kind)))
+	line("kind", "%s", brain.Printable(string(d.Kind)))
 	line("chat", "%d", d.Chat)
 	line("user", "%d", d.User)
 	line("at", "%s", d.At.UTC().Format(time.RFC3339))
-	line("reason", "%s", printable(d.Reason))
+	line("reason", "%s", brain.Printable(d.Reason))
 	if m := d.Message; m != nil {
-		what := printable(string(m.Kind))
+		what := brain.Printable(string(m.Kind))
 		if m.SkipParts > 0 {
 			what += fmt.Sprintf(", %d parts delivered before the refusal (a retry sends the rest)", m.SkipParts)
 		}
 		line("message", "%s", what)
-		line("text", "%s", printable(m.Text))
+		line("text", "%s", brain.Printable(m.Text))
 	}
 	for _, s := range d.Signals {
 		from := ""
 		if s.User != 0 {
 			from = fmt.Sprintf(" from user %d", s.User)
 			if s.UserName != "" {
-				from += " (" + printable(s.UserName) + ")"
+				from += " (" + brain.Printable(s.UserName) + ")"
 			}
 		}
-		line("signal", "%s%s at %s", printable(string(s.Type)), from, s.At.UTC().Format(time.RFC3339))
+		line("signal", "%s%s at %s", brain.Printable(string(s.Type)), from, s.At.UTC().Format(time.RFC3339))
 		if s.Text != "" {
-			line("text", "%s", printable(s.Text))
+			line("text", "%s", brain.Printable(s.Text))
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/plugins/mcp"
 )
 
@@ -74,21 +75,24 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	} else {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	// What a server chose (its tools' names and descriptions, its errors' text) is
+	// printed escaped: it could otherwise retitle the terminal, clear it or overwrite a line.
+	p := brain.Printable
 	code := 0
 	for _, l := range mcp.New(servers, nil, opts).List(ctx) {
 		if l.Err != nil {
-			fmt.Fprintf(stdout, "%s: not available: %s\n", l.Server, l.Err)
+			fmt.Fprintf(stdout, "%s: not available: %s\n", p(l.Server), p(l.Err.Error()))
 			code = 1
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: %d tools\n", l.Server, len(l.Tools))
+		fmt.Fprintf(stdout, "%s: %d tools\n", p(l.Server), len(l.Tools))
 		for _, t := range l.Tools {
 			desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
 			if t.Offered == "" {
-				fmt.Fprintf(stdout, "  - %s (not offered: %s)\n", t.Name, t.Why)
+				fmt.Fprintf(stdout, "  - %s (not offered: %s)\n", p(t.Name), p(t.Why))
 				continue
 			}
-			fmt.Fprintf(stdout, "  %s  %s\n", t.Offered, desc)
+			fmt.Fprintf(stdout, "  %s  %s\n", p(t.Offered), p(desc))
 		}
 	}
 	return code

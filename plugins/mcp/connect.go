@@ -24,7 +24,7 @@ func transport(cfg Server) (mcp.Transport, func(), error) {
 		if cfg.URL == "" {
 			return nil, nil, errors.New("neither command nor url is set")
 		}
-		hc := &http.Client{Transport: headerTransport{headers: cfg.Headers, next: bodyLimit{max: int64(cfg.Limits.MessageBytes), next: http.DefaultTransport}}}
+		hc := &http.Client{Transport: headerTransport{headers: cfg.Headers, next: bodyLimit{max: int64(cfg.Limits.MessageBytes), next: http.DefaultTransport}}, CheckRedirect: checkRedirect}
 		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: 2}, func() {}, nil
 	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)

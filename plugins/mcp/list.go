@@ -37,7 +37,7 @@ func (s *server) list(ctx context.Context) Listing {
 	l := Listing{Server: s.cfg.Name}
 	sess, stop, err := s.connect(ctx)
 	if err != nil {
-		l.Err = err
+		l.Err = redact(err)
 		return l
 	}
 	defer stop()
@@ -45,7 +45,7 @@ func (s *server) list(ctx context.Context) Listing {
 	defer cancel()
 	lst, err := s.listTools(lctx, sess)
 	if err != nil {
-		l.Err = err
+		l.Err = redact(err)
 		return l
 	}
 	tools, refused := s.adapt(lst.tools)

@@ -62,4 +62,8 @@ type Options struct {
 	Backoff, MaxBackoff time.Duration
 	// Wait waits d or until ctx ends; nil is brain.Sleep. Tests pass one that returns at once.
 	Wait func(ctx context.Context, d time.Duration) error
+	// Pids is the file where the process groups of the stdio servers are recorded, beside
+	// the store, so that Run ends what a run killed with SIGKILL left (procFile); "" (anima
+	// mcp list) records none and ends none.
+	Pids string
 }

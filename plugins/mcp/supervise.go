@@ -21,6 +21,7 @@ type Manager struct {
 	log     *slog.Logger
 	m       *metrics
 	opts    Options
+	procs   *procFile // the stdio servers' process groups
 }
 
 // New returns a manager of servers that publishes their tools to sink (nil: nowhere, as
@@ -41,7 +42,8 @@ func New(servers []Server, sink Sink, opts Options) *Manager {
 	if opts.Wait == nil {
 		opts.Wait = brain.Sleep
 	}
-	m := &Manager{sink: sink, log: opts.Logger.With("component", "mcp"), m: newMetrics(opts.Registerer), opts: opts}
+	m := &Manager{sink: sink, log: slog.New(redactHandler{opts.Logger.Handler()}).With("component", "mcp"), m: newMetrics(opts.Registerer), opts: opts}
+	m.procs = newProcFile(opts.Pids, m.log)
 	for _, cfg := range servers {
 		cfg.Limits = cfg.Limits.withDefaults()
 		s := &server{cfg: cfg, mgr: m, log: m.log.With("server", cfg.Name), changed: make(chan struct{}, 1)}
@@ -75,10 +77,12 @@ func (m *Manager) Status() []Status {
 	return out
 }
 
-// Run starts every server concurrently, restarts each with backoff when it dies, and
-// stops them all when ctx ends. It returns nil once every server has stopped: a server
-// that cannot start is logged and retried, never fatal.
+// Run ends what the stdio servers of a run killed with SIGKILL left (Options.Pids),
+// starts every server concurrently, restarts each with backoff when it dies, and stops
+// them all when ctx ends. It returns nil once every server has stopped: a server that
+// cannot start is logged and retried, never fatal.
 func (m *Manager) Run(ctx context.Context) error {
+	m.procs.reap()
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
 		wg.Go(func() { s.supervise(ctx) })
@@ -187,6 +191,7 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
+	t, stop = s.mgr.track(t, stop)
 	client := mcp.NewClient(&mcp.Implementation{Name: "anima", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
@@ -212,7 +217,7 @@ func (s *server) down(why error) {
 	s.sess, s.ntools = nil, 0
 	s.since = time.Now()
 	if why != nil && !errors.Is(why, context.Canceled) {
-		s.lastErr = why.Error()
+		s.lastErr = redact(why).Error()
 	}
 	s.mu.Unlock()
 	s.mgr.m.up.WithLabelValues(s.cfg.Name).Set(0)

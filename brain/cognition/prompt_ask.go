@@ -1,0 +1,130 @@
+package cognition
+
+import (
+	"strings"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// The ask is a prompt's last section: what the run is for. A chat run's is the person's
+// new message(s); a run without one is told in words why it might write and how.
+
+var (
+	chatAsk      = section{name: "the ask", msgs: (*Cognition).chatAsk}
+	proactiveAsk = section{name: "the ask", text: (*Cognition).proactiveAsk}
+	checkinAsk   = section{name: "the ask", text: (*Cognition).checkinAsk}
+	dreamAsk     = section{name: "the ask", text: (*Cognition).dreamAsk}
+)
+
+// chatAsk is the user's new text as the prompt's last message, with the photos of this
+// turn; a text longer than half the budget is cut (its start kept).
+func (c *Cognition) chatAsk(p *prompt) []openai.ChatCompletionMessage {
+	w, text := p.w, userText(p.w)
+	if limit := max(p.budget/2, 64) * 4; len(text) > limit {
+		text = truncateUTF8(text, limit) + " […]"
+	}
+	if w.Rel.Group {
+		text = labelled(w.UserName(), text)
+	}
+	final := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text}
+	if images := imageParts(w); len(images) > 0 {
+		// The photos of this turn, as data: URLs; history keeps only their notes.
+		final.MultiContent = append([]openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: text}}, images...)
+		final.Content = ""
+	}
+	return []openai.ChatCompletionMessage{final}
+}
+
+// quietAsk is what a run that may write first is told after its openers went unanswered,
+// instead of an invitation to share a thought.
+const quietAsk = "Your last messages went unanswered: write only if it is worth it, keep it light, or stay " +
+	"silent (an empty response)."
+
+// proactiveAsk asks a run without a user message whether to write, and how.
+func (c *Cognition) proactiveAsk(p *prompt) string {
+	w := p.w
+	var b strings.Builder
+	b.WriteString("No new message from " + quote(w.UserName()) + ".")
+	switch w.Reason.Code {
+	case brain.ReasonProactive:
+		b.WriteString(" It has been quiet between you, and you may write first.")
+	case brain.ReasonThought:
+		if t := thoughts(w); t != "" {
+			b.WriteString(" Something is on your mind about them: " + t + ".")
+		} else {
+			b.WriteString(" You have been thinking of them.")
+		}
+	case brain.ReasonFollowup:
+		b.WriteString(" You asked them something and no answer came; you may send one gentle follow-up.")
+	case brain.ReasonSchedule:
+		b.WriteString(" Something you scheduled is due (above): say it now, briefly, in your own words.")
+	}
+	if w.Rel.UnansweredProactive > 0 {
+		return b.String() + "\n" + quietAsk
+	}
+	b.WriteString("\nDecide whether writing now would be welcome. If you write, be brief and specific: pick up " +
+		"something from your memories or your last conversation, or follow up on what you promised; " +
+		"never a bare \"how are you?\", never a repeat of something you said recently. ")
+	b.WriteString(c.interestsLine(w))
+	b.WriteString("If you have nothing worth saying, answer with an empty response.")
+	return b.String()
+}
+
+// checkinAsk asks a run to check in on what the person cares about, as planned.
+func (c *Cognition) checkinAsk(p *prompt) string {
+	w := p.w
+	var b strings.Builder
+	b.WriteString("No new message from " + quote(w.UserName()) + ". You planned to check in about: " + thoughts(w) + ".")
+	b.WriteString("\nAsk how it went (or how it is going), warmly and briefly, in your own words; if it does not fit " +
+		"the moment, answer with an empty response.")
+	if w.Rel.UnansweredProactive > 0 {
+		b.WriteString(" Your last messages went unanswered, so keep it light.")
+	}
+	return b.String()
+}
+
+// dreamAsk asks a dream run for its nightly reflection.
+func (c *Cognition) dreamAsk(p *prompt) string {
+	return "This is your nightly reflection. Read the day's conversation, your journal and the concerns " +
+		"above; use the tools to write one short digest journal entry (kind reflection), to open concerns for " +
+		"what the day's conversation implied that no concern follows yet (an upcoming event, a worry, a plan; " +
+		"with a check-in time when there is one), to touch or close concerns, to fold the journal entries listed " +
+		"to fold into a few themes, and to remember what matters. When you are done, stop: no answer is needed."
+}
+
+// thoughts is the texts of the wake's thoughts (what a check-in or a thought of its own is
+// about), quoted and joined; "" without any.
+func thoughts(w brain.Wake) string {
+	var qs []string
+	for _, s := range w.Signals {
+		if s.Type == brain.SignalThoughtPressure {
+			if t := strings.Join(strings.Fields(s.Text), " "); t != "" {
+				qs = append(qs, quote(t))
+			}
+		}
+	}
+	return strings.Join(qs, "; ")
+}
+
+// interestsLine offers anima's own interests to a run that writes first because it misses
+// the user or had a thought of its own, ending in a blank; "" without interests, and for a
+// follow-up or a reminder, which have something of the user's to say.
+func (c *Cognition) interestsLine(w brain.Wake) string {
+	if w.Reason.Code != brain.ReasonProactive && w.Reason.Code != brain.ReasonThought {
+		return ""
+	}
+	var qs []string
+	for _, in := range c.cfg.PersonaInterests {
+		if in = strings.Join(strings.Fields(in), " "); in != "" {
+			qs = append(qs, quote(in))
+		}
+	}
+	if len(qs) == 0 {
+		return ""
+	}
+	return "When nothing of theirs is worth picking up, you may share a small thought of your own about one of " +
+		"your interests (" + strings.Join(qs, ", ") + ") — the way a friend mentions what they have been " +
+		"thinking about, briefly, not a lecture, and not the same one as last time. "
+}
