@@ -125,15 +125,9 @@ func cutReason(reason string) string {
 // DeadLetters returns the dead letters kept, oldest first.
 func (s *Store) DeadLetters() ([]brain.DeadLetter, error) {
 	var out []brain.DeadLetter
-	err := s.View(func(tx *Tx) error {
-		return tx.Scan(BucketDead, nil, func(_, v []byte) error {
-			var d brain.DeadLetter
-			if err := json.Unmarshal(v, &d); err != nil {
-				return fmt.Errorf("decode dead letter: %w", err)
-			}
-			out = append(out, d)
-			return nil
-		})
+	err := s.View(func(tx *Tx) (err error) {
+		out, err = decodeAll[brain.DeadLetter](tx, BucketDead, "dead letter")
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list dead letters: %w", err)

@@ -164,20 +164,11 @@ func forgetGroupTurns(tx *Tx, user int64, unindex Unindexer, chats map[int64]boo
 // forgetSchedulesUser deletes, in tx, user's schedule items and their fire records, adds
 // their chats to chats and returns how many items went.
 func forgetSchedulesUser(tx *Tx, user int64, chats map[int64]bool) (int, error) {
-	var items []brain.ScheduleItem
-	err := tx.Scan(brain.BucketSchedules, nil, func(_, v []byte) error {
-		var it brain.ScheduleItem
-		if err := json.Unmarshal(v, &it); err != nil {
-			return fmt.Errorf("decode schedule: %w", err)
-		}
-		if it.User == user {
-			items = append(items, it)
-		}
-		return nil
-	})
+	all, err := decodeAll[brain.ScheduleItem](tx, brain.BucketSchedules, "schedule")
 	if err != nil {
 		return 0, err
 	}
+	items := slices.DeleteFunc(all, func(it brain.ScheduleItem) bool { return it.User != user })
 	for _, it := range items {
 		if err := tx.Delete(brain.BucketSchedules, brain.ScheduleKey(it.Chat, it.ID)); err != nil {
 			return 0, err

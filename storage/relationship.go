@@ -1,11 +1,6 @@
 package storage
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/anima-bot/anima/brain"
-)
+import "github.com/anima-bot/anima/brain"
 
 // SaveRelationships stores relationships in one transaction.
 func (s *Store) SaveRelationships(rels []brain.Relationship) error {
@@ -25,15 +20,9 @@ func (s *Store) SaveRelationships(rels []brain.Relationship) error {
 // Relationships returns every stored relationship.
 func (s *Store) Relationships() ([]brain.Relationship, error) {
 	var rels []brain.Relationship
-	err := s.View(func(tx *Tx) error {
-		return tx.Scan(BucketRelationships, nil, func(_, v []byte) error {
-			var r brain.Relationship
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("decode relationship: %w", err)
-			}
-			rels = append(rels, r)
-			return nil
-		})
+	err := s.View(func(tx *Tx) (err error) {
+		rels, err = decodeAll[brain.Relationship](tx, BucketRelationships, "relationship")
+		return err
 	})
 	return rels, err
 }
