@@ -16,16 +16,19 @@ RUN v="${VERSION}"; \
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/anima /anima
+# The configuration every command reads when given no file (deploy/compose.yaml points
+# ANIMA_CONFIG at the file `anima init` wrote, passed as a secret).
 COPY config.yaml /etc/anima/config.yaml
 # The store (and its control socket) live here; mount a volume to keep them.
 COPY --from=build --chown=65532:65532 /out/data /data
 VOLUME /data
-ENV ANIMA_STORAGE_PATH=/data/anima.db ANIMA_METRICS_LISTEN=0.0.0.0:9464
+ENV ANIMA_CONFIG=/etc/anima/config.yaml ANIMA_STORAGE_PATH=/data/anima.db ANIMA_METRICS_LISTEN=0.0.0.0:9464
 USER nonroot:nonroot
 EXPOSE 9464
 # Healthy while /readyz answers 200 (store open, Telegram reachable). distroless has no
-# curl: the binary asks itself, at metrics.listen from the same config and environment.
+# curl: the binary asks itself, at metrics.listen from the same config ($ANIMA_CONFIG)
+# and environment.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \
-	CMD ["/anima", "health", "--config", "/etc/anima/config.yaml"]
+	CMD ["/anima", "health"]
 ENTRYPOINT ["/anima"]
-CMD ["run", "--config", "/etc/anima/config.yaml"]
+CMD ["run"]

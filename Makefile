@@ -72,8 +72,10 @@ stack:
 stack-check: build
 	scripts/stack-check
 
+# The configuration every command finds without FILE: $ANIMA_CONFIG, else ./anima.yaml
+# (what `anima init` writes), else config.yaml (the rule is in `anima --help`).
 run: build
-	./bin/anima run --config config.yaml
+	./bin/anima run
 
 # The real binary against the in-repo fake Telegram and OpenAI servers on loopback.
 loadtest: build

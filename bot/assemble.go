@@ -226,14 +226,15 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 }
 
 // LoopConfig is the core loop's configuration from cfg; console says the operator at
-// the keyboard talks to it (`anima chat`), who is never rate limited.
+// the keyboard talks to it (`anima chat`), who is never rate limited and sees each reply
+// without a log line about it.
 func LoopConfig(cfg config.Config, console bool) loop.Config {
 	runsPerMinute := cfg.Limits.UserRunsPerMinute
 	if runsPerMinute == 0 || console {
 		runsPerMinute = -1 // no limit
 	}
 	return loop.Config{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
-		UserRunsPerMinute: runsPerMinute}
+		LogReplies: cfg.Log.Replies && !console, UserRunsPerMinute: runsPerMinute}
 }
 
 // LoopDeps are the core loop's collaborators from the parts: clock, state, layers,

@@ -82,3 +82,28 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 		t.Errorf("hits = %+v, %v; want the migrated turn", hits, err)
 	}
 }
+
+// TestLoopConfigLogReplies: log.replies (default on) gives the service one INFO line per
+// reply; false quiets it, and `anima chat`, whose operator reads each reply, has none.
+func TestLoopConfigLogReplies(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	for _, tc := range []struct {
+		name    string
+		replies bool
+		console bool
+		want    bool
+	}{
+		{"service", true, false, true},
+		{"service, log.replies false", false, false, false},
+		{"console", true, true, false},
+	} {
+		cfg.Log.Replies = tc.replies
+		if got := bot.LoopConfig(cfg, tc.console).LogReplies; got != tc.want {
+			t.Errorf("%s: LogReplies %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if !config.Default().Log.Replies {
+		t.Error("log.replies is off by default, want on")
+	}
+}

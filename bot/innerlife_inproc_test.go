@@ -80,7 +80,8 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 	}
 	c.advance(4*time.Second, time.Second) // a second check-in would come now
 	stop()
-	if log := logs.String(); strings.Count(log, "reason=concern_checkin") != 1 {
+	// The wake's own line (the "sent" line of its message names the reason too).
+	if log := logs.String(); strings.Count(log, `msg="cognition wake" component=brain reason=concern_checkin`) != 1 {
 		t.Errorf("want exactly one wake with reason concern_checkin in the log:\n%s", log)
 	}
 	if n := len(h.tg.Sent()); n != 2 {

@@ -14,7 +14,7 @@ import (
 // Preflight reports what would stop `anima run` (or chat, with console set) from starting
 // with cfg beyond what the configuration's validation judges: a store path that cannot
 // be created or written, a listener that cannot be bound (the control socket beside the
-// store works at any path length). It changes nothing on disk. Each problem is a *config.KeyError; an address
+// store works at any path length). It leaves nothing on disk. Each problem is a *config.KeyError; an address
 // already in use is not one (a running anima holds it) but comes back in notes.
 func Preflight(cfg config.Config, console bool) (notes []string, err error) {
 	var p []error
@@ -42,29 +42,31 @@ func Preflight(cfg config.Config, console bool) (notes []string, err error) {
 	return notes, errors.Join(p...)
 }
 
-// storeWritable reports why a store could not be opened at path: the file or its
-// directory not writable, or the directory impossible to create.
+// storeWritable reports why a store could not be opened at path: the file not readable
+// and writable, or its directory impossible to create or write. It tries what the store
+// will do — opens the file for writing, or creates a file in its directory, or the first
+// missing directory of its path — and removes what it created: permission bits alone do
+// not tell, root passes every access check, and a read-only or pseudo file system (such
+// as /sys) refuses only the act.
 func storeWritable(path string) error {
 	if st, err := os.Stat(path); err == nil {
 		if !st.Mode().IsRegular() {
 			return fmt.Errorf("%s exists and is not a file", path)
 		}
-		if err := syscall.Access(path, 0o6); err != nil { // R_OK|W_OK
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
 			return fmt.Errorf("%s cannot be read and written: %w", path, err)
 		}
-		return nil
+		return f.Close()
 	}
-	dir := filepath.Dir(path)
+	dir, missing := filepath.Dir(path), ""
 	for {
 		st, err := os.Stat(dir)
 		if err == nil {
 			if !st.IsDir() {
 				return fmt.Errorf("%s is not a directory", dir)
 			}
-			if err := syscall.Access(dir, 0o3); err != nil { // W_OK|X_OK
-				return fmt.Errorf("directory %s is not writable: %w", dir, err)
-			}
-			return nil
+			break
 		}
 		if !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("stat %s: %w", dir, err)
@@ -73,6 +75,19 @@ func storeWritable(path string) error {
 		if parent == dir {
 			return fmt.Errorf("no directory of %s exists", path)
 		}
-		dir = parent
+		dir, missing = parent, dir
 	}
+	if missing != "" {
+		if err := os.Mkdir(missing, 0o700); err != nil {
+			return fmt.Errorf("directory %s cannot be created: %w", missing, err)
+		}
+		return os.Remove(missing)
+	}
+	f, err := os.CreateTemp(dir, ".anima-check-*")
+	if err != nil {
+		return fmt.Errorf("directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	_ = f.Close()
+	return os.Remove(name)
 }

@@ -90,4 +90,8 @@ type Outcome struct {
 	Confidence float64
 	// Requests is how many model requests the run made.
 	Requests int
+	// Model is the model that wrote the answer; Tokens the prompt and completion tokens
+	// of every request of the turn (a smart retry's included).
+	Model  string
+	Tokens int
 }

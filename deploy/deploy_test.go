@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -15,12 +16,17 @@ import (
 // compose is the part of compose.yaml the tests read.
 type compose struct {
 	Services map[string]struct {
-		Image   string   `yaml:"image"`
-		Build   any      `yaml:"build"`
-		Command []string `yaml:"command"`
-		Volumes []string `yaml:"volumes"`
+		Image       string   `yaml:"image"`
+		Build       any      `yaml:"build"`
+		Command     []string `yaml:"command"`
+		Volumes     []string `yaml:"volumes"`
+		Environment any      `yaml:"environment"` // a list of NAME=VALUE or a map
+		Secrets     []string `yaml:"secrets"`
 	} `yaml:"services"`
 	Volumes map[string]any `yaml:"volumes"`
+	Secrets map[string]struct {
+		File string `yaml:"file"`
+	} `yaml:"secrets"`
 }
 
 func decodeYAML(t *testing.T, path string, v any) {
@@ -170,5 +176,46 @@ func TestStackWiring(t *testing.T) {
 	}
 	if len(copies) != 1 {
 		t.Errorf("the dashboard should exist once, in deploy/grafana/dashboards; found %v", copies)
+	}
+}
+
+// TestComposeReadsInitsFile: the stack mounted the example config.yaml, not the file
+// `anima init` writes. anima gets init's anima.yaml (git ignores it: it holds the token)
+// as a secret, and ANIMA_CONFIG points every command in the container at it.
+func TestComposeReadsInitsFile(t *testing.T) {
+	var c compose
+	decodeYAML(t, "compose.yaml", &c)
+	anima := c.Services["anima"]
+	if !slices.Equal(anima.Secrets, []string{"anima.yaml"}) {
+		t.Fatalf("anima's secrets are %q, want [anima.yaml]", anima.Secrets)
+	}
+	if got, want := c.Secrets["anima.yaml"].File, "${ANIMA_CONFIG_FILE:-../anima.yaml}"; got != want {
+		t.Errorf("the secret anima.yaml is read from %q, want %q (init's file in the repository's root)", got, want)
+	}
+	var env []string
+	switch e := anima.Environment.(type) {
+	case []any:
+		for _, v := range e {
+			env = append(env, fmt.Sprint(v))
+		}
+	case map[string]any:
+		for k, v := range e {
+			env = append(env, k+"="+fmt.Sprint(v))
+		}
+	}
+	if !slices.Contains(env, "ANIMA_CONFIG=/run/secrets/anima.yaml") {
+		t.Errorf("anima's environment %q does not point ANIMA_CONFIG at the secret, /run/secrets/anima.yaml", env)
+	}
+	ignore, err := os.ReadFile(filepath.Join("..", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(ignore), "\n"), "/anima.yaml") {
+		t.Error(".gitignore does not ignore /anima.yaml, which holds the token")
+	}
+	for _, v := range anima.Volumes {
+		if strings.Contains(v, "config.yaml") {
+			t.Errorf("anima still mounts the example configuration: %s", v)
+		}
 	}
 }

@@ -208,6 +208,9 @@ type LogConfig struct {
 	Level       string `yaml:"level"`        // debug, info, warn or error
 	Format      string `yaml:"format"`       // text or json
 	MessageText bool   `yaml:"message_text"` // log message texts; for debugging only
+	// Replies logs one INFO line per message anima sends from a model run (chat and user
+	// ids, kind, model, latency, tokens; never the text).
+	Replies bool `yaml:"replies"`
 }
 
 // SlogLevel returns Level as a slog.Level; an invalid level (rejected by Validate) is info.
@@ -278,7 +281,7 @@ func Default() Config {
 		},
 		Brain:  BrainConfig{Tick: Duration(time.Second)},
 		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute)},
-		Log:    LogConfig{Level: "info", Format: "text"},
+		Log:    LogConfig{Level: "info", Format: "text", Replies: true},
 	}
 	for _, s := range c.Plugins.sections() {
 		s.SetDefaults()

@@ -241,7 +241,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 			[]string{`line 2: a second YAML document; keep the whole configuration in one`}},
 		{"merge key with unknown key", "x: &base {level: info, colour: true}\nlog:\n  <<: *base",
 			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`,
-				`line 1: log.colour: unknown key; log accepts level, format, message_text`}},
+				`line 1: log.colour: unknown key; log accepts level, format, message_text, replies`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -98,6 +98,7 @@ var EnvDefaults = []struct{ Env, Key string }{
 	{"ANIMA_LLM_API_KEY", "llm.api_key"},
 	{"ANIMA_STORAGE_PATH", "storage.path"},
 	{"ANIMA_METRICS_LISTEN", "metrics.listen"},
+	{"ANIMA_WEBHOOK_SECRET", "telegram.webhook.secret_token"},
 }
 
 // envDefaultField returns the field of cfg that key names, for EnvDefaults.
@@ -111,6 +112,8 @@ func envDefaultField(cfg *Config, key string) *string {
 		return &cfg.Storage.Path
 	case "metrics.listen":
 		return &cfg.Metrics.Listen
+	case "telegram.webhook.secret_token":
+		return (*string)(&cfg.Telegram.Webhook.SecretToken)
 	}
 	panic("config: no field for env default " + key)
 }

@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestConfigEnvDefaults: ANIMA_TELEGRAM_TOKEN, ANIMA_LLM_API_KEY, ANIMA_STORAGE_PATH and
 // ANIMA_METRICS_LISTEN fill in keys a file leaves out (issue 20: a config without
@@ -45,5 +48,34 @@ func TestConfigEnvDefaults(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestWebhookSecretFromEnv: with secret_token absent the error said "set
+// ANIMA_WEBHOOK_SECRET", and setting it changed nothing: only config.yaml's
+// ${ANIMA_WEBHOOK_SECRET} read it (issue 26). It fills in the key like the others now.
+func TestWebhookSecretFromEnv(t *testing.T) {
+	t.Parallel()
+	const webhook = "telegram:\n  mode: webhook\n  webhook: {public_url: 'https://bot.example.com/telegram'}\n"
+	for _, tc := range []struct {
+		name, yaml, want string
+		env              func(string) (string, bool)
+	}{
+		{"from the environment", webhook, "s3cret_from-env", envMap(map[string]string{"ANIMA_WEBHOOK_SECRET": "s3cret_from-env"})},
+		{"the file wins", strings.Replace(webhook, "}", ", secret_token: mine}", 1), "mine", envMap(map[string]string{"ANIMA_WEBHOOK_SECRET": "s3cret_from-env"})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parse([]byte(tc.yaml), tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Telegram.Webhook.SecretToken.Reveal(); got != tc.want {
+				t.Errorf("secret_token = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	_, err := parse([]byte(webhook), noEnv)
+	if err == nil || !strings.Contains(err.Error(), "set ANIMA_WEBHOOK_SECRET") {
+		t.Errorf("webhook mode without a secret: %v, want an error saying to set ANIMA_WEBHOOK_SECRET", err)
 	}
 }

@@ -14,13 +14,19 @@ import (
 // Load reads the YAML file at path and returns it decoded over Default() and
 // validated; see Parse. Each error is prefixed with path.
 func Load(path string) (Config, error) {
+	return load(path, Config.validate, false)
+}
+
+// load reads the file at path and decodes it like Parse, judging it with check; with
+// keep, the decoded configuration comes back with the problems of its values too.
+func load(path string, check func(Config) []*KeyError, keep bool) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("read config: %w", err)
+		return Config{}, fmt.Errorf("read config %s: %w", path, err)
 	}
-	cfg, err := Parse(data)
+	cfg, err := parseWith(data, os.LookupEnv, check, keep)
 	if err != nil {
-		return Config{}, prefixErrors(path, err)
+		return cfg, prefixErrors(path, err)
 	}
 	return cfg, nil
 }
@@ -37,8 +43,8 @@ func Load(path string) (Config, error) {
 // too: allowed_users: [${OWNER_ID}]. Keys are never expanded.
 //
 // The variables of EnvDefaults (ANIMA_TELEGRAM_TOKEN, ANIMA_LLM_API_KEY,
-// ANIMA_STORAGE_PATH, ANIMA_METRICS_LISTEN) fill in their keys when the file leaves
-// them out; a value or ${VAR} reference written for the key wins.
+// ANIMA_STORAGE_PATH, ANIMA_METRICS_LISTEN, ANIMA_WEBHOOK_SECRET) fill in their keys when
+// the file leaves them out; a value or ${VAR} reference written for the key wins.
 //
 // Unknown keys, duplicate keys and values of the wrong type are errors naming the
 // full key and its line. All problems are returned together (errors.Join); each
@@ -48,6 +54,12 @@ func Parse(data []byte) (Config, error) {
 }
 
 func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
+	return parseWith(data, lookup, Config.validate, false)
+}
+
+// parseWith is parse judging the decoded values with check; with keep, a configuration
+// whose values have problems is returned with them (one that does not decode never is).
+func parseWith(data []byte, lookup func(string) (string, bool), check func(Config) []*KeyError, keep bool) (Config, error) {
 	cfg := Default()
 	data, restore := shield(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -56,7 +68,7 @@ func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
 	switch err := dec.Decode(&doc); {
 	case errors.Is(err, io.EOF), err == nil && len(doc.Content) == 0:
 		applyEnvDefaults(&cfg, lookup, func(string) (bool, bool) { return false, false })
-		return cfg, joinKeyErrors(cfg.validate())
+		return cfg, joinKeyErrors(check(cfg))
 	case err != nil:
 		return Config{}, fmt.Errorf("parse YAML: %w", err)
 	}
@@ -79,14 +91,14 @@ func parse(data []byte, lookup func(string) (string, bool)) (Config, error) {
 		return Config{}, fmt.Errorf("decode config: %w", err)
 	}
 	applyEnvDefaults(&cfg, lookup, func(key string) (bool, bool) { return w.lines[key] > 0 && !w.nulls[key], w.refs[key] })
-	problems := cfg.validate()
+	problems := check(cfg)
 	for _, p := range problems {
 		p.Line = w.lines[p.Key]
 	}
-	if len(problems) > 0 {
+	if len(problems) > 0 && !keep {
 		return Config{}, joinKeyErrors(problems)
 	}
-	return cfg, nil
+	return cfg, joinKeyErrors(problems)
 }
 
 func joinKeyErrors(errs []*KeyError) error {
@@ -114,16 +126,19 @@ func prefixErrors(path string, err error) error {
 }
 
 // Check loads and validates the configuration at path; with run set it also checks what
-// `anima run` needs (token, allowed users).
+// `anima run` needs (token, allowed users, a key for a remote endpoint), reporting every
+// problem at once, each prefixed with path and its line.
 func Check(path string, run bool) (Config, error) {
-	cfg, err := Load(path)
-	if err != nil {
-		return cfg, err
+	if !run {
+		return Load(path)
 	}
-	if run {
-		if err := cfg.ValidateRun(); err != nil {
-			return cfg, err
-		}
-	}
-	return cfg, nil
+	return load(path, Config.runProblems, false)
+}
+
+// Inspect is Check(path, true) that also returns the configuration when the problems are
+// in its values, so that a caller can look further (`anima check` tries the store path,
+// the token and the model too); the configuration is zero only when the file cannot be
+// read or decoded.
+func Inspect(path string) (Config, error) {
+	return load(path, Config.runProblems, true)
 }

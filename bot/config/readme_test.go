@@ -1,10 +1,16 @@
 package config
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -139,6 +145,120 @@ func TestExampleHasEveryKey(t *testing.T) {
 			t.Errorf("config.yaml lacks %s", k)
 		case !c:
 			t.Errorf("config.yaml has %s without a comment saying what it does", k)
+		}
+	}
+}
+
+// codeEnv returns the ANIMA_ variables the Go code reads (EnvDefaults, and every
+// os.Getenv or os.LookupEnv of a literal name) and those any of its string literals
+// names (in an error, a flag's help, a template), from the non-test files under root.
+func codeEnv(t *testing.T, root string) (read, named map[string][]string) {
+	t.Helper()
+	read, named = map[string][]string{}, map[string][]string{}
+	for _, d := range EnvDefaults {
+		read[d.Env] = append(read[d.Env], "config.EnvDefaults")
+	}
+	name := regexp.MustCompile(`ANIMA_[A-Z0-9_]+`)
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != root || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				sel, ok := n.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "os" || (sel.Sel.Name != "Getenv" && sel.Sel.Name != "LookupEnv") || len(n.Args) != 1 {
+					return true
+				}
+				if lit, ok := n.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if v, err := strconv.Unquote(lit.Value); err == nil && strings.HasPrefix(v, "ANIMA_") {
+						read[v] = append(read[v], fset.Position(lit.Pos()).String())
+					}
+				}
+			case *ast.BasicLit:
+				if n.Kind == token.STRING {
+					for _, v := range name.FindAllString(n.Value, -1) {
+						named[v] = append(named[v], fset.Position(n.Pos()).String())
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read, named
+}
+
+// readmeEnv returns the variables of the README's environment-variable table, each with
+// its row's second cell.
+func readmeEnv(t *testing.T, readme string) map[string]string {
+	t.Helper()
+	_, section, ok := strings.Cut(readme, "\n### Environment variables\n")
+	if !ok {
+		t.Fatal("README.md has no ### Environment variables section")
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	rows := map[string]string{}
+	for line := range strings.Lines(section) {
+		cells := strings.Split(line, "|")
+		if !strings.HasPrefix(line, "| `ANIMA_") || len(cells) < 4 {
+			continue
+		}
+		rows[strings.Trim(strings.TrimSpace(cells[1]), "`")] = cells[2]
+	}
+	if len(rows) == 0 {
+		t.Fatal("README.md's environment-variable table has no rows")
+	}
+	return rows
+}
+
+// TestREADMEEnvTable: an error said "set ANIMA_WEBHOOK_SECRET", which no code read
+// (issue 26). Every ANIMA_ variable the code names is one it reads, the README's table
+// lists exactly the variables the code reads, and a variable standing in for a key names
+// that key in its row.
+func TestREADMEEnvTable(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := readmeEnv(t, string(raw))
+	read, named := codeEnv(t, "../..")
+	for v, where := range named {
+		if _, ok := read[v]; !ok {
+			t.Errorf("%s is named at %s but no code reads it: add it to config.EnvDefaults or read it where it is named", v, where[0])
+		}
+	}
+	for v, where := range read {
+		if _, ok := table[v]; !ok {
+			t.Errorf("README.md's environment-variable table lacks %s, which the code reads (%s)", v, where[0])
+		}
+	}
+	for v := range table {
+		if _, ok := read[v]; !ok {
+			t.Errorf("README.md's environment-variable table lists %s, which no code reads", v)
+		}
+	}
+	for _, d := range EnvDefaults {
+		if row, ok := table[d.Env]; ok && !strings.Contains(row, "`"+d.Key+"`") {
+			t.Errorf("README.md's row for %s does not name its key `%s`: %s", d.Env, d.Key, row)
 		}
 	}
 }

@@ -30,6 +30,11 @@ func (c Config) ValidateChat() error {
 // anima connects to Telegram: a missing token and an empty allow-list. `anima chat`
 // does not need them.
 func (c Config) ValidateRun() error {
+	return joinKeyErrors(c.runProblems())
+}
+
+// runProblems are the problems ValidateRun reports.
+func (c Config) runProblems() []*KeyError {
 	p := c.validate()
 	if e := c.missingAPIKey(); e != nil {
 		p = append(p, e)
@@ -41,7 +46,7 @@ func (c Config) ValidateRun() error {
 		p = append(p, &KeyError{Key: "telegram.allowed_users",
 			Msg: "is empty: list the Telegram user ids allowed to talk to anima, or set telegram.public: true"})
 	}
-	return joinKeyErrors(p)
+	return p
 }
 
 // ExampleUserID is the placeholder user id config.yaml ships in telegram.allowed_users.

@@ -166,7 +166,7 @@ func (c Config) validateUser(p *checker) {
 		p.Add("user.timezone", "must be an IANA time zone such as Europe/Berlin or UTC; got %q", tz)
 	default:
 		if _, err := time.LoadLocation(tz); err != nil {
-			p.Add("user.timezone", "unknown time zone %q: use an IANA name such as Europe/Berlin or UTC", tz)
+			p.Add("user.timezone", "unknown time zone %q: use an IANA name such as Europe/Berlin or UTC.%s", tz, didYouMean(tz))
 		}
 	}
 }

@@ -91,6 +91,9 @@ func (s *session) models(ctx context.Context, cfg *config.Config, ids []string) 
 		err = checkModels(ctx, cfg, ids, fast, smart)
 		if err == nil {
 			cfg.LLM.FastModel, cfg.LLM.SmartModel = fast, smart
+			if ids == nil {
+				fmt.Fprintf(s.out, "  ✓ Model check passed: %s answered a one-token request.\n", modelNames(fast, smart))
+			}
 			return nil
 		}
 		if !s.retry(attempt) || ctx.Err() != nil {
@@ -99,6 +102,14 @@ func (s *session) models(ctx context.Context, cfg *config.Config, ids []string) 
 		fmt.Fprintf(s.out, "  ✗ %s\n", err)
 		fast, smart = "", ""
 	}
+}
+
+// modelNames is "fast and smart", or the one name when they are the same.
+func modelNames(fast, smart string) string {
+	if fast == smart {
+		return fast
+	}
+	return fast + " and " + smart + " each"
 }
 
 // checkModels checks fast and smart against the list, or, with none, makes a

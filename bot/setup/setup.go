@@ -35,6 +35,9 @@ type Options struct {
 	Force      bool   // overwrite Out
 	Yes        bool   // ask nothing: take defaults (the owner still sends the code, unless UserID)
 	Wait       time.Duration
+	// Start is the command line that starts anima with Out, printed at the end; "" prints
+	// "anima run Out". cmd/anima gives the one that works the way init was started.
+	Start string
 	// PollEvery is the pause between two short getUpdates polls while older updates are
 	// pending (they cannot be waited on without confirming them); 0 means 1 s.
 	PollEvery time.Duration
@@ -98,7 +101,11 @@ func Run(ctx context.Context, opt Options, in io.Reader, out io.Writer) (config.
 	if _, err := config.Check(opt.Out, true); err != nil {
 		return cfg, fmt.Errorf("the configuration written does not pass `anima check` (a bug in anima init): %w", err)
 	}
-	fmt.Fprintf(out, "\nWrote %s (mode 0600: it holds the token and key). Start anima with:\n\n    anima run %s\n\n", opt.Out, opt.Out)
+	start := opt.Start
+	if start == "" {
+		start = "anima run " + opt.Out
+	}
+	fmt.Fprintf(out, "\nWrote %s (mode 0600: it holds the token and key). Start anima with:\n\n    %s\n\n", opt.Out, start)
 	return cfg, nil
 }
 

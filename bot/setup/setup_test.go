@@ -145,6 +145,10 @@ func TestScripted(t *testing.T) {
 	if !slices.Equal(models, []string{"small", "large"}) {
 		t.Errorf("one-token checks for %v, want small and large", models)
 	}
+	// init said a one-token request would check the models, and never that it passed (issue 26).
+	if !strings.Contains(out.String(), "✓ Model check passed: small and large each answered a one-token request.") {
+		t.Errorf("init does not say the model check passed:\n%s", out.String())
+	}
 	if n := len(tg.Polls()); n != 0 {
 		t.Errorf("%d getUpdates calls with --user-id, want none", n)
 	}

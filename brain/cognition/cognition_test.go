@@ -165,11 +165,17 @@ func TestEscalationCarriesTheWorkSoFar(t *testing.T) {
 
 func TestLowConfidenceRetriedOnSmart(t *testing.T) {
 	e := newEnv(t, setup{})
-	e.srv.Enqueue(
-		openaitest.Answer("Unsure fast answer", "active", 0.3).ForModel(fast),
-		openaitest.Answer("Confident smart answer", "awaiting_answer", 0.9).ForModel(smart),
-	)
+	unsure := openaitest.Answer("Unsure fast answer", "active", 0.3).ForModel(fast)
+	unsure.PromptTokens, unsure.CompletionTokens = 100, 10
+	sure := openaitest.Answer("Confident smart answer", "awaiting_answer", 0.9).ForModel(smart)
+	sure.PromptTokens, sure.CompletionTokens = 200, 20
+	e.srv.Enqueue(unsure, sure)
 	out := think(t, e, userWake("what should I do?"))
+	// The operator's log line per reply (issue 26) names the model that answered and the
+	// tokens of the whole turn, the fast run's included.
+	if out.Model != smart || out.Tokens != 330 {
+		t.Errorf("outcome model %q, tokens %d; want %q and 330 (both runs)", out.Model, out.Tokens, smart)
+	}
 
 	s := sends(out)
 	if len(s) != 1 || s[0].Text != "Confident smart answer" || s[0].Status != brain.StatusAwaitingAnswer {

@@ -24,6 +24,7 @@ type run struct {
 	toolCalls  int
 	toolBudget int
 	requests   int
+	tokens     int            // prompt and completion tokens of its requests
 	maxIter    int            // requests before the final answer is forced
 	seen       map[string]int // name + canonical args → calls
 	drafts     *drafts        // shows the answer as it is written; nil: not drafted
@@ -90,7 +91,7 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 	if err != nil {
 		return brain.Outcome{}, err
 	}
-	retried := false
+	retried, tokens := false, r.tokens
 	if r.model == c.cfg.FastModel && c.cfg.SmartModel != c.cfg.FastModel && profile != brain.ProfileDream &&
 		ans.Confidence < c.cfg.ConfidenceThreshold && !r.effects && len(r.intents) == 0 {
 		// Nothing has happened yet (messages are only sent from the Outcome), so the turn can
@@ -100,7 +101,9 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 		// The smart answer replaces the fast one in the same draft: one message in the end.
 		ds.clear(ctx)
 		r2 := c.newRun(w, profile, c.cfg.SmartModel, start, ds)
-		if ans2, err := c.loop(ctx, r2); err != nil {
+		ans2, err := c.loop(ctx, r2)
+		tokens += r2.tokens
+		if err != nil {
 			c.log.Warn("smart retry failed, keeping the fast answer", "chat", w.Chat, "err", err)
 		} else {
 			ans, r = ans2, r2
@@ -109,7 +112,9 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 	c.log.Debug("thought", "chat", w.Chat, "reason", w.Reason.Code, "profile", profile, "model", r.model,
 		"requests", r.requests, "tool_calls", r.toolCalls, "escalated", r.escalated, "smart_retry", retried,
 		"confidence", ans.Confidence, "took", time.Since(began))
-	return c.outcome(w, r, ans), nil
+	out := c.outcome(w, r, ans)
+	out.Model, out.Tokens = r.model, tokens
+	return out, nil
 }
 
 // loop asks the model until it answers without tool calls, executing the tools it calls.

@@ -49,6 +49,7 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	resp, err := c.request(ctx, req, r.drafts)
 	if err == nil {
 		c.budget.addUser(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
+		r.tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	}
 	if err == nil || errors.Is(err, ErrUnavailable) || ctx.Err() != nil || c.cfg.SmartModel == c.cfg.FastModel {
 		return resp, err
@@ -69,6 +70,7 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 		return resp, fmt.Errorf("model %s: %w; then model %s: %w", r.model, first, other, err)
 	}
 	c.budget.addUser(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
+	r.tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	r.model = other
 	return resp, nil
 }

@@ -32,6 +32,8 @@ type Config struct {
 	DuplicateWindow int
 	// LogText logs message texts at debug level (off by default: texts are private).
 	LogText bool
+	// LogReplies logs one INFO line per turn a model run sends (see logSent; never the text).
+	LogReplies bool
 	// TypingDelay is how long a run may take before the typing indicator (and the draft of
 	// a streamed answer) shows
 	// (default 250ms; a negative value shows it at once).

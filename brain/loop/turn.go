@@ -74,7 +74,29 @@ func (l *Loop) think(ctx context.Context, r *result, w brain.Wake, inBackoff, no
 	l.proactiveOutcome(r, &rec, w)
 	r.intents = rec.Intents
 	l.commit(ctx, r, rec, inBackoff)
+	if err == nil {
+		l.logSent(w, out, rec, r.delivery)
+	}
 	l.maintain(ctx, r, w.Chat, rec)
+}
+
+// logSent writes the one INFO line of a turn whose model run sent messages (LogReplies):
+// the chat and user, the first message's kind, the wake's reason, the model, the time
+// since the earliest update it answers arrived (absent when it answers none), the tokens
+// and requests of the run, and whether it went out now (false: it waits in the outbox
+// for a retry). Never the text.
+func (l *Loop) logSent(w brain.Wake, out brain.Outcome, rec brain.TurnRecord, d delivery) {
+	if !l.cfg.LogReplies || len(rec.Outbox) == 0 {
+		return
+	}
+	attrs := []any{"chat", w.Chat, "user", w.User, "kind", rec.Outbox[0].Kind, "reason", w.Reason.Code,
+		"model", out.Model}
+	if at := arrival(w.Signals); !at.IsZero() {
+		attrs = append(attrs, "latency", max(l.deps.Clock.Now().Sub(at), 0).Round(time.Millisecond))
+	}
+	attrs = append(attrs, "tokens", out.Tokens, "requests", out.Requests, "messages", len(rec.Outbox),
+		"delivered", d.outcome == delivered && len(d.sent) > 0)
+	l.log.Info("sent", attrs...)
 }
 
 // consumed reads a wake's signals: the inbox entries its turn consumes, whether a user

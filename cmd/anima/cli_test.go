@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
 
@@ -22,11 +26,15 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 // cliConfig writes a configuration `anima run` would accept, with extra appended, and
-// returns its path.
+// returns its path. Its Telegram and model endpoint are fakes that accept its token and
+// list its models, so `anima check` passes it without --offline.
 func cliConfig(t *testing.T, dir, extra string) string {
 	t.Helper()
-	cfg := "telegram:\n  token: " + telegramtest.DefaultToken + "\n  allowed_users: [4242]\n" +
-		"llm: {base_url: 'http://127.0.0.1:1/v1'}\nstorage: {path: " + filepath.Join(dir, "data", "anima.db") + "}\n" +
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	ai.SetModels("gpt-4o-mini", "gpt-4o")
+	cfg := "telegram:\n  token: " + telegramtest.DefaultToken + "\n  api_url: " + tg.URL + "\n  allowed_users: [4242]\n" +
+		"llm: {base_url: '" + ai.URL() + "'}\nstorage: {path: " + filepath.Join(dir, "data", "anima.db") + "}\n" +
 		"metrics: {listen: '127.0.0.1:0'}\n" + extra
 	path := filepath.Join(dir, "my.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
@@ -63,6 +71,7 @@ func TestCheckUsesTheFileGiven(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("ANIMA_CONFIG", tc.env)
+			t.Setenv("CREDENTIALS_DIRECTORY", "")
 			code, stdout, stderr := runCLI(t, tc.args...)
 			if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
 				t.Errorf("exit %d, want %d and %q in:\n%s%s", code, tc.code, tc.want, stdout, stderr)
@@ -73,23 +82,64 @@ func TestCheckUsesTheFileGiven(t *testing.T) {
 
 // TestDefaultConfigIsWhatInitWrote: `anima init` on a fresh clone refused to overwrite the
 // shipped example config.yaml. It writes anima.yaml (ignored by git: it holds the token),
-// and a command given no file reads anima.yaml when it exists, else config.yaml.
+// and a command given no file reads, in order, $ANIMA_CONFIG, systemd's credential
+// $CREDENTIALS_DIRECTORY/anima.yaml (the unit in deploy/systemd passes init's file so),
+// ./anima.yaml, ./config.yaml; each existing only when the file does.
 func TestDefaultConfigIsWhatInitWrote(t *testing.T) {
 	dir := t.TempDir()
 	good := cliConfig(t, dir, "")
-	t.Chdir(dir)
+	work := filepath.Join(dir, "work")      // the working directory
+	creds := filepath.Join(dir, "creds")    // a credentials directory holding anima.yaml
+	noCreds := filepath.Join(dir, "others") // one holding other credentials only
+	for _, d := range []string{work, creds, noCreds} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(to string) {
+		t.Helper()
+		if err := os.Symlink(good, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(filepath.Join(creds, "anima.yaml"))
+	t.Chdir(work)
 	t.Setenv("ANIMA_CONFIG", "")
+	t.Setenv("CREDENTIALS_DIRECTORY", "")
 	if got := initOut(); got != "anima.yaml" {
 		t.Errorf("init writes %q, want anima.yaml", got)
 	}
-	if code, stdout, stderr := runCLI(t, "check"); code != 1 || !strings.Contains(stdout+stderr, "config.yaml") {
-		t.Errorf("without anima.yaml: exit %d, want 1 naming config.yaml:\n%s%s", code, stdout, stderr)
-	}
-	if err := os.Rename(good, filepath.Join(dir, "anima.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	if code, stdout, stderr := runCLI(t, "check"); code != 0 || !strings.Contains(stdout, "anima.yaml: valid") {
-		t.Errorf("with anima.yaml: exit %d, want 0 and anima.yaml checked:\n%s%s", code, stdout, stderr)
+	for _, tc := range []struct {
+		name, env, credentials string
+		initWrote              bool // ./anima.yaml exists
+		want                   string
+	}{
+		{"nothing", "", "", false, "config.yaml"},
+		{"init's file", "", "", true, "anima.yaml"},
+		{"credential", "", creds, true, filepath.Join(creds, "anima.yaml")},
+		{"credentials without anima.yaml", "", noCreds, true, "anima.yaml"},
+		{"credentials without anima.yaml, nothing here", "", noCreds, false, "config.yaml"},
+		{"ANIMA_CONFIG first", "/elsewhere/x.yaml", creds, true, "/elsewhere/x.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("ANIMA_CONFIG", tc.env)
+			t.Setenv("CREDENTIALS_DIRECTORY", tc.credentials)
+			_ = os.Remove("anima.yaml")
+			if tc.initWrote {
+				link("anima.yaml")
+			}
+			if got := defaultConfig(); got != tc.want {
+				t.Errorf("defaultConfig() = %q, want %q", got, tc.want)
+			}
+			// Every configured command reads the file the rule names.
+			code, stdout, stderr := runCLI(t, "check")
+			if want := tc.want + ": valid"; tc.want != "config.yaml" && tc.env == "" && (code != 0 || !strings.Contains(stdout, want)) {
+				t.Errorf("check: exit %d, want 0 and %q:\n%s%s", code, want, stdout, stderr)
+			}
+			if tc.want == "config.yaml" && (code != 1 || !strings.Contains(stdout+stderr, "config.yaml")) {
+				t.Errorf("check: exit %d, want 1 naming config.yaml:\n%s%s", code, stdout, stderr)
+			}
+		})
 	}
 }
 
@@ -108,19 +158,34 @@ func TestCheckRefusesWhatRunRefuses(t *testing.T) {
 		{"no api key", "telegram: {token: " + telegramtest.DefaultToken + ", allowed_users: [1]}\n", "llm.api_key"},
 		{"store under a file", "telegram: {token: " + telegramtest.DefaultToken + ", allowed_users: [1]}\nllm: {base_url: 'http://127.0.0.1:1/v1'}\n" +
 			"storage: {path: " + filepath.Join(blocker, "anima.db") + "}\n", "storage.path"},
+		{"store in a file system nobody may write", "telegram: {token: " + telegramtest.DefaultToken + ", allowed_users: [1]}\nllm: {base_url: 'http://127.0.0.1:1/v1'}\n" +
+			"storage: {path: /sys/anima/anima.db}\n", "storage.path: directory /sys/anima cannot be created"},
 		{"metrics address not ours", "telegram: {token: " + telegramtest.DefaultToken + ", allowed_users: [1]}\nllm: {base_url: 'http://127.0.0.1:1/v1'}\n" +
 			"storage: {path: " + filepath.Join(dir, "a.db") + "}\nmetrics: {listen: '192.0.2.1:9464'}\n", "metrics.listen: cannot listen"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.yaml, "/sys/") {
+				if _, err := os.Stat("/sys/kernel"); err != nil {
+					t.Skip("no sysfs here")
+				}
+			}
 			t.Setenv("ANIMA_TELEGRAM_TOKEN", "")
 			t.Setenv("ANIMA_LLM_API_KEY", "")
 			path := filepath.Join(t.TempDir(), "c.yaml")
 			if err := os.WriteFile(path, []byte(tc.yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, stderr := runCLI(t, "check", path)
+			code, stdout, stderr := runCLI(t, "check", "--offline", path)
 			if code != 1 || !strings.Contains(stderr, path+": ") || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, want 1 and %q named after the file in stderr:\n%s%s", code, tc.want, stdout, stderr)
+			}
+			if !strings.HasPrefix(tc.want, "telegram.") && !strings.HasPrefix(tc.want, "llm.") {
+				return // the rest fail in bot.Run, whose error the CLI tests of run cover
+			}
+			// run refuses the file too, naming it (issue 26: its errors named no file).
+			code, stdout, stderr = runCLI(t, "run", path)
+			if code != 1 || !strings.Contains(stderr, path+": ") || !strings.Contains(stderr, tc.want) {
+				t.Errorf("run: exit %d, want 1 and %q named after the file in stderr:\n%s%s", code, tc.want, stdout, stderr)
 			}
 		})
 	}
@@ -182,6 +247,8 @@ func TestCommandFlags(t *testing.T) {
 		{"sim help", []string{"sim", "-h"}, 0, "-scenario", "-timeout"},
 		{"chat help", []string{"chat", "--help"}, 0, "-store", "-out"},
 		{"check --days", []string{"check", "--days", "3"}, 2, "-days", ""},
+		{"version help", []string{"version", "--help"}, 0, "Usage: anima version", "anima dev"},
+		{"help says how FILE is found", []string{"--help"}, 0, "and ./anima.yaml (what `anima init` writes), else ./config.yaml", ""},
 		{"run --out", []string{"run", "--out", "x"}, 2, "-out", ""},
 		{"backup --timeout", []string{"backup", "--timeout", "1s"}, 2, "-timeout", ""},
 	} {
@@ -238,7 +305,109 @@ func TestRunWithRefusedTokenExits(t *testing.T) {
 	if !strings.Contains(string(out), "telegram.token was refused") {
 		t.Errorf("output does not name telegram.token:\n%s", out)
 	}
+	if !strings.Contains(string(out), "config="+path) {
+		t.Errorf("run's error does not name the file %s:\n%s", path, out)
+	}
 	if !strings.Contains(string(out), "level=WARN msg=\"telegram.allowed_users still holds the example id 123456789") {
 		t.Errorf("run does not warn of the example user id:\n%s", out)
+	}
+}
+
+// TestChatBesideRun: `anima chat` failed with "metrics.listen 127.0.0.1:9464: address
+// already in use" while `anima run` held the address (issue 26), though the two are
+// meant to run side by side. chat serves no metrics unless --metrics asks.
+func TestChatBesideRun(t *testing.T) {
+	ai := openaitest.New(t)
+	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Echo(req) })
+	held, err := net.Listen("tcp", "127.0.0.1:0") // the running service's metrics server
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := t.TempDir()
+	path := writeConfigWith(t, dir, testConfig{tgURL: "http://127.0.0.1:1", aiURL: ai.URL(), metrics: held.Addr().String()})
+	t.Setenv("ANIMA_TELEGRAM_TOKEN", "")
+
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"chat", path}, strings.NewReader("hello console\n"), &stdout, &stderr)
+	if code != 0 || !strings.Contains(stdout.String(), "echo: hello console") {
+		t.Errorf("chat beside a held metrics address: exit %d, want 0 and an answer:\n%s%s", code, stdout.String(), stderr.String())
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	code = run([]string{"chat", "--metrics", path}, strings.NewReader("hello console\n"), &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), "address already in use") {
+		t.Errorf("chat --metrics on a held address: exit %d, want non-zero naming the address in use:\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestCheckAsksTelegramAndTheModel: `anima check` said "valid" for a token Telegram
+// answers 401, which `anima run` refuses at once, and stopped at the first problem
+// (issue 26). It asks getMe and the model endpoint as init does (--offline skips both)
+// and lists every problem.
+func TestCheckAsksTelegramAndTheModel(t *testing.T) {
+	tg := telegramtest.New(t)
+	refusing := telegramtest.New(t, telegramtest.WithToken("999:"+strings.Repeat("y", 35)))
+	ai := openaitest.New(t)
+	ai.SetModels("gpt-4o-mini", "gpt-4o")
+	keyed := openaitest.New(t)
+	keyed.SetModels("gpt-4o-mini", "gpt-4o")
+	keyed.SetKey("the-right-key")
+	unlisted := openaitest.New(t)
+	unlisted.SetModels("qwen2.5:7b")
+	nolist := openaitest.New(t) // no GET /models: a one-token request per model
+	nolist.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Reply{Content: "OK"} })
+	config := func(tgURL, aiURL, extra string) string {
+		dir := t.TempDir()
+		yaml := "telegram:\n  token: " + telegramtest.DefaultToken + "\n  api_url: " + tgURL + "\n  allowed_users: [4242]\n" +
+			"llm: {base_url: '" + aiURL + "', api_key: a-wrong-key}\nstorage: {path: " + filepath.Join(dir, "anima.db") + "}\n" +
+			"metrics: {listen: '127.0.0.1:0'}\n" + extra
+		path := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		want     []string
+		dontWant []string
+	}{
+		{"token, key and models work", []string{config(tg.URL, ai.URL(), "")}, 0,
+			[]string{"valid (asked Telegram and the model endpoint)"}, nil},
+		{"a model answers a one-token request", []string{config(tg.URL, nolist.URL(), "")}, 0, []string{"valid"}, nil},
+		{"token refused", []string{config(refusing.URL, ai.URL(), "")}, 1,
+			[]string{"telegram.token: getMe: Telegram refused this token"}, []string{"valid", "TEST-fake-token"}},
+		{"offline does not ask", []string{"--offline", config(refusing.URL, keyed.URL(), "")}, 0,
+			[]string{"valid (offline"}, nil},
+		{"key refused", []string{config(tg.URL, keyed.URL(), "")}, 1,
+			[]string{"llm.api_key: the endpoint refused the key (HTTP 401)"}, []string{"a-wrong-key"}},
+		{"models not listed", []string{config(tg.URL, unlisted.URL(), "")}, 1,
+			[]string{`llm.fast_model: the endpoint does not list the model "gpt-4o-mini"`, `llm.smart_model: the endpoint does not list the model "gpt-4o"`}, nil},
+		{"every problem at once", []string{config(refusing.URL, unlisted.URL(), "user: {timezone: Mars/Olympus}\nbrain: {tick: 1h}\n")}, 1,
+			[]string{"telegram.token: getMe", "llm.fast_model", "llm.smart_model", "user.timezone", "brain.tick"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("ANIMA_TELEGRAM_TOKEN", "")
+			t.Setenv("ANIMA_LLM_API_KEY", "")
+			code, stdout, stderr := runCLI(t, append([]string{"check"}, tc.args...)...)
+			out := stdout + stderr
+			if code != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", code, tc.code, out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.dontWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
+				}
+			}
+		})
 	}
 }

@@ -24,8 +24,8 @@ const deadUsage = `Usage:
   anima dead retry ID [FILE]   retry it: a refused message is sent again (the parts
                                never delivered), a failed or expired run runs again;
                                refused for a user no longer in telegram.allowed_users
-FILE is the configuration (also --config FILE, or $ANIMA_CONFIG).
-`
+FILE is the configuration, also --config FILE; without either:
+` + configRule + ".\n"
 
 // dead runs `anima dead list|show ID|retry ID`: through the running service's control
 // socket, or on the store itself when the service is stopped (a retried letter then
@@ -34,7 +34,7 @@ func dead(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("anima dead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
-	cfgPath := fs.String("config", defaultConfig(), "configuration file")
+	cfgPath := fs.String("config", defaultConfig(), "configuration `FILE`, also given as the last argument; without either: "+configRule)
 	// Flags may come before, between or after the words.
 	var words []string
 	for {

@@ -1,24 +1,25 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/bot/setup"
 )
 
 // synopsis is each configured command's usage line, shown by its --help and on a flag error.
 var synopsis = map[string]string{
 	"run":     "anima run [FILE]             serve Telegram",
-	"chat":    "anima chat [FILE]            talk to anima on this console (its own store: chat.db beside storage.path)",
-	"check":   "anima check [FILE]           exit 0 only if `anima run` would start with FILE",
+	"chat":    "anima chat [FILE]            talk to anima on this console (its own store: chat.db beside storage.path; no metrics server unless --metrics)",
+	"check":   "anima check [FILE]           exit 0 only if `anima run` would start with FILE: every problem at once, the token and model asked unless --offline",
 	"backup":  "anima backup [FILE] --out F  copy the store while the service runs",
 	"compact": "anima compact [FILE]         rewrite the stopped service's store without deleted data",
 	"health":  "anima health [FILE]          exit 0 if the running instance's /readyz answers 200",
@@ -36,6 +37,7 @@ type cmdFlags struct {
 	config, out, scenario, cpuProfile, memProfile, store *string
 	days                                                 *int
 	timeout                                              *time.Duration
+	metrics, offline                                     *bool
 }
 
 func newFlags(cmd string, stderr io.Writer) *cmdFlags {
@@ -44,8 +46,8 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 	fs.Usage = func() {}
 	f := &cmdFlags{cmd: cmd, fs: fs, stderr: stderr,
 		out: new(string), scenario: new(string), cpuProfile: new(string), memProfile: new(string),
-		store: new(string), days: new(int), timeout: new(time.Duration)}
-	f.config = fs.String("config", defaultConfig(), "configuration file, also given as the argument FILE ($ANIMA_CONFIG when set, else anima.yaml when it exists, else config.yaml)")
+		store: new(string), days: new(int), timeout: new(time.Duration), metrics: new(bool), offline: new(bool)}
+	f.config = fs.String("config", defaultConfig(), "configuration file, also given as the argument `FILE`; without either: "+configRule)
 	switch cmd {
 	case "run", "chat":
 		// Profiling (not in the usage text, see docs/profiling.md).
@@ -53,7 +55,10 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 		f.memProfile = fs.String("memprofile", "", "write a heap profile to this file on exit")
 		if cmd == "chat" {
 			f.store = fs.String("store", "", "bbolt file for this conversation (default: chat.db beside storage.path; give storage.path to talk with the service's memory while it is stopped)")
+			f.metrics = fs.Bool("metrics", false, "serve /metrics, /healthz and /readyz at metrics.listen as `anima run` does (off: a running service holds that address)")
 		}
+	case "check":
+		f.offline = fs.Bool("offline", false, "do not ask Telegram (getMe) and the model endpoint (the models list, or a one-token request) whether the token, key and models work")
 	case "backup":
 		f.out = fs.String("out", "", "file to write the copy to (required)")
 	case "health":
@@ -117,17 +122,32 @@ var exampleUserWarning = fmt.Sprintf("telegram.allowed_users still holds the exa
 	"nobody but that id: run `anima init`, or write to the bot and read your user_id in the "+
 	"\"telegram message from a stranger ignored\" warning of `anima run`", config.ExampleUserID)
 
-// check is `anima check`: it exits 0 only when `anima run` would start with the file.
-func check(path string, stdout, stderr io.Writer) int {
-	cfg, err := config.Check(path, true)
+// check is `anima check`: it exits 0 only when `anima run` would start with the file,
+// after reporting every problem it finds: the file's keys, what run needs, the store
+// path and listen addresses, and, unless offline, the token (getMe) and the model
+// endpoint with its key and models, as init checks them.
+func check(ctx context.Context, path string, offline bool, stdout, stderr io.Writer) int {
+	cfg, err := config.Inspect(path)
+	var problems []error
 	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", prefixPath(path, err))
-		return 1
+		problems = append(problems, err)
+		if !keyErrorsOnly(err) {
+			fmt.Fprintf(stderr, "anima: %s\n", prefixPath(path, err))
+			return 1 // the file cannot be read or decoded: nothing more to look at
+		}
 	}
-	notes, err := bot.Preflight(cfg, false)
-	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", prefixPath(path, err))
-		return 1
+	wrong := func(key string) bool { return badKey(err, key) }
+	notes, perr := bot.Preflight(cfg, false)
+	for _, e := range unwrapJoined(perr) {
+		var ke *config.KeyError
+		if !errors.As(e, &ke) || !wrong(ke.Key) { // a key already found wrong is said once
+			problems = append(problems, e)
+		}
+	}
+	if !offline {
+		if err := setup.Check(ctx, cfg, wrong); err != nil {
+			problems = append(problems, err)
+		}
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "anima: note: %s\n", n)
@@ -135,8 +155,54 @@ func check(path string, stdout, stderr io.Writer) int {
 	if cfg.Telegram.HasExampleUser() {
 		fmt.Fprintf(stderr, "anima: warning: %s: %s\n", path, exampleUserWarning)
 	}
-	fmt.Fprintf(stdout, "%s: valid\n", path)
+	if len(problems) > 0 {
+		fmt.Fprintf(stderr, "anima: %s\n", prefixPath(path, errors.Join(problems...)))
+		return 1
+	}
+	how := "asked Telegram and the model endpoint"
+	if offline {
+		how = "offline: Telegram and the model endpoint not asked"
+	}
+	fmt.Fprintf(stdout, "%s: valid (%s)\n", path, how)
 	return 0
+}
+
+// unwrapJoined returns the errors joined in err, or err alone.
+func unwrapJoined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, unwrapJoined(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// keyErrorsOnly reports whether every error joined in err is a *config.KeyError: the file
+// decoded, and what is wrong is in its values.
+func keyErrorsOnly(err error) bool {
+	for _, e := range unwrapJoined(err) {
+		var ke *config.KeyError
+		if !errors.As(e, &ke) {
+			return false
+		}
+	}
+	return true
+}
+
+// badKey reports whether err names key as wrong.
+func badKey(err error, key string) bool {
+	for _, e := range unwrapJoined(err) {
+		var ke *config.KeyError
+		if errors.As(e, &ke) && ke.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // prefixPath puts path before each of the problems joined in err, as Load does.
@@ -158,28 +224,4 @@ func chatStore(servicePath, flag string) string {
 		return flag
 	}
 	return filepath.Join(filepath.Dir(servicePath), "chat.db")
-}
-
-// initOut is the file `anima init` writes unless told otherwise: $ANIMA_CONFIG, else
-// anima.yaml. Not config.yaml: that is the documented example a clone ships with, and the
-// file init writes holds the token and key, so it is one git ignores.
-func initOut() string {
-	if p := os.Getenv("ANIMA_CONFIG"); p != "" {
-		return p
-	}
-	return "anima.yaml"
-}
-
-// defaultConfig is the configuration a command reads when no FILE is given:
-// $ANIMA_CONFIG, else the file `anima init` wrote (anima.yaml) when it exists, else the
-// example config.yaml.
-func defaultConfig() string {
-	p := initOut()
-	if os.Getenv("ANIMA_CONFIG") != "" {
-		return p
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	return "config.yaml"
 }

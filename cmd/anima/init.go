@@ -67,9 +67,10 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "anima init: %s exists but would not run (%s); fix it, or give --force to write it again\n", o.Out, err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "%s is already written and valid; `anima init --force` asks again.\n", o.Out)
+		fmt.Fprintf(stdout, "%s is already written and valid; `%s init --force` asks again. Start anima with:\n\n    %s\n\n", o.Out, self(), startCommand(o.Out))
 		return 0
 	}
+	o.Start = startCommand(o.Out)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if _, err := setup.Run(ctx, o, stdin, stdout); err != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
@@ -30,8 +31,8 @@ func TestInitBinary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "anima run "+path) {
-		t.Errorf("init does not print the command to start:\n%s", out)
+	if !strings.Contains(string(out), "\n    "+binary+" run "+path+"\n") {
+		t.Errorf("init does not print the command to start, %s run %s:\n%s", binary, path, out)
 	}
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("config %v, want mode 0600 (%v)", st, err)
@@ -49,5 +50,114 @@ func TestInitBinary(t *testing.T) {
 	out, err = exec.Command(binary, args...).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--force") {
 		t.Errorf("init over a file that would not run: %v, want a refusal naming --force:\n%s", err, out)
+	}
+}
+
+// TestInitPrintsACommandThatStarts: after `go run ./cmd/anima init` init printed
+// `anima run anima.yaml`, and there is no anima on the PATH. It prints the command the
+// way init itself was started, leaving out the file when `run` finds it without; the
+// printed line, run by a shell in the same directory, starts anima on init's file.
+func TestInitPrintsACommandThatStarts(t *testing.T) {
+	t.Parallel()
+	ai := openaitest.New(t)
+	ai.SetModels("qwen2.5:7b")
+	// place copies the binary to dir/rel and returns its path.
+	place := func(t *testing.T, dir, rel string) string {
+		t.Helper()
+		raw, err := os.ReadFile(binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, raw, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cacheDir := "go-cache/3f/" + strings.Repeat("3f", 32) + "-d/anima"
+	for _, tc := range []struct {
+		name   string
+		exe    string // where the binary is, under the test's folder
+		arg0   string // how it is invoked: "PATH" for by name, "" for its path
+		repo   bool   // the working directory holds cmd/anima (a clone's root)
+		out    string // --out, "" for the default
+		config string // $ANIMA_CONFIG
+		want   string // the line printed; BIN is the binary's path, DIR the folder
+		runs   bool   // the printed line can be run here (go run cannot)
+	}{
+		{"binary by its path", "bin/anima", "", false, "", "", "BIN run", true},
+		{"binary, another file", "bin/anima", "", false, "DIR/my anima.yaml", "", "BIN run 'DIR/my anima.yaml'", true},
+		{"binary on the PATH", "bin/anima", "PATH", false, "", "", "anima run", true},
+		{"ANIMA_CONFIG names the file", "bin/anima", "PATH", false, "", "DIR/env.yaml", "anima run DIR/env.yaml", true},
+		{"go run in a clone", "tmp/go-build123/b001/exe/anima", "", true, "", "", "go run ./cmd/anima run", false},
+		{"go run, cached build", cacheDir, "", true, "x.yaml", "", "go run ./cmd/anima run x.yaml", false},
+		{"go run outside the root", cacheDir, "", false, "", "", "go run github.com/anima-bot/anima/cmd/anima run", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tg := telegramtest.New(t)
+			dir := t.TempDir()
+			work := filepath.Join(dir, "work")
+			if err := os.MkdirAll(work, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tc.repo {
+				if err := os.MkdirAll(filepath.Join(work, "cmd", "anima"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			exe := place(t, dir, tc.exe)
+			arg0, path := exe, os.Getenv("PATH")
+			if tc.arg0 == "PATH" {
+				arg0, path = "anima", filepath.Dir(exe)+string(os.PathListSeparator)+path
+			}
+			expand := func(s string) string {
+				return strings.NewReplacer("BIN", exe, "DIR", dir).Replace(s)
+			}
+			args := []string{"init", "--yes", "--token", telegramtest.DefaultToken, "--api-url", tg.URL,
+				"--llm-base-url", ai.URL(), "--model", "qwen2.5:7b", "--user-id", "4242"}
+			if tc.out != "" {
+				args = append(args, "--out", expand(tc.out))
+			}
+			env := append(os.Environ(), "PATH="+path, "ANIMA_CONFIG="+expand(tc.config), "CREDENTIALS_DIRECTORY=",
+				"ANIMA_STORAGE_PATH=", "ANIMA_METRICS_LISTEN=127.0.0.1:0")
+			cmd := exec.Command(exe, args...)
+			cmd.Args[0] = arg0
+			cmd.Dir, cmd.Env = work, env
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("init: %v\n%s", err, out)
+			}
+			want := expand(tc.want)
+			if !strings.Contains(string(out), "\n    "+want+"\n") {
+				t.Fatalf("init does not print %q:\n%s", want, out)
+			}
+			if !tc.runs {
+				return
+			}
+			run := exec.Command("sh", "-c", "exec "+want)
+			run.Dir, run.Env = work, env
+			var stderr strings.Builder
+			run.Stderr = &stderr
+			if err := run.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- run.Wait() }()
+			defer func() {
+				_ = run.Process.Kill()
+				<-done
+			}()
+			// The token, API URL and user are in init's file alone: a poll at this fake and
+			// an answer to the owner show that the line started anima on that file.
+			tg.PushText(4242, 4242, "hello")
+			ctx := waitCtx(t, 20*time.Second)
+			if _, err := tg.WaitCalls(ctx, "sendMessage", 1); err != nil {
+				t.Fatalf("%q did not start anima on init's file: %v\n%s", want, err, stderr.String())
+			}
+		})
 	}
 }

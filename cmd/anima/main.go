@@ -28,8 +28,11 @@ Usage:
                                       Telegram user, check each, and write a config
   anima run    [FILE]                 serve Telegram (SIGINT/SIGTERM stop it gracefully)
   anima chat   [FILE] [--store F]     talk to anima on this console (no Telegram token
-                                      needed; its own store, chat.db beside storage.path)
-  anima check  [FILE]                 exit 0 only if ` + "`anima run`" + ` would start with FILE
+                                      needed; its own store, chat.db beside storage.path;
+                                      no metrics server unless --metrics)
+  anima check  [FILE] [--offline]     exit 0 only if ` + "`anima run`" + ` would start with FILE;
+                                      lists every problem, asks Telegram and the model
+                                      endpoint unless --offline
   anima backup [FILE] --out F         copy the store (hot, while the service runs)
   anima compact [FILE]                rewrite the store without deleted data (service stopped)
   anima dead list|show ID|retry ID [FILE]
@@ -45,8 +48,10 @@ Usage:
                                       writes timeline.csv, timeline.png and summary.txt
   anima version                       print the version
 
-FILE is the configuration: the argument, or --config FILE, or $ANIMA_CONFIG, else
-config.yaml. ` + "`anima COMMAND --help`" + ` lists a command's flags.
+FILE is the configuration: the argument, else --config FILE, else $ANIMA_CONFIG, else
+the first that exists of $CREDENTIALS_DIRECTORY/anima.yaml (systemd's LoadCredential=)
+and ./anima.yaml (what ` + "`anima init`" + ` writes), else ./config.yaml.
+` + "`anima COMMAND --help`" + ` lists a command's flags.
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -57,8 +62,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd, args := args[0], args[1:]
 	switch cmd {
 	case "version", "--version", "-v":
-		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
-		return 0
+		return versionCommand(args, stdout, stderr)
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -83,7 +87,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	switch cmd {
 	case "check":
-		return check(*f.config, stdout, stderr)
+		return check(ctx, *f.config, *f.offline, stdout, stderr)
 	case "sim":
 		return simCommand(ctx, f, stdout, stderr) // sim.go
 	case "compact":
@@ -106,4 +110,19 @@ func loadConfig(path string, stderr io.Writer) (cfg config.Config, ok bool) {
 		return cfg, false
 	}
 	return cfg, true
+}
+
+// versionCommand is `anima version`: it prints the version; --help says so instead.
+func versionCommand(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
+		return 0
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
+		fmt.Fprint(stdout, "Usage: anima version\n\nPrints the version of this anima (git describe when it was built) and exits.\n")
+		return 0
+	default:
+		fmt.Fprintf(stderr, "anima version: takes no arguments or flags, not %q\n", args)
+		return 2
+	}
 }

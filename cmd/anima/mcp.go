@@ -21,8 +21,8 @@ import (
 const mcpUsage = `Usage:
   anima mcp list [FILE] [-v]   start each MCP server of mcp.servers, print the tools it
                                offers (as <server>_<tool>) and why any is not, then exit
-FILE is the configuration (also --config FILE, or $ANIMA_CONFIG).
-`
+FILE is the configuration, also --config FILE; without either:
+` + configRule + ".\n"
 
 // runMCP is `anima mcp list`: it exits 1 when a server cannot be started or listed.
 func runMCP(args []string, stdout, stderr io.Writer) int {
@@ -37,7 +37,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("anima mcp list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
-	cfgPath := fs.String("config", defaultConfig(), "configuration file")
+	cfgPath := fs.String("config", defaultConfig(), "configuration `FILE`, also given as the last argument; without either: "+configRule)
 	verbose := fs.Bool("v", false, "log what the servers do")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -19,11 +19,15 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 		err = cfg.ValidateChat()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
+		fmt.Fprintf(stderr, "anima: %s\n", prefixPath(*f.config, err))
 		return 1
 	}
 	if cmd == "chat" {
 		cfg.Storage.Path = chatStore(cfg.Storage.Path, *f.store)
+		if !*f.metrics {
+			// The service beside it holds metrics.listen; a console needs no scrape target.
+			cfg.Metrics.Listen = ""
+		}
 	}
 	log := bot.NewLogger(cfg.Log, stderr)
 	if cmd == "run" && cfg.Telegram.HasExampleUser() {
@@ -40,7 +44,7 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 	}
 	code := 0
 	if err := bot.Run(ctx, cfg, opts); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error("anima failed", "err", err)
+		log.Error("anima failed", "config", *f.config, "err", err)
 		code = 1
 	}
 	if err := stopProfiles(); err != nil {

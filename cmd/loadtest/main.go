@@ -54,7 +54,7 @@ func main() {
 func run() int {
 	var o options
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	fs.StringVar(&o.binary, "binary", "", "anima binary to test (required), e.g. bin/anima")
+	fs.StringVar(&o.binary, "binary", "", "anima binary to test, e.g. bin/anima (required unless --fakes, which starts no anima)")
 	fs.IntVar(&o.messages, "messages", 200, "sequential messages, each from its own user")
 	fs.IntVar(&o.users, "users", 50, "users in the burst")
 	fs.IntVar(&o.perUser, "per-user", 5, "messages per user in the burst")
