@@ -142,7 +142,8 @@ func (t *Tx) HistoryGet(chat int64, seq uint64, v any) (bool, error) {
 }
 
 // HistoryFrom calls fn with chat's history entries from Seq from on, oldest first: k is
-// chat | seq. k and v are valid only during the call. fn returns brain.ErrStop to end early.
+// chat | seq. k and v are valid only during the call. fn returns brain.ErrStop to end
+// early.
 func (t *Tx) HistoryFrom(chat int64, from uint64, fn func(k, v []byte) error) error {
 	eps := t.epochs()
 	prefix, seek := brain.ID64(chat), brain.Key(chat, brain.U64(from))

@@ -10,8 +10,8 @@ import (
 )
 
 // A part is a region of the file whose layout another package owns: memory's search
-// index (brain.PartIndex). Open upgrades storage's own layouts itself, but not a part's: when it
-// upgrades a file from a schema older than the part's last change, it records, in the
+// index (brain.PartIndex). Open upgrades storage's own layouts itself, but not a part's:
+// when it upgrades a file from a schema older than the part's last change, it records, in the
 // commit that records the new schema, that the part is owed an upgrade from the file's
 // old schema. The owner runs that upgrade and settles it (Owed, Settle) before it reads
 // or writes the part; until then the mark stays, whatever else opens the file.

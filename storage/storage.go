@@ -32,8 +32,9 @@ import (
 // bucket is the first epoch, so nothing moves). Versions 3 and 4 changed memory's search
 // index, whose layout only brain/memory knows (3: per-turn tail entries folded into
 // segments; 4: the unfolded tail as a mark on the turn's history entry, MarkIndexed):
-// Open marks the index owed an upgrade from the file's version (brain.PartIndex, owed.go), and
-// memory.New runs those migrations (brain/memory/migrate.go) and settles the mark.
+// Open marks the index owed an upgrade from the file's version (brain.PartIndex,
+// owed.go), and memory.New runs those migrations (brain/memory/migrate.go) and settles
+// the mark.
 const SchemaVersion = 5
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id

@@ -132,7 +132,8 @@ func (t *Tx) Delete(bucket string, key []byte) error {
 }
 
 // Scan calls fn for every key with the prefix, in key order. k and v are valid only during
-// the call; fn must copy what it keeps. Returning brain.ErrStop ends the scan early without error.
+// the call; fn must copy what it keeps. Returning brain.ErrStop ends the scan early
+// without error.
 func (t *Tx) Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error {
 	return t.ScanFrom(bucket, prefix, prefix, fn)
 }
