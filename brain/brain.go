@@ -17,7 +17,8 @@
 //	rhythm.go        a person's active and sleeping hours, learned from their messages
 //	history.go       turns, facts and memory hits
 //	journal.go       what a turn writes (TurnRecord) and an outbox entry (Outgoing)
-//	dead.go          dead letters: work that failed for good, by kind
+//	dead.go          dead letters: work that failed for good, by kind, and DeadLetters
+//	layout.go        the store's layout memory and schedule share with it: buckets, keys
 //	media.go         a message's file, the MediaFetcher and the Perceiver that read it
 //	draft.go         the Drafter that shows an answer while it is written
 //	tool.go          tools the model can call

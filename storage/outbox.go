@@ -27,7 +27,7 @@ func (s *Store) MarkSent(id uint64) error {
 
 func (s *Store) markSent(id uint64) error {
 	if s.sentDelay < 0 {
-		return s.Update(func(tx *Tx) error { return tx.Delete(BucketOutbox, U64(id)) })
+		return s.Update(func(tx *Tx) error { return tx.Delete(BucketOutbox, brain.U64(id)) })
 	}
 	// The write lock orders the look at the outbox with every commit: none can add an
 	// entry between the look and the removal's being left to the next commit.
@@ -44,7 +44,7 @@ func (s *Store) markSent(id uint64) error {
 		if len(k) == 8 {
 			if e := binary.BigEndian.Uint64(k); e != id && !s.sent[e] {
 				last = false
-				return ErrStop
+				return brain.ErrStop
 			}
 		}
 		return nil
@@ -58,7 +58,7 @@ func (s *Store) markSent(id uint64) error {
 		_ = btx.Rollback()
 		return err
 	}
-	if err := tx.Delete(BucketOutbox, U64(id)); err != nil {
+	if err := tx.Delete(BucketOutbox, brain.U64(id)); err != nil {
 		_ = btx.Rollback()
 		return err
 	}
@@ -101,7 +101,7 @@ func (s *Store) carrySent(tx *Tx, all bool) error {
 		return nil
 	}
 	for _, id := range ids {
-		if err := tx.Delete(BucketOutbox, U64(id)); err != nil {
+		if err := tx.Delete(BucketOutbox, brain.U64(id)); err != nil {
 			return err
 		}
 	}
@@ -155,12 +155,12 @@ func (s *Store) FlushSent() error {
 func (s *Store) UpdateOutbox(id uint64, m brain.SendMessage) error {
 	err := s.Update(func(tx *Tx) error {
 		var e brain.Outgoing
-		found, err := tx.Get(BucketOutbox, U64(id), &e)
+		found, err := tx.Get(BucketOutbox, brain.U64(id), &e)
 		if err != nil || !found {
 			return err
 		}
 		e.Msg = m
-		return tx.Put(BucketOutbox, U64(id), e)
+		return tx.Put(BucketOutbox, brain.U64(id), e)
 	})
 	if err != nil {
 		return fmt.Errorf("update outbox entry %d: %w", id, err)

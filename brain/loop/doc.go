@@ -6,10 +6,10 @@
 // come back. Package bot builds one with New and runs it.
 //
 // The interfaces it consumes are declared here, named for what the loop needs: Sender
-// (a channel), Journal, OutboxUpdater, Maintainer, StateStore and DeadLetters (storage,
-// through package bot), CommandHandler (bot's commands), Typer (a channel's typing
+// (a channel), Journal, OutboxUpdater, Maintainer and StateStore (storage, through
+// package bot), CommandHandler (bot's commands), Typer (a channel's typing
 // indicator) and OutageReporter (cognition). The layers' own contracts (Thinker,
-// Autonomic, Aggregator) and the types they share are brain's.
+// Autonomic, Aggregator), the store's DeadLetters and the types they share are brain's.
 //
 // Its files are the steps a signal takes:
 //

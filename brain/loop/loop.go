@@ -62,7 +62,7 @@ type Deps struct {
 	Drafter  brain.Drafter
 	Refusals *brain.Refusals // optional: counts what the limits refused or throttled
 	// DeadLetters keeps work that failed for good (optional: counted only).
-	DeadLetters DeadLetters
+	DeadLetters brain.DeadLetters
 	Logger      *slog.Logger
 	Registerer  prometheus.Registerer
 }

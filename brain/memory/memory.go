@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // Summarizer folds conversation turns into a running summary. Summarize returns the new
@@ -127,7 +126,7 @@ type summary struct {
 
 func (m *Memory) loadSummary(tx Tx, chat int64) (summary, error) {
 	var s summary
-	if _, err := tx.Get(storage.BucketSummaries, storage.ID64(chat), &s); err != nil {
+	if _, err := tx.Get(brain.BucketSummaries, brain.ID64(chat), &s); err != nil {
 		return summary{}, fmt.Errorf("read summary of chat %d: %w", chat, err)
 	}
 	return s, nil
