@@ -13,29 +13,32 @@ import (
 // transcribed audio against DailyUserAudio (media_share.go). All counts roll over together
 // when the day changes. It is safe for concurrent use.
 type dailyBudget struct {
-	clock     brain.Clock
-	zone      *time.Location
-	daily     int           // DailyTokenBudget; 0: unlimited
-	userDaily int           // DailyUserTokenBudget; 0: no share
-	userAudio time.Duration // DailyUserAudio; 0: no cap
+	clock      brain.Clock
+	zone       *time.Location
+	daily      int           // DailyTokenBudget; 0: unlimited
+	userDaily  int           // DailyUserTokenBudget; 0: no share
+	userAudio  time.Duration // DailyUserAudio; 0: no cap
+	userSpeech time.Duration // DailyUserSpeech; 0: no cap
 
 	mu  sync.Mutex
 	day string
 	sum int
 	// per user, on day: tokens spent, and who was told their share is spent
-	user  map[int64]int
-	told  map[int64]bool
-	audio map[int64]int // seconds of each user's recordings transcribed on day
-	dirty bool          // changed since userUsage was last read
+	user   map[int64]int
+	told   map[int64]bool
+	audio  map[int64]int // seconds of each user's recordings transcribed on day
+	speech map[int64]int // milliseconds of speech made for each user on day (speech_share.go); nil until the first
+	dirty  bool          // changed since userUsage was last read
 }
 
 func newDailyBudget(cfg Config, clock brain.Clock) *dailyBudget {
 	return &dailyBudget{
 		clock: clock, zone: cfg.DefaultZone,
 		daily: cfg.DailyTokenBudget, userDaily: cfg.DailyUserTokenBudget, userAudio: cfg.DailyUserAudio,
-		user:  map[int64]int{},
-		told:  map[int64]bool{},
-		audio: map[int64]int{},
+		userSpeech: cfg.DailyUserSpeech,
+		user:       map[int64]int{},
+		told:       map[int64]bool{},
+		audio:      map[int64]int{},
 	}
 }
 
@@ -90,6 +93,7 @@ func (b *dailyBudget) rollLocked(day string) {
 		clear(b.user)
 		clear(b.told)
 		clear(b.audio)
+		clear(b.speech)
 		b.dirty = true
 	}
 }
