@@ -50,12 +50,13 @@ const (
 	BucketState         = "state"         // agent-wide state
 	BucketSent          = "sent"          // chat → the ids of the last SentKeep messages anima sent (sent.go)
 	BucketDead          = "dead"          // chat | user | id → brain.DeadLetter (dead.go)
+	BucketVoice         = "voice"         // chat | outbox id → a spoken entry's audio, a blob (voice.go)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent, BucketDead}
+	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent, BucketDead, BucketVoice}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
-		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent, BucketDead}
+		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent, BucketDead, BucketVoice}
 )
 
 // ErrLocked is returned by Open when another process holds the store.
