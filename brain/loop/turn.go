@@ -71,6 +71,7 @@ func (l *Loop) think(ctx context.Context, r *result, w brain.Wake, inBackoff, no
 	r.thought = err == nil
 	r.status = out.Status
 	l.record(&rec, w, out.Intents, notices)
+	l.speak(ctx, &rec, w)
 	l.proactiveOutcome(r, &rec, w)
 	r.intents = rec.Intents
 	l.commit(ctx, r, rec, inBackoff)
