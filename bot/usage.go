@@ -16,6 +16,8 @@ type usageMeter interface {
 	RestoreUserUsage(day string, spent map[int64]int, told []int64)
 	UserAudio() (day string, seconds map[int64]int)
 	RestoreUserAudio(day string, seconds map[int64]int)
+	UserSpeech() (day string, millis map[int64]int)
+	RestoreUserSpeech(day string, millis map[int64]int)
 }
 
 type savedUsage struct {
@@ -28,6 +30,9 @@ type savedUsage struct {
 	// Audio are the seconds of each user's recordings transcribed on Day
 	// (limits.audio_per_user_per_day).
 	Audio map[int64]int `json:"audio,omitempty"`
+	// Speech are the milliseconds of speech made for each user on Day
+	// (limits.speech_per_user_per_day).
+	Speech map[int64]int `json:"speech,omitempty"`
 }
 
 var usageKey = []byte("llm_usage")
@@ -42,6 +47,7 @@ func restoreUsage(store *storage.Store, m usageMeter) error {
 	m.RestoreUsage(u.Day, u.Tokens)
 	m.RestoreUserUsage(u.Day, u.Users, u.Told)
 	m.RestoreUserAudio(u.Day, u.Audio)
+	m.RestoreUserSpeech(u.Day, u.Speech)
 	return nil
 }
 
@@ -52,7 +58,8 @@ func keepUsage(ctx context.Context, store *storage.Store, m usageMeter) error {
 		day, tokens := m.Usage()
 		_, users, told, changed := m.UserUsage()
 		_, audio := m.UserAudio()
-		u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio}
+		_, speech := m.UserSpeech()
+		u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio, Speech: speech}
 		if (u.Day == last.Day && u.Tokens == last.Tokens && !changed) || day == "" {
 			return nil
 		}
