@@ -30,6 +30,8 @@ func (l *Loop) work(ctx context.Context, chat int64, j job, view CommandView, in
 	case jobCommand:
 		l.command(ctx, &r, j.command, view, inBackoff)
 	case jobWake:
+		// The voice choice as it stands now: a /voice just before this wake counts.
+		j.wake.Rel.Voice, j.wake.Rel.GroupVoice = view.Rel.Voice, view.Rel.GroupVoice
 		l.think(ctx, &r, j.wake, inBackoff, noticed)
 	case jobNotice:
 		l.notify(ctx, &r, j.notice, inBackoff)
