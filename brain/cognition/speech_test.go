@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/ogg"
@@ -168,4 +170,24 @@ func TestNoSpeechModel(t *testing.T) {
 			t.Errorf("%s registered without a speech model", mf.GetName())
 		}
 	}
+}
+
+// spokenReply is a reply of 200 characters: about 13 s of speech.
+var spokenReply = strings.Repeat("It sounds like a lovely day. ", 7)[:200]
+
+// BenchmarkSpeak is one spoken reply through the real go-openai client and the fake
+// endpoint over HTTP: Sayable, the request, the Ogg/Opus read and its length parsed.
+func BenchmarkSpeak(b *testing.B) {
+	srv := openaitest.New(b)
+	c := cognition.New(cognition.Config{FastModel: fast, SpeechModel: "gpt-4o-mini-tts", RequestTimeout: 5 * time.Second},
+		cognition.NewClient(srv.URL(), "test-key", 5*time.Second), nil, nil, cognition.Options{Registerer: prometheus.NewRegistry()})
+	var v brain.Voice
+	for b.Loop() {
+		var err error
+		if v, err = c.Speak(context.Background(), speaker, spokenReply); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(v.Bytes), "audio_bytes")
+	b.ReportMetric(v.Duration.Seconds(), "audio_s")
 }

@@ -2,13 +2,17 @@ package telegram
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition/ogg"
+	"github.com/anima-bot/anima/channels/channelstest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
 
@@ -130,4 +134,25 @@ func TestFakeRefusesInvalidVoice(t *testing.T) {
 	if len(calls) != 1 || calls[0].Status != 400 || calls[0].Params["voice"] != "attach://voice" {
 		t.Fatalf("sendVoice calls = %+v", calls)
 	}
+}
+
+// BenchmarkSendVoice is one voice note (13 s of the fakes' Ogg/Opus, a 200-character
+// caption) through the real go-telegram/bot client to the fake Bot API: the multipart
+// upload and its answer.
+func BenchmarkSendVoice(b *testing.B) {
+	srv := telegramtest.New(b)
+	ch, err := New(Config{Token: srv.Token, APIURL: srv.URL, AllowedUsers: []int64{alice}, PollTimeout: time.Second},
+		channelstest.NewRecorder(0), newSink(), Options{Registerer: prometheus.NewRegistry(), PerChatInterval: time.Nanosecond, GlobalRate: 1e9})
+	if err != nil {
+		b.Fatal(err)
+	}
+	audio := ogg.Silence(13 * time.Second)
+	m := brain.SendMessage{Chat: alice, Text: strings.Repeat("It sounds like a lovely day. ", 7)[:200],
+		Voice: &brain.Voice{Audio: audio, Duration: 13 * time.Second, Bytes: len(audio)}}
+	for b.Loop() {
+		if err := ch.Send(context.Background(), m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(audio)), "audio_bytes")
 }
