@@ -19,6 +19,7 @@
 //	journal.go       what a turn writes (TurnRecord) and an outbox entry (Outgoing)
 //	dead.go          dead letters: work that failed for good, by kind
 //	media.go         a message's file, the MediaFetcher and the Perceiver that read it
+//	voice.go         voice replies: the modes, a person's and a group's choice, the Speaker
 //	draft.go         the Drafter that shows an answer while it is written
 //	tool.go          tools the model can call
 //	limit.go         the limits' names and the Refusals counter they share

@@ -10,7 +10,8 @@ import (
 // dailyBudget is the accountant of what runs spend a day (DefaultZone's day): the tokens of
 // every run against DailyTokenBudget, each user's tokens against their share
 // (DailyUserTokenBudget) with whether they were told it is spent, and each user's
-// transcribed audio against DailyUserAudio (media_share.go). All counts roll over together
+// transcribed audio against DailyUserAudio (media_share.go) and the speech made for them
+// against DailyUserSpeech (speech_share.go). All counts roll over together
 // when the day changes. It is safe for concurrent use.
 type dailyBudget struct {
 	clock      brain.Clock
