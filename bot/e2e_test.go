@@ -546,8 +546,8 @@ func TestCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	var menu []struct{ Command, Description string }
-	if err := json.Unmarshal([]byte(calls[0].Params["commands"]), &menu); err != nil || len(menu) != 9 || menu[8].Command != "forget" || menu[7].Command != "thoughts" {
-		t.Errorf("command menu = %+v (%v), want the 9 commands /help lists", menu, err)
+	if err := json.Unmarshal([]byte(calls[0].Params["commands"]), &menu); err != nil || len(menu) != 10 || menu[len(menu)-1].Command != "forget" || menu[len(menu)-2].Command != "thoughts" {
+		t.Errorf("command menu = %+v (%v), want the %d commands /help lists", menu, err, 10)
 	}
 }
 

@@ -49,6 +49,8 @@ func HomeOf(in Intent) Home {
 		return InLoop
 	case PluginChange: // the plugin's own bucket
 		return InTurn
+	case SetVoice: // the chat's relationship
+		return InLoop
 	}
 	return 0
 }
@@ -72,6 +74,9 @@ type SendMessage struct {
 	// The loop sets it on the first message of a reply, so the reply latency can be
 	// measured when it is delivered, after a restart too; zero on every other message.
 	Arrived time.Time `json:"arrived,omitzero"`
+	// Voice, when set, is the message spoken: sent as a voice note with Text as its
+	// caption, or followed by Text when it is too long for one (voice.go).
+	Voice *Voice `json:"voice,omitempty"`
 }
 
 // Button is an inline keyboard button; pressing it comes back as a command signal whose

@@ -34,6 +34,11 @@ type Relationship struct {
 	// Answering is set while the user is in a conversation that anima's first contact
 	// opened: its messages are not the user's own rhythm (see OwnMessage).
 	Answering bool `json:"answering,omitempty"`
+	// Voice is each person's own choice of voice replies (/voice on|off), by user: one
+	// entry in a private chat, one per member who chose in a group (voice.go).
+	Voice map[int64]VoicePref `json:"voice,omitempty"`
+	// GroupVoice is set when a group turned voice replies on; a group gets text otherwise.
+	GroupVoice bool `json:"group_voice,omitempty"`
 }
 
 // OwnMessage reports whether a message the user writes at t (in their zone loc; before

@@ -46,6 +46,9 @@ func (s *Store) CommitTurn(c Commit, now time.Time) ([]brain.Outgoing, error) {
 			if err := tx.Put(BucketOutbox, brain.U64(id), e); err != nil {
 				return err
 			}
+			if err := putVoice(tx, id, m); err != nil {
+				return err
+			}
 			entries = append(entries, e)
 		}
 		if c.Rel != nil {

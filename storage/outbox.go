@@ -27,7 +27,7 @@ func (s *Store) MarkSent(id uint64) error {
 
 func (s *Store) markSent(id uint64) error {
 	if s.sentDelay < 0 {
-		return s.Update(func(tx *Tx) error { return tx.Delete(BucketOutbox, brain.U64(id)) })
+		return s.Update(func(tx *Tx) error { return deleteOutboxTx(tx, id) })
 	}
 	// The write lock orders the look at the outbox with every commit: none can add an
 	// entry between the look and the removal's being left to the next commit.
@@ -58,7 +58,7 @@ func (s *Store) markSent(id uint64) error {
 		_ = btx.Rollback()
 		return err
 	}
-	if err := tx.Delete(BucketOutbox, brain.U64(id)); err != nil {
+	if err := deleteOutboxTx(tx, id); err != nil {
 		_ = btx.Rollback()
 		return err
 	}
@@ -101,7 +101,7 @@ func (s *Store) carrySent(tx *Tx, all bool) error {
 		return nil
 	}
 	for _, id := range ids {
-		if err := tx.Delete(BucketOutbox, brain.U64(id)); err != nil {
+		if err := deleteOutboxTx(tx, id); err != nil {
 			return err
 		}
 	}
@@ -182,6 +182,9 @@ func (s *Store) PendingOutbox() ([]brain.Outgoing, error) {
 			s.sentMu.Unlock()
 			if sent {
 				return nil // delivered; its removal waits for the next commit
+			}
+			if err := loadVoice(tx, &e); err != nil {
+				return fmt.Errorf("load outbox entry %d's audio: %w", e.ID, err)
 			}
 			out = append(out, e)
 			return nil

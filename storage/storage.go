@@ -50,12 +50,13 @@ const (
 	BucketState         = "state"         // agent-wide state
 	BucketSent          = "sent"          // chat → the ids of the last SentKeep messages anima sent (sent.go)
 	BucketDead          = "dead"          // chat | user | id → brain.DeadLetter (dead.go)
+	BucketVoice         = "voice"         // chat | outbox id → a spoken entry's audio, a blob (voice.go)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, brain.BucketSummaries, brain.BucketIndex, brain.BucketSchedules, brain.BucketFires, brain.BucketFacts, BucketSent, BucketDead}
+	chatScoped = []string{BucketHistory, BucketRelationships, brain.BucketSummaries, brain.BucketIndex, brain.BucketSchedules, brain.BucketFires, brain.BucketFacts, BucketSent, BucketDead, BucketVoice}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
-		BucketAcks, brain.BucketSummaries, brain.BucketIndex, brain.BucketSchedules, brain.BucketFires, brain.BucketFacts, BucketState, BucketSent, BucketDead}
+		BucketAcks, brain.BucketSummaries, brain.BucketIndex, brain.BucketSchedules, brain.BucketFires, brain.BucketFacts, BucketState, BucketSent, BucketDead, BucketVoice}
 )
 
 // ErrLocked is returned by Open when another process holds the store.

@@ -56,6 +56,15 @@ func (l *Loop) applyInLoop(in brain.Intent) {
 			rel.Timezone = v.Zone
 			l.changed.rels[v.Chat] = true
 		}
+	case brain.SetVoice:
+		if rel := l.st.Rel(v.Chat); rel != nil {
+			if v.Group {
+				rel.GroupVoice = v.On
+			} else {
+				rel.SetVoicePref(v.User, v.Pref)
+			}
+			l.changed.rels[v.Chat] = true
+		}
 	case brain.UpdateState:
 		l.st.Energy = clamp01(l.st.Energy + v.EnergyDelta)
 		l.st.Alertness = clamp01(l.st.Alertness + v.AlertnessDelta)

@@ -21,6 +21,7 @@
 //	ratelimit.go  runs per user and minute: throttled chats, one notice (limit.go: the window)
 //	turn.go       a chat's job off the tick: think (cognition, the answer, the record) and commit
 //	perceive.go   a wake's media read before cognition, or left out with a notice
+//	speak.go      replies to be spoken voiced before the commit (the Speaker), or left as text
 //	command.go    a slash command's job
 //	typing.go     the typing indicator while a run is in flight; draft.go the streamed drafts
 //	duplicate.go  proactive messages that repeat a recent one are not sent

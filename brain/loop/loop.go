@@ -44,6 +44,8 @@ type Config struct {
 	UserRunsPerMinute int
 	// RateNotice is the rate limit's notice (a default sentence when empty).
 	RateNotice string
+	// Voice is when replies are spoken (voice.reply), with Deps.Speaker.
+	Voice brain.VoiceMode
 }
 
 // Deps are the Loop's collaborators besides its inbox and sender. Nil optional ones
@@ -59,7 +61,9 @@ type Deps struct {
 	Commands   CommandHandler // optional
 	StateStore StateStore     // optional
 	// Drafter shows answers to a user in a private chat as they are written (optional).
-	Drafter  brain.Drafter
+	Drafter brain.Drafter
+	// Speaker voices replies to be spoken (optional: without it, every reply is text).
+	Speaker  brain.Speaker
 	Refusals *brain.Refusals // optional: counts what the limits refused or throttled
 	// DeadLetters keeps work that failed for good (optional: counted only).
 	DeadLetters brain.DeadLetters

@@ -83,6 +83,8 @@ type Server struct {
 	noFormat   bool        // refuse response_format (format.go)
 	hear       Transcriber // nil: Hear
 	heard      []Transcription
+	speak      Speaker // nil: Speak (speech.go)
+	spoken     []Speech
 	wire       [][]byte // every request as it arrived, for Contains
 	listed     []string // models GET /models lists; nil: 404 (models.go)
 	key        string   // required API key; "" accepts any (models.go)
@@ -108,6 +110,8 @@ func NewServer() (*Server, error) {
 	mux.HandleFunc("POST /chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcription)
 	mux.HandleFunc("POST /audio/transcriptions", s.transcription)
+	mux.HandleFunc("POST /v1/audio/speech", s.speech)
+	mux.HandleFunc("POST /audio/speech", s.speech)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /models", s.models)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
