@@ -57,6 +57,7 @@ type commands struct {
 	compact   compactor      // may be nil
 	admins    adminChecker   // may be nil: any member may change a group's settings
 	mcp       mcpStatus      // may be nil
+	states    stateReader    // may be nil
 }
 
 // adminChecker tells a group's admins (the Telegram channel: getChatMember).
@@ -138,6 +139,7 @@ var handlers = map[string]func(*commands, context.Context, call) (loop.CommandRe
 	"/quiet":     (*commands).quiet,
 	"/status":    (*commands).statusCmd,
 	"/timezone":  (*commands).timezone,
+	"/thoughts":  (*commands).thoughts,
 }
 
 // Command answers one /command: anima's own through handlers, the rest through the
