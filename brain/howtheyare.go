@@ -3,6 +3,7 @@ package brain
 import (
 	"strings"
 	"time"
+	"unicode"
 )
 
 // How they are: a short, dated note per person of their state and what is on their plate
@@ -67,10 +68,11 @@ func FreshLines(lines []StateLine, now time.Time) []StateLine {
 	return lines
 }
 
-// CleanStateLine makes text one line of a note: whitespace runs (newlines too) folded to
-// single spaces, cut to StateLineRunes runes with a "…" at the cut. "" when nothing is left.
+// CleanStateLine makes text one line of a note: control characters and whitespace runs
+// (newlines too) folded to single spaces, cut to StateLineRunes runes with a "…" at the
+// cut. "" when nothing is left.
 func CleanStateLine(text string) string {
-	text = strings.Join(strings.Fields(text), " ")
+	text = strings.Join(strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 	if cut := TruncateRunes(text, StateLineRunes); cut != text {
 		return strings.TrimRight(TruncateRunes(text, StateLineRunes-1), " ") + stateCut
 	}

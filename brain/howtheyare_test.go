@@ -15,7 +15,9 @@ func TestAddStateLine(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 20, 18, 0, 0, 0, time.UTC)
 	day := 24 * time.Hour
-	line := func(text string, ago time.Duration) brain.StateLine { return brain.StateLine{Text: text, At: now.Add(-ago)} }
+	line := func(text string, ago time.Duration) brain.StateLine {
+		return brain.StateLine{Text: text, At: now.Add(-ago)}
+	}
 	five := []brain.StateLine{line("a", 5*day), line("b", 4*day), line("c", 3*day), line("d", 2*day), line("e", day)}
 	tests := []struct {
 		name    string
@@ -29,9 +31,10 @@ func TestAddStateLine(t *testing.T) {
 		{"added after the others", five[3:], "f", false, []brain.StateLine{five[3], five[4], line("f", 0)}},
 		{"the oldest goes past five", five, "f", false, []brain.StateLine{five[1], five[2], five[3], five[4], line("f", 0)}},
 		{"replace drops the earlier lines", five, "rested again", true, []brain.StateLine{line("rested again", 0)}},
-		{"faded lines are dropped on write", []brain.StateLine{line("old", 15 * day), line("fresh", 14 * day), line("newer", day)}, "f", false,
-			[]brain.StateLine{line("fresh", 14 * day), line("newer", day), line("f", 0)}},
+		{"faded lines are dropped on write", []brain.StateLine{line("old", 15*day), line("fresh", 14*day), line("newer", day)}, "f", false,
+			[]brain.StateLine{line("fresh", 14*day), line("newer", day), line("f", 0)}},
 		{"whitespace folds", nil, "  tired\n\tbut  ok ", false, []brain.StateLine{line("tired but ok", 0)}},
+		{"control characters fold", nil, "tired\x00\x1b[2Jok", false, []brain.StateLine{line("tired [2Jok", 0)}},
 		{"empty adds nothing", five[:2], " \n ", false, five[:2]},
 		{"empty replace clears", five, "", true, nil},
 	}

@@ -2,7 +2,7 @@ package memory
 
 import (
 	"encoding/binary"
-		"fmt"
+	"fmt"
 	"time"
 
 	"github.com/anima-bot/anima/brain"

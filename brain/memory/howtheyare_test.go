@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -178,4 +180,42 @@ func TestForgetUserErasesHowTheyAre(t *testing.T) {
 	if !bytes.Contains(raw, []byte("Platypuskept")) {
 		t.Error("the other member's note is not in the file: the scan cannot see notes")
 	}
+}
+
+// FuzzHowTheyAreTool: whatever the model sends, the tool answers an error or one
+// NoteState whose line is one non-empty line of valid UTF-8 within brain.StateLineRunes,
+// and a note written from such lines never holds more than brain.StateLines.
+func FuzzHowTheyAreTool(f *testing.F) {
+	for _, s := range []string{`{"note":"tired","replace":false}`, `{"note":"a\nb","replace":true}`, `{"note":"` + strings.Repeat("é", 300) + `","replace":false}`,
+		`{"note":"\u0000","replace":false}`, `{"note":" ","replace":true}`, `[]`, `{"note":"x"}`} {
+		f.Add(s)
+	}
+	m := newMemory(f, storagetest.New(), nil, memory.Options{})
+	var tool brain.Tool
+	for _, tl := range m.Tools() {
+		if tl.Spec().Name == memory.ToolHowTheyAre {
+			tool = tl
+		}
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		res, err := tool.Call(context.Background(), brain.ToolCall{Chat: 1, User: 1, Args: json.RawMessage(args), Now: t0})
+		if err != nil {
+			return
+		}
+		if len(res.Intents) != 1 {
+			t.Fatalf("intents = %#v, want one", res.Intents)
+		}
+		in, ok := res.Intents[0].(brain.NoteState)
+		if !ok || in.Text == "" || strings.ContainsFunc(in.Text, unicode.IsControl) || !utf8.ValidString(in.Text) ||
+			utf8.RuneCountInString(in.Text) > brain.StateLineRunes {
+			t.Fatalf("intent = %#v: not one clean line", res.Intents[0])
+		}
+		var lines []brain.StateLine
+		for i := range brain.StateLines + 2 {
+			lines = brain.AddStateLine(lines, in.Text, t0.Add(time.Duration(i)*time.Hour), in.Replace)
+		}
+		if len(lines) > brain.StateLines || (in.Replace && len(lines) != 1) {
+			t.Fatalf("%d lines after %d writes (replace %v)", len(lines), brain.StateLines+2, in.Replace)
+		}
+	})
 }
