@@ -85,7 +85,7 @@ var commandList = []struct{ name, args, about string }{
 	{"timezone", "[zone]", "show or set your time zone, e.g. /timezone Europe/Berlin"},
 	{"reminders", "[page]", "your upcoming reminders, 20 a page"},
 	{"cancel", "ID", "cancel a reminder"},
-	{"thoughts", "", "what I have been thinking about lately"},
+	{"thoughts", "", "what I have been thinking about lately, and how you have seemed to me"},
 	{"forget", "", "delete everything I have stored about you"},
 }
 
