@@ -14,8 +14,9 @@ import (
 // TestHowTheyAreKeptPerMemberShownAndForgotten (issue 25 item 4): "STATE text" makes the
 // model note how the sender is (core_how_they_are). Member A's private note and A's note
 // in the group are two notes; the group's next prompt shows each member's note under
-// their name and never A's private one; /thoughts shows each person their own note of
-// that chat; A's /forget leaves neither of A's notes in the store file, and B's stays.
+// their name and never A's private one, and a plain message still costs one model call;
+// /thoughts shows each person their own note of that chat, without one; A's /forget
+// leaves neither of A's notes in the store file, and B's stays.
 func TestHowTheyAreKeptPerMemberShownAndForgotten(t *testing.T) {
 	t.Parallel()
 	const (
@@ -70,6 +71,15 @@ func TestHowTheyAreKeptPerMemberShownAndForgotten(t *testing.T) {
 		t.Errorf("A's private note reached the group's prompt:\n%s", prompt)
 	}
 	calls := len(ai.Requests())
+	plain := 0
+	for _, r := range ai.Requests() {
+		if strings.Contains(groupFinalUser(r), "how is everyone?") {
+			plain++
+		}
+	}
+	if plain != 1 {
+		t.Errorf("a plain message cost %d model calls, want 1", plain)
+	}
 
 	if got := sayPrivate(groupMemberA, "/thoughts"); !strings.Contains(got, privateWord) || strings.Contains(got, groupWord) {
 		t.Errorf("A's /thoughts in private = %q, want A's private note alone", got)
