@@ -213,13 +213,13 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil)
 	deps := p.LoopDeps()
 	deps.Media, deps.StateStore, deps.DeadLetters, deps.Drafter = media, store, store, drafter(cfg.Telegram, s.tg)
-	users := userForgetter{store: store, index: p.Memory, sched: s.sched, usage: s.usage}
+	users := userForgetter{store: store, index: p.Memory, states: p.Memory, sched: s.sched, usage: s.usage}
 	if s.tg != nil {
 		users.channel = s.tg
 	}
 	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: users, set: plugs.set},
 		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
-		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp}
+		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp, states: p.Memory}
 	if cfg.LLM.SpeechModel != "" && s.tg != nil { // the console cannot play a voice note
 		deps.Speaker = p.Cognition
 		deps.Commands.(*commands).speech = voiceReplies{mode: cfg.VoiceMode(), daily: cfg.Limits.SpeechPerUserPerDay.Std(), meter: p.Cognition}

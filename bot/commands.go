@@ -58,6 +58,7 @@ type commands struct {
 	admins    adminChecker   // may be nil: any member may change a group's settings
 	mcp       mcpStatus      // may be nil
 	speech    voiceReplies   // its meter is nil without a speech model
+	states    stateReader    // may be nil
 }
 
 // adminChecker tells a group's admins (the Telegram channel: getChatMember).
@@ -86,7 +87,7 @@ var commandList = []struct{ name, args, about string }{
 	{"reminders", "[page]", "your upcoming reminders, 20 a page"},
 	{"cancel", "ID", "cancel a reminder"},
 	{"voice", "[on|off|auto]", "answer you with voice notes, or in writing"},
-	{"thoughts", "", "what I have been thinking about lately"},
+	{"thoughts", "", "what I have been thinking about lately, and how you have seemed to me"},
 	{"forget", "", "delete everything I have stored about you"},
 }
 
@@ -141,6 +142,7 @@ var handlers = map[string]func(*commands, context.Context, call) (loop.CommandRe
 	"/status":    (*commands).statusCmd,
 	"/timezone":  (*commands).timezone,
 	"/voice":     (*commands).voice,
+	"/thoughts":  (*commands).thoughts,
 }
 
 // Command answers one /command: anima's own through handlers, the rest through the

@@ -69,7 +69,7 @@ func (p *Plugins) Sections(w brain.Wake, now time.Time) []brain.Section {
 // Journal returns the journal `anima run` commits turns through: inbox entries, history,
 // search index, outbox, facts, schedules and the plugins' changes in one transaction.
 func (p *Plugins) Journal(mem *memory.Memory, sched *schedule.Scheduler, log *slog.Logger) TurnJournal {
-	return &journal{store: p.store, index: mem, facts: mem, sched: sched, upkeep: mem, plugs: p.set, log: log.With("component", "journal")}
+	return &journal{store: p.store, index: mem, facts: mem, states: mem, sched: sched, upkeep: mem, plugs: p.set, log: log.With("component", "journal")}
 }
 
 // Jobs returns the runner of the plugins' daily jobs (the inner life's dream) in the

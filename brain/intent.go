@@ -37,6 +37,8 @@ func HomeOf(in Intent) Home {
 		return InTurn
 	case Remember: // stored in the facts of the chat's member
 		return InTurn
+	case NoteState: // stored in the note of how the chat's member is (brain/memory)
+		return InTurn
 	case Defer: // a firm deferral of proactive contact in the aggregator's acks
 		return InLoop
 	case Ack: // the aggregator's acks

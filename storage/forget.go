@@ -60,8 +60,9 @@ type Unindexer func(tx *Tx, chat int64, seqs []uint64) error
 // inbox go their reactions and due reminders (forgetInboxUser). Other members' data
 // stays, and so do a group's summaries and turns stored before turns recorded their
 // sender. From then on Record takes no reaction to a message of the private chat sent
-// before (see Record).
-func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) {
+// before (see Record). Each of erase deletes, in the same transaction, what an engine
+// keeps of the user in a bucket of its own.
+func (s *Store) ForgetUser(user int64, unindex Unindexer, erase ...UserEraser) (ForgetReport, error) {
 	var rep ForgetReport
 	err := s.Update(func(tx *Tx) error {
 		rep = ForgetReport{}
@@ -100,6 +101,9 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 			var e brain.Outgoing
 			return json.Unmarshal(v, &e) == nil && e.User == user
 		}); err != nil {
+			return err
+		}
+		if err := eraseUser(tx, user, erase, chats); err != nil {
 			return err
 		}
 		// The private chat's sent ids waiting for a commit go with the stored ones

@@ -104,6 +104,11 @@ func richRecall() brain.Recall {
 			"journal, yesterday: a quiet day", "journal, 2 days ago: talked about <the job>"}},
 		{Source: "concerns", Lines: []string{"concern c3 (active, event): driving test on Friday — check-in planned Fri 18:00"}},
 	}
+	rc.HowTheyAre = []brain.StateNote{{User: 7, Lines: []brain.StateLine{
+		{Text: "down with a cold", At: t0.Add(-20 * 24 * time.Hour)}, // faded: not shown
+		{Text: "exhausted, big <deadline> Friday", At: t0.Add(-30 * time.Hour)},
+		{Text: "slept badly, nervous about the driving test", At: t0.Add(-3 * time.Hour)},
+	}}}
 	return rc
 }
 
@@ -128,6 +133,10 @@ func TestPromptGolden(t *testing.T) {
 			if rc.Turns[i].Role == "user" {
 				rc.Turns[i].Name = []string{"Ann", "", "Ben"}[i%3]
 			}
+		}
+		rc.HowTheyAre = []brain.StateNote{
+			{User: 2, Lines: []brain.StateLine{{Text: "back from a trip, jet-lagged", At: t0.Add(-5 * time.Hour)}}},
+			{User: 1, Name: "Ann", Lines: []brain.StateLine{{Text: "busy moving house this week", At: t0.Add(-50 * time.Hour)}}},
 		}
 		return rc
 	}
