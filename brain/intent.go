@@ -72,6 +72,9 @@ type SendMessage struct {
 	// The loop sets it on the first message of a reply, so the reply latency can be
 	// measured when it is delivered, after a restart too; zero on every other message.
 	Arrived time.Time `json:"arrived,omitzero"`
+	// Opener is set on a message anima writes first (its Kind, Topic and Subject; At is
+	// set on delivery): the relationship's opener ledger records it once it is sent.
+	Opener Opener `json:"opener,omitzero"`
 }
 
 // Button is an inline keyboard button; pressing it comes back as a command signal whose
