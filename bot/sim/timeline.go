@@ -79,6 +79,7 @@ type timeline struct {
 	// that had a wake of their own.
 	carried      map[string]time.Time
 	checkinWoken map[string]bool
+	openers      []simOpener // the messages anima wrote first (openers.go)
 }
 
 func newTimeline(sc Scenario, pol brain.ProactivePolicy, loc *time.Location, start time.Time) *timeline {
@@ -248,5 +249,6 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\nrefused because the user blocked the bot: %d\n", refused)
 	t.measure().write(w, t.sc.Days, t.loc)
+	t.writeOpeners(w)
 	return nil
 }
