@@ -181,6 +181,15 @@ func TestPromptGolden(t *testing.T) {
 		w.Rel.Openers[1].Answered = w.Rel.Openers[1].At.Add(3 * time.Hour)
 		return w
 	}
+	// missing is a run that misses them, its last openers answered, the first interest
+	// used two openers ago: it is given the second one.
+	missing := func() brain.Wake {
+		w := proactiveWake()
+		w.Rel.Rhythm = eveningRhythm(w.Loc)
+		w.Rel.Openers = openerLedger()[:3]
+		w.Rel.Openers[2].Answered = w.Rel.Openers[2].At.Add(5 * time.Hour)
+		return w
+	}
 	dream := func() brain.Wake {
 		w := proactiveWake()
 		w.Profile = brain.ProfileDream
@@ -206,6 +215,7 @@ func TestPromptGolden(t *testing.T) {
 		{"group-3000", 3000, group, groupRecall},
 		{"proactive-2500", 2500, proactive, openerRecall},
 		{"checkin-2500", 2500, checkin, openerRecall},
+		{"missing-2500", 2500, missing, openerRecall},
 		{"dream-4000", 4000, dream, richRecall},
 		{"long-message-1500", 1500, long, func() brain.Recall { return recall(6) }},
 		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},
