@@ -79,6 +79,9 @@ type SendMessage struct {
 	// Voice, when set, is the message spoken: sent as a voice note with Text as its
 	// caption, or followed by Text when it is too long for one (voice.go).
 	Voice *Voice `json:"voice,omitempty"`
+	// Opener is set on a message anima writes first (its Kind, Topic and Subject; At is
+	// set on delivery): the relationship's opener ledger records it once it is sent.
+	Opener Opener `json:"opener,omitzero"`
 }
 
 // Button is an inline keyboard button; pressing it comes back as a command signal whose

@@ -39,6 +39,9 @@ type Relationship struct {
 	Voice map[int64]VoicePref `json:"voice,omitempty"`
 	// GroupVoice is set when a group turned voice replies on; a group gets text otherwise.
 	GroupVoice bool `json:"group_voice,omitempty"`
+	// Openers is the opener ledger (opener.go): the last LedgerSize messages anima wrote
+	// first, oldest first. Replaced, never changed in place.
+	Openers []Opener `json:"openers,omitempty"`
 }
 
 // OwnMessage reports whether a message the user writes at t (in their zone loc; before
@@ -77,12 +80,13 @@ func (r *Relationship) Silence(now time.Time) time.Duration {
 	return now.Sub(last)
 }
 
-// MarkUserMessage records that the user wrote at t: habituation and the follow-up reset,
-// a dormant relationship wakes up.
+// MarkUserMessage records that the user wrote (or reacted) at t: habituation and the
+// follow-up reset, a dormant relationship wakes up, the openers before t are answered.
 func (r *Relationship) MarkUserMessage(t time.Time) {
 	if t.After(r.LastUserMsg) {
 		r.LastUserMsg = t
 	}
+	r.answerOpeners(t)
 	r.UnansweredProactive = 0
 	r.FollowupDone = false
 	r.Dormant = false

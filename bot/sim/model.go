@@ -25,6 +25,7 @@ type simModel struct {
 
 	mu     sync.Mutex         // the server calls respond on its own goroutines
 	next   []openaitest.Reply // the run's replies in order; the last one repeats
+	opener *openerScript      // set: the run may write first, its answer names a topic
 	opened bool               // the scenario's concern was opened
 	n      int
 }
@@ -52,15 +53,18 @@ func (m *simModel) prepare(w brain.Wake, now time.Time, day int, roll float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.n++
+	m.opener = nil
 	switch w.Reason.Code {
 	case brain.ReasonProactive, brain.ReasonFollowup:
 		if roll < m.sc.Silent {
-			m.next = []openaitest.Reply{openaitest.Answer("", m.sc.ProactiveStatus, 0.9)}
+			m.next = []openaitest.Reply{openaitest.OpenerAnswer("", m.sc.ProactiveStatus, 0.9, "")}
 			return
 		}
-		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("Thinking of you (%s #%d): how are things?", w.Reason.Code, m.n), m.sc.ProactiveStatus, 0.9)}
+		m.opener = &openerScript{fmt.Sprintf("Thinking of you (%s #%d): how are things?", w.Reason.Code, m.n), m.sc.ProactiveStatus}
+		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
 	case brain.ReasonConcernCheckin:
-		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), m.sc.ProactiveStatus, 0.9)}
+		m.opener = &openerScript{fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), m.sc.ProactiveStatus}
+		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
 	default:
 		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("Scripted answer #%d.", m.n), m.sc.ReplyStatus, 0.9)}
 		if c := m.sc.Concern; c != nil && !m.opened && day == c.Day && w.Reason.Code == brain.ReasonUserMessage {
@@ -87,6 +91,7 @@ func silenceRoll(rng *rand.Rand, code string) float64 {
 func (m *simModel) prepareDream() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.opener = nil
 	m.next = []openaitest.Reply{openaitest.Answer("", string(brain.StatusActive), 0.9)}
 }
 
@@ -104,6 +109,8 @@ func (m *simModel) respond(req openai.ChatCompletionRequest) openaitest.Reply {
 	r := m.next[0]
 	if len(m.next) > 1 {
 		m.next = m.next[1:]
+	} else if m.opener != nil {
+		r = m.opener.reply(req) // the final answer, with the topic the request names
 	}
 	return r
 }

@@ -86,6 +86,8 @@ type timeline struct {
 	model        string
 	requests     int
 	requestBytes int64
+	// ledger is the messages anima wrote first with their topics (ledger.go).
+	ledger []simOpener
 }
 
 func newTimeline(sc Scenario, pol brain.ProactivePolicy, loc *time.Location, start time.Time) *timeline {
@@ -259,6 +261,7 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\nrefused because the user blocked the bot: %d\n", refused)
 	t.measure().write(w, t.sc.Days, t.loc)
+	t.writeLedger(w)
 	t.writeOpeners(w)
 	return nil
 }

@@ -79,6 +79,7 @@ func (d sender) Send(ctx context.Context, m brain.SendMessage) error {
 	switch {
 	case err == nil:
 		s.row.msgs[kindColumn(m.Kind)]++
+		s.tl.noteOpener(s.clock.Now(), m)
 		if n := len(s.runs); n > 0 {
 			run := s.runs[n-1]
 			run.sent++

@@ -112,6 +112,35 @@ func richRecall() brain.Recall {
 	return rc
 }
 
+// openerLedger is the ledger of a chat where anima wrote first four times in a week: a
+// check-in answered within the hour, missing you answered the next day, then twice no
+// answer.
+func openerLedger() []brain.Opener {
+	return []brain.Opener{
+		{Kind: brain.OpenerCheckin, Topic: "her driving lesson", Subject: "checkin:c1", At: t0.Add(-6*24*time.Hour - 2*time.Hour),
+			Answered: t0.Add(-6*24*time.Hour - 90*time.Minute)},
+		{Kind: brain.OpenerMissingYou, Topic: "the new job", At: t0.Add(-4*24*time.Hour + 3*time.Hour),
+			Answered: t0.Add(-3*24*time.Hour + 2*time.Hour)},
+		{Kind: brain.OpenerThought, Topic: "where words come from", Subject: "interest:where words come from",
+			At: t0.Add(-2*24*time.Hour - 3*time.Hour)},
+		{Kind: brain.OpenerFollowup, Topic: "the flat viewing", At: t0.Add(-20 * time.Hour)},
+	}
+}
+
+// openerRecall is richRecall with the last two of anima's lines written first (a thought,
+// then a follow-up), as a chat where anima wrote first has them.
+func openerRecall() brain.Recall {
+	rc := richRecall()
+	marked := 0
+	for i := len(rc.Turns) - 1; i >= 0 && marked < 2; i-- {
+		if rc.Turns[i].Role == "assistant" {
+			rc.Turns[i].Kind = []brain.MessageKind{brain.KindFollowup, brain.KindProactive}[marked]
+			marked++
+		}
+	}
+	return rc
+}
+
 // TestPromptGolden pins whole prompts byte for byte: BuildMessages on rich wakes of every
 // profile, under budgets from roomy to one that cuts the last turns.
 func TestPromptGolden(t *testing.T) {
@@ -147,6 +176,7 @@ func TestPromptGolden(t *testing.T) {
 			Text: "the <bird> book they mentioned", At: t0.Add(-time.Hour)}}
 		w.Rel.Status, w.Rel.UnansweredProactive = brain.StatusAwaitingAnswer, 2
 		w.Rel.Rhythm = eveningRhythm(w.Loc)
+		w.Rel.Openers = openerLedger()
 		return w
 	}
 	checkin := func() brain.Wake {
@@ -156,6 +186,17 @@ func TestPromptGolden(t *testing.T) {
 		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought", Chat: 42,
 			Text: "driving test on Friday", Ref: "c3", At: t0}}
 		w.Rel.Rhythm = eveningRhythm(w.Loc)
+		w.Rel.Openers = openerLedger()[:2]
+		w.Rel.Openers[1].Answered = w.Rel.Openers[1].At.Add(3 * time.Hour)
+		return w
+	}
+	// missing is a run that misses them, its last openers answered, the first interest
+	// used two openers ago: it is given the second one.
+	missing := func() brain.Wake {
+		w := proactiveWake()
+		w.Rel.Rhythm = eveningRhythm(w.Loc)
+		w.Rel.Openers = openerLedger()[:3]
+		w.Rel.Openers[2].Answered = w.Rel.Openers[2].At.Add(5 * time.Hour)
 		return w
 	}
 	dream := func() brain.Wake {
@@ -181,8 +222,9 @@ func TestPromptGolden(t *testing.T) {
 		{"rich-1200", 1200, richWake, richRecall},
 		{"rich-600", 600, richWake, richRecall},
 		{"group-3000", 3000, group, groupRecall},
-		{"proactive-2500", 2500, proactive, richRecall},
-		{"checkin-2500", 2500, checkin, richRecall},
+		{"proactive-2500", 2500, proactive, openerRecall},
+		{"checkin-2500", 2500, checkin, openerRecall},
+		{"missing-2500", 2500, missing, openerRecall},
 		{"dream-4000", 4000, dream, richRecall},
 		{"long-message-1500", 1500, long, func() brain.Recall { return recall(6) }},
 		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},

@@ -67,7 +67,7 @@ func (c *Cognition) proactiveAsk(p *prompt) string {
 	b.WriteString("\nDecide whether writing now would be welcome. If you write, be brief and specific: pick up " +
 		"something from your memories or your last conversation, or follow up on what you promised; " +
 		"never a bare \"how are you?\", never a repeat of something you said recently. ")
-	b.WriteString(c.interestsLine(w))
+	b.WriteString(c.topicLine(w))
 	b.WriteString("If you have nothing worth saying, answer with an empty response.")
 	return b.String()
 }
@@ -106,25 +106,4 @@ func thoughts(w brain.Wake) string {
 		}
 	}
 	return strings.Join(qs, "; ")
-}
-
-// interestsLine offers anima's own interests to a run that writes first because it misses
-// the user or had a thought of its own, ending in a blank; "" without interests, and for a
-// follow-up or a reminder, which have something of the user's to say.
-func (c *Cognition) interestsLine(w brain.Wake) string {
-	if w.Reason.Code != brain.ReasonProactive && w.Reason.Code != brain.ReasonThought {
-		return ""
-	}
-	var qs []string
-	for _, in := range c.cfg.PersonaInterests {
-		if in = strings.Join(strings.Fields(in), " "); in != "" {
-			qs = append(qs, quote(in))
-		}
-	}
-	if len(qs) == 0 {
-		return ""
-	}
-	return "When nothing of theirs is worth picking up, you may share a small thought of your own about one of " +
-		"your interests (" + strings.Join(qs, ", ") + ") — the way a friend mentions what they have been " +
-		"thinking about, briefly, not a lecture, and not the same one as last time. "
 }

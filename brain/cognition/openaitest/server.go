@@ -217,6 +217,17 @@ func Answer(response, status string, confidence float64) Reply {
 	return Reply{Content: string(b)}
 }
 
+// OpenerAnswer is a final answer in the format of a run that may write first: Answer's
+// fields and topic (null when empty).
+func OpenerAnswer(response, status string, confidence float64, topic string) Reply {
+	var t any
+	if topic != "" {
+		t = topic
+	}
+	b, _ := json.Marshal(map[string]any{"response": response, "status": status, "confidence": confidence, "topic": t})
+	return Reply{Content: string(b)}
+}
+
 // Tool is a reply that makes one tool call.
 func Tool(name, args string) Reply { return Reply{ToolCalls: []Call{{Name: name, Args: args}}} }
 
