@@ -80,6 +80,7 @@ type Loop struct {
 	in        *Inbox
 	done      chan result
 	redeliver chan []brain.Outgoing // Redeliver's entries
+	applied   chan []brain.Intent   // Apply's intents
 
 	// owned by the Run goroutine
 	st      *brain.State
@@ -169,6 +170,7 @@ func New(in *Inbox, send Sender, cfg Config, deps Deps) *Loop {
 		// ends while stop waits only for the WaitGroup, or after Run returned.
 		done:      make(chan result, max(64, cfg.MaxConcurrent)),
 		redeliver: make(chan []brain.Outgoing, 16),
+		applied:   make(chan []brain.Intent, 16),
 		st:        deps.State,
 		stepper:   stepper,
 		changed:   stepper.changed,
@@ -234,6 +236,8 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.step(work, l.deps.Clock.Now(), sigs, false)
 		case r := <-l.done:
 			l.finish(work, r)
+		case intents := <-l.applied:
+			l.applyOutside(intents)
 		case entries := <-l.redeliver:
 			l.Deliver(entries)
 			l.startNext(work, entries[0].Msg.Chat)
