@@ -180,7 +180,7 @@ type pluginHost struct {
 	store   *storage.Store
 	thinker brain.Thinker
 	journal loop.Journal
-	chats   func() ([]brain.Relationship, error) // nil: the saved relationships
+	chats   func() ([]brain.Relationship, error)        // nil: the saved relationships
 	apply   func(context.Context, []brain.Intent) error // the core loop's Apply; nil: none
 }
 

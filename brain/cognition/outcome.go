@@ -23,6 +23,7 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 		out.Intents = append(out.Intents, brain.SendMessage{
 			Chat: w.Chat, Text: a.Response, Kind: c.kind(w), Status: status, ReplyTo: replyTo(w),
 		})
+		out.Intents = append(out.Intents, usedShares(w)...)
 	}
 	return out
 }
