@@ -150,6 +150,9 @@ func (c *commands) Command(ctx context.Context, sig brain.Signal, view loop.Comm
 	}
 	if c.plugins != nil && !in.group {
 		if text, ok := c.plugins.Command(sig.Chat, sig.User, strings.ToLower(name), in.arg, view.Now, view.Loc); ok {
+			if strings.EqualFold(name, "/thoughts") {
+				text = strings.TrimPrefix(text+selfThoughts(view), "\n\n")
+			}
 			return in.reply(text), nil
 		}
 	}
