@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -84,15 +85,26 @@ func (l *Loop) applyInLoop(in brain.Intent) {
 // Apply hands the loop intents made outside it — a plugin job's run, such as the dream
 // rewriting anima's self note — whose InLoop part the loop applies to its state as it does
 // a turn's (under Run, or at the next Drive). Other intents are the caller's to commit. It
-// returns ctx's error if the loop does not take them before ctx ends.
+// returns ErrStopped once Run has stopped (what it took before is applied and persisted
+// by the stop), and ctx's error if the loop does not take them before ctx ends.
 func (l *Loop) Apply(ctx context.Context, intents []brain.Intent) error {
+	select {
+	case <-l.stopped:
+		return ErrStopped
+	default:
+	}
 	select {
 	case l.applied <- intents:
 		return nil
+	case <-l.stopped:
+		return ErrStopped
 	case <-ctx.Done():
 		return fmt.Errorf("apply intents: %w", ctx.Err())
 	}
 }
+
+// ErrStopped is Apply's answer once the loop's Run has stopped.
+var ErrStopped = errors.New("core loop stopped")
 
 // applyOutside applies the InLoop intents Apply handed over.
 func (l *Loop) applyOutside(intents []brain.Intent) {

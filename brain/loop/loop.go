@@ -81,6 +81,7 @@ type Loop struct {
 	done      chan result
 	redeliver chan []brain.Outgoing // Redeliver's entries
 	applied   chan []brain.Intent   // Apply's intents
+	stopped   chan struct{}         // closed when Run stops: Apply takes no more
 
 	// owned by the Run goroutine
 	st      *brain.State
@@ -171,6 +172,7 @@ func New(in *Inbox, send Sender, cfg Config, deps Deps) *Loop {
 		done:      make(chan result, max(64, cfg.MaxConcurrent)),
 		redeliver: make(chan []brain.Outgoing, 16),
 		applied:   make(chan []brain.Intent, 16),
+		stopped:   make(chan struct{}),
 		st:        deps.State,
 		stepper:   stepper,
 		changed:   stepper.changed,
@@ -295,6 +297,11 @@ func (l *Loop) stop(ctx context.Context, cancelWork context.CancelFunc) error {
 			}
 		}
 		break
+	}
+	// What Apply handed over is applied and persisted with the rest.
+	close(l.stopped)
+	for len(l.applied) > 0 {
+		l.applyOutside(<-l.applied)
 	}
 	// Drain results of runs that ended during the wait.
 	for {

@@ -2,15 +2,17 @@ package loop_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/loop"
 )
 
 // TestApplyFromOutside: intents a plugin job's run hands the running loop (Loop.Apply) are
 // applied to its state — the self note, a share kept, a share used — and persisted at the
-// stop; an Apply after the loop stopped returns the context's error instead of blocking.
+// stop, also those the stop found still waiting; an Apply after the stop is refused.
 func TestApplyFromOutside(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, noProactive())
@@ -42,12 +44,7 @@ func TestApplyFromOutside(t *testing.T) {
 	if saved.Self != "the owl joke" || len(saved.Shares) != 1 {
 		t.Errorf("persisted at stop: self %q, shares %+v", saved.Self, saved.Shares)
 	}
-	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancelShort()
-	for range 20 { // more than the channel holds
-		if err := h.loop.Apply(short, []brain.Intent{brain.SetSelfNote{Chat: 1, Note: "late"}}); err != nil {
-			return // the stopped loop takes no more: Apply gives up with ctx
-		}
+	if err := h.loop.Apply(ctx, []brain.Intent{brain.SetSelfNote{Chat: 1, Note: "late"}}); !errors.Is(err, loop.ErrStopped) {
+		t.Errorf("Apply after the stop = %v, want ErrStopped", err)
 	}
-	t.Error("Apply never gave up on a stopped loop")
 }
