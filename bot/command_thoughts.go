@@ -17,12 +17,12 @@ func selfThoughts(view loop.CommandView) string {
 		loc = time.UTC
 	}
 	shares := rel.Shareable(view.Now)
-	if rel.Self == "" && len(shares) == 0 {
+	if rel.Note() == "" && len(shares) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	if rel.Self != "" {
-		b.WriteString("\n\nMy own note about us:\n" + rel.Self)
+	if rel.Note() != "" {
+		b.WriteString("\n\nMy own note about us:\n" + rel.Note())
 	}
 	for i, s := range shares {
 		if i == 0 {

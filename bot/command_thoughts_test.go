@@ -31,10 +31,10 @@ func TestThoughtsShowsSelfNote(t *testing.T) {
 	}
 	c := &commands{plugins: set}
 	now := e.at
-	rel := brain.Relationship{Chat: 7, User: 7, Self: "You call me the owl.", Shares: []brain.Share{
+	rel := brain.Relationship{Chat: 7, User: 7, Self: &brain.Self{Note: "You call me the owl.", Shares: []brain.Share{
 		{ID: "x", Text: "an expired thought", Expires: now.Add(-time.Hour)},
 		{ID: "a", Text: "herons are patient", Expires: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)},
-	}}
+	}}}
 	for _, tc := range []struct {
 		name       string
 		rel        brain.Relationship

@@ -1,7 +1,6 @@
 package bot
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -84,7 +83,7 @@ func TestStatusFormatsNextProactive(t *testing.T) {
 			if asked := fake.calls > 0; asked != tc.asked {
 				t.Fatalf("forecaster asked: %v, want %v", asked, tc.asked)
 			}
-			if tc.asked && (!reflect.DeepEqual(fake.rel, tc.rel) || fake.loc != berlin || len(fake.acks) != 1) {
+			if tc.asked && (fake.rel != tc.rel || fake.loc != berlin || len(fake.acks) != 1) {
 				t.Errorf("forecaster asked about %+v in %v with %d acks; want the view's", fake.rel, fake.loc, len(fake.acks))
 			}
 		})

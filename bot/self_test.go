@@ -104,11 +104,11 @@ func TestDreamLeavesSomethingOfItsOwn(t *testing.T) {
 		}
 	}
 	rel := st.Rel(chat)
-	if rel.Self != "Sam calls me the owl. I think herons are braver than they look." {
-		t.Errorf("self note after the dream: %q", rel.Self)
+	if rel.Note() != "Sam calls me the owl. I think herons are braver than they look." {
+		t.Errorf("self note after the dream: %q", rel.Note())
 	}
 	if sharedAt.IsZero() {
-		t.Fatalf("no message the day after the dream; shares %+v", rel.Shares)
+		t.Fatalf("no message the day after the dream; shares %+v", rel.Shares())
 	}
 	t.Logf("the thought was shared at %s (dream 04:00, quiet hours until 08:00)", sharedAt.Format("Mon 15:04"))
 	if h := sharedAt.Hour(); h < 8 || h >= 22 || sharedAt.Day() != 3 {
@@ -119,8 +119,8 @@ func TestDreamLeavesSomethingOfItsOwn(t *testing.T) {
 	if got := ask[len(ask)-1].Content; !strings.Contains(got, `meaning to share something with them: "a heron waits an hour for one fish"`) {
 		t.Errorf("the proactive ask does not name the thought:\n%s", got)
 	}
-	if len(rel.Shares) != 0 {
-		t.Errorf("shares after the message that used it: %+v, want none (consumed)", rel.Shares)
+	if len(rel.Shares()) != 0 {
+		t.Errorf("shares after the message that used it: %+v, want none (consumed)", rel.Shares())
 	}
 
 	// Another day: nothing more to share, and silence alone (72 h) wakes nothing.

@@ -34,11 +34,9 @@ type Relationship struct {
 	// Answering is set while the user is in a conversation that anima's first contact
 	// opened: its messages are not the user's own rhythm (see OwnMessage).
 	Answering bool `json:"answering,omitempty"`
-	// Self is anima's own note about this relationship (what it has been thinking about,
-	// opinions it formed, running jokes), at most SelfNoteMax characters; Shares are the
-	// thoughts it might bring up when it writes first (self.go). Both come from the dream.
-	Self   string  `json:"self,omitempty"`
-	Shares []Share `json:"shares,omitempty"`
+	// Self is something of anima's own (self.go), from the dream; nil without any. A
+	// pointer, never changed in place: the struct an idle tick walks stays its size.
+	Self *Self `json:"self,omitempty"`
 }
 
 // OwnMessage reports whether a message the user writes at t (in their zone loc; before

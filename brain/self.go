@@ -11,6 +11,9 @@ import (
 // thinking about, opinions it formed, running jokes with this person) and a few thoughts
 // it might share, both rewritten in the nightly dream. They live on the Relationship, so
 // every run's snapshot (Wake.Rel) carries them and /forget erases them with it.
+//
+// This file holds their vocabulary: Self and Share, the Relationship methods that read and
+// replace them, and the intents that change them.
 
 const (
 	// SelfNoteMax is the most characters (runes) a self note keeps.
@@ -23,10 +26,17 @@ const (
 	ShareMaxDays = 7
 )
 
+// Self is anima's own about one relationship: its note (what it has been thinking about,
+// opinions it formed, running jokes with this person; at most SelfNoteMax characters) and
+// the thoughts it might share (at most MaxShares). It is never changed in place: the
+// Relationship methods below replace it (wake snapshots share it).
+type Self struct {
+	Note   string  `json:"note,omitempty"`
+	Shares []Share `json:"shares,omitempty"`
+}
+
 // Share is a thought anima might bring up with the person when it writes first: tied to
-// something they said or to one of its interests, dropped at Expires. A share is never
-// changed in place: Relationship.Shares is replaced as a whole (wake snapshots share its
-// backing array).
+// something they said or to one of its interests, dropped at Expires.
 type Share struct {
 	ID      string    `json:"id"`
 	Text    string    `json:"text"`
@@ -40,23 +50,54 @@ type Share struct {
 // Live reports whether s has not expired at now.
 func (s Share) Live(now time.Time) bool { return now.Before(s.Expires) }
 
+// Note is anima's own note about r ("" without one).
+func (r *Relationship) Note() string {
+	if r.Self == nil {
+		return ""
+	}
+	return r.Self.Note
+}
+
+// Shares are all the thoughts r keeps to share, expired ones included; do not change them.
+func (r *Relationship) Shares() []Share {
+	if r.Self == nil {
+		return nil
+	}
+	return r.Self.Shares
+}
+
 // Shareable returns the thoughts r might share at now (the live ones, oldest first), for
-// a caller choosing what a first message brings up. The slice is r's own: do not change
-// it.
+// a caller choosing what a first message brings up. Do not change the slice.
 func (r *Relationship) Shareable(now time.Time) []Share {
-	for _, s := range r.Shares {
+	all := r.Shares()
+	for _, s := range all {
 		if !s.Live(now) {
-			return slices.DeleteFunc(slices.Clone(r.Shares), func(s Share) bool { return !s.Live(now) })
+			return slices.DeleteFunc(slices.Clone(all), func(s Share) bool { return !s.Live(now) })
 		}
 	}
-	return r.Shares
+	return all
 }
+
+// setSelf replaces r's Self with note and shares (nil when both are empty).
+func (r *Relationship) setSelf(note string, shares []Share) {
+	if len(shares) == 0 {
+		shares = nil
+	}
+	if note == "" && shares == nil {
+		r.Self = nil
+		return
+	}
+	r.Self = &Self{Note: note, Shares: shares}
+}
+
+// SetNote replaces anima's own note about r (made fit by CleanSelfNote; "" clears it).
+func (r *Relationship) SetNote(note string) { r.setSelf(CleanSelfNote(note), r.Shares()) }
 
 // AddShare keeps s among r's shares: expired ones are dropped, and beyond MaxShares the
 // oldest goes.
 func (r *Relationship) AddShare(s Share, now time.Time) {
 	kept := make([]Share, 0, MaxShares+1)
-	for _, o := range r.Shares {
+	for _, o := range r.Shares() {
 		if o.Live(now) && o.ID != s.ID {
 			kept = append(kept, o)
 		}
@@ -65,36 +106,35 @@ func (r *Relationship) AddShare(s Share, now time.Time) {
 	if n := len(kept) - MaxShares; n > 0 {
 		kept = kept[n:]
 	}
-	r.Shares = kept
+	r.setSelf(r.Note(), kept)
 }
 
 // UseShare drops the share id (it went into a message); false when r has none such.
 func (r *Relationship) UseShare(id string) bool {
-	i := slices.IndexFunc(r.Shares, func(s Share) bool { return s.ID == id })
+	all := r.Shares()
+	i := slices.IndexFunc(all, func(s Share) bool { return s.ID == id })
 	if i < 0 {
 		return false
 	}
-	r.Shares = slices.Delete(slices.Clone(r.Shares), i, i+1)
-	if len(r.Shares) == 0 {
-		r.Shares = nil
-	}
+	r.setSelf(r.Note(), slices.Delete(slices.Clone(all), i, i+1))
 	return true
 }
 
-// MarkRaised records that share id raised thought pressure at now (copy on write).
+// MarkRaised records that share id raised thought pressure at now.
 func (r *Relationship) MarkRaised(id string, now time.Time) {
-	i := slices.IndexFunc(r.Shares, func(s Share) bool { return s.ID == id })
+	all := r.Shares()
+	i := slices.IndexFunc(all, func(s Share) bool { return s.ID == id })
 	if i < 0 {
 		return
 	}
-	shares := slices.Clone(r.Shares)
+	shares := slices.Clone(all)
 	shares[i].Raised = now
-	r.Shares = shares
+	r.setSelf(r.Note(), shares)
 }
 
-// SelfNote is text made fit for a self note: spaces folded within lines, blank lines
+// CleanSelfNote is text made fit for a self note: spaces folded within lines, blank lines
 // dropped, at most SelfNoteMax characters (cut at a line or word when one is near).
-func SelfNote(text string) string {
+func CleanSelfNote(text string) string {
 	var lines []string
 	for l := range strings.SplitSeq(text, "\n") {
 		if l = strings.Join(strings.Fields(l), " "); l != "" {

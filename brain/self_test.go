@@ -18,26 +18,26 @@ func TestShares(t *testing.T) {
 	r.AddShare(mk("b", 3), t0)
 	r.AddShare(mk("c", 3), t0)
 	r.AddShare(mk("d", 3), t0)
-	if got := ids(r.Shares); got != "b c d" {
+	if got := ids(r.Shares()); got != "b c d" {
 		t.Errorf("after 4 shares: %q, want the newest %d (b c d)", got, MaxShares)
 	}
-	r.Shares[0] = mk("b", 1) // b now expires after a day
+	r.Self.Shares[0] = mk("b", 1) // b now expires after a day (in place: only this test may)
 	later := t0.Add(36 * time.Hour)
-	snapshot := r.Shares
+	snapshot := r.Shares()
 	if got := ids(r.Shareable(later)); got != "c d" {
 		t.Errorf("shareable after b expired: %q, want c d", got)
 	}
-	if ids(r.Shares) != "b c d" {
-		t.Errorf("Shareable changed the relationship: %q", ids(r.Shares))
+	if ids(r.Shares()) != "b c d" {
+		t.Errorf("Shareable changed the relationship: %q", ids(r.Shares()))
 	}
 	r.AddShare(mk("e", 7), later)
-	if got := ids(r.Shares); got != "c d e" {
+	if got := ids(r.Shares()); got != "c d e" {
 		t.Errorf("adding after b expired: %q, want c d e", got)
 	}
 	if !r.UseShare("d") || r.UseShare("d") {
 		t.Error("UseShare(d): want true once, then false")
 	}
-	if got := ids(r.Shares); got != "c e" {
+	if got := ids(r.Shares()); got != "c e" {
 		t.Errorf("after using d: %q", got)
 	}
 	if ids(snapshot) != "b c d" {
@@ -53,7 +53,7 @@ func ids(ss []Share) string {
 	return strings.Join(b, " ")
 }
 
-func TestSelfNote(t *testing.T) {
+func TestCleanSelfNote(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, in, want string
@@ -61,12 +61,12 @@ func TestSelfNote(t *testing.T) {
 		{"folded", "  She  calls me\t'the owl'.\n\n\nI think  rain is underrated. ", "She calls me 'the owl'.\nI think rain is underrated."},
 		{"empty", " \n ", ""},
 	} {
-		if got := SelfNote(tc.in); got != tc.want {
+		if got := CleanSelfNote(tc.in); got != tc.want {
 			t.Errorf("%s: SelfNote = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 	long := strings.Repeat("héron ", 400)
-	got := SelfNote(long)
+	got := CleanSelfNote(long)
 	if n := utf8.RuneCountInString(got); n > SelfNoteMax || n < SelfNoteMax*4/5 {
 		t.Errorf("a %d-rune note kept %d runes, want ≤ %d (cut near the end)", utf8.RuneCountInString(long), n, SelfNoteMax)
 	}

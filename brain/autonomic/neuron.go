@@ -181,6 +181,11 @@ type ThoughtConfig struct {
 // neuron may raise it again (the run chose silence, or the person wrote first).
 const ShareAgain = 24 * time.Hour
 
+// ShareScanEvery is how often the thought-pressure neuron looks through the relationships
+// for a share to raise: a thought that waited a night may wait a minute more, and an idle
+// tick stays a tick that does not walk every relationship.
+const ShareScanEvery = time.Minute
+
 // ThoughtPressure raises thought pressure for a chat whose relationship holds a thought
 // anima might share (Relationship.Shares, left by the dream): a thought_pressure signal
 // with the share's text, reason thought and the share's id as Ref, which the brain keeps
@@ -197,8 +202,9 @@ const ShareAgain = 24 * time.Hour
 // so one fresh thought gives 0.29, one an AgeUnit old or two fresh ones give 0.5. It emits
 // a thought_pressure signal on a noticeable change and when v crosses 0.5 upward.
 type ThoughtPressure struct {
-	cfg ThoughtConfig
-	det Detector
+	cfg     ThoughtConfig
+	det     Detector
+	scanned time.Time // the last look for a share to raise
 }
 
 var _ brain.Neuron = (*ThoughtPressure)(nil)
@@ -237,17 +243,23 @@ func (n *ThoughtPressure) Check(now time.Time, st *brain.State) (brain.Signal, b
 	return brain.Signal{Type: brain.SignalThoughtPressure, Source: n.Name(), Value: v, At: now}, true
 }
 
-// share raises the first share due to be raised, marking it raised.
+// share raises the first share due to be raised, marking it raised; it looks once per
+// ShareScanEvery (again at once after raising one: there may be more).
 func (n *ThoughtPressure) share(now time.Time, st *brain.State) (brain.Signal, bool) {
+	if !n.scanned.IsZero() && now.Sub(n.scanned) < ShareScanEvery && !now.Before(n.scanned) {
+		return brain.Signal{}, false
+	}
+	n.scanned = now
 	for _, rel := range st.Rels {
-		if len(rel.Shares) == 0 || rel.Group || rel.Dormant || rel.UnansweredProactive > 0 {
+		if rel.Self == nil || rel.Group || rel.Dormant || rel.UnansweredProactive > 0 {
 			continue
 		}
-		for _, s := range rel.Shares {
+		for _, s := range rel.Self.Shares {
 			if !s.Live(now) || (!s.Raised.IsZero() && now.Sub(s.Raised) < ShareAgain) || pending(st, rel.Chat, s.ID) {
 				continue
 			}
 			rel.MarkRaised(s.ID, now)
+			n.scanned = time.Time{}
 			return brain.Signal{Type: brain.SignalThoughtPressure, Source: n.Name(), Chat: rel.Chat, Text: s.Text,
 				Ref: s.ID, Detail: brain.ReasonThought, Value: 1, At: now}, true
 		}

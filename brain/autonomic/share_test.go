@@ -26,22 +26,22 @@ func TestThoughtPressureShares(t *testing.T) {
 		{"dormant", brain.Relationship{Dormant: true}, nil, time.Hour, false},
 		{"unanswered opener", brain.Relationship{UnansweredProactive: 1}, nil, time.Hour, false},
 		{"waiting as a gated thought", brain.Relationship{}, &brain.Thought{Chat: 7, Gated: true, Ref: "s1"}, time.Hour, false},
-		{"raised an hour ago", brain.Relationship{Shares: []brain.Share{withRaised(share, t0)}}, nil, time.Hour, false},
-		{"raised a day ago", brain.Relationship{Shares: []brain.Share{withRaised(share, t0)}}, nil, ShareAgain, true},
+		{"raised an hour ago", brain.Relationship{Self: &brain.Self{Shares: []brain.Share{withRaised(share, t0)}}}, nil, time.Hour, false},
+		{"raised a day ago", brain.Relationship{Self: &brain.Self{Shares: []brain.Share{withRaised(share, t0)}}}, nil, ShareAgain, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			st := brain.NewState(time.UTC)
 			rel := tc.rel
 			rel.Chat, rel.User = 7, 7
-			if rel.Shares == nil {
-				rel.Shares = []brain.Share{share}
+			if rel.Self == nil {
+				rel.Self = &brain.Self{Shares: []brain.Share{share}}
 			}
 			if tc.thought != nil {
 				st.Thoughts = append(st.Thoughts, *tc.thought)
 			}
 			r := st.Upsert(rel)
-			before := r.Shares
+			before := r.Shares()
 			n := NewThoughtPressure(ThoughtConfig{AgeUnit: time.Hour}, DefaultDetectorConfig())
 			now := t0.Add(tc.at)
 			s, ok := n.Check(now, st)
@@ -55,8 +55,8 @@ func TestThoughtPressureShares(t *testing.T) {
 			if s.Type != brain.SignalThoughtPressure || s.Text != share.Text || s.Ref != "s1" || s.Detail != brain.ReasonThought {
 				t.Errorf("signal %+v", s)
 			}
-			if !r.Shares[0].Raised.Equal(now) {
-				t.Errorf("share raised at %v, want %v", r.Shares[0].Raised, now)
+			if !r.Shares()[0].Raised.Equal(now) {
+				t.Errorf("share raised at %v, want %v", r.Shares()[0].Raised, now)
 			}
 			if before[0].Raised.Equal(now) {
 				t.Error("the share was changed in place: a wake's snapshot shares its array")

@@ -72,7 +72,7 @@ func richWake() brain.Wake {
 			Text: "ask about the dentist", Detail: "Sam had a dentist appointment", Due: t0.Add(-2 * time.Hour)},
 	)
 	w.Rel.UnansweredProactive = 1
-	w.Rel.Self = selfNote
+	w.Rel.Self = &brain.Self{Note: selfNote}
 	return w
 }
 
@@ -167,7 +167,7 @@ func TestPromptGolden(t *testing.T) {
 		w := proactiveWake()
 		w.Profile = brain.ProfileDream
 		w.Reason = brain.Reason{Code: "dream", Text: "the day is over"}
-		w.Rel.Self, w.Rel.Shares = selfNote, goldenShares()
+		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
 		return w
 	}
 	share := func() brain.Wake {
@@ -176,7 +176,7 @@ func TestPromptGolden(t *testing.T) {
 		w.Gated = true
 		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought_pressure", Chat: 42,
 			Text: goldenShares()[1].Text, Ref: "sh1", Detail: brain.ReasonThought, At: t0}}
-		w.Rel.Self, w.Rel.Shares = selfNote, goldenShares()
+		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
 		w.Rel.Rhythm = eveningRhythm(w.Loc)
 		return w
 	}

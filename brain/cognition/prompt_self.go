@@ -14,7 +14,7 @@ import (
 var self = section{name: "self", text: (*Cognition).self}
 
 func (c *Cognition) self(p *prompt) string {
-	note := p.w.Rel.Self
+	note := p.w.Rel.Note()
 	var shares []brain.Share
 	if p.profile == "dream" {
 		shares = p.w.Rel.Shareable(p.now)
@@ -52,7 +52,7 @@ func wakeShares(w brain.Wake) []brain.Share {
 		if s.Type != brain.SignalThoughtPressure || s.Detail != brain.ReasonThought || s.Ref == "" {
 			continue
 		}
-		for _, sh := range w.Rel.Shares {
+		for _, sh := range w.Rel.Shares() {
 			if sh.ID == s.Ref {
 				out = append(out, sh)
 			}

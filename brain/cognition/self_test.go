@@ -19,9 +19,9 @@ func TestShareConsumed(t *testing.T) {
 	woken.Reason, woken.Gated = brain.Reason{Code: brain.ReasonThought}, true
 	woken.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Chat: 42, Text: share.Text, Ref: "sh1",
 		Detail: brain.ReasonThought, At: t0}}
-	woken.Rel.Shares = []brain.Share{share}
+	woken.Rel.Self = &brain.Self{Shares: []brain.Share{share}}
 	silence := proactiveWake()
-	silence.Rel.Shares = []brain.Share{share}
+	silence.Rel.Self = &brain.Self{Shares: []brain.Share{share}}
 	for _, tc := range []struct {
 		name     string
 		w        brain.Wake

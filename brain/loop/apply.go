@@ -61,7 +61,7 @@ func (l *Loop) applyInLoop(in brain.Intent) {
 		}
 	case brain.SetSelfNote:
 		if rel := l.st.Rel(v.Chat); rel != nil {
-			rel.Self = brain.SelfNote(v.Note)
+			rel.SetNote(v.Note)
 			l.changed.rels[v.Chat] = true
 		}
 	case brain.ShareLater:

@@ -32,8 +32,8 @@ func TestApplyFromOutside(t *testing.T) {
 	}
 	h.stop()
 	rel := h.st.Rel(1)
-	if rel.Self != "the owl joke" || len(rel.Shares) != 1 || rel.Shares[0].ID != "b" {
-		t.Errorf("state after Apply: self %q, shares %+v; want the note and share b", rel.Self, rel.Shares)
+	if rel.Note() != "the owl joke" || len(rel.Shares()) != 1 || rel.Shares()[0].ID != "b" {
+		t.Errorf("state after Apply: self %q, shares %+v; want the note and share b", rel.Note(), rel.Shares())
 	}
 	if h.st.Rel(99) != nil {
 		t.Error("Apply made a relationship")
@@ -41,8 +41,8 @@ func TestApplyFromOutside(t *testing.T) {
 	h.store.mu.Lock()
 	saved := h.store.rels[1]
 	h.store.mu.Unlock()
-	if saved.Self != "the owl joke" || len(saved.Shares) != 1 {
-		t.Errorf("persisted at stop: self %q, shares %+v", saved.Self, saved.Shares)
+	if saved.Note() != "the owl joke" || len(saved.Shares()) != 1 {
+		t.Errorf("persisted at stop: self %q, shares %+v", saved.Note(), saved.Shares())
 	}
 	if err := h.loop.Apply(ctx, []brain.Intent{brain.SetSelfNote{Chat: 1, Note: "late"}}); !errors.Is(err, loop.ErrStopped) {
 		t.Errorf("Apply after the stop = %v, want ErrStopped", err)

@@ -48,7 +48,7 @@ func (selfNoteTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResu
 		return brain.ToolResult{}, fmt.Errorf("the note is %d characters; at most %d: shorten it and call again", n, brain.SelfNoteMax)
 	}
 	return brain.ToolResult{Content: "noted",
-		Intents: []brain.Intent{brain.SetSelfNote{Chat: call.Chat, Note: brain.SelfNote(a.Note)}}}, nil
+		Intents: []brain.Intent{brain.SetSelfNote{Chat: call.Chat, Note: brain.CleanSelfNote(a.Note)}}}, nil
 }
 
 // shareLaterTool is innerlife_share_later: the dream leaves a thought to share.
