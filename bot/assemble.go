@@ -210,7 +210,9 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 	if s.tg != nil {
 		media = s.tg
 	}
-	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil)
+	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil, func(ctx context.Context, intents []brain.Intent) error {
+		return s.loop.Apply(ctx, intents) // built below, before any job runs
+	})
 	deps := p.LoopDeps()
 	deps.Media, deps.StateStore, deps.DeadLetters, deps.Drafter = media, store, store, drafter(cfg.Telegram, s.tg)
 	users := userForgetter{store: store, index: p.Memory, states: p.Memory, sched: s.sched, usage: s.usage}

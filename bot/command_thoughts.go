@@ -26,6 +26,11 @@ func (c *commands) thoughts(_ context.Context, in call) (loop.CommandResult, err
 			parts = append(parts, text)
 		}
 	}
+	if !in.group {
+		if s := strings.TrimPrefix(selfThoughts(in.view), "\n\n"); s != "" {
+			parts = append(parts, s)
+		}
+	}
 	if c.states != nil {
 		lines, err := c.states.HowTheyAre(in.sig.Chat, in.sig.User)
 		if err != nil {
@@ -53,6 +58,31 @@ func howTheyAreText(lines []brain.StateLine, loc *time.Location) string {
 	fmt.Fprintf(&b, "How you have seemed to me lately (I keep this for %d days):", int(brain.StateFades/(24*time.Hour)))
 	for i := len(lines) - 1; i >= 0; i-- {
 		fmt.Fprintf(&b, "\n• %s (%s)", lines[i].Text, lines[i].At.In(loc).Format("Mon 2 Jan"))
+	}
+	return b.String()
+}
+// selfThoughts is what /thoughts adds in a private chat: anima's own note about the
+// two of them and the thoughts it kept to share, as the loop holds them (view.Rel). Shown
+// for the same reason as the journal: what anima keeps about a person, the person may
+// read. "" without either.
+func selfThoughts(view loop.CommandView) string {
+	rel, loc := view.Rel, view.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	shares := rel.Shareable(view.Now)
+	if rel.Note() == "" && len(shares) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if rel.Note() != "" {
+		b.WriteString("\n\nMy own note about us:\n" + rel.Note())
+	}
+	for i, s := range shares {
+		if i == 0 {
+			b.WriteString("\n\nThings I might bring up:")
+		}
+		b.WriteString("\n• " + s.Text + " (until " + s.Expires.In(loc).Format("Mon 2 Jan") + ")")
 	}
 	return b.String()
 }

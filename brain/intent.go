@@ -49,6 +49,8 @@ func HomeOf(in Intent) Home {
 		return InLoop
 	case UpdateState: // agent-wide energy and alertness
 		return InLoop
+	case SetSelfNote, ShareLater, ShareUsed: // the chat's relationship (self.go)
+		return InLoop
 	case PluginChange: // the plugin's own bucket
 		return InTurn
 	case SetVoice: // the chat's relationship

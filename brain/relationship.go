@@ -42,6 +42,9 @@ type Relationship struct {
 	// Openers is the opener ledger (opener.go): the last LedgerSize messages anima wrote
 	// first, oldest first. Replaced, never changed in place.
 	Openers []Opener `json:"openers,omitempty"`
+	// Self is something of anima's own (self.go), from the dream; nil without any. A
+	// pointer, never changed in place: the struct an idle tick walks stays its size.
+	Self *Self `json:"self,omitempty"`
 }
 
 // OwnMessage reports whether a message the user writes at t (in their zone loc; before

@@ -166,7 +166,9 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store, live b
 	s.think = parts.Cognition
 	pol := parts.Policy // the scenario's seed picks the timing jitter too: a run repeats
 	s.agg, s.st = parts.Aggregator, parts.State
-	s.jobs = parts.Plugins.Jobs(dreamer{s}, parts.Journal, zone, chatsOf(s.st))
+	s.jobs = parts.Plugins.Jobs(dreamer{s}, parts.Journal, zone, chatsOf(s.st), func(ctx context.Context, intents []brain.Intent) error {
+		return s.loop.Apply(ctx, intents) // built below; applied at the next Drive
+	})
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
 	deps := parts.LoopDeps()
 	deps.Thinker, deps.Journal = thinker{s}, journal{TurnJournal: parts.Journal, s: s}

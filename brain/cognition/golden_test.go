@@ -72,7 +72,21 @@ func richWake() brain.Wake {
 			Text: "ask about the dentist", Detail: "Sam had a dentist appointment", Due: t0.Add(-2 * time.Hour)},
 	)
 	w.Rel.UnansweredProactive = 1
+	w.Rel.Self = &brain.Self{Note: selfNote}
 	return w
+}
+
+// selfNote is anima's own note about the golden relationship, from its dreams.
+const selfNote = "Sam calls me \"the owl\" since I answered at 3 am; I pretend to mind.\n" +
+	"I have come round to thinking winter birds are braver than summer ones. <b>not a tag</b>"
+
+// goldenShares are thoughts kept to share: one live, one expired (never shown).
+func goldenShares() []brain.Share {
+	return []brain.Share{
+		{ID: "sh0", Text: "an old thought", At: t0.Add(-72 * time.Hour), Expires: t0.Add(-time.Hour)},
+		{ID: "sh1", Text: "a heron waits an hour for one fish: patience as a skill, not a virtue", TiedTo: "Sam's driving lessons",
+			At: t0.Add(-8 * time.Hour), Expires: t0.Add(48 * time.Hour)},
+	}
 }
 
 // eveningRhythm is the learned rhythm of someone who writes on weekday evenings, in loc.
@@ -203,6 +217,17 @@ func TestPromptGolden(t *testing.T) {
 		w := proactiveWake()
 		w.Profile = brain.ProfileDream
 		w.Reason = brain.Reason{Code: "dream", Text: "the day is over"}
+		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
+		return w
+	}
+	share := func() brain.Wake {
+		w := proactiveWake()
+		w.Reason = brain.Reason{Code: brain.ReasonThought, Text: "something on my mind is due"}
+		w.Gated = true
+		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought_pressure", Chat: 42,
+			Text: goldenShares()[1].Text, Ref: "sh1", Detail: brain.ReasonThought, At: t0}}
+		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
+		w.Rel.Rhythm = eveningRhythm(w.Loc)
 		return w
 	}
 	long := func() brain.Wake { return userWake(strings.Repeat("a very long message ", 400) + "THE END") }
@@ -226,6 +251,7 @@ func TestPromptGolden(t *testing.T) {
 		{"checkin-2500", 2500, checkin, openerRecall},
 		{"missing-2500", 2500, missing, openerRecall},
 		{"dream-4000", 4000, dream, richRecall},
+		{"share-2500", 2500, share, richRecall},
 		{"long-message-1500", 1500, long, func() brain.Recall { return recall(6) }},
 		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},
 	}

@@ -24,6 +24,7 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 		out.Intents = append(out.Intents, brain.SendMessage{
 			Chat: w.Chat, Text: a.Response, Kind: k, Status: status, ReplyTo: replyTo(w), Opener: c.opener(w, k, a),
 		})
+		out.Intents = append(out.Intents, usedShares(w)...)
 	}
 	return out
 }

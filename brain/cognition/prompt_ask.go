@@ -51,7 +51,9 @@ func (c *Cognition) proactiveAsk(p *prompt) string {
 	case brain.ReasonProactive:
 		b.WriteString(" It has been quiet between you, and you may write first.")
 	case brain.ReasonThought:
-		if t := thoughts(w); t != "" {
+		if t := sharedLine(w); t != "" {
+			b.WriteString(t)
+		} else if t := thoughts(w); t != "" {
 			b.WriteString(" Something is on your mind about them: " + t + ".")
 		} else {
 			b.WriteString(" You have been thinking of them.")
@@ -91,7 +93,11 @@ func (c *Cognition) dreamAsk(p *prompt) string {
 		"above; use the tools to write one short digest journal entry (kind reflection), to open concerns for " +
 		"what the day's conversation implied that no concern follows yet (an upcoming event, a worry, a plan; " +
 		"with a check-in time when there is one), to touch or close concerns, to fold the journal entries listed " +
-		"to fold into a few themes, and to remember what matters. When you are done, stop: no answer is needed."
+		"to fold into a few themes, and to remember what matters. Then, as yourself: rewrite your own note about " +
+		"the two of you with innerlife_self_note (what you have been thinking about, opinions you formed, running " +
+		"jokes; keep what still matters), and keep 0 to 3 thoughts you might share when you next write first with " +
+		"innerlife_share_later (tied to something they said or to an interest; none is fine). When you are done, " +
+		"stop: no answer is needed."
 }
 
 // thoughts is the texts of the wake's thoughts (what a check-in or a thought of its own is

@@ -74,6 +74,9 @@ func (c *Cognition) topicLine(w brain.Wake) string {
 	case "checkin":
 		return head + ": you planned to check in about it; ask how it went, warmly. "
 	case "share":
+		if len(wakeShares(w)) > 0 {
+			return "" // sharedLine has named it, with what it is tied to
+		}
 		return head + ", which has been on your mind. "
 	}
 	return head + " (one of your interests) when nothing of theirs is worth picking up: a small thought of your " +

@@ -86,6 +86,8 @@ type Loop struct {
 	in        *Inbox
 	done      chan result
 	redeliver chan []brain.Outgoing // Redeliver's entries
+	applied   chan []brain.Intent   // Apply's intents
+	stopped   chan struct{}         // closed when Run stops: Apply takes no more
 
 	// owned by the Run goroutine
 	st      *brain.State
@@ -175,6 +177,8 @@ func New(in *Inbox, send Sender, cfg Config, deps Deps) *Loop {
 		// ends while stop waits only for the WaitGroup, or after Run returned.
 		done:      make(chan result, max(64, cfg.MaxConcurrent)),
 		redeliver: make(chan []brain.Outgoing, 16),
+		applied:   make(chan []brain.Intent, 16),
+		stopped:   make(chan struct{}),
 		st:        deps.State,
 		stepper:   stepper,
 		changed:   stepper.changed,
@@ -240,6 +244,8 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.step(work, l.deps.Clock.Now(), sigs, false)
 		case r := <-l.done:
 			l.finish(work, r)
+		case intents := <-l.applied:
+			l.applyOutside(intents)
 		case entries := <-l.redeliver:
 			l.Deliver(entries)
 			l.startNext(work, entries[0].Msg.Chat)
@@ -297,6 +303,11 @@ func (l *Loop) stop(ctx context.Context, cancelWork context.CancelFunc) error {
 			}
 		}
 		break
+	}
+	// What Apply handed over is applied and persisted with the rest.
+	close(l.stopped)
+	for len(l.applied) > 0 {
+		l.applyOutside(<-l.applied)
 	}
 	// Drain results of runs that ended during the wait.
 	for {

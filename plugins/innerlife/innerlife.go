@@ -124,7 +124,7 @@ func (p *Plugin) Name() string { return Name }
 
 // Tools implements plugins.Toolbox.
 func (p *Plugin) Tools() []brain.Tool {
-	return []brain.Tool{concernTool{p}, journalTool{p}, reflectTool{p}}
+	return []brain.Tool{concernTool{p}, journalTool{p}, reflectTool{p}, selfNoteTool{}, shareLaterTool{}}
 }
 
 // Neurons implements plugins.Sensor: the check-in neuron.
