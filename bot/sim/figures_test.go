@@ -58,6 +58,12 @@ func TestTimingFigures(t *testing.T) {
 					t.Errorf("summary lacks %q:\n%s", want, b.String())
 				}
 			}
+			// Issue 26: the summary speaks in words, not the code's names.
+			for _, code := range []string{"not-ready", "user=", "reply=", "concern_checkin", "followup", "* judged", "live active"} {
+				if strings.Contains(b.String(), code) {
+					t.Errorf("summary speaks in code (%q):\n%s", code, b.String())
+				}
+			}
 		})
 	}
 }

@@ -75,8 +75,9 @@ func Draw(w io.Writer, t sim.Picture) error {
 // their data areas aligned so that one instant is one column of pixels in both.
 func layout(c draw.Canvas, top, bottom *plot.Plot, leg *plot.Legend) {
 	legW := leg.Rectangle(c).Size().X
-	leg.Draw(draw.Crop(c, c.Size().X-legW-vg.Points(legendGap/2), 0, 0, -vg.Points(legendGap)))
-	panels := draw.Crop(c, 0, -legW-vg.Points(legendGap), 0, 0)
+	gap := vg.Points(legendGap)
+	leg.Draw(draw.Crop(c, c.Size().X-legW-gap, -gap/2, 0, -gap))
+	panels := draw.Crop(c, gap/2, -legW-2*gap, 0, 0)
 	h := panels.Size().Y
 	cs := []draw.Canvas{
 		draw.Crop(panels, 0, 0, h*(1-pressureShare), 0),
