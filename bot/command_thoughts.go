@@ -61,6 +61,7 @@ func howTheyAreText(lines []brain.StateLine, loc *time.Location) string {
 	}
 	return b.String()
 }
+
 // selfThoughts is what /thoughts adds in a private chat: anima's own note about the
 // two of them and the thoughts it kept to share, as the loop holds them (view.Rel). Shown
 // for the same reason as the journal: what anima keeps about a person, the person may

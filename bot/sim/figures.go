@@ -259,7 +259,7 @@ func (f *timing) asleep(at time.Time, loc *time.Location) bool {
 
 // write prints the figures for summary.txt.
 func (f timing) write(w io.Writer, days int, loc *time.Location) {
-	fmt.Fprintln(w, "\ntiming (messages anima sent first: proactive, follow-ups, check-ins):")
+	fmt.Fprintln(w, "\nwhen anima wrote first (proactive messages, follow-ups and check-ins):")
 	judged := fmt.Sprintf("from day %d, after a week of history", historyDays+1)
 	if days <= historyDays {
 		judged = "all days (the run is too short for a week of history)"
@@ -268,40 +268,52 @@ func (f timing) write(w io.Writer, days int, loc *time.Location) {
 	if f.judged > 0 {
 		share = 100 * float64(f.inside) / float64(f.judged)
 	}
-	fmt.Fprintf(w, "  inside the user's active hours, %s: %d of %d (%.0f%%) by the profile at the send (what the gate saw); %d of %d by the end-of-run profile\n",
+	fmt.Fprintf(w, "  inside the user's active hours, %s: %d of %d (%.0f%%) by what anima had learned when it wrote (what its rhythm gate saw); %d of %d in hindsight, by what the whole run shows\n",
 		judged, f.inside, f.judged, share, f.insideEnd, f.judged)
-	fmt.Fprintf(w, "  first messages inside their hours (within %s of when the scenario has them write that day): week 1 %d/%d",
+	fmt.Fprintf(w, "  first messages inside their hours (within %s of a time the scenario has them write that day): in week 1, %d of %d",
 		brain.Duration(theirMargin),
 		f.weeks[0].inside, f.weeks[0].sends)
 	if days > historyDays {
-		fmt.Fprintf(w, ", week 2 %d/%d", f.weeks[1].inside, f.weeks[1].sends)
+		fmt.Fprintf(w, "; in week 2, %d of %d", f.weeks[1].inside, f.weeks[1].sends)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  active hours learned: %s; inferred sleep: %s\n", activeSummary(&f.profile), sleepSummary(&f.profile))
-	fmt.Fprintf(w, "  send times: %d sends at %d distinct minutes of the day; %d distinct minute offsets from their trigger",
+	fmt.Fprintf(w, "  active hours anima learned: %s; the user's sleep as inferred: %s\n", activeSummary(&f.profile), sleepSummary(&f.profile))
+	fmt.Fprintf(w, "  send times: %d messages at %d different minutes of the day, with %d different delays after the moment their rule allowed them",
 		f.sends, f.clock, f.offsets)
 	if f.sends > 0 {
 		fmt.Fprintf(w, " (%s to %s)", brain.Duration(f.offMin), brain.Duration(f.offMax))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  check-ins: %d sent of %d due (%d within a day of coming due); %d carried by a reply (the user wrote first, within a day)\n",
-		f.checkinsSent, f.checkinsDue, f.checkinsInDay, f.checkinsCarried)
-	fmt.Fprintf(w, "  follow-ups: %d, %d of them in the user's inferred sleep\n", f.followups, f.followupsAsleep)
-	fmt.Fprintln(w, "  sends (local time, reason, offset from trigger; live: the profile the wake saw, end: the end-of-run profile; * judged):")
+	fmt.Fprintf(w, "  check-ins: %d came due; anima sent %d, %d of them within a day of coming due; %d it took up in a reply instead (the user wrote first, within a day)\n",
+		f.checkinsDue, f.checkinsSent, f.checkinsInDay, f.checkinsCarried)
+	fmt.Fprintf(w, "  follow-ups: %d sent, %d of them in the user's inferred sleep\n", f.followups, f.followupsAsleep)
+	fmt.Fprintln(w, "  each message anima wrote first, in the user's local time: why, how long after its rule allowed it, whether its hour")
+	fmt.Fprintln(w, "  was one of the user's active hours as anima knew them then and in hindsight, and whether it counts in the share above:")
 	for _, r := range f.list {
-		mark := " "
+		counted := "not counted (the first week)"
 		if r.judged {
-			mark = "*"
+			counted = "counted"
 		}
-		fmt.Fprintf(w, "   %s %s  %-16s +%-8s live %-9s end %s\n", mark, r.s.at.In(loc).Format("Mon 01-02 15:04"), r.s.code,
-			brain.Duration(r.s.at.Sub(r.s.trigger).Truncate(time.Minute)), liveWord(r.s), activeWord(r.end))
+		fmt.Fprintf(w, "    %s  %-9s %7s after  then: %-16s in hindsight: %-12s %s\n", r.s.at.In(loc).Format("Mon 02 Jan 15:04"), reasonWord(r.s.code),
+			brain.Duration(r.s.at.Sub(r.s.trigger).Truncate(time.Minute)), liveWord(r.s), activeWord(r.end), counted)
 	}
+}
+
+// reasonWord names a wake's reason code in words.
+func reasonWord(code string) string {
+	switch code {
+	case brain.ReasonFollowup:
+		return "follow-up"
+	case brain.ReasonConcernCheckin:
+		return "check-in"
+	}
+	return code
 }
 
 // liveWord says what the live profile said of a send's hour.
 func liveWord(s simSend) string {
 	if !s.ready {
-		return "not-ready"
+		return "not learned yet"
 	}
 	return activeWord(s.live)
 }
@@ -310,7 +322,7 @@ func activeWord(on bool) string {
 	if on {
 		return "active"
 	}
-	return "off"
+	return "not active"
 }
 
 // activeSummary says how many hours of the week are active, or that the profile is not

@@ -52,10 +52,16 @@ func TestTimingFigures(t *testing.T) {
 			if err := tl.writeSummary(&b); err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{"inside the user's active hours, from day 8", "first messages inside their hours", "week 2 ",
-				"distinct minute offsets", "check-ins:", "in the user's inferred sleep"} {
+			for _, want := range []string{"inside the user's active hours, from day 8", "first messages inside their hours", "in week 2, ",
+				"different delays after the moment their rule allowed them", "check-ins:", "in the user's inferred sleep"} {
 				if !strings.Contains(b.String(), want) {
 					t.Errorf("summary lacks %q:\n%s", want, b.String())
+				}
+			}
+			// Issue 26: the summary speaks in words, not the code's names.
+			for _, code := range []string{"not-ready", "user=", "reply=", "concern_checkin", "followup", "* judged", "live active"} {
+				if strings.Contains(b.String(), code) {
+					t.Errorf("summary speaks in code (%q):\n%s", code, b.String())
 				}
 			}
 		})

@@ -72,9 +72,9 @@ func (t *timeline) writeLedger(w io.Writer) {
 		if sub := so.o.Subject; strings.HasPrefix(sub, "interest:") {
 			chosen = " [" + sub + "]"
 		} else if kind, _, ok := strings.Cut(sub, ":"); ok {
-			chosen = " [" + kind + "]" // a concern's id is random: the listing repeats without it
+			chosen = " [" + strings.ReplaceAll(kind, "checkin", "check-in") + "]" // a concern's id is random: the listing repeats without it
 		}
-		fmt.Fprintf(w, "  %s  %-11s %s%s\n", so.at.In(t.loc).Format("Mon 01-02 15:04"), so.o.Kind, topic, chosen)
+		fmt.Fprintf(w, "  %s  %-11s %s%s\n", so.at.In(t.loc).Format("Mon 01-02 15:04"), openerKindWords(so.o.Kind), topic, chosen)
 	}
 	fmt.Fprintf(w, "  repeats within %d openers: %d (target 0)\n", brain.RecentOpeners, openerRepeats(t.ledger))
 }
@@ -102,4 +102,17 @@ func (s *openerScript) reply(req openai.ChatCompletionRequest) openaitest.Reply 
 		}
 	}
 	return openaitest.OpenerAnswer(s.text, s.status, 0.9, topic)
+}
+
+// openerKindWords names an opener's kind in the summary's words.
+func openerKindWords(k brain.OpenerKind) string {
+	switch k {
+	case brain.OpenerMissingYou:
+		return "missing you"
+	case brain.OpenerCheckin:
+		return "check-in"
+	case brain.OpenerFollowup:
+		return "follow-up"
+	}
+	return string(k)
 }

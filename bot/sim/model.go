@@ -60,7 +60,7 @@ func (m *simModel) prepare(w brain.Wake, now time.Time, day int, roll float64) {
 			m.next = []openaitest.Reply{openaitest.OpenerAnswer("", m.sc.ProactiveStatus, 0.9, "")}
 			return
 		}
-		m.opener = &openerScript{fmt.Sprintf("Thinking of you (%s #%d): how are things?", w.Reason.Code, m.n), m.sc.ProactiveStatus}
+		m.opener = &openerScript{fmt.Sprintf("Thinking of you (%s #%d): how are things?", strings.ReplaceAll(w.Reason.Code, "followup", "follow-up"), m.n), m.sc.ProactiveStatus}
 		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
 	case brain.ReasonConcernCheckin:
 		m.opener = &openerScript{fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), m.sc.ProactiveStatus}

@@ -3,6 +3,8 @@ package sim
 import (
 	"io"
 	"time"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // Picture is what timeline.png shows of a scenario run, for Options.Draw (package
@@ -13,7 +15,13 @@ type Picture struct {
 	Start time.Time      // the first step
 	Days  int
 	Step  time.Duration
-	Steps []PictureStep
+	// Threshold is the social pressure at which anima may write first after a silence of
+	// MinSilence (proactive.min_silence): brain.Pressure(MinSilence, MinSilence), 0.5. It
+	// is 0 when proactive contact is off. Unanswered first messages raise the silence
+	// needed (habituation), and a closed conversation needs four times as long.
+	Threshold  float64
+	MinSilence time.Duration
+	Steps      []PictureStep
 }
 
 // PictureStep is one step of the run as the picture shows it.
@@ -36,6 +44,9 @@ type Drawer func(w io.Writer, p Picture) error
 func (t *timeline) picture() Picture {
 	p := Picture{Name: t.sc.Name, Loc: t.loc, Start: t.start, Days: t.sc.Days, Step: t.sc.Step.Std(),
 		Steps: make([]PictureStep, len(t.rows))}
+	if t.pol.Enabled && t.pol.MaxPerDay > 0 {
+		p.Threshold, p.MinSilence = brain.Pressure(t.pol.MinSilence, t.pol.MinSilence), t.pol.MinSilence
+	}
 	for i, r := range t.rows {
 		p.Steps[i] = PictureStep{At: r.at, Pressure: r.pressure, Quiet: r.quiet, Blocked: r.blocked, Active: r.active,
 			Wakes: r.wakes, Dreams: r.dreams, User: r.msgs[msgUser], Reply: r.msgs[msgReply], Proactive: r.msgs[msgProactive],

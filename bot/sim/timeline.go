@@ -123,7 +123,7 @@ func (t *timeline) dream(at time.Time, r brain.Reason) {
 // listed adds a wake line and returns the index of at's local day, if inside the run.
 func (t *timeline) listed(at time.Time, r brain.Reason) (int, bool) {
 	local := at.In(t.loc)
-	t.wakeLines = append(t.wakeLines, fmt.Sprintf("%s  %s: %s", local.Format("Mon 02 Jan 15:04"), r.Code, r.Text))
+	t.wakeLines = append(t.wakeLines, fmt.Sprintf("%s  %s: %s", local.Format("Mon 02 Jan 15:04"), reasonWord(r.Code), r.Text))
 	a := time.Date(t.start.Year(), t.start.Month(), t.start.Day(), 12, 0, 0, 0, time.UTC)
 	b := time.Date(local.Year(), local.Month(), local.Day(), 12, 0, 0, 0, time.UTC)
 	d := int(b.Sub(a).Hours() / 24)
@@ -245,21 +245,19 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	if name == "" {
 		name = "(unnamed)"
 	}
-	fmt.Fprintf(w, "scenario %s: %d days from %s, seed %d, user zone %s, step %s\n",
-		name, t.sc.Days, t.sc.Start, t.sc.Seed, t.loc, t.sc.Step)
+	fmt.Fprintf(w, "scenario %s: %d days from %s (random seed %d) in the user's time zone %s, the clock advancing %s a step\n",
+		name, t.sc.Days, t.sc.Start, t.sc.Seed, t.loc, brain.Duration(t.sc.Step.Std()))
 	if t.model != "" {
 		fmt.Fprintf(w, "live model: %s\n", t.model)
 	}
 	fmt.Fprintln(w)
 	printPerDay(w, t.result(), "simulated days")
 	msgs, wakes, calls, silent, failed, refused, dreams := t.totals()
-	fmt.Fprintf(w, "\nwakes: %d; dreams: %d; model requests: %d; proactive runs that said nothing: %d; failed runs: %d\n",
+	fmt.Fprintf(w, "\nanima woke %d times (for a message, a reminder or a moment it might write first), dreamed %d times and sent the model %d requests; %d times it could have written first and chose silence, and %d runs failed\n",
 		wakes, dreams, calls, silent, failed)
-	fmt.Fprint(w, "messages:")
-	for i, n := range msgs {
-		fmt.Fprintf(w, " %s=%d", msgNames[i], n)
-	}
-	fmt.Fprintf(w, "\nrefused because the user blocked the bot: %d\n", refused)
+	fmt.Fprintf(w, "messages: %d from the user, %d replies from anima, %d anima wrote first (check-ins included), %d follow-up(s), %d other(s) (reminders, apologies)\n",
+		msgs[msgUser], msgs[msgReply], msgs[msgProactive], msgs[msgFollowup], msgs[msgOther])
+	fmt.Fprintf(w, "messages refused because the user had blocked the bot: %d\n", refused)
 	t.measure().write(w, t.sc.Days, t.loc)
 	t.writeLedger(w)
 	t.writeOpeners(w)
