@@ -210,16 +210,22 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 	if s.tg != nil {
 		media = s.tg
 	}
-	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil)
+	s.jobs = plugs.Jobs(s.think, p.Journal, p.Zone, nil, func(ctx context.Context, intents []brain.Intent) error {
+		return s.loop.Apply(ctx, intents) // built below, before any job runs
+	})
 	deps := p.LoopDeps()
 	deps.Media, deps.StateStore, deps.DeadLetters, deps.Drafter = media, store, store, drafter(cfg.Telegram, s.tg)
-	users := userForgetter{store: store, index: p.Memory, sched: s.sched, usage: s.usage}
+	users := userForgetter{store: store, index: p.Memory, states: p.Memory, sched: s.sched, usage: s.usage}
 	if s.tg != nil {
 		users.channel = s.tg
 	}
 	deps.Commands = &commands{persona: cfg.Persona.Name, forget: pluginForgetter{forgetter: users, set: plugs.set},
 		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
-		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp}
+		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp, states: p.Memory}
+	if cfg.LLM.SpeechModel != "" && s.tg != nil { // the console cannot play a voice note
+		deps.Speaker = p.Cognition
+		deps.Commands.(*commands).speech = voiceReplies{mode: cfg.VoiceMode(), daily: cfg.Limits.SpeechPerUserPerDay.Std(), meter: p.Cognition}
+	}
 	lc := LoopConfig(cfg, opts.Console)
 	lc.StopGrace = opts.StopGrace // 0: the loop's own
 	s.loop = loop.New(s.inbox, s.ch, lc, deps)
@@ -234,7 +240,7 @@ func LoopConfig(cfg config.Config, console bool) loop.Config {
 		runsPerMinute = -1 // no limit
 	}
 	return loop.Config{Tick: cfg.Brain.Tick.Std(), Apology: cfg.Persona.Apology, LogText: cfg.Log.MessageText,
-		LogReplies: cfg.Log.Replies && !console, UserRunsPerMinute: runsPerMinute}
+		LogReplies: cfg.Log.Replies && !console, UserRunsPerMinute: runsPerMinute, Voice: cfg.VoiceMode()}
 }
 
 // LoopDeps are the core loop's collaborators from the parts: clock, state, layers,

@@ -32,9 +32,9 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 	if err != nil || len(turns) != 1 {
 		t.Fatalf("history = %+v, %v", turns, err)
 	}
-	tail := storage.Key(chat, []byte{'t'}, storage.U64(turns[0].Seq)) // schema 3: one key per unfolded turn
+	tail := brain.Key(chat, []byte{'t'}, brain.U64(turns[0].Seq)) // schema 3: one key per unfolded turn
 	if err := st.Update(func(tx *storage.Tx) error {
-		if err := tx.PutRaw(storage.BucketIndex, tail, []byte{}); err != nil {
+		if err := tx.PutRaw(brain.BucketIndex, tail, []byte{}); err != nil {
 			return err
 		}
 		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3"))
@@ -59,18 +59,18 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = st.View(func(tx *storage.Tx) error {
-		if v, err := tx.GetRaw(storage.BucketIndex, tail); err != nil || v != nil {
+		if v, err := tx.GetRaw(brain.BucketIndex, tail); err != nil || v != nil {
 			t.Errorf("schema-3 tail key left: %q, %v", v, err)
 		}
 		var marked bool
 		err := tx.HistoryFrom(chat, 0, func(_, v []byte) error {
-			_, marked, err = storage.DecodeHistory(v)
+			_, marked, err = brain.DecodeHistory(v)
 			return err
 		})
 		if err != nil || !marked {
 			t.Errorf("the turn's history entry is not marked indexed: %v", err)
 		}
-		if from, ok, err := tx.Owed(storage.PartIndex); err != nil || ok {
+		if from, ok, err := tx.Owed(brain.PartIndex); err != nil || ok {
 			t.Errorf("Owed = %d, %v, %v after Assemble; want settled", from, ok, err)
 		}
 		return nil

@@ -57,6 +57,8 @@ type commands struct {
 	compact   compactor      // may be nil
 	admins    adminChecker   // may be nil: any member may change a group's settings
 	mcp       mcpStatus      // may be nil
+	speech    voiceReplies   // its meter is nil without a speech model
+	states    stateReader    // may be nil
 }
 
 // adminChecker tells a group's admins (the Telegram channel: getChatMember).
@@ -84,7 +86,8 @@ var commandList = []struct{ name, args, about string }{
 	{"timezone", "[zone]", "show or set your time zone, e.g. /timezone Europe/Berlin"},
 	{"reminders", "[page]", "your upcoming reminders, 20 a page"},
 	{"cancel", "ID", "cancel a reminder"},
-	{"thoughts", "", "what I have been thinking about lately"},
+	{"voice", "[on|off|auto]", "answer you with voice notes, or in writing"},
+	{"thoughts", "", "what I have been thinking about lately, and how you have seemed to me"},
 	{"forget", "", "delete everything I have stored about you"},
 }
 
@@ -138,6 +141,8 @@ var handlers = map[string]func(*commands, context.Context, call) (loop.CommandRe
 	"/quiet":     (*commands).quiet,
 	"/status":    (*commands).statusCmd,
 	"/timezone":  (*commands).timezone,
+	"/voice":     (*commands).voice,
+	"/thoughts":  (*commands).thoughts,
 }
 
 // Command answers one /command: anima's own through handlers, the rest through the

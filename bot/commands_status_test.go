@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -83,7 +84,7 @@ func TestStatusFormatsNextProactive(t *testing.T) {
 			if asked := fake.calls > 0; asked != tc.asked {
 				t.Fatalf("forecaster asked: %v, want %v", asked, tc.asked)
 			}
-			if tc.asked && (fake.rel != tc.rel || fake.loc != berlin || len(fake.acks) != 1) {
+			if tc.asked && (!reflect.DeepEqual(fake.rel, tc.rel) || fake.loc != berlin || len(fake.acks) != 1) {
 				t.Errorf("forecaster asked about %+v in %v with %d acks; want the view's", fake.rel, fake.loc, len(fake.acks))
 			}
 		})

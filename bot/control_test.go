@@ -60,10 +60,7 @@ func TestHotBackupWithALongStorePath(t *testing.T) {
 	}
 	_, stop := h.start()
 	defer stop()
-	h.tg.PushText(user, user, "remember the lighthouse")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("remember the lighthouse")
 	fi, err := os.Stat(bot.ControlSocket(h.cfg.Storage.Path))
 	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode().Type() != os.ModeSocket {
 		t.Fatalf("control socket: %v, mode %v; want a 0600 socket beside the store", err, fi.Mode())

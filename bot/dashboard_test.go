@@ -217,10 +217,7 @@ func TestDashboardMetricsExist(t *testing.T) {
 	addrs, stop := h.start()
 	defer stop()
 	waitMetric(waitCtx(t), t, addrs.Metrics, `anima_mcp_server_up{server="web"} 1`)
-	h.tg.PushText(user, user, "hello")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("hello")
 	resp, err := http.Get("http://" + addrs.Metrics + "/metrics")
 	if err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ func registered(t *testing.T) []string {
 	cfg.LLM.APIKey = "test-key"
 	cfg.Storage.Path = filepath.Join(t.TempDir(), "anima.db")
 	cfg.Metrics.Listen = "127.0.0.1:0"
+	cfg.LLM.SpeechModel = "gpt-4o-mini-tts" // speech's metrics exist only with a speech model
 	if !cfg.Plugins.Innerlife.Enabled {
 		t.Fatal("the default configuration should enable the inner life, whose metrics are documented too")
 	}

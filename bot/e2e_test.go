@@ -110,6 +110,19 @@ func (h *harness) start() (bot.Addrs, func()) {
 	return addrs, stop
 }
 
+// say pushes text from user in their private chat and waits for anima's first message,
+// failing the test if none comes; it returns the messages sent so far. Call it from the
+// test that made the harness (it fails h.t).
+func (h *harness) say(text string) []telegramtest.Message {
+	h.t.Helper()
+	h.tg.PushText(user, user, text)
+	sent, err := h.tg.WaitSent(waitCtx(h.t), 1)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return sent
+}
+
 // settleTicks is how many ticks of the loop settle waits out after the outbox empties.
 const settleTicks = 10
 
@@ -165,11 +178,7 @@ func TestReplyAndRestartKeepsHistory(t *testing.T) {
 	slow := openaitest.Answer("echo: hello, I'm Ada and I love sailing", "active", 0.9)
 	slow.Delay = 700 * time.Millisecond
 	h.ai.Enqueue(slow)
-	h.tg.PushText(user, user, "hello, I'm Ada and I love sailing")
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.say("hello, I'm Ada and I love sailing")
 	if want := "echo: hello, I'm Ada and I love sailing"; sent[0].Visible != want {
 		t.Fatalf("reply = %q, want %q", sent[0].Visible, want)
 	}
@@ -207,10 +216,7 @@ func TestUnauthorizedUserCostsNothing(t *testing.T) {
 	if err := h.tg.WaitPollOffset(waitCtx(t), id+1); err != nil {
 		t.Fatal(err)
 	}
-	h.tg.PushText(user, user, "hi")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("hi")
 	if n := len(h.ai.Requests()); n != 1 {
 		t.Errorf("%d model requests, want 1 (only the allowed user's)", n)
 	}
@@ -225,10 +231,7 @@ func TestRateLimitedSendIsRetriedOnce(t *testing.T) {
 	addrs, stop := h.start()
 	defer stop()
 	h.tg.FailNext("sendMessage", 1, 429, 1)
-	h.tg.PushText(user, user, "are you there?")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("are you there?")
 	settle(t, addrs.Metrics) // a duplicate would arrive right after
 	if n := len(h.tg.Sent()); n != 1 {
 		t.Fatalf("%d messages delivered after a 429, want exactly 1", n)
@@ -290,11 +293,7 @@ func TestUnparseableHTMLFallsBackToPlainText(t *testing.T) {
 	defer stop()
 	h.tg.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag"})
 	h.ai.Enqueue(openaitest.Answer("**bold** move", "active", 0.9))
-	h.tg.PushText(user, user, "format something")
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.say("format something")
 	if sent[0].ParseMode != "" || sent[0].Text != "bold move" {
 		t.Errorf("fallback = %+v, want plain text %q", sent[0], "bold move")
 	}
@@ -415,10 +414,7 @@ func TestMetricsAndHealth(t *testing.T) {
 	h := newHarness(t)
 	addrs, stop := h.start()
 	defer stop()
-	h.tg.PushText(user, user, "count me")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("count me")
 	get := func(path string) (int, string) {
 		resp, err := http.Get("http://" + addrs.Metrics + path)
 		if err != nil {
@@ -462,10 +458,7 @@ func TestForgetDeletesEverything(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	_, stop := h.start()
-	h.tg.PushText(user, user, "my secret is blue")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("my secret is blue")
 	h.tg.PushText(user, user, "/forget")
 	sent, err := h.tg.WaitSent(waitCtx(t), 2)
 	if err != nil {
@@ -493,10 +486,7 @@ func TestHotBackupRestores(t *testing.T) {
 	h := newHarness(t)
 	_, stop := h.start()
 	defer stop()
-	h.tg.PushText(user, user, "remember the lighthouse")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("remember the lighthouse")
 	fi, err := os.Stat(bot.ControlSocket(h.cfg.Storage.Path))
 	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode().Type() != os.ModeSocket {
 		t.Fatalf("control socket: %v, mode %v; want a 0600 socket beside the store", err, fi.Mode())
@@ -556,8 +546,8 @@ func TestCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	var menu []struct{ Command, Description string }
-	if err := json.Unmarshal([]byte(calls[0].Params["commands"]), &menu); err != nil || len(menu) != 9 || menu[8].Command != "forget" || menu[7].Command != "thoughts" {
-		t.Errorf("command menu = %+v (%v), want the 9 commands /help lists", menu, err)
+	if err := json.Unmarshal([]byte(calls[0].Params["commands"]), &menu); err != nil || len(menu) != 10 || menu[len(menu)-1].Command != "forget" || menu[len(menu)-2].Command != "thoughts" {
+		t.Errorf("command menu = %+v (%v), want the %d commands /help lists", menu, err, 10)
 	}
 }
 
@@ -569,10 +559,7 @@ func TestRememberedFactSurvivesRestart(t *testing.T) {
 		openaitest.Tool("core_remember", `{"attribute":"boat_name","value":"Wind Dancer"}`),
 		openaitest.Answer("What a lovely name for a boat!", "active", 0.95),
 	)
-	h.tg.PushText(user, user, "my boat is called Wind Dancer")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("my boat is called Wind Dancer")
 	stop()
 
 	_, stop = h.start()
@@ -620,10 +607,7 @@ func TestDailyTokenBudgetSurvivesRestart(t *testing.T) {
 	h := newHarness(t)
 	h.cfg.LLM.DailyTokenBudget = 1 // spent by the first answer
 	_, stop := h.start()
-	h.tg.PushText(user, user, "hello")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("hello")
 	stop()
 	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
 	if err != nil {

@@ -10,6 +10,12 @@ type unindexer interface {
 	UnindexTx(tx memory.Tx, chat int64, seqs []uint64) error
 }
 
+// stateEraser deletes a user's notes of how they are inside a transaction (memory's own
+// bucket, which the store does not know).
+type stateEraser interface {
+	ForgetHowTheyAreTx(tx memory.Tx, user int64) ([]int64, error)
+}
+
 // recounter recomputes what the scheduler keeps of the store (its pending gauge).
 type recounter interface{ Recount() error }
 
@@ -22,11 +28,13 @@ type usageForgetter interface {
 // quotes of the messages it sent).
 type chatForgetter interface{ ForgetChat(chat int64) }
 
-// userForgetter deletes a user's data from the store and the memory index together, and
-// then their counts of the day's usage and what the channel remembers of their chat.
+// userForgetter deletes a user's data from the store, the memory index and the notes of
+// how they are together (one transaction), and then their counts of the day's usage and
+// what the channel remembers of their chat.
 type userForgetter struct {
 	store   *storage.Store
 	index   unindexer      // may be nil
+	states  stateEraser    // may be nil
 	sched   recounter      // may be nil
 	usage   usageForgetter // may be nil
 	channel chatForgetter  // may be nil
@@ -40,7 +48,11 @@ func (f userForgetter) ForgetUser(user int64) (storage.ForgetReport, error) {
 	if f.index != nil {
 		un = func(tx *storage.Tx, chat int64, seqs []uint64) error { return f.index.UnindexTx(tx, chat, seqs) }
 	}
-	rep, err := f.store.ForgetUser(user, un)
+	var erase []storage.UserEraser
+	if f.states != nil {
+		erase = append(erase, func(tx *storage.Tx, user int64) ([]int64, error) { return f.states.ForgetHowTheyAreTx(tx, user) })
+	}
+	rep, err := f.store.ForgetUser(user, un, erase...)
 	if err != nil {
 		return rep, err
 	}

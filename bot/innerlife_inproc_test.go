@@ -57,10 +57,7 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 	addrs, stop := h.start()
 	c := newProactiveClock(t, clock, addrs.Metrics)
 	innerlifeCheckinScript(h.ai, clock.Now().Add(5*time.Second).Truncate(time.Second).Add(time.Second))
-	h.tg.PushText(user, user, "I have my driving test this afternoon!")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("I have my driving test this afternoon!")
 	c.settle()
 	gap := c.untilWakes(brain.ReasonConcernCheckin, 1, clock.Now(), 12*time.Second, time.Second)
 	sent, err := h.tg.WaitSent(waitCtx(t), 2)
@@ -108,10 +105,7 @@ func TestConcernCheckinHeldInQuietHours(t *testing.T) {
 	addrs, stop := h.start()
 	c := newProactiveClock(t, clock, addrs.Metrics)
 	innerlifeCheckinScript(h.ai, clock.Now().Add(5*time.Second))
-	h.tg.PushText(user, user, "I have my driving test this afternoon!")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("I have my driving test this afternoon!")
 	c.advance(9*time.Second, time.Second) // the check-in is due after 5 s; quiet hours hold it
 	stop()
 	if n := len(h.tg.Sent()); n != 1 {

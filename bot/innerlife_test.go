@@ -29,10 +29,7 @@ func TestInnerLifeCommands(t *testing.T) {
 		}},
 		openaitest.Answer("Good luck on Friday!", "active", 0.95),
 	)
-	h.tg.PushText(user, user, "My driving test is on Friday")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("My driving test is on Friday")
 	calls := len(h.ai.Requests())
 	steps := []struct {
 		send string
@@ -95,10 +92,7 @@ func TestInnerLifeBucketFilledBeforeForget(t *testing.T) {
 		}},
 		openaitest.Answer("Congratulations!", "active", 0.95),
 	)
-	h.tg.PushText(user, user, "I got the job")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("I got the job")
 	stop()
 	st := h.store()
 	tags := map[byte]int{}

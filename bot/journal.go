@@ -25,6 +25,11 @@ type factBook interface {
 	RememberTx(tx memory.Tx, chat, user int64, attribute, value string, at time.Time) error
 }
 
+// stateBook keeps the notes of how people are, per chat and user.
+type stateBook interface {
+	NoteStateTx(tx memory.Tx, chat, user int64, text string, replace bool, at time.Time) error
+}
+
 // scheduleBook stores follow-ups and reminders.
 type scheduleBook interface {
 	AddTx(tx schedule.Tx, item brain.ScheduleItem) error
@@ -42,6 +47,7 @@ type journal struct {
 	store  *storage.Store
 	index  indexer      // may be nil
 	facts  factBook     // may be nil
+	states stateBook    // may be nil
 	sched  scheduleBook // may be nil
 	upkeep upkeeper     // may be nil
 	plugs  *plugins.Set // may be nil
@@ -118,6 +124,18 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 			return nil
 		}
 		return err
+	case brain.NoteState:
+		if j.states == nil {
+			return nil
+		}
+		chat, user := v.Chat, v.User
+		if chat == 0 {
+			chat = rec.Chat
+		}
+		if user == 0 {
+			user = rec.User
+		}
+		return j.states.NoteStateTx(tx, chat, user, v.Text, v.Replace, rec.At)
 	case brain.PluginChange:
 		if j.plugs == nil {
 			return nil

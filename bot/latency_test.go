@@ -91,10 +91,7 @@ func TestReplyLatencyIsMeasured(t *testing.T) {
 	slow := openaitest.Answer("part one", "active", 0.9)
 	slow.Delay = 300 * time.Millisecond
 	h.ai.Enqueue(slow)
-	h.tg.PushText(user, user, "how long do I wait?")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("how long do I wait?")
 	lat := observedLatency(t, addrs.Metrics, "reply")
 	if n := lat.GetSampleCount(); n != 1 {
 		t.Fatalf("%d reply latencies observed, want 1", n)

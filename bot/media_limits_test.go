@@ -40,10 +40,7 @@ func TestVoiceNotesAfterUserShare(t *testing.T) {
 	h.cfg.LLM.DailyUserTokenBudget = 1 // spent by the first answer
 	addrs, stop := h.start()
 	defer stop()
-	h.tg.PushText(user, user, "hello")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("hello")
 	for range 6 {
 		h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("a long story"), 600))
 	}

@@ -69,15 +69,18 @@ func (p *Plugins) Sections(w brain.Wake, now time.Time) []brain.Section {
 // Journal returns the journal `anima run` commits turns through: inbox entries, history,
 // search index, outbox, facts, schedules and the plugins' changes in one transaction.
 func (p *Plugins) Journal(mem *memory.Memory, sched *schedule.Scheduler, log *slog.Logger) TurnJournal {
-	return &journal{store: p.store, index: mem, facts: mem, sched: sched, upkeep: mem, plugs: p.set, log: log.With("component", "journal")}
+	return &journal{store: p.store, index: mem, facts: mem, states: mem, sched: sched, upkeep: mem, plugs: p.set, log: log.With("component", "journal")}
 }
 
 // Jobs returns the runner of the plugins' daily jobs (the inner life's dream) in the
 // users' zones (zone is the default), thinking through thinker and committing through
 // journal. chats lists the relationships the jobs see; nil means those the core loop
-// last saved in the store.
-func (p *Plugins) Jobs(thinker brain.Thinker, journal loop.Journal, zone *time.Location, chats func() ([]brain.Relationship, error)) *plugins.Jobs {
-	return plugins.NewJobs(p.set, pluginHost{store: p.store, thinker: thinker, journal: journal, chats: chats}, jobLog{store: p.store}, zone)
+// last saved in the store. apply hands the core loop what a job's run changes in its
+// state (the dream's self note and shares: see pluginHost.Commit); nil drops it.
+func (p *Plugins) Jobs(thinker brain.Thinker, journal loop.Journal, zone *time.Location, chats func() ([]brain.Relationship, error),
+	apply func(context.Context, []brain.Intent) error) *plugins.Jobs {
+	return plugins.NewJobs(p.set, pluginHost{store: p.store, thinker: thinker, journal: journal, chats: chats, apply: apply},
+		jobLog{store: p.store}, zone)
 }
 
 // pluginBucketName is the store bucket of a plugin's own state.
@@ -177,7 +180,8 @@ type pluginHost struct {
 	store   *storage.Store
 	thinker brain.Thinker
 	journal loop.Journal
-	chats   func() ([]brain.Relationship, error) // nil: the saved relationships
+	chats   func() ([]brain.Relationship, error)        // nil: the saved relationships
+	apply   func(context.Context, []brain.Intent) error // the core loop's Apply; nil: none
 }
 
 var _ plugins.Host = pluginHost{}
@@ -193,18 +197,31 @@ func (h pluginHost) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 	return h.thinker.Think(ctx, w)
 }
 
+// Commit writes a job's run's lasting intents with the journal. Of those the core loop
+// applies, only the relationship's self note and shares go to it (through apply, after
+// the journal's commit); a job's run changes nothing else of the loop's state.
 func (h pluginHost) Commit(ctx context.Context, chat, user int64, intents []brain.Intent, at time.Time) error {
 	kept := make([]brain.Intent, 0, len(intents))
+	var self []brain.Intent
 	for _, in := range intents {
-		if _, ok := in.(brain.SendMessage); ok {
+		switch in.(type) {
+		case brain.SendMessage:
+			continue
+		case brain.SetSelfNote, brain.ShareLater:
+			self = append(self, in)
 			continue
 		}
 		if brain.HomeOf(in)&brain.InTurn != 0 {
 			kept = append(kept, in)
 		}
 	}
-	_, err := h.journal.Commit(ctx, brain.TurnRecord{Chat: chat, User: user, Intents: kept, At: at})
-	return err
+	if _, err := h.journal.Commit(ctx, brain.TurnRecord{Chat: chat, User: user, Intents: kept, At: at}); err != nil {
+		return err
+	}
+	if len(self) == 0 || h.apply == nil {
+		return nil
+	}
+	return h.apply(ctx, self)
 }
 
 func (h pluginHost) Recent(chat int64, n int) ([]brain.Turn, error) { return h.store.History(chat, n) }

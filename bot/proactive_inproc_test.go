@@ -112,10 +112,7 @@ func TestProactiveMessages(t *testing.T) {
 	c := newProactiveClock(t, clock, addrs.Metrics)
 	const step = time.Second
 
-	h.tg.PushText(user, user, "hi there")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("hi there")
 	c.settle() // the reply's delivery is taken in at the reply's time
 	replyAt := clock.Now()
 	gap := c.untilWakes(brain.ReasonProactive, 1, replyAt, 10*time.Second, step)
@@ -165,10 +162,7 @@ func TestNoProactiveInQuietHours(t *testing.T) {
 	h.cfg.Proactive.Jitter = 0
 	addrs, stop := h.start()
 	c := newProactiveClock(t, clock, addrs.Metrics)
-	h.tg.PushText(user, user, "good night")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("good night")
 	c.advance(6*time.Second, 500*time.Millisecond)
 	stop()
 	if n := len(h.tg.Sent()); n != 1 {
@@ -191,10 +185,7 @@ func TestLateMessageIsAnsweredNotMissed(t *testing.T) {
 	addrs, stop := h.start()
 	defer stop()
 	c := newProactiveClock(t, clock, addrs.Metrics)
-	h.tg.PushText(user, user, "sorry, fell asleep: how was your evening?")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("sorry, fell asleep: how was your evening?")
 	c.advance(2*time.Second, 500*time.Millisecond) // inside min_silence after the answer
 	if n := c.wakes(brain.ReasonProactive); n != 0 {
 		t.Errorf("%v proactive wakes within 2 s of answering a late message, want 0", n)
@@ -220,10 +211,7 @@ func TestReminderSurvivesRestart(t *testing.T) {
 	})
 
 	addrs, stop := h.start()
-	h.tg.PushText(user, user, "remind me in 6 seconds to stretch my legs")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("remind me in 6 seconds to stretch my legs")
 	newProactiveClock(t, clock, addrs.Metrics).settle()
 	setAt := clock.Now()
 	stop()

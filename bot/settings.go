@@ -41,6 +41,11 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		Vision:               cfg.LLM.Vision,
 		DailyUserTokenBudget: int(cfg.LLM.DailyUserTokenBudget),
 		DailyUserAudio:       cfg.Limits.AudioPerUserPerDay.Std(),
+		SpeechModel:          cfg.LLM.SpeechModel,
+		Voice:                cfg.Voice.Name,
+		VoiceStyle:           cfg.Persona.VoiceStyle,
+		MaxSpeech:            cfg.Voice.MaxLength.Std(),
+		DailyUserSpeech:      cfg.Limits.SpeechPerUserPerDay.Std(),
 	}
 }
 

@@ -27,6 +27,9 @@ func (c *commands) statusReply(sig brain.Signal, view loop.CommandView, arg stri
 		return text + "\n\n" + statusDetailsHint
 	case "details":
 		text := c.status(view)
+		if line := c.voiceDetails(view.Rel, sig.User); line != "" {
+			text += "\n" + line
+		}
 		if c.plugins != nil {
 			if more := c.plugins.StatusDetails(sig.Chat, sig.User, view.Now, view.Loc); more != "" {
 				text += "\n\n" + more

@@ -20,6 +20,8 @@ type usageMeter interface {
 	UserAudio() (day string, seconds map[int64]int)
 	RestoreUserAudio(day string, seconds map[int64]int)
 	ForgetUser(user int64)
+	UserSpeech() (day string, millis map[int64]int)
+	RestoreUserSpeech(day string, millis map[int64]int)
 }
 
 type savedUsage struct {
@@ -32,17 +34,22 @@ type savedUsage struct {
 	// Audio are the seconds of each user's recordings transcribed on Day
 	// (limits.audio_per_user_per_day).
 	Audio map[int64]int `json:"audio,omitempty"`
+	// Speech are the milliseconds of speech made for each user on Day
+	// (limits.speech_per_user_per_day).
+	Speech map[int64]int `json:"speech,omitempty"`
 }
 
 // forget drops user from u and reports whether u held them.
 func (u *savedUsage) forget(user int64) bool {
 	_, spent := u.Users[user]
 	_, audio := u.Audio[user]
+	_, speech := u.Speech[user]
 	told := slices.Contains(u.Told, user)
 	delete(u.Users, user)
 	delete(u.Audio, user)
+	delete(u.Speech, user)
 	u.Told = slices.DeleteFunc(u.Told, func(t int64) bool { return t == user })
-	return spent || audio || told
+	return spent || audio || speech || told
 }
 
 var usageKey = []byte("llm_usage")
@@ -57,6 +64,7 @@ func restoreUsage(store *storage.Store, m usageMeter) error {
 	m.RestoreUsage(u.Day, u.Tokens)
 	m.RestoreUserUsage(u.Day, u.Users, u.Told)
 	m.RestoreUserAudio(u.Day, u.Audio)
+	m.RestoreUserSpeech(u.Day, u.Speech)
 	return nil
 }
 
@@ -96,7 +104,8 @@ func (k *usageKeeper) save() error {
 	day, tokens := k.m.Usage()
 	_, users, told, changed := k.m.UserUsage()
 	_, audio := k.m.UserAudio()
-	u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio}
+	_, speech := k.m.UserSpeech()
+	u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio, Speech: speech}
 	if (u.Day == k.last.Day && u.Tokens == k.last.Tokens && !changed) || day == "" {
 		return nil
 	}

@@ -134,7 +134,7 @@ func TestForgetDropsUsageAndSent(t *testing.T) {
 	}
 	var stored []byte
 	if err := store.View(func(tx *storage.Tx) error {
-		v, err := tx.Peek(storage.BucketSent, storage.ID64(user))
+		v, err := tx.Peek(storage.BucketSent, brain.ID64(user))
 		stored = bytes.Clone(v)
 		return err
 	}); err != nil {

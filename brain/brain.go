@@ -17,8 +17,10 @@
 //	rhythm.go        a person's active and sleeping hours, learned from their messages
 //	history.go       turns, facts and memory hits
 //	journal.go       what a turn writes (TurnRecord) and an outbox entry (Outgoing)
-//	dead.go          dead letters: work that failed for good, by kind
+//	dead.go          dead letters: work that failed for good, by kind, and DeadLetters
+//	layout.go        the store's layout memory and schedule share with it: buckets, keys
 //	media.go         a message's file, the MediaFetcher and the Perceiver that read it
+//	voice.go         voice replies: the modes, a person's and a group's choice, the Speaker
 //	draft.go         the Drafter that shows an answer while it is written
 //	tool.go          tools the model can call
 //	limit.go         the limits' names and the Refusals counter they share

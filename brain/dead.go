@@ -34,3 +34,10 @@ type DeadLetter struct {
 	// Signals are the consumed signals of the run (DeadRunFailed, DeadHoldExpired).
 	Signals []Signal `json:"signals,omitempty"`
 }
+
+// DeadLetters keeps work that failed for good (implemented over storage), a bounded
+// number per user and per chat. Bury returns how many older letters it dropped to make
+// room, or the store's error (the work is dropped all the same).
+type DeadLetters interface {
+	Bury(d DeadLetter) (dropped int, err error)
+}

@@ -41,6 +41,10 @@ type Recall struct {
 	Summary  string
 	Turns    []Turn
 	Memories []Hit
+	// HowTheyAre are the notes of how the person is (in a group, the members in the
+	// turns, the wake's member first), each with its lines as stored: a prompt shows the
+	// fresh ones (FreshLines).
+	HowTheyAre []StateNote
 	// Sections are the plugins' prompt sections for the run.
 	Sections []Section
 }

@@ -37,6 +37,8 @@ func HomeOf(in Intent) Home {
 		return InTurn
 	case Remember: // stored in the facts of the chat's member
 		return InTurn
+	case NoteState: // stored in the note of how the chat's member is (brain/memory)
+		return InTurn
 	case Defer: // a firm deferral of proactive contact in the aggregator's acks
 		return InLoop
 	case Ack: // the aggregator's acks
@@ -47,8 +49,12 @@ func HomeOf(in Intent) Home {
 		return InLoop
 	case UpdateState: // agent-wide energy and alertness
 		return InLoop
+	case SetSelfNote, ShareLater, ShareUsed: // the chat's relationship (self.go)
+		return InLoop
 	case PluginChange: // the plugin's own bucket
 		return InTurn
+	case SetVoice: // the chat's relationship
+		return InLoop
 	}
 	return 0
 }
@@ -72,6 +78,12 @@ type SendMessage struct {
 	// The loop sets it on the first message of a reply, so the reply latency can be
 	// measured when it is delivered, after a restart too; zero on every other message.
 	Arrived time.Time `json:"arrived,omitzero"`
+	// Voice, when set, is the message spoken: sent as a voice note with Text as its
+	// caption, or followed by Text when it is too long for one (voice.go).
+	Voice *Voice `json:"voice,omitempty"`
+	// Opener is set on a message anima writes first (its Kind, Topic and Subject; At is
+	// set on delivery): the relationship's opener ledger records it once it is sent.
+	Opener Opener `json:"opener,omitzero"`
 }
 
 // Button is an inline keyboard button; pressing it comes back as a command signal whose

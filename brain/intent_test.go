@@ -21,6 +21,7 @@ func TestHomeOf(t *testing.T) {
 		{brain.Schedule{}, brain.InTurn},
 		{brain.CancelSchedule{}, brain.InTurn},
 		{brain.Remember{}, brain.InTurn},
+		{brain.NoteState{}, brain.InTurn},
 		{brain.Defer{}, brain.InLoop},
 		{brain.Ack{}, brain.InLoop},
 		{brain.EmitThought{}, brain.InLoop},

@@ -12,6 +12,7 @@ const (
 	LimitUserRuns         = "user_runs"         // model runs per user and minute
 	LimitUserTokens       = "user_tokens"       // a user's daily share of the token budget
 	LimitUserAudio        = "user_audio"        // a user's daily audio transcribed
+	LimitUserSpeech       = "user_speech"       // a user's daily speech made
 )
 
 // Refusals counts what the limits refused, in anima_limits_refused_total{limit}. One is
@@ -24,9 +25,9 @@ type Refusals struct {
 // NewRefusals builds the counter on reg (nil: unregistered), every known limit at zero.
 func NewRefusals(reg prometheus.Registerer) *Refusals {
 	r := &Refusals{vec: promauto.With(reg).NewCounterVec(prometheus.CounterOpts{Name: "anima_limits_refused_total",
-		Help: "Things a limit refused or throttled, by limit (pending_reminders, reminders_per_run, user_runs, user_tokens, user_audio)."},
+		Help: "Things a limit refused or throttled, by limit (pending_reminders, reminders_per_run, user_runs, user_tokens, user_audio, user_speech)."},
 		[]string{"limit"})}
-	for _, l := range []string{LimitPendingReminders, LimitRemindersPerRun, LimitUserRuns, LimitUserTokens, LimitUserAudio} {
+	for _, l := range []string{LimitPendingReminders, LimitRemindersPerRun, LimitUserRuns, LimitUserTokens, LimitUserAudio, LimitUserSpeech} {
 		r.vec.WithLabelValues(l)
 	}
 	return r

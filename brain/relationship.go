@@ -34,6 +34,17 @@ type Relationship struct {
 	// Answering is set while the user is in a conversation that anima's first contact
 	// opened: its messages are not the user's own rhythm (see OwnMessage).
 	Answering bool `json:"answering,omitempty"`
+	// Voice is each person's own choice of voice replies (/voice on|off), by user: one
+	// entry in a private chat, one per member who chose in a group (voice.go).
+	Voice map[int64]VoicePref `json:"voice,omitempty"`
+	// GroupVoice is set when a group turned voice replies on; a group gets text otherwise.
+	GroupVoice bool `json:"group_voice,omitempty"`
+	// Openers is the opener ledger (opener.go): the last LedgerSize messages anima wrote
+	// first, oldest first. Replaced, never changed in place.
+	Openers []Opener `json:"openers,omitempty"`
+	// Self is something of anima's own (self.go), from the dream; nil without any. A
+	// pointer, never changed in place: the struct an idle tick walks stays its size.
+	Self *Self `json:"self,omitempty"`
 }
 
 // OwnMessage reports whether a message the user writes at t (in their zone loc; before
@@ -72,12 +83,13 @@ func (r *Relationship) Silence(now time.Time) time.Duration {
 	return now.Sub(last)
 }
 
-// MarkUserMessage records that the user wrote at t: habituation and the follow-up reset,
-// a dormant relationship wakes up.
+// MarkUserMessage records that the user wrote (or reacted) at t: habituation and the
+// follow-up reset, a dormant relationship wakes up, the openers before t are answered.
 func (r *Relationship) MarkUserMessage(t time.Time) {
 	if t.After(r.LastUserMsg) {
 		r.LastUserMsg = t
 	}
+	r.answerOpeners(t)
 	r.UnansweredProactive = 0
 	r.FollowupDone = false
 	r.Dormant = false

@@ -8,7 +8,6 @@ import (
 	"context"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/loop"
 )
 
 // Recorder durably records incoming signals together with the channel's position in its
@@ -22,13 +21,11 @@ type Recorder interface {
 	Record(source string, sigs []brain.Signal, offset int64) ([]brain.Signal, error)
 }
 
-// Sink receives recorded signals: the core loop's inbox. Submit blocks only while the
+// Sink receives recorded signals: the core loop's inbox (bot checks that it is one). Submit blocks only while the
 // inbox is full and returns ctx's error if ctx ends first.
 type Sink interface {
 	Submit(ctx context.Context, sigs ...brain.Signal) error
 }
-
-var _ Sink = (*loop.Inbox)(nil)
 
 // Channel is a running channel: it receives until ctx ends and sends messages.
 type Channel interface {

@@ -1,11 +1,6 @@
 package storage
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/anima-bot/anima/brain"
-)
+import "github.com/anima-bot/anima/brain"
 
 // SaveAcks replaces the stored acks with acks.
 func (s *Store) SaveAcks(acks []brain.Ack) error {
@@ -25,15 +20,9 @@ func (s *Store) SaveAcks(acks []brain.Ack) error {
 // Acks returns the stored acks.
 func (s *Store) Acks() ([]brain.Ack, error) {
 	var acks []brain.Ack
-	err := s.View(func(tx *Tx) error {
-		return tx.Scan(BucketAcks, nil, func(_, v []byte) error {
-			var a brain.Ack
-			if err := json.Unmarshal(v, &a); err != nil {
-				return fmt.Errorf("decode ack: %w", err)
-			}
-			acks = append(acks, a)
-			return nil
-		})
+	err := s.View(func(tx *Tx) (err error) {
+		acks, err = decodeAll[brain.Ack](tx, BucketAcks, "ack")
+		return err
 	})
 	return acks, err
 }

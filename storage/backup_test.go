@@ -7,9 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -79,34 +77,17 @@ func TestBackupWhileErasureOwedHoldsNoneOfIt(t *testing.T) {
 // of about 150 bytes per message, the store BenchmarkCompact100k compacts), with a user's
 // 1,000 messages forgotten and not yet compacted away; MiB is the backup's size.
 func BenchmarkBackup100k(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "anima.db")
-	s, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	const chats, perCommit = 100, 50
-	text := "a message of the ordinary length people send to a companion, with a few words more to make it realistic"
-	for c := range chats {
-		for i := 0; i < 100_000/chats; i += perCommit {
-			var turns []brain.Turn
-			for j := range perCommit / 2 {
-				turns = append(turns, brain.Turn{Role: "user", Text: fmt.Sprintf("%s %d", text, i+j), At: at, User: int64(c + 1)},
-					brain.Turn{Role: "assistant", Text: fmt.Sprintf("%s %d", text, i+j), At: at})
-			}
-			if _, err := s.CommitTurn(storage.Commit{Chat: int64(c + 1), Turns: turns}, at); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	s, path := open100k(b, func(c int) int64 { return int64(c + 1) })
 	if _, err := s.ForgetUser(1, nil); err != nil {
 		b.Fatal(err)
 	}
 	if fi, err := os.Stat(path); err == nil {
 		b.ReportMetric(float64(fi.Size())/(1<<20), "store-MiB")
 	}
-	var n int64
+	var (
+		n   int64
+		err error
+	)
 	for b.Loop() {
 		if n, err = s.WriteTo(io.Discard); err != nil {
 			b.Fatal(err)

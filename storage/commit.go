@@ -30,7 +30,7 @@ func (s *Store) CommitTurn(c Commit, now time.Time) ([]brain.Outgoing, error) {
 	err := s.Update(func(tx *Tx) error {
 		entries = entries[:0]
 		for _, id := range c.Done {
-			if err := tx.Delete(BucketInbox, U64(id)); err != nil {
+			if err := tx.Delete(BucketInbox, brain.U64(id)); err != nil {
 				return err
 			}
 		}
@@ -43,13 +43,16 @@ func (s *Store) CommitTurn(c Commit, now time.Time) ([]brain.Outgoing, error) {
 				return err
 			}
 			e := brain.Outgoing{ID: id, Msg: m, Created: now, User: c.User}
-			if err := tx.Put(BucketOutbox, U64(id), e); err != nil {
+			if err := tx.Put(BucketOutbox, brain.U64(id), e); err != nil {
+				return err
+			}
+			if err := putVoice(tx, id, m); err != nil {
 				return err
 			}
 			entries = append(entries, e)
 		}
 		if c.Rel != nil {
-			if err := tx.Put(BucketRelationships, ID64(c.Rel.Chat), c.Rel); err != nil {
+			if err := tx.Put(BucketRelationships, brain.ID64(c.Rel.Chat), c.Rel); err != nil {
 				return err
 			}
 		}

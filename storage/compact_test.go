@@ -151,15 +151,17 @@ func TestCompactRefusesReadOnly(t *testing.T) {
 	}
 }
 
-// BenchmarkCompact100k measures a compaction of a store of 100,000 messages (50,000
-// exchanges of about 150 bytes per message).
-func BenchmarkCompact100k(b *testing.B) {
+// open100k opens a store in b's temporary directory and fills it with 100,000 messages
+// (50,000 exchanges of about 150 bytes per message) in 100 chats, chat c+1's user messages
+// from user(c). It returns the store and its path.
+func open100k(b *testing.B, user func(c int) int64) (*storage.Store, string) {
+	b.Helper()
 	path := filepath.Join(b.TempDir(), "anima.db")
 	s, err := storage.Open(path, storage.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	b.Cleanup(func() { s.Close() })
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	const chats, perCommit = 100, 50
 	text := "a message of the ordinary length people send to a companion, with a few words more to make it realistic"
@@ -167,7 +169,7 @@ func BenchmarkCompact100k(b *testing.B) {
 		for i := 0; i < 100_000/chats; i += perCommit {
 			var turns []brain.Turn
 			for j := range perCommit / 2 {
-				turns = append(turns, brain.Turn{Role: "user", Text: fmt.Sprintf("%s %d", text, i+j), At: at, User: int64(c)},
+				turns = append(turns, brain.Turn{Role: "user", Text: fmt.Sprintf("%s %d", text, i+j), At: at, User: user(c)},
 					brain.Turn{Role: "assistant", Text: fmt.Sprintf("%s %d", text, i+j), At: at})
 			}
 			if _, err := s.CommitTurn(storage.Commit{Chat: int64(c + 1), Turns: turns}, at); err != nil {
@@ -175,6 +177,13 @@ func BenchmarkCompact100k(b *testing.B) {
 			}
 		}
 	}
+	return s, path
+}
+
+// BenchmarkCompact100k measures a compaction of a store of 100,000 messages (50,000
+// exchanges of about 150 bytes per message).
+func BenchmarkCompact100k(b *testing.B) {
+	s, _ := open100k(b, func(c int) int64 { return int64(c) })
 	for b.Loop() {
 		rep, err := s.Compact()
 		if err != nil {

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/loop"
 )
 
 // DeadKeep is how long a dead letter is kept.
@@ -36,12 +35,14 @@ const deadCutMark = " …[cut]"
 // retried, pruned or forgotten).
 var ErrNoDeadLetter = errors.New("no such dead letter")
 
-var _ loop.DeadLetters = (*Store)(nil)
+var _ brain.DeadLetters = (*Store)(nil)
 
 // Dead letters are keyed chat | user | id (8 bytes each, big-endian): a chat's /forget
 // deletes them with the chat's prefix, and ForgetUser finds a user's in other chats by
 // the key alone. The bucket holds a week of failures, so the lookups by id scan it.
-func deadKey(d brain.DeadLetter) []byte { return Key(d.Chat, ID64(d.User), U64(d.ID)) }
+func deadKey(d brain.DeadLetter) []byte {
+	return brain.Key(d.Chat, brain.ID64(d.User), brain.U64(d.ID))
+}
 
 // Bury keeps d, with a fresh id, for DeadKeep, its reason cut to DeadReasonMax. Past the
 // caps (Options.DeadPerUser for d's user in every chat, Options.DeadPerChat for d's
@@ -124,15 +125,9 @@ func cutReason(reason string) string {
 // DeadLetters returns the dead letters kept, oldest first.
 func (s *Store) DeadLetters() ([]brain.DeadLetter, error) {
 	var out []brain.DeadLetter
-	err := s.View(func(tx *Tx) error {
-		return tx.Scan(BucketDead, nil, func(_, v []byte) error {
-			var d brain.DeadLetter
-			if err := json.Unmarshal(v, &d); err != nil {
-				return fmt.Errorf("decode dead letter: %w", err)
-			}
-			out = append(out, d)
-			return nil
-		})
+	err := s.View(func(tx *Tx) (err error) {
+		out, err = decodeAll[brain.DeadLetter](tx, BucketDead, "dead letter")
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list dead letters: %w", err)
@@ -167,7 +162,7 @@ func (s *Store) DeadLetter(id uint64) (brain.DeadLetter, error) {
 // findDead decodes the dead letter id into d and returns its key.
 func findDead(tx *Tx, id uint64, d *brain.DeadLetter) ([]byte, error) {
 	var key []byte
-	want := U64(id)
+	want := brain.U64(id)
 	err := tx.Scan(BucketDead, nil, func(k, v []byte) error {
 		if len(k) != 24 || !bytes.Equal(k[16:], want) {
 			return nil
@@ -176,7 +171,7 @@ func findDead(tx *Tx, id uint64, d *brain.DeadLetter) ([]byte, error) {
 			return fmt.Errorf("decode dead letter: %w", err)
 		}
 		key = bytes.Clone(k)
-		return ErrStop
+		return brain.ErrStop
 	})
 	if err != nil {
 		return nil, err
@@ -223,7 +218,7 @@ func (s *Store) Revive(id uint64, now time.Time) (Revival, error) {
 			msg.Arrived = time.Time{}
 			e := brain.Outgoing{ID: oid, Msg: msg, Created: now, User: d.User}
 			rv.Outbox = append(rv.Outbox, e)
-			return tx.Put(BucketOutbox, U64(oid), e)
+			return tx.Put(BucketOutbox, brain.U64(oid), e)
 		case len(d.Signals) > 0:
 			for _, sig := range d.Signals {
 				sid, err := tx.NextSeq(BucketInbox)
@@ -231,7 +226,7 @@ func (s *Store) Revive(id uint64, now time.Time) (Revival, error) {
 					return err
 				}
 				sig.ID, sig.At, sig.Received = sid, now, now
-				if err := tx.Put(BucketInbox, U64(sid), sig); err != nil {
+				if err := tx.Put(BucketInbox, brain.U64(sid), sig); err != nil {
 					return err
 				}
 				rv.Inbox = append(rv.Inbox, sig)
@@ -292,20 +287,7 @@ func (s *Store) PruneDead(now time.Time) (int, error) {
 // forgetDeadUser deletes user's dead letters in every chat (their private chat's go with
 // the chat's prefix), by key alone.
 func forgetDeadUser(tx *Tx, user int64) (int, error) {
-	var keys [][]byte
-	err := tx.Scan(BucketDead, nil, func(k, _ []byte) error {
-		if len(k) == 24 && int64(binary.BigEndian.Uint64(k[8:16])) == user {
-			keys = append(keys, bytes.Clone(k))
-		}
-		return nil
+	return deleteWhere(tx, BucketDead, func(k, _ []byte) bool {
+		return len(k) == 24 && int64(binary.BigEndian.Uint64(k[8:16])) == user
 	})
-	if err != nil {
-		return 0, err
-	}
-	for _, k := range keys {
-		if err := tx.Delete(BucketDead, k); err != nil {
-			return 0, err
-		}
-	}
-	return len(keys), nil
 }

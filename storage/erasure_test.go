@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -92,7 +93,7 @@ func TestCompactedFileHasNoSlack(t *testing.T) {
 	for i := range 10 { // 20 MiB, past bbolt's 16 MiB AllocSize
 		if err := s.Update(func(tx *storage.Tx) error {
 			for j := range 20 {
-				if err := tx.Put(storage.BucketState, storage.ID64(int64(i*100+j)), value); err != nil {
+				if err := tx.Put(storage.BucketState, brain.ID64(int64(i*100+j)), value); err != nil {
 					return err
 				}
 			}

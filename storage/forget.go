@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -40,7 +41,7 @@ func (t *Tx) groupHistoryEach(fn func(k, v []byte) error) error {
 		if err != nil {
 			return err
 		}
-		if err := scanFrom(b, nil, ID64(math.MinInt64), fn); err != nil {
+		if err := scanFrom(b, nil, brain.ID64(math.MinInt64), fn); err != nil {
 			return stopped(err)
 		}
 	}
@@ -59,8 +60,9 @@ type Unindexer func(tx *Tx, chat int64, seqs []uint64) error
 // inbox go their reactions and due reminders (forgetInboxUser). Other members' data
 // stays, and so do a group's summaries and turns stored before turns recorded their
 // sender. From then on Record takes no reaction to a message of the private chat sent
-// before (see Record).
-func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) {
+// before (see Record). Each of erase deletes, in the same transaction, what an engine
+// keeps of the user in a bucket of its own.
+func (s *Store) ForgetUser(user int64, unindex Unindexer, erase ...UserEraser) (ForgetReport, error) {
 	var rep ForgetReport
 	err := s.Update(func(tx *Tx) error {
 		rep = ForgetReport{}
@@ -68,85 +70,24 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 			return err
 		}
 		chats := map[int64]bool{}
-		// History: the user's turns in groups, by chat.
-		seqs := map[int64][]uint64{}
-		var keys [][]byte
-		err := tx.groupHistoryEach(func(k, v []byte) error {
-			if len(k) != 16 {
-				return nil
-			}
-			var t brain.Turn
-			if err := json.Unmarshal(v, &t); err != nil {
-				return fmt.Errorf("decode history entry: %w", err)
-			}
-			if t.User != user {
-				return nil
-			}
-			chat := int64(binary.BigEndian.Uint64(k[:8]))
-			seqs[chat] = append(seqs[chat], binary.BigEndian.Uint64(k[8:]))
-			keys = append(keys, bytes.Clone(k))
-			return nil
-		})
-		if err != nil {
+		var err error
+		if rep.Turns, err = forgetGroupTurns(tx, user, unindex, chats); err != nil {
 			return err
 		}
-		for _, k := range keys {
-			if err := tx.HistoryDelete(int64(binary.BigEndian.Uint64(k[:8])), HistorySeq(k)); err != nil {
-				return err
-			}
-		}
-		rep.Turns = len(keys)
-		for chat, ss := range seqs {
-			chats[chat] = true
-			if unindex != nil {
-				if err := unindex(tx, chat, ss); err != nil {
-					return fmt.Errorf("unindex turns of chat %d: %w", chat, err)
-				}
-			}
-		}
-		// Schedules and their fire records.
-		var items []brain.ScheduleItem
-		err = tx.Scan(BucketSchedules, nil, func(_, v []byte) error {
-			var it brain.ScheduleItem
-			if err := json.Unmarshal(v, &it); err != nil {
-				return fmt.Errorf("decode schedule: %w", err)
-			}
-			if it.User == user {
-				items = append(items, it)
-			}
-			return nil
-		})
-		if err != nil {
+		if rep.Reminders, err = forgetSchedulesUser(tx, user, chats); err != nil {
 			return err
 		}
-		for _, it := range items {
-			if err := tx.Delete(BucketSchedules, Key(it.Chat, []byte(it.ID))); err != nil {
-				return err
-			}
-			if _, err := tx.DeletePrefix(BucketFires, Key(it.Chat, []byte(it.ID))); err != nil {
-				return err
-			}
-			chats[it.Chat] = true
-		}
-		rep.Reminders = len(items)
 		// Facts: chat | user | attribute.
-		keys = keys[:0]
-		err = tx.Scan(BucketFacts, nil, func(k, _ []byte) error {
-			if len(k) >= 16 && int64(binary.BigEndian.Uint64(k[8:16])) == user {
-				keys = append(keys, bytes.Clone(k))
-				chats[int64(binary.BigEndian.Uint64(k[:8]))] = true
+		rep.Facts, err = deleteWhere(tx, brain.BucketFacts, func(k, _ []byte) bool {
+			if len(k) < 16 || int64(binary.BigEndian.Uint64(k[8:16])) != user {
+				return false
 			}
-			return nil
+			chats[int64(binary.BigEndian.Uint64(k[:8]))] = true
+			return true
 		})
 		if err != nil {
 			return err
 		}
-		for _, k := range keys {
-			if err := tx.Delete(BucketFacts, k); err != nil {
-				return err
-			}
-		}
-		rep.Facts = len(keys)
 		// Dead letters: chat | user | id.
 		if rep.DeadLetters, err = forgetDeadUser(tx, user); err != nil {
 			return err
@@ -156,10 +97,13 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 		if err := forgetInboxUser(tx, user); err != nil {
 			return err
 		}
-		if err := deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
+		if _, err := deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
 			var e brain.Outgoing
 			return json.Unmarshal(v, &e) == nil && e.User == user
 		}); err != nil {
+			return err
+		}
+		if err := eraseUser(tx, user, erase, chats); err != nil {
 			return err
 		}
 		// The private chat's sent ids waiting for a commit go with the stored ones
@@ -167,10 +111,7 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 		// from before the forget through, quoting it. Cleared inside the transaction, no
 		// commit can be carrying them meanwhile.
 		s.forgetSent(user)
-		for chat := range chats {
-			rep.Chats = append(rep.Chats, chat)
-		}
-		slices.Sort(rep.Chats)
+		rep.Chats = slices.Sorted(maps.Keys(chats))
 		if tx.deleted > 0 {
 			rep.Erased = true
 			return tx.MarkErasure()
@@ -181,6 +122,67 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer) (ForgetReport, error) 
 		return ForgetReport{}, fmt.Errorf("forget user %d: %w", user, err)
 	}
 	return rep, nil
+}
+
+// forgetGroupTurns deletes, in tx, user's turns in groups and (through unindex, when not
+// nil) their entries in the search index, adds their chats to chats and returns how many
+// turns went.
+func forgetGroupTurns(tx *Tx, user int64, unindex Unindexer, chats map[int64]bool) (int, error) {
+	seqs := map[int64][]uint64{}
+	var keys [][]byte
+	err := tx.groupHistoryEach(func(k, v []byte) error {
+		if len(k) != 16 {
+			return nil
+		}
+		var t brain.Turn
+		if err := json.Unmarshal(v, &t); err != nil {
+			return fmt.Errorf("decode history entry: %w", err)
+		}
+		if t.User != user {
+			return nil
+		}
+		chat := int64(binary.BigEndian.Uint64(k[:8]))
+		seqs[chat] = append(seqs[chat], binary.BigEndian.Uint64(k[8:]))
+		keys = append(keys, bytes.Clone(k))
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, k := range keys {
+		if err := tx.HistoryDelete(int64(binary.BigEndian.Uint64(k[:8])), brain.HistorySeq(k)); err != nil {
+			return 0, err
+		}
+	}
+	for chat, ss := range seqs {
+		chats[chat] = true
+		if unindex != nil {
+			if err := unindex(tx, chat, ss); err != nil {
+				return 0, fmt.Errorf("unindex turns of chat %d: %w", chat, err)
+			}
+		}
+	}
+	return len(keys), nil
+}
+
+// forgetSchedulesUser deletes, in tx, user's schedule items and their fire records, adds
+// their chats to chats and returns how many items went.
+func forgetSchedulesUser(tx *Tx, user int64, chats map[int64]bool) (int, error) {
+	all, err := decodeAll[brain.ScheduleItem](tx, brain.BucketSchedules, "schedule")
+	if err != nil {
+		return 0, err
+	}
+	items := slices.DeleteFunc(all, func(it brain.ScheduleItem) bool { return it.User != user })
+	for _, it := range items {
+		if err := tx.Delete(brain.BucketSchedules, brain.ScheduleKey(it.Chat, it.ID)); err != nil {
+			return 0, err
+		}
+		if _, err := tx.DeletePrefix(brain.BucketFires, brain.ScheduleKey(it.Chat, it.ID)); err != nil {
+			return 0, err
+		}
+		chats[it.Chat] = true
+	}
+	return len(items), nil
 }
 
 // Forget deletes everything stored about a chat: history, relationship, summaries,
@@ -198,13 +200,14 @@ func (s *Store) Forget(chat int64) error {
 // user's messages and commands stay: in their private chat the chat's queue runs them
 // after the /forget, and they get answered (see Forget).
 func forgetInboxUser(tx *Tx, user int64) error {
-	return deleteWhere(tx, BucketInbox, func(_, v []byte) bool {
+	_, err := deleteWhere(tx, BucketInbox, func(_, v []byte) bool {
 		var sig brain.Signal
 		if json.Unmarshal(v, &sig) != nil || (sig.Chat != user && sig.User != user) {
 			return false
 		}
 		return sig.Type == brain.SignalReaction || sig.Type == brain.SignalScheduleDue
 	})
+	return err
 }
 
 // forgetSent drops chat's sent ids waiting for a commit (RecordSent) and remembers that
@@ -219,7 +222,7 @@ func (s *Store) forgetSent(chat int64) {
 
 func forgetChatTx(tx *Tx, chat int64) error {
 	for _, b := range chatScoped {
-		if _, err := tx.DeletePrefix(b, ID64(chat)); err != nil {
+		if _, err := tx.DeletePrefix(b, brain.ID64(chat)); err != nil {
 			return fmt.Errorf("forget %s: %w", b, err)
 		}
 	}
@@ -227,16 +230,18 @@ func forgetChatTx(tx *Tx, chat int64) error {
 		return fmt.Errorf("forget history: %w", err)
 	}
 	suffix := ":" + strconv.FormatInt(chat, 10)
-	if err := deleteWhere(tx, BucketAcks, func(k, _ []byte) bool { return bytes.HasSuffix(k, []byte(suffix)) }); err != nil {
+	if _, err := deleteWhere(tx, BucketAcks, func(k, _ []byte) bool { return bytes.HasSuffix(k, []byte(suffix)) }); err != nil {
 		return err
 	}
-	return deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
+	_, err := deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
 		var e brain.Outgoing
 		return json.Unmarshal(v, &e) == nil && e.Msg.Chat == chat
 	})
+	return err
 }
 
-func deleteWhere(tx *Tx, bucket string, match func(k, v []byte) bool) error {
+// deleteWhere deletes, in tx, bucket's entries that match and returns how many.
+func deleteWhere(tx *Tx, bucket string, match func(k, v []byte) bool) (int, error) {
 	var keys [][]byte
 	if err := tx.Scan(bucket, nil, func(k, v []byte) error {
 		if match(k, v) {
@@ -244,12 +249,12 @@ func deleteWhere(tx *Tx, bucket string, match func(k, v []byte) bool) error {
 		}
 		return nil
 	}); err != nil {
-		return err
+		return 0, err
 	}
 	for _, k := range keys {
 		if err := tx.Delete(bucket, k); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return len(keys), nil
 }

@@ -24,7 +24,7 @@ func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	writeOldFile(t, path, "1", func(tx *bolt.Tx) error {
-		facts, err := tx.CreateBucket([]byte(storage.BucketFacts))
+		facts, err := tx.CreateBucket([]byte(brain.BucketFacts))
 		if err != nil {
 			return err
 		}
@@ -33,7 +33,7 @@ func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 			attr string
 		}{{7, "diagnosis"}, {7, "name"}, {-3, "name"}} {
 			v, _ := json.Marshal(brain.Fact{Attribute: f.attr, Value: "v", At: at})
-			if err := facts.Put(storage.Key(f.user, []byte(f.attr)), v); err != nil {
+			if err := facts.Put(brain.Key(f.user, []byte(f.attr)), v); err != nil {
 				return err
 			}
 		}
@@ -47,13 +47,13 @@ func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 		}
 		var got []string
 		err = s.View(func(tx *storage.Tx) error {
-			return tx.Scan(storage.BucketFacts, nil, func(k, v []byte) error {
+			return tx.Scan(brain.BucketFacts, nil, func(k, v []byte) error {
 				var f brain.Fact
 				if err := json.Unmarshal(v, &f); err != nil {
 					return err
 				}
 				for _, user := range []int64{7, -3} {
-					if string(k) == string(storage.FactKey(user, user, f.Attribute)) {
+					if string(k) == string(brain.FactKey(user, user, f.Attribute)) {
 						got = append(got, f.Attribute)
 						return nil
 					}
@@ -102,12 +102,12 @@ func TestForgetUser(t *testing.T) {
 	commit(grp, brain.Turn{Role: "user", Text: "ben says", User: ben, Name: "Ben"}, brain.Turn{Role: "assistant", Text: "to ben", User: ben})
 	commit(grp, brain.Turn{Role: "user", Text: "old, sender unknown"})
 	for _, it := range []brain.ScheduleItem{{ID: "a1", Chat: grp, User: ann}, {ID: "b1", Chat: grp, User: ben}, {ID: "p1", Chat: ann, User: ann}} {
-		if err := s.Put(storage.BucketSchedules, storage.Key(it.Chat, []byte(it.ID)), it); err != nil {
+		if err := s.Put(brain.BucketSchedules, brain.Key(it.Chat, []byte(it.ID)), it); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, k := range [][]byte{storage.FactKey(ann, ann, "x"), storage.FactKey(grp, ann, "x"), storage.FactKey(grp, ben, "x")} {
-		if err := s.Put(storage.BucketFacts, k, brain.Fact{Attribute: "x", Value: "v"}); err != nil {
+	for _, k := range [][]byte{brain.FactKey(ann, ann, "x"), brain.FactKey(grp, ann, "x"), brain.FactKey(grp, ben, "x")} {
+		if err := s.Put(brain.BucketFacts, k, brain.Fact{Attribute: "x", Value: "v"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -142,7 +142,7 @@ func TestForgetUser(t *testing.T) {
 	}
 	var it brain.ScheduleItem
 	for id, keep := range map[string]bool{"a1": false, "b1": true} {
-		if ok, _ := s.Get(storage.BucketSchedules, storage.Key(grp, []byte(id)), &it); ok != keep {
+		if ok, _ := s.Get(brain.BucketSchedules, brain.Key(grp, []byte(id)), &it); ok != keep {
 			t.Errorf("reminder %s kept = %v, want %v", id, ok, keep)
 		}
 	}
@@ -150,8 +150,8 @@ func TestForgetUser(t *testing.T) {
 	for _, c := range []struct {
 		key  []byte
 		keep bool
-	}{{storage.FactKey(ann, ann, "x"), false}, {storage.FactKey(grp, ann, "x"), false}, {storage.FactKey(grp, ben, "x"), true}} {
-		if ok, _ := s.Get(storage.BucketFacts, c.key, &f); ok != c.keep {
+	}{{brain.FactKey(ann, ann, "x"), false}, {brain.FactKey(grp, ann, "x"), false}, {brain.FactKey(grp, ben, "x"), true}} {
+		if ok, _ := s.Get(brain.BucketFacts, c.key, &f); ok != c.keep {
 			t.Errorf("fact %x kept = %v, want %v", c.key, ok, c.keep)
 		}
 	}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -106,7 +105,7 @@ func (t *Tx) appendHistory(chat int64, turns []brain.Turn) error {
 		if err != nil {
 			return fmt.Errorf("encode history entry: %w", err)
 		}
-		if err := b.Put(Key(chat, U64(seq)), data); err != nil {
+		if err := b.Put(brain.Key(chat, brain.U64(seq)), data); err != nil {
 			return err
 		}
 	}
@@ -117,7 +116,7 @@ func (t *Tx) appendHistory(chat int64, turns []brain.Turn) error {
 func (t *Tx) historyEntry(chat int64, seq uint64) (*bolt.Bucket, []byte, error) {
 	eps := t.epochs()
 	b, err := t.bucket(eps[epochOf(eps, seq)].name)
-	return b, Key(chat, U64(seq)), err
+	return b, brain.Key(chat, brain.U64(seq)), err
 }
 
 // HistoryRaw returns a copy of chat's history entry seq (nil if absent).
@@ -143,10 +142,11 @@ func (t *Tx) HistoryGet(chat int64, seq uint64, v any) (bool, error) {
 }
 
 // HistoryFrom calls fn with chat's history entries from Seq from on, oldest first: k is
-// chat | seq. k and v are valid only during the call. fn returns ErrStop to end early.
+// chat | seq. k and v are valid only during the call. fn returns brain.ErrStop to end
+// early.
 func (t *Tx) HistoryFrom(chat int64, from uint64, fn func(k, v []byte) error) error {
 	eps := t.epochs()
-	prefix, seek := ID64(chat), Key(chat, U64(from))
+	prefix, seek := brain.ID64(chat), brain.Key(chat, brain.U64(from))
 	for _, e := range eps[epochOf(eps, from):] {
 		b, err := t.bucket(e.name)
 		if err != nil {
@@ -167,7 +167,7 @@ func (t *Tx) HistoryReverse(chat int64, fn func(k, v []byte) error) error {
 		if err != nil {
 			return err
 		}
-		if err := scanReverse(b, ID64(chat), fn); err != nil {
+		if err := scanReverse(b, brain.ID64(chat), fn); err != nil {
 			return stopped(err)
 		}
 	}
@@ -203,15 +203,12 @@ func (t *Tx) HistoryDelete(chat int64, seq uint64) error {
 // deleteHistoryChat removes every history entry of chat, in every epoch.
 func (t *Tx) deleteHistoryChat(chat int64) error {
 	for _, e := range t.epochs() {
-		if _, err := t.DeletePrefix(e.name, ID64(chat)); err != nil {
+		if _, err := t.DeletePrefix(e.name, brain.ID64(chat)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// HistorySeq returns the Seq of a history key (chat | seq).
-func HistorySeq(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
 
 // History returns up to n of chat's most recent turns, oldest first (n ≤ 0: all).
 func (s *Store) History(chat int64, n int) ([]brain.Turn, error) {
@@ -241,28 +238,12 @@ func ReadHistory(tx HistoryReverser, chat int64, n int) ([]brain.Turn, error) {
 		}
 		turns = append(turns, t)
 		if n > 0 && len(turns) >= n {
-			return ErrStop
+			return brain.ErrStop
 		}
 		return nil
 	})
 	slices.Reverse(turns)
 	return turns, err
-}
-
-// indexedTurn is a history entry with memory's mark: "ix" is set once the turn is in the
-// search index (brain/memory/index.go). Readers that decode brain.Turn ignore the mark.
-type indexedTurn struct {
-	brain.Turn
-	Indexed bool `json:"ix,omitempty"`
-}
-
-// DecodeHistory decodes a history entry and reports whether it is marked indexed.
-func DecodeHistory(v []byte) (brain.Turn, bool, error) {
-	var e indexedTurn
-	if err := json.Unmarshal(v, &e); err != nil {
-		return brain.Turn{}, false, fmt.Errorf("decode history entry: %w", err)
-	}
-	return e.Turn, e.Indexed, nil
 }
 
 // MarkIndexed marks chat's history entry seq as indexed, in place. In the turn's own
@@ -277,7 +258,7 @@ func (t *Tx) MarkIndexed(chat int64, seq uint64) (bool, error) {
 	if v == nil {
 		return false, nil
 	}
-	var e indexedTurn
+	var e brain.IndexedTurn
 	if err := json.Unmarshal(v, &e); err != nil {
 		return false, fmt.Errorf("decode history entry: %w", err)
 	}

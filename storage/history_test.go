@@ -56,7 +56,7 @@ func TestHistoryAcrossEpochs(t *testing.T) {
 	var seqs []uint64
 	err = s.View(func(tx *storage.Tx) error {
 		return tx.HistoryReverse(1, func(k, _ []byte) error {
-			seqs = append(seqs, storage.HistorySeq(k))
+			seqs = append(seqs, brain.HistorySeq(k))
 			return nil
 		})
 	})
@@ -67,10 +67,10 @@ func TestHistoryAcrossEpochs(t *testing.T) {
 	err = s.View(func(tx *storage.Tx) error {
 		var got []string
 		if err := tx.HistoryFrom(1, seqs[6], func(_, v []byte) error {
-			tu, _, err := storage.DecodeHistory(v)
+			tu, _, err := brain.DecodeHistory(v)
 			got = append(got, tu.Text)
 			if len(got) == 4 {
-				return storage.ErrStop
+				return brain.ErrStop
 			}
 			return err
 		}); err != nil {
@@ -124,7 +124,7 @@ func TestHistoryAcrossEpochs(t *testing.T) {
 	}
 	var all []uint64
 	_ = s.View(func(tx *storage.Tx) error {
-		return tx.HistoryEach(func(k, _ []byte) error { all = append(all, storage.HistorySeq(k)); return nil })
+		return tx.HistoryEach(func(k, _ []byte) error { all = append(all, brain.HistorySeq(k)); return nil })
 	})
 	slices.Sort(all)
 	if len(slices.Compact(slices.Clone(all))) != len(all) || len(all) != 9+9+3+2 {

@@ -60,7 +60,7 @@ func (s *Store) Record(source string, sigs []brain.Signal, offset int64) ([]brai
 		if offset <= 0 {
 			return nil
 		}
-		return tx.PutRaw(BucketMeta, offsetKey(source), U64(uint64(offset)))
+		return tx.PutRaw(BucketMeta, offsetKey(source), brain.U64(uint64(offset)))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("record %d signals from %s: %w", len(sigs), source, err)
@@ -77,7 +77,7 @@ func (t *Tx) Record(sig brain.Signal) (uint64, error) {
 		return 0, err
 	}
 	sig.ID = id
-	if err := t.Put(BucketInbox, U64(id), sig); err != nil {
+	if err := t.Put(BucketInbox, brain.U64(id), sig); err != nil {
 		return 0, err
 	}
 	return id, nil
@@ -103,14 +103,20 @@ type Scanner interface {
 // ReadInbox decodes the inbox read through tx (a *Tx, or a memory-only store's), in the
 // order it was recorded.
 func ReadInbox(tx Scanner) ([]brain.Signal, error) {
-	var sigs []brain.Signal
-	err := tx.Scan(BucketInbox, nil, func(_, v []byte) error {
-		var sig brain.Signal
-		if err := json.Unmarshal(v, &sig); err != nil {
-			return fmt.Errorf("decode inbox entry: %w", err)
+	return decodeAll[brain.Signal](tx, BucketInbox, "inbox entry")
+}
+
+// decodeAll decodes every value of bucket read through tx, in key order; what names a
+// value in the error. On an error it returns the values decoded before it.
+func decodeAll[T any](tx Scanner, bucket, what string) ([]T, error) {
+	var out []T
+	err := tx.Scan(bucket, nil, func(_, v []byte) error {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return fmt.Errorf("decode %s: %w", what, err)
 		}
-		sigs = append(sigs, sig)
+		out = append(out, x)
 		return nil
 	})
-	return sigs, err
+	return out, err
 }

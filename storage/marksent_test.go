@@ -268,7 +268,7 @@ func TestSentIDsAreWrittenAChatAtATime(t *testing.T) {
 		t.Helper()
 		var n int
 		_ = s.View(func(tx *Tx) error {
-			v, err := tx.Peek(BucketSent, ID64(chat))
+			v, err := tx.Peek(BucketSent, brain.ID64(chat))
 			ids, _ := decodeSent(v)
 			n = len(ids)
 			return err

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // kv is one key and value of a bucket, copied out of the transaction's pages.
@@ -68,7 +70,7 @@ func migrateSentV5(b *bolt.Bucket) error {
 	for _, chat := range chats {
 		ids := lists[chat]
 		ids = ids[max(len(ids)-SentKeep, 0):]
-		if err := b.Put(ID64(chat), encodeSent(ids)); err != nil {
+		if err := b.Put(brain.ID64(chat), encodeSent(ids)); err != nil {
 			return err
 		}
 	}

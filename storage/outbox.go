@@ -29,7 +29,7 @@ func (s *Store) MarkSent(id uint64) error {
 
 func (s *Store) markSent(id uint64) error {
 	if s.sentDelay < 0 {
-		return s.Update(func(tx *Tx) error { return tx.Delete(BucketOutbox, U64(id)) })
+		return s.Update(func(tx *Tx) error { return deleteOutboxTx(tx, id) })
 	}
 	// The write lock orders the look at the outbox with every commit: none can add an
 	// entry between the look and the removal's being left to the next commit.
@@ -46,7 +46,7 @@ func (s *Store) markSent(id uint64) error {
 		if len(k) == 8 {
 			if e := binary.BigEndian.Uint64(k); e != id && !s.sent[e] {
 				last = false
-				return ErrStop
+				return brain.ErrStop
 			}
 		}
 		return nil
@@ -66,7 +66,7 @@ func (s *Store) markSent(id uint64) error {
 		_ = btx.Rollback()
 		return err
 	}
-	if err := tx.Delete(BucketOutbox, U64(id)); err != nil {
+	if err := deleteOutboxTx(tx, id); err != nil {
 		_ = btx.Rollback()
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Store) carrySent(tx *Tx, all bool) error {
 		return nil
 	}
 	for _, id := range ids {
-		if err := tx.Delete(BucketOutbox, U64(id)); err != nil {
+		if err := deleteOutboxTx(tx, id); err != nil {
 			return err
 		}
 	}
@@ -166,12 +166,12 @@ func (s *Store) FlushSent() error {
 func (s *Store) UpdateOutbox(id uint64, m brain.SendMessage) error {
 	err := s.Update(func(tx *Tx) error {
 		var e brain.Outgoing
-		found, err := tx.Get(BucketOutbox, U64(id), &e)
+		found, err := tx.Get(BucketOutbox, brain.U64(id), &e)
 		if err != nil || !found {
 			return err
 		}
 		e.Msg = m
-		return tx.Put(BucketOutbox, U64(id), e)
+		return tx.Put(BucketOutbox, brain.U64(id), e)
 	})
 	if err != nil {
 		return fmt.Errorf("update outbox entry %d: %w", id, err)
@@ -193,6 +193,9 @@ func (s *Store) PendingOutbox() ([]brain.Outgoing, error) {
 			s.sentMu.Unlock()
 			if sent {
 				return nil // delivered; its removal waits for the next commit
+			}
+			if err := loadVoice(tx, &e); err != nil {
+				return fmt.Errorf("load outbox entry %d's audio: %w", e.ID, err)
 			}
 			out = append(out, e)
 			return nil

@@ -5,21 +5,19 @@ import (
 	"strconv"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // A part is a region of the file whose layout another package owns: memory's search
-// index (PartIndex). Open upgrades storage's own layouts itself, but not a part's: when it
-// upgrades a file from a schema older than the part's last change, it records, in the
+// index (brain.PartIndex). Open upgrades storage's own layouts itself, but not a part's:
+// when it upgrades a file from a schema older than the part's last change, it records, in the
 // commit that records the new schema, that the part is owed an upgrade from the file's
 // old schema. The owner runs that upgrade and settles it (Owed, Settle) before it reads
 // or writes the part; until then the mark stays, whatever else opens the file.
 
-// PartIndex is memory's search index (BucketIndex, brain/memory/migrate.go), whose
-// layout changed at schemas 3 and 4.
-const PartIndex = "index"
-
 // partChanged is the last schema that changed each part's layout.
-var partChanged = map[string]int{PartIndex: 4}
+var partChanged = map[string]int{brain.PartIndex: 4}
 
 // OwedKey is the meta key of part's owed upgrade; its value is the schema the part is
 // in, in decimal.

@@ -1,11 +1,6 @@
 package storage
 
-import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/anima-bot/anima/brain"
-)
+import "github.com/anima-bot/anima/brain"
 
 // SaveRelationships stores relationships in one transaction.
 func (s *Store) SaveRelationships(rels []brain.Relationship) error {
@@ -14,7 +9,7 @@ func (s *Store) SaveRelationships(rels []brain.Relationship) error {
 	}
 	return s.Update(func(tx *Tx) error {
 		for i := range rels {
-			if err := tx.Put(BucketRelationships, ID64(rels[i].Chat), &rels[i]); err != nil {
+			if err := tx.Put(BucketRelationships, brain.ID64(rels[i].Chat), &rels[i]); err != nil {
 				return err
 			}
 		}
@@ -25,20 +20,14 @@ func (s *Store) SaveRelationships(rels []brain.Relationship) error {
 // Relationships returns every stored relationship.
 func (s *Store) Relationships() ([]brain.Relationship, error) {
 	var rels []brain.Relationship
-	err := s.View(func(tx *Tx) error {
-		return tx.Scan(BucketRelationships, nil, func(_, v []byte) error {
-			var r brain.Relationship
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("decode relationship: %w", err)
-			}
-			rels = append(rels, r)
-			return nil
-		})
+	err := s.View(func(tx *Tx) (err error) {
+		rels, err = decodeAll[brain.Relationship](tx, BucketRelationships, "relationship")
+		return err
 	})
 	return rels, err
 }
 
 // DeleteRelationship removes chat's relationship.
 func (s *Store) DeleteRelationship(chat int64) error {
-	return s.Update(func(tx *Tx) error { return tx.Delete(BucketRelationships, ID64(chat)) })
+	return s.Update(func(tx *Tx) error { return tx.Delete(BucketRelationships, brain.ID64(chat)) })
 }

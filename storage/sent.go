@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // SentKeep is how many of its latest message ids per chat the store remembers anima sent.
@@ -43,7 +45,7 @@ const (
 // A chat's ids are one value (see encodeSent), so a batch writes one value per chat it
 // touches rather than a key per id and the deletion of as many old ones.
 func recordSentTx(tx *Tx, chat int64, ids []int) error {
-	old, err := tx.Peek(BucketSent, ID64(chat))
+	old, err := tx.Peek(BucketSent, brain.ID64(chat))
 	if err != nil {
 		return err
 	}
@@ -53,7 +55,7 @@ func recordSentTx(tx *Tx, chat int64, ids []int) error {
 	}
 	list = append(list, ids...)
 	list = list[max(len(list)-SentKeep, 0):]
-	return tx.PutRaw(BucketSent, ID64(chat), encodeSent(list))
+	return tx.PutRaw(BucketSent, brain.ID64(chat), encodeSent(list))
 }
 
 // A chat's sent ids are stored oldest first as zigzag varint deltas from the previous id
@@ -94,7 +96,7 @@ func (s *Store) Sent(chat int64, id int) (bool, error) {
 	}
 	var stored []int
 	err := s.View(func(tx *Tx) error {
-		v, err := tx.Peek(BucketSent, ID64(chat))
+		v, err := tx.Peek(BucketSent, brain.ID64(chat))
 		if err != nil {
 			return err
 		}
@@ -122,7 +124,7 @@ func (s *Store) sentSince(tx *Tx, chat int64, id int) (bool, error) {
 	if !forgotten || waiting {
 		return true, nil
 	}
-	v, err := tx.Peek(BucketSent, ID64(chat))
+	v, err := tx.Peek(BucketSent, brain.ID64(chat))
 	if err != nil {
 		return false, err
 	}

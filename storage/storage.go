@@ -19,6 +19,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // SchemaVersion is the version of the bucket layout this code reads and writes.
@@ -30,12 +32,14 @@ import (
 // bucket is the first epoch, so nothing moves). Versions 3 and 4 changed memory's search
 // index, whose layout only brain/memory knows (3: per-turn tail entries folded into
 // segments; 4: the unfolded tail as a mark on the turn's history entry, MarkIndexed):
-// Open marks the index owed an upgrade from the file's version (PartIndex, owed.go), and
-// memory.New runs those migrations (brain/memory/migrate.go) and settles the mark.
+// Open marks the index owed an upgrade from the file's version (brain.PartIndex,
+// owed.go), and memory.New runs those migrations (brain/memory/migrate.go) and settles
+// the mark.
 const SchemaVersion = 5
 
 // Bucket names. Chat-scoped buckets key every entry with the 8-byte big-endian chat id
-// first. Forget relies on that.
+// first. Forget relies on that. The buckets of brain/memory and brain/schedule, which the
+// store creates and forgets but whose layout they own, are named in brain (layout.go).
 const (
 	BucketMeta          = "meta"
 	BucketInbox         = "inbox"
@@ -43,20 +47,16 @@ const (
 	BucketHistory       = "history"       // chat | seq → brain.Turn
 	BucketRelationships = "relationships" // chat → brain.Relationship
 	BucketAcks          = "acks"          // ack key → brain.Ack
-	BucketSummaries     = "summaries"     // chat → memory summary
-	BucketIndex         = "index"         // chat | tag | … → memory search (brain/memory/index.go)
-	BucketSchedules     = "schedules"     // chat | id → brain.ScheduleItem
-	BucketFires         = "fires"         // chat | id | due → fire record
-	BucketFacts         = "facts"         // chat | user | attribute → brain.Fact (see FactKey)
 	BucketState         = "state"         // agent-wide state
 	BucketSent          = "sent"          // chat → the ids of the last SentKeep messages anima sent (sent.go)
 	BucketDead          = "dead"          // chat | user | id → brain.DeadLetter (dead.go)
+	BucketVoice         = "voice"         // chat | outbox id → a spoken entry's audio, a blob (voice.go)
 )
 
 var (
-	chatScoped = []string{BucketHistory, BucketRelationships, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketSent, BucketDead}
+	chatScoped = []string{BucketHistory, BucketRelationships, brain.BucketSummaries, brain.BucketIndex, brain.BucketSchedules, brain.BucketFires, brain.BucketFacts, BucketSent, BucketDead, BucketVoice}
 	allBuckets = []string{BucketMeta, BucketInbox, BucketOutbox, BucketHistory, BucketRelationships,
-		BucketAcks, BucketSummaries, BucketIndex, BucketSchedules, BucketFires, BucketFacts, BucketState, BucketSent, BucketDead}
+		BucketAcks, brain.BucketSummaries, brain.BucketIndex, brain.BucketSchedules, brain.BucketFires, brain.BucketFacts, BucketState, BucketSent, BucketDead, BucketVoice}
 )
 
 // ErrLocked is returned by Open when another process holds the store.
@@ -295,7 +295,7 @@ func (s *Store) init() error {
 			return nil
 		}
 		if n < 2 {
-			if err := migrateFactsV2(tx.Bucket([]byte(BucketFacts))); err != nil {
+			if err := migrateFactsV2(tx.Bucket([]byte(brain.BucketFacts))); err != nil {
 				return fmt.Errorf("migrate facts to schema 2: %w", err)
 			}
 		}
@@ -310,10 +310,6 @@ func (s *Store) init() error {
 		return meta.Put([]byte("schema"), []byte(strconv.Itoa(SchemaVersion)))
 	})
 }
-
-// FactKey is the key of a fact: the chat it was told in, the user it is about, the
-// attribute. A private chat's facts (chat = user) are the user's private facts.
-func FactKey(chat, user int64, attr string) []byte { return Key(chat, ID64(user), []byte(attr)) }
 
 // Path returns the file the store lives in.
 func (s *Store) Path() string { return s.path }

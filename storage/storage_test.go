@@ -1,8 +1,6 @@
 package storage_test
 
 import (
-	bolt "go.etcd.io/bbolt"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/storage"
@@ -143,7 +143,7 @@ func TestForget(t *testing.T) {
 			Outbox: []brain.SendMessage{{Chat: chat, Text: "y"}}}, now); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Put(storage.BucketFacts, storage.Key(chat, []byte("name")), brain.Fact{Attribute: "name", Value: "x"}); err != nil {
+		if err := s.Put(brain.BucketFacts, brain.Key(chat, []byte("name")), brain.Fact{Attribute: "name", Value: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -160,10 +160,10 @@ func TestForget(t *testing.T) {
 		t.Errorf("history of 8 lost: %+v", h)
 	}
 	var f brain.Fact
-	if ok, _ := s.Get(storage.BucketFacts, storage.Key(7, []byte("name")), &f); ok {
+	if ok, _ := s.Get(brain.BucketFacts, brain.Key(7, []byte("name")), &f); ok {
 		t.Error("fact of 7 survived")
 	}
-	if ok, _ := s.Get(storage.BucketFacts, storage.Key(8, []byte("name")), &f); !ok {
+	if ok, _ := s.Get(brain.BucketFacts, brain.Key(8, []byte("name")), &f); !ok {
 		t.Error("fact of 8 lost")
 	}
 	acks, _ := s.Acks()
@@ -238,7 +238,7 @@ func TestScanReverseAndPrefix(t *testing.T) {
 	err := s.Update(func(tx *storage.Tx) error {
 		for _, chat := range []int64{-5, 5, 6} {
 			for i := uint64(1); i <= 3; i++ {
-				if err := tx.Put(storage.BucketHistory, storage.Key(chat, storage.U64(i)), brain.Turn{Text: "t"}); err != nil {
+				if err := tx.Put(storage.BucketHistory, brain.Key(chat, brain.U64(i)), brain.Turn{Text: "t"}); err != nil {
 					return err
 				}
 			}
@@ -344,11 +344,11 @@ func TestOpenMigratesSentIDsToLists(t *testing.T) {
 			return err
 		}
 		for id := 1; id <= storage.SentKeep+5; id++ {
-			if err := sent.Put(storage.Key(7, storage.U64(uint64(id))), []byte{1}); err != nil {
+			if err := sent.Put(brain.Key(7, brain.U64(uint64(id))), []byte{1}); err != nil {
 				return err
 			}
 		}
-		return sent.Put(storage.Key(-2, storage.U64(40)), []byte{1})
+		return sent.Put(brain.Key(-2, brain.U64(40)), []byte{1})
 	})
 	st, err := storage.Open(path, storage.Options{})
 	if err != nil {
@@ -390,10 +390,10 @@ func TestOpenMarksTheIndexOwed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "anima.db")
-			index := storage.Key(9, []byte{'d'}, storage.U64(1)) // a schema-2 key
+			index := brain.Key(9, []byte{'d'}, brain.U64(1)) // a schema-2 key
 			if tc.schema != "" {
 				writeOldFile(t, path, tc.schema, func(tx *bolt.Tx) error {
-					b, err := tx.CreateBucket([]byte(storage.BucketIndex))
+					b, err := tx.CreateBucket([]byte(brain.BucketIndex))
 					if err != nil {
 						return err
 					}
@@ -407,7 +407,7 @@ func TestOpenMarksTheIndexOwed(t *testing.T) {
 				var ok bool
 				if err := st.View(func(tx *storage.Tx) error {
 					var err error
-					from, ok, err = tx.Owed(storage.PartIndex)
+					from, ok, err = tx.Owed(brain.PartIndex)
 					return err
 				}); err != nil {
 					t.Fatal(err)
@@ -419,11 +419,11 @@ func TestOpenMarksTheIndexOwed(t *testing.T) {
 				t.Fatalf("Owed = %d, %v; want %v from %d", from, ok, tc.owed, want)
 			}
 			if tc.schema != "" {
-				if v, err := st.Get(storage.BucketIndex, index, new(json.RawMessage)); err != nil || !v {
+				if v, err := st.Get(brain.BucketIndex, index, new(json.RawMessage)); err != nil || !v {
 					t.Errorf("the index key is gone after Open: %v, %v", v, err)
 				}
 			}
-			if err := st.Update(func(tx *storage.Tx) error { return tx.Settle(storage.PartIndex) }); err != nil {
+			if err := st.Update(func(tx *storage.Tx) error { return tx.Settle(brain.PartIndex) }); err != nil {
 				t.Fatal(err)
 			}
 			if from, ok := owed(); ok {

@@ -2,33 +2,15 @@ package storage
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/anima-bot/anima/brain"
 )
-
-// U64 encodes v big-endian, so keys sort numerically.
-func U64(v uint64) []byte {
-	b := make([]byte, 8)
-	binary.BigEndian.PutUint64(b, v)
-	return b
-}
-
-// ID64 encodes a (possibly negative) chat or user id as an 8-byte key prefix.
-func ID64(id int64) []byte { return U64(uint64(id)) }
-
-// Key joins an id prefix and further parts into one key.
-func Key(id int64, parts ...[]byte) []byte {
-	k := ID64(id)
-	for _, p := range parts {
-		k = append(k, p...)
-	}
-	return k
-}
 
 // Tx is a read-write or read-only transaction over the store's buckets, for callers that
 // need several writes to land together.
@@ -55,7 +37,7 @@ func (t *Tx) bucket(name string) (*bolt.Bucket, error) {
 // appendMostly are the buckets whose keys mostly grow at the end of their chat's range
 // (history by sequence, memory's index by turn and segment): their pages are split
 // nearly full rather than in half, which keeps the file near the size of the data.
-var appendMostly = map[string]bool{BucketHistory: true, BucketIndex: true}
+var appendMostly = map[string]bool{BucketHistory: true, brain.BucketIndex: true}
 
 const appendFill = 0.95
 
@@ -150,7 +132,8 @@ func (t *Tx) Delete(bucket string, key []byte) error {
 }
 
 // Scan calls fn for every key with the prefix, in key order. k and v are valid only during
-// the call; fn must copy what it keeps. Returning ErrStop ends the scan early without error.
+// the call; fn must copy what it keeps. Returning brain.ErrStop ends the scan early
+// without error.
 func (t *Tx) Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error {
 	return t.ScanFrom(bucket, prefix, prefix, fn)
 }
@@ -175,7 +158,7 @@ func (t *Tx) ScanReverse(bucket string, prefix []byte, fn func(k, v []byte) erro
 }
 
 // scanFrom calls fn for b's keys from the first at or after from while they have the
-// prefix, and returns fn's first error as it is (ErrStop too: a walk over several
+// prefix, and returns fn's first error as it is (brain.ErrStop too: a walk over several
 // buckets stops on it).
 func scanFrom(b *bolt.Bucket, prefix, from []byte, fn func(k, v []byte) error) error {
 	c := b.Cursor()
@@ -209,9 +192,9 @@ func scanReverse(b *bolt.Bucket, prefix []byte, fn func(k, v []byte) error) erro
 	return nil
 }
 
-// stopped turns ErrStop into the end of a walk.
+// stopped turns brain.ErrStop into the end of a walk.
 func stopped(err error) error {
-	if errors.Is(err, ErrStop) {
+	if errors.Is(err, brain.ErrStop) {
 		return nil
 	}
 	return err
@@ -245,9 +228,6 @@ func (t *Tx) NextSeq(bucket string) (uint64, error) {
 	}
 	return b.NextSequence()
 }
-
-// ErrStop ends a Scan early.
-var ErrStop = errors.New("stop scan")
 
 func prefixEnd(prefix []byte) []byte {
 	end := bytes.Clone(prefix)

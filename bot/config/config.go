@@ -30,6 +30,7 @@ type Config struct {
 	Persona   PersonaConfig   `yaml:"persona"`
 	Brain     BrainConfig     `yaml:"brain"`
 	Limits    LimitsConfig    `yaml:"limits"`
+	Voice     VoiceConfig     `yaml:"voice"`
 	Log       LogConfig       `yaml:"log"`
 	Plugins   PluginsConfig   `yaml:"plugins"`
 	MCP       mcp.Config      `yaml:"mcp"`
@@ -100,6 +101,9 @@ type LLMConfig struct {
 	TranscriptionModel string   `yaml:"transcription_model"`
 	MaxAudio           Duration `yaml:"max_audio"` // longest recording transcribed, > 0
 	Vision             bool     `yaml:"vision"`    // photos are shown to the model
+	// SpeechModel speaks replies as voice notes on the same endpoint (/audio/speech, e.g.
+	// gpt-4o-mini-tts); "" (the default) switches speaking off, and nothing of it is built.
+	SpeechModel string `yaml:"speech_model"`
 	// AnswerFormat is how the final answer is asked for: json_schema (a strict
 	// response_format beside the tools), text (the prompt alone), or auto: json_schema on
 	// api.openai.com, text elsewhere (Ollama, for one, calls no tools while a format is set).
@@ -180,6 +184,9 @@ type PersonaConfig struct {
 	// Interests are anima's own: things it may bring up when it writes first and has nothing
 	// of the person's to pick up. At most MaxInterests, each at most MaxInterestRunes.
 	Interests []string `yaml:"interests"`
+	// VoiceStyle is an optional line on how anima's voice sounds (the speech request's
+	// instructions, e.g. "warm and unhurried"); "" leaves it to the voice.
+	VoiceStyle string `yaml:"voice_style"`
 }
 
 // Limits of persona.interests: a short list of short lines.
@@ -201,6 +208,41 @@ type LimitsConfig struct {
 	// AudioPerUserPerDay is how much of one user's voice notes, audio and video notes is
 	// transcribed a day (llm.transcription_model); 0 = no cap.
 	AudioPerUserPerDay Duration `yaml:"audio_per_user_per_day"`
+	// SpeechPerUserPerDay is how much speech anima makes for one user a day
+	// (llm.speech_model); 0 = no cap. Past it, replies go as text.
+	SpeechPerUserPerDay Duration `yaml:"speech_per_user_per_day"`
+}
+
+// Voice reply modes, the allowed values of voice.reply.
+const (
+	VoiceReplyAuto   = "auto"
+	VoiceReplyOff    = "off"
+	VoiceReplyMirror = "mirror"
+	VoiceReplyAlways = "always"
+)
+
+// VoiceConfig is the voice section: when and how anima speaks its replies
+// (llm.speech_model).
+type VoiceConfig struct {
+	// Reply is when replies are spoken: off (only to those who ask, /voice on), mirror (a
+	// voice note is answered with one), always, or auto: mirror when llm.speech_model is
+	// set, else off.
+	Reply string `yaml:"reply"`
+	Name  string `yaml:"name"` // the endpoint's voice, e.g. alloy, coral, sage
+	// MaxLength is the longest reply spoken (estimated before it is made); a longer one
+	// goes as text.
+	MaxLength Duration `yaml:"max_length"`
+}
+
+// VoiceMode resolves voice.reply (auto) against llm.speech_model.
+func (c Config) VoiceMode() brain.VoiceMode {
+	if c.Voice.Reply == VoiceReplyAuto || c.Voice.Reply == "" {
+		if c.LLM.SpeechModel == "" {
+			return brain.VoiceOff
+		}
+		return brain.VoiceMirror
+	}
+	return brain.VoiceMode(c.Voice.Reply)
 }
 
 // LogConfig is the log section.
@@ -279,9 +321,11 @@ func Default() Config {
 				"things people make by hand: bread, gardens, mended clothes",
 			},
 		},
-		Brain:  BrainConfig{Tick: Duration(time.Second)},
-		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute)},
-		Log:    LogConfig{Level: "info", Format: "text", Replies: true},
+		Brain: BrainConfig{Tick: Duration(time.Second)},
+		Limits: LimitsConfig{PendingRemindersPerChat: 50, RemindersPerRun: 4, UserRunsPerMinute: 20, AudioPerUserPerDay: Duration(30 * time.Minute),
+			SpeechPerUserPerDay: Duration(10 * time.Minute)},
+		Voice: VoiceConfig{Reply: VoiceReplyAuto, Name: "alloy", MaxLength: Duration(time.Minute)},
+		Log:   LogConfig{Level: "info", Format: "text", Replies: true},
 	}
 	for _, s := range c.Plugins.sections() {
 		s.SetDefaults()

@@ -224,9 +224,9 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"duplicate key", "log:\n  level: info\n  level: debug",
 			[]string{`line 3: log.level: set twice (first at line 2)`}},
 		{"section not a mapping", "llm: 5",
-			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, tool_share, max_output_tokens, transcription_model, max_audio, vision, answer_format`}},
+			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, tool_share, max_output_tokens, transcription_model, max_audio, vision, speech_model, answer_format`}},
 		{"document not a mapping", "- telegram",
-			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`}},
+			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, voice, log, plugins, mcp`}},
 		{"wrong type int", "llm:\n  context_tokens: lots",
 			[]string{`line 2: llm.context_tokens: want an integer, got "lots"`}},
 		{"wrong type bool", "proactive:\n  enabled: sometimes",
@@ -240,7 +240,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"second document", "log: {level: info}\n---\nlog: {level: debug}",
 			[]string{`line 2: a second YAML document; keep the whole configuration in one`}},
 		{"merge key with unknown key", "x: &base {level: info, colour: true}\nlog:\n  <<: *base",
-			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, limits, log, plugins, mcp`,
+			[]string{`line 1: x: unknown key; the sections are telegram, llm, storage, metrics, proactive, user, persona, brain, limits, voice, log, plugins, mcp`,
 				`line 1: log.colour: unknown key; log accepts level, format, message_text, replies`}},
 	}
 	for _, tc := range tests {
@@ -346,6 +346,11 @@ func TestConfigValidateNamesKey(t *testing.T) {
 		{"limits.user_runs_per_minute", func(c *Config) { c.Limits.UserRunsPerMinute = -1 }, "0 (no limit) or more"},
 		{"limits.audio_per_user_per_day", func(c *Config) { c.Limits.AudioPerUserPerDay = Duration(-time.Minute) }, "0 (no cap) or more"},
 		{"llm.max_output_tokens", func(c *Config) { c.LLM.MaxOutputTokens = 0 }, "greater than 0"},
+		{"limits.speech_per_user_per_day", func(c *Config) { c.Limits.SpeechPerUserPerDay = Duration(-time.Minute) }, "0 (no cap) or more"},
+		{"voice.reply", func(c *Config) { c.Voice.Reply = "sometimes" }, "auto, off, mirror or always"},
+		{"voice.reply", func(c *Config) { c.Voice.Reply = VoiceReplyMirror }, "llm.speech_model is empty"},
+		{"voice.name", func(c *Config) { c.LLM.SpeechModel, c.Voice.Name = "gpt-4o-mini-tts", "" }, "must not be empty"},
+		{"voice.max_length", func(c *Config) { c.Voice.MaxLength = 0 }, "greater than 0"},
 		{"storage.path", func(c *Config) { c.Storage.Path = "" }, "must not be empty"},
 		{"metrics.listen", func(c *Config) { c.Metrics.Listen = "localhost" }, `host:port such as 127.0.0.1:9464 (or "" to disable)`},
 		{"proactive.min_silence", func(c *Config) { c.Proactive.MinSilence = 0 }, "greater than 0"},
@@ -875,5 +880,24 @@ func TestDeadLetterCapsValidated(t *testing.T) {
 				t.Errorf("keys refused %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestVoiceMode(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		reply, model string
+		want         brain.VoiceMode
+	}{
+		{VoiceReplyAuto, "", brain.VoiceOff},
+		{VoiceReplyAuto, "gpt-4o-mini-tts", brain.VoiceMirror},
+		{VoiceReplyOff, "gpt-4o-mini-tts", brain.VoiceOff},
+		{VoiceReplyAlways, "gpt-4o-mini-tts", brain.VoiceAlways},
+	} {
+		c := Default()
+		c.Voice.Reply, c.LLM.SpeechModel = tc.reply, tc.model
+		if got := c.VoiceMode(); got != tc.want {
+			t.Errorf("voice.reply %s, llm.speech_model %q: VoiceMode = %s, want %s", tc.reply, tc.model, got, tc.want)
+		}
 	}
 }

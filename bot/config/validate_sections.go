@@ -18,6 +18,7 @@ func (c Config) validate() []*KeyError {
 	c.validateTelegram(&p)
 	c.validateLLM(&p)
 	c.validateLimits(&p)
+	c.validateVoice(&p)
 	c.validateStorage(&p)
 	c.validateProactive(&p)
 	c.validateUser(&p)
@@ -121,6 +122,27 @@ func (c Config) validateLimits(p *checker) {
 	if lim.AudioPerUserPerDay < 0 {
 		p.Add("limits.audio_per_user_per_day", "must be 0 (no cap) or more; got %s", lim.AudioPerUserPerDay)
 	}
+	if lim.SpeechPerUserPerDay < 0 {
+		p.Add("limits.speech_per_user_per_day", "must be 0 (no cap) or more; got %s", lim.SpeechPerUserPerDay)
+	}
+}
+
+// validateVoice checks voice.
+func (c Config) validateVoice(p *checker) {
+	v := c.Voice
+	switch v.Reply {
+	case VoiceReplyAuto, VoiceReplyOff:
+	case VoiceReplyMirror, VoiceReplyAlways:
+		if c.LLM.SpeechModel == "" {
+			p.Add("voice.reply", "is %s, but llm.speech_model is empty: set a speech model (e.g. gpt-4o-mini-tts) or use auto or off", v.Reply)
+		}
+	default:
+		p.Add("voice.reply", "must be auto, off, mirror or always; got %q", v.Reply)
+	}
+	if c.LLM.SpeechModel != "" {
+		p.NotEmpty("voice.name", v.Name)
+	}
+	p.Positive("voice.max_length", v.MaxLength)
 }
 
 // maxDeadLetters bounds storage.dead_letters.per_user and per_chat: every burial scans

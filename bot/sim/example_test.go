@@ -45,6 +45,9 @@ func TestExampleScenarios(t *testing.T) {
 				t.Error("timeline.png is not a PNG")
 			}
 			summary, _ := os.ReadFile(filepath.Join(dir, "summary.txt"))
+			if !strings.Contains(string(summary), "repeats within 5 openers: 0 (target 0)") {
+				t.Errorf("an opener repeats a topic of the last five:\n%s", summary)
+			}
 			if !strings.Contains(string(summary), "day 7: ") || !strings.Contains(string(summary), "total: ") {
 				t.Errorf("summary.txt lacks the per-day table:\n%s", summary)
 			}

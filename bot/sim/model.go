@@ -22,23 +22,21 @@ import (
 type simModel struct {
 	srv *openaitest.Server
 	sc  SimModel
-	rng *rand.Rand
 
-	mu        sync.Mutex         // the server calls respond on its own goroutines
-	next      []openaitest.Reply // the run's replies in order; the last one repeats
-	opened    bool               // the scenario's concern was opened
-	calls     int                // chat completion requests of cognition runs
-	summaries int                // requests of the memory summarizer
-	n         int
+	mu     sync.Mutex         // the server calls respond on its own goroutines
+	next   []openaitest.Reply // the run's replies in order; the last one repeats
+	opener *openerScript      // set: the run may write first, its answer names a topic
+	opened bool               // the scenario's concern was opened
+	n      int
 }
 
 // newSimModel starts the scripted model's endpoint; Close stops it.
-func newSimModel(sc SimModel, rng *rand.Rand) (*simModel, error) {
+func newSimModel(sc SimModel) (*simModel, error) {
 	srv, err := openaitest.NewServer()
 	if err != nil {
 		return nil, fmt.Errorf("sim model: %w", err)
 	}
-	m := &simModel{srv: srv, sc: sc, rng: rng}
+	m := &simModel{srv: srv, sc: sc}
 	srv.SetDefault(m.respond)
 	return m, nil
 }
@@ -50,20 +48,23 @@ func (m *simModel) Close() { m.srv.Close() }
 func (m *simModel) URL() string { return m.srv.URL() }
 
 // prepare scripts the answer to the next cognition run, for wake w at now on the
-// scenario's day (1 = the first).
-func (m *simModel) prepare(w brain.Wake, now time.Time, day int) {
+// scenario's day (1 = the first); roll is silenceRoll's for the wake.
+func (m *simModel) prepare(w brain.Wake, now time.Time, day int, roll float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.n++
+	m.opener = nil
 	switch w.Reason.Code {
 	case brain.ReasonProactive, brain.ReasonFollowup:
-		if m.rng.Float64() < m.sc.Silent {
-			m.next = []openaitest.Reply{openaitest.Answer("", m.sc.ProactiveStatus, 0.9)}
+		if roll < m.sc.Silent {
+			m.next = []openaitest.Reply{openaitest.OpenerAnswer("", m.sc.ProactiveStatus, 0.9, "")}
 			return
 		}
-		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("Thinking of you (%s #%d): how are things?", w.Reason.Code, m.n), m.sc.ProactiveStatus, 0.9)}
+		m.opener = &openerScript{fmt.Sprintf("Thinking of you (%s #%d): how are things?", w.Reason.Code, m.n), m.sc.ProactiveStatus}
+		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
 	case brain.ReasonConcernCheckin:
-		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), m.sc.ProactiveStatus, 0.9)}
+		m.opener = &openerScript{fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), m.sc.ProactiveStatus}
+		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
 	default:
 		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("Scripted answer #%d.", m.n), m.sc.ReplyStatus, 0.9)}
 		if c := m.sc.Concern; c != nil && !m.opened && day == c.Day && w.Reason.Code == brain.ReasonUserMessage {
@@ -75,10 +76,22 @@ func (m *simModel) prepare(w brain.Wake, now time.Time, day int) {
 	}
 }
 
+// silenceRoll draws, for a proactive or follow-up wake, the number that decides whether
+// the scripted model stays silent (model.silent); -1 for another wake, which draws
+// nothing. A live run draws it too, so that the scripted user's draws after it fall as in
+// the scripted run that estimated it.
+func silenceRoll(rng *rand.Rand, code string) float64 {
+	if code == brain.ReasonProactive || code == brain.ReasonFollowup {
+		return rng.Float64()
+	}
+	return -1
+}
+
 // prepareDream scripts a dream run: it reflects in silence (an empty answer, no tools).
 func (m *simModel) prepareDream() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.opener = nil
 	m.next = []openaitest.Reply{openaitest.Answer("", string(brain.StatusActive), 0.9)}
 }
 
@@ -88,26 +101,18 @@ func (m *simModel) respond(req openai.ChatCompletionRequest) openaitest.Reply {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, "You keep the long-term memory") {
-		m.summaries++
 		return openaitest.Reply{Content: "The user and anima talk now and then; nothing is pending."}
 	}
-	m.calls++
 	if len(m.next) == 0 {
 		return openaitest.Answer("", string(brain.StatusActive), 0.9)
 	}
 	r := m.next[0]
 	if len(m.next) > 1 {
 		m.next = m.next[1:]
+	} else if m.opener != nil {
+		r = m.opener.reply(req) // the final answer, with the topic the request names
 	}
 	return r
-}
-
-// requests returns the number of requests answered so far: cognition's and the
-// summarizer's.
-func (m *simModel) requests() (calls, summaries int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.calls, m.summaries
 }
 
 // violations are the protocol errors the endpoint saw in the client's requests.

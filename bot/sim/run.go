@@ -12,6 +12,7 @@ import (
 
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
@@ -33,6 +34,10 @@ type Options struct {
 	// Draw, if set, draws timeline.png (plot.Draw: anima-sim's); without it Run writes
 	// the other two files.
 	Draw Drawer
+	// Live runs the scenario against the configuration's model endpoint (llm.base_url,
+	// llm.api_key and the models), with the client `anima run` builds, instead of the
+	// scripted one: every request is spent there. EstimateLive says how many to expect.
+	Live bool
 }
 
 // scenarioSim is one scenario replayed through anima's real pieces, as bot.Assemble builds
@@ -52,9 +57,11 @@ type scenarioSim struct {
 	loop  *loop.Loop
 	think brain.Thinker // cognition
 	jobs  *plugins.Jobs
-	row   *simRow   // the step's row
-	runs  []*simRun // the step's cognition runs, in order
-	model *simModel
+	row   *simRow    // the step's row
+	runs  []*simRun  // the step's cognition runs, in order
+	model *simModel  // the scripted model; nil in a live run
+	rec   *recorder  // the model client's requests
+	rng   *rand.Rand // the scenario's draws: the user's and the scripted model's
 	user  *simUser
 	tl    *timeline
 }
@@ -62,7 +69,8 @@ type scenarioSim struct {
 // Run replays sc under a simulated clock and writes timeline.csv, summary.txt and
 // (with opts.Draw) timeline.png into dir (created if needed). The store is a temporary
 // file, removed afterwards; nothing leaves the machine (the model is a scripted endpoint
-// on 127.0.0.1). The same configuration, scenario and seed give the same files.
+// on 127.0.0.1) unless opts.Live. The same configuration, scenario and seed give the same
+// files with the scripted model.
 func Run(ctx context.Context, cfg config.Config, sc Scenario, dir string, opts Options) (Result, error) {
 	tl, err := runScenario(ctx, cfg, sc, opts)
 	if err != nil {
@@ -81,18 +89,23 @@ func runScenario(ctx context.Context, cfg config.Config, sc Scenario, opts Optio
 	}
 	var tl *timeline
 	err := withStore(func(store *storage.Store) error {
-		s, err := newScenarioSim(cfg, sc, store)
+		s, err := newScenarioSim(cfg, sc, store, opts.Live)
 		if err != nil {
 			return err
 		}
-		defer s.model.Close()
+		if s.model != nil {
+			defer s.model.Close()
+		}
 		if err := s.run(ctx, newProgress(opts.Progress, opts.Now)); err != nil {
 			return err
 		}
-		if v := s.model.violations(); len(v) > 0 {
-			return fmt.Errorf("sim: the model endpoint saw invalid requests: %v", v)
+		if s.model != nil {
+			if v := s.model.violations(); len(v) > 0 {
+				return fmt.Errorf("sim: the model endpoint saw invalid requests: %v", v)
+			}
 		}
 		tl = s.tl
+		tl.requests, tl.requestBytes = s.rec.counts()
 		return nil
 	})
 	return tl, err
@@ -114,8 +127,8 @@ func withStore(f func(*storage.Store) error) error {
 }
 
 // newScenarioSim builds the pieces through bot.Assemble, as `anima run` does, on the
-// simulated clock with the scripted model.
-func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scenarioSim, error) {
+// simulated clock with the scripted model, or with the configuration's (live).
+func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store, live bool) (*scenarioSim, error) {
 	zone, err := cfg.User.Location()
 	if err != nil {
 		return nil, err
@@ -130,27 +143,39 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store) (*scen
 	start := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, userZone)
 	rng := rand.New(rand.NewPCG(sc.Seed, 0x616e696d61)) // "anima"
 	log := slog.New(slog.DiscardHandler)
-	s := &scenarioSim{sc: sc, clock: braintest.NewClock(start), store: store}
+	s := &scenarioSim{sc: sc, clock: braintest.NewClock(start), store: store, rec: &recorder{}, rng: rng}
 
-	if s.model, err = newSimModel(sc.Model, rng); err != nil {
-		return nil, err
+	// The client `anima run` builds (bot.Assemble's), its requests counted and read.
+	url, key, model := cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), ""
+	if live {
+		model = fmt.Sprintf("%s and %s at %s", cfg.LLM.FastModel, cfg.LLM.SmartModel, setting.RedactURL(url))
+	} else {
+		if s.model, err = newSimModel(sc.Model); err != nil {
+			return nil, err
+		}
+		url, key = s.model.URL(), "sim"
 	}
 	parts, err := bot.Assemble(cfg, store, bot.Options{Clock: s.clock, Logger: log, Seed: sc.Seed,
-		LLM: cognition.NewClient(s.model.URL(), "sim", cfg.LLM.RequestTimeout.Std())})
+		LLM: cognition.NewClientThrough(url, key, cfg.LLM.RequestTimeout.Std(), s.rec.wrap)})
 	if err != nil {
-		s.model.Close()
+		if s.model != nil {
+			s.model.Close()
+		}
 		return nil, err
 	}
 	s.think = parts.Cognition
 	pol := parts.Policy // the scenario's seed picks the timing jitter too: a run repeats
 	s.agg, s.st = parts.Aggregator, parts.State
-	s.jobs = parts.Plugins.Jobs(dreamer{s}, parts.Journal, zone, chatsOf(s.st))
+	s.jobs = parts.Plugins.Jobs(dreamer{s}, parts.Journal, zone, chatsOf(s.st), func(ctx context.Context, intents []brain.Intent) error {
+		return s.loop.Apply(ctx, intents) // built below; applied at the next Drive
+	})
 	s.st.Upsert(brain.Relationship{Chat: simChat, User: simChat, Name: sc.User.Name, Timezone: sc.User.Timezone})
 	deps := parts.LoopDeps()
 	deps.Thinker, deps.Journal = thinker{s}, journal{TurnJournal: parts.Journal, s: s}
 	s.loop = loop.New(loop.NewInbox(), sender{s}, bot.LoopConfig(cfg, false), deps)
 	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
 	s.tl = newTimeline(sc, pol, userZone, start)
+	s.tl.model = model
 	return s, nil
 }
 
@@ -177,10 +202,10 @@ func (s *scenarioSim) run(ctx context.Context, bar *progress) error {
 			row.msgs[msgUser] += len(sigs)
 		}
 		pending := s.pendingCheckins()
-		calls, sums := s.model.requests()
+		before, _ := s.rec.counts()
 		s.loop.Drive(ctx, now, sigs)
-		c, m := s.model.requests()
-		row.modelCalls += c - calls + m - sums
+		after, _ := s.rec.counts()
+		row.modelCalls += after - before
 		s.sent()
 		s.jobs.Step(ctx, now)
 		if rel := s.st.Rel(simChat); rel != nil {
@@ -245,11 +270,13 @@ type dreamer struct{ s *scenarioSim }
 
 func (d dreamer) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
 	s := d.s
-	calls, sums := s.model.requests()
-	s.model.prepareDream()
+	before, _ := s.rec.counts()
+	if s.model != nil {
+		s.model.prepareDream()
+	}
 	out, err := s.think.Think(ctx, w)
-	c, m := s.model.requests()
-	s.row.modelCalls += c - calls + m - sums
+	after, _ := s.rec.counts()
+	s.row.modelCalls += after - before
 	s.row.dreams++
 	s.tl.dream(s.clock.Now(), w.Reason)
 	if err != nil {

@@ -96,7 +96,7 @@ func silent(cfg config.Config, days int, store *storage.Store) (Result, error) {
 		listed(w)
 		return brain.Outcome{Requests: 1}, nil
 	})
-	jobs := parts.Plugins.Jobs(dream, parts.Journal, zone, chatsOf(st))
+	jobs := parts.Plugins.Jobs(dream, parts.Journal, zone, chatsOf(st), loop.Apply)
 
 	ctx := context.Background()
 	clock.Set(start.Add(time.Second)) // the reply goes out a second after the message

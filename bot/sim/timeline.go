@@ -79,6 +79,15 @@ type timeline struct {
 	// that had a wake of their own.
 	carried      map[string]time.Time
 	checkinWoken map[string]bool
+	// openers are the messages anima sent first, with their briefs (openers.go).
+	openers []opener
+	// model names the live model ("" for the scripted one); requests and requestBytes
+	// are what the model client sent over the whole run.
+	model        string
+	requests     int
+	requestBytes int64
+	// ledger is the messages anima wrote first with their topics (ledger.go).
+	ledger []simOpener
 }
 
 func newTimeline(sc Scenario, pol brain.ProactivePolicy, loc *time.Location, start time.Time) *timeline {
@@ -236,8 +245,12 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	if name == "" {
 		name = "(unnamed)"
 	}
-	fmt.Fprintf(w, "scenario %s: %d days from %s, seed %d, user zone %s, step %s\n\n",
+	fmt.Fprintf(w, "scenario %s: %d days from %s, seed %d, user zone %s, step %s\n",
 		name, t.sc.Days, t.sc.Start, t.sc.Seed, t.loc, t.sc.Step)
+	if t.model != "" {
+		fmt.Fprintf(w, "live model: %s\n", t.model)
+	}
+	fmt.Fprintln(w)
 	printPerDay(w, t.result(), "simulated days")
 	msgs, wakes, calls, silent, failed, refused, dreams := t.totals()
 	fmt.Fprintf(w, "\nwakes: %d; dreams: %d; model requests: %d; proactive runs that said nothing: %d; failed runs: %d\n",
@@ -248,5 +261,7 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\nrefused because the user blocked the bot: %d\n", refused)
 	t.measure().write(w, t.sc.Days, t.loc)
+	t.writeLedger(w)
+	t.writeOpeners(w)
 	return nil
 }

@@ -17,9 +17,10 @@ import (
 
 // simRun is one cognition run of a step, as the figures need it.
 type simRun struct {
-	code  string  // the wake's reason code
-	first simSend // what the figures record if a message goes out on a proactive run
-	sent  int     // messages delivered
+	code   string  // the wake's reason code
+	first  simSend // what the figures record if a message goes out on a proactive run
+	opener opener  // what the summary lists if it does (openers.go)
+	sent   int     // messages delivered
 }
 
 // proactive says the run is anima's own initiative: proactive, follow-up or check-in.
@@ -52,10 +53,17 @@ func (t thinker) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error)
 		}
 	}
 	s.runs = append(s.runs, run)
-	s.model.prepare(w, now, s.user.day(now))
+	roll := silenceRoll(s.rng, w.Reason.Code)
+	if s.model != nil {
+		s.model.prepare(w, now, s.user.day(now), roll)
+	}
+	s.rec.takeBrief() // an earlier run's
 	out, err := s.think.Think(ctx, w)
 	if err != nil {
 		s.row.failed++
+	}
+	if run.proactive() {
+		run.opener = opener{at: now, code: w.Reason.Code, brief: s.rec.takeBrief()}
 	}
 	return out, err
 }
@@ -71,9 +79,13 @@ func (d sender) Send(ctx context.Context, m brain.SendMessage) error {
 	switch {
 	case err == nil:
 		s.row.msgs[kindColumn(m.Kind)]++
+		s.tl.noteOpener(s.clock.Now(), m)
 		if n := len(s.runs); n > 0 {
 			run := s.runs[n-1]
 			run.sent++
+			if run.proactive() {
+				run.opener.texts = append(run.opener.texts, m.Text)
+			}
 			if run.code == brain.ReasonConcernCheckin {
 				s.row.checkin++
 			}
@@ -103,6 +115,7 @@ func (s *scenarioSim) sent() {
 	for _, run := range s.runs {
 		if run.sent > 0 && run.proactive() {
 			s.tl.sends = append(s.tl.sends, run.first)
+			s.tl.openers = append(s.tl.openers, run.opener)
 		}
 	}
 }

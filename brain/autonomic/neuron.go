@@ -177,15 +177,34 @@ type ThoughtConfig struct {
 	AgeUnit time.Duration
 }
 
-// ThoughtPressure measures pending (unhandled) thoughts and their age, agent-wide:
+// ShareAgain is how long after raising a share that no message used the thought-pressure
+// neuron may raise it again (the run chose silence, or the person wrote first).
+const ShareAgain = 24 * time.Hour
+
+// ShareScanEvery is how often the thought-pressure neuron looks through the relationships
+// for a share to raise: a thought that waited a night may wait a minute more, and an idle
+// tick stays a tick that does not walk every relationship.
+const ShareScanEvery = time.Minute
+
+// ThoughtPressure raises thought pressure for a chat whose relationship holds a thought
+// anima might share (Relationship.Shares, left by the dream): a thought_pressure signal
+// with the share's text, reason thought and the share's id as Ref, which the brain keeps
+// as a gated thought until the aggregator's proactive gates (quiet hours, waking time,
+// cooldown, the daily cap, deferrals) let it wake a proactive run that names it. A share
+// is raised once per ShareAgain while it lives, never for a group or a dormant chat, nor
+// while anima's last first message waits for an answer (a thought of its own does not
+// follow an unanswered one: backing off is the silence rule's). One signal per check.
+//
+// Otherwise it measures pending (unhandled) thoughts and their age, agent-wide:
 //
 //	v = 1 − 2^(−Σ w),  w = (1 + age/AgeUnit) / 2 for each unhandled thought
 //
 // so one fresh thought gives 0.29, one an AgeUnit old or two fresh ones give 0.5. It emits
 // a thought_pressure signal on a noticeable change and when v crosses 0.5 upward.
 type ThoughtPressure struct {
-	cfg ThoughtConfig
-	det Detector
+	cfg     ThoughtConfig
+	det     Detector
+	scanned time.Time // the last look for a share to raise
 }
 
 var _ brain.Neuron = (*ThoughtPressure)(nil)
@@ -202,6 +221,9 @@ func (*ThoughtPressure) Name() string { return string(brain.SignalThoughtPressur
 
 // Check implements brain.Neuron.
 func (n *ThoughtPressure) Check(now time.Time, st *brain.State) (brain.Signal, bool) {
+	if sig, ok := n.share(now, st); ok {
+		return sig, true
+	}
 	sum := 0.0
 	for i := range st.Thoughts {
 		t := &st.Thoughts[i]
@@ -219,4 +241,38 @@ func (n *ThoughtPressure) Check(now time.Time, st *brain.State) (brain.Signal, b
 		return brain.Signal{}, false
 	}
 	return brain.Signal{Type: brain.SignalThoughtPressure, Source: n.Name(), Value: v, At: now}, true
+}
+
+// share raises the first share due to be raised, marking it raised; it looks once per
+// ShareScanEvery (again at once after raising one: there may be more).
+func (n *ThoughtPressure) share(now time.Time, st *brain.State) (brain.Signal, bool) {
+	if !n.scanned.IsZero() && now.Sub(n.scanned) < ShareScanEvery && !now.Before(n.scanned) {
+		return brain.Signal{}, false
+	}
+	n.scanned = now
+	for _, rel := range st.Rels {
+		if rel.Self == nil || rel.Group || rel.Dormant || rel.UnansweredProactive > 0 {
+			continue
+		}
+		for _, s := range rel.Self.Shares {
+			if !s.Live(now) || (!s.Raised.IsZero() && now.Sub(s.Raised) < ShareAgain) || pending(st, rel.Chat, s.ID) {
+				continue
+			}
+			rel.MarkRaised(s.ID, now)
+			n.scanned = time.Time{}
+			return brain.Signal{Type: brain.SignalThoughtPressure, Source: n.Name(), Chat: rel.Chat, Text: s.Text,
+				Ref: s.ID, Detail: brain.ReasonThought, Value: 1, At: now}, true
+		}
+	}
+	return brain.Signal{}, false
+}
+
+// pending reports whether share id of chat waits in st as a gated thought.
+func pending(st *brain.State, chat int64, id string) bool {
+	for i := range st.Thoughts {
+		if t := &st.Thoughts[i]; t.Gated && !t.Handled && t.Chat == chat && t.Ref == id {
+			return true
+		}
+	}
+	return false
 }

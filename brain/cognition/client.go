@@ -16,10 +16,20 @@ import (
 // is bounded by timeout. Its transport also hands the Retry-After header of 429 and 503
 // answers to Cognition, which go-openai's errors do not carry.
 func NewClient(baseURL, apiKey string, timeout time.Duration) *openai.Client {
+	return NewClientThrough(baseURL, apiKey, timeout, nil)
+}
+
+// NewClientThrough is NewClient whose requests pass through wrap first (nil: none): the
+// simulator counts the requests of a run and reads the prompts it sent, over the same
+// client `anima run` uses.
+func NewClientThrough(baseURL, apiKey string, timeout time.Duration, wrap func(http.RoundTripper) http.RoundTripper) *openai.Client {
 	cfg := openai.DefaultConfig(apiKey)
 	cfg.BaseURL = strings.TrimRight(baseURL, "/")
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	cfg.HTTPClient = &http.Client{Timeout: timeout, Transport: retryAfterTransport{base: base}}
+	var rt http.RoundTripper = retryAfterTransport{base: http.DefaultTransport.(*http.Transport).Clone()}
+	if wrap != nil {
+		rt = wrap(rt)
+	}
+	cfg.HTTPClient = &http.Client{Timeout: timeout, Transport: rt}
 	return openai.NewClientWithConfig(cfg)
 }
 

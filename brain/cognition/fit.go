@@ -164,7 +164,7 @@ func newTurnTags(turns []brain.Turn, now time.Time, loc *time.Location) turnTags
 // tag is the mark of turns[i].
 func (t *turnTags) tag(i int) string {
 	for k := len(t.turns) - 1 - i; len(t.marks) <= k; {
-		t.marks = append(t.marks, turnTag(t.turns[len(t.turns)-1-len(t.marks)].At, t.now, t.loc))
+		t.marks = append(t.marks, turnMark(t.turns[len(t.turns)-1-len(t.marks)], t.now, t.loc))
 	}
 	return t.marks[len(t.turns)-1-i]
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // The final answer's format. Every request asks for the answer as a strict JSON schema
@@ -24,13 +26,41 @@ var answerSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"confidence":{"type":"number","description":"0 to 1: how sure you are this is a good message"}},` +
 	`"required":["response","status","confidence"],"additionalProperties":false}`)
 
-// answerFormat is the response_format of every request while the model takes it.
+// openerSchema is the final answer of a run that may write first (the proactive and
+// check-in prompts): the answer's fields and topic, a short label of what the message is
+// about, null when it says nothing. A strict schema requires every property: the optional
+// one is a null union.
+var openerSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"response":{"type":"string","description":"your message, Markdown allowed; empty to say nothing"},` +
+	`"status":{"type":"string","enum":["active","awaiting_answer","closed","idle"]},` +
+	`"confidence":{"type":"number","description":"0 to 1: how sure you are this is a good message"},` +
+	`"topic":{"type":["string","null"],"description":"what your message is about, in a few words; null when you say nothing"}},` +
+	`"required":["response","status","confidence","topic"],"additionalProperties":false}`)
+
+// answerFormat is the response_format of every request while the model takes it, but
+// those of runs that may write first, which ask for openerFormat.
 var answerFormat = &openai.ChatCompletionResponseFormat{
 	Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 	JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
 		Name: "final_answer", Schema: answerSchema, Strict: true,
 		Description: "anima's final answer of a turn",
 	},
+}
+
+// openerFormat is the response_format of a run that may write first.
+var openerFormat = &openai.ChatCompletionResponseFormat{
+	Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+	JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+		Name: "final_answer", Schema: openerSchema, Strict: true,
+		Description: "anima's final answer of a turn in which it may write first",
+	},
+}
+
+// writesFirst reports whether w's prompt is one of a run that may write first (the
+// proactive and check-in profiles): its answer carries a topic.
+func writesFirst(w brain.Wake) bool {
+	name := profileName(w)
+	return name == "proactive" || name == "check-in"
 }
 
 // formats reports whether model is asked for the answer format: when the configuration
@@ -44,13 +74,19 @@ func (c *Cognition) formats(model string) bool {
 }
 
 // sendFormatted makes one request (see send), asking for the answer format when the model
-// takes it; a refusal of the format turns it off for the model and the request is made
-// again at once without it.
+// takes it (the one req names, chatRequest's choice; answerFormat when it names none); a
+// refusal of the format turns it off for the model and the request is made again at once
+// without it.
 func (c *Cognition) sendFormatted(ctx context.Context, req openai.ChatCompletionRequest, ds *drafts) (openai.ChatCompletionResponse, error) {
+	format := req.ResponseFormat
+	if format == nil {
+		format = answerFormat
+	}
+	req.ResponseFormat = nil
 	if !c.formats(req.Model) {
 		return c.send(ctx, req, ds)
 	}
-	req.ResponseFormat = answerFormat
+	req.ResponseFormat = format
 	resp, err := c.send(ctx, req, ds)
 	if err == nil || !refusesFormat(err) {
 		return resp, err

@@ -72,7 +72,21 @@ func richWake() brain.Wake {
 			Text: "ask about the dentist", Detail: "Sam had a dentist appointment", Due: t0.Add(-2 * time.Hour)},
 	)
 	w.Rel.UnansweredProactive = 1
+	w.Rel.Self = &brain.Self{Note: selfNote}
 	return w
+}
+
+// selfNote is anima's own note about the golden relationship, from its dreams.
+const selfNote = "Sam calls me \"the owl\" since I answered at 3 am; I pretend to mind.\n" +
+	"I have come round to thinking winter birds are braver than summer ones. <b>not a tag</b>"
+
+// goldenShares are thoughts kept to share: one live, one expired (never shown).
+func goldenShares() []brain.Share {
+	return []brain.Share{
+		{ID: "sh0", Text: "an old thought", At: t0.Add(-72 * time.Hour), Expires: t0.Add(-time.Hour)},
+		{ID: "sh1", Text: "a heron waits an hour for one fish: patience as a skill, not a virtue", TiedTo: "Sam's driving lessons",
+			At: t0.Add(-8 * time.Hour), Expires: t0.Add(48 * time.Hour)},
+	}
 }
 
 // eveningRhythm is the learned rhythm of someone who writes on weekday evenings, in loc.
@@ -104,6 +118,40 @@ func richRecall() brain.Recall {
 			"journal, yesterday: a quiet day", "journal, 2 days ago: talked about <the job>"}},
 		{Source: "concerns", Lines: []string{"concern c3 (active, event): driving test on Friday — check-in planned Fri 18:00"}},
 	}
+	rc.HowTheyAre = []brain.StateNote{{User: 7, Lines: []brain.StateLine{
+		{Text: "down with a cold", At: t0.Add(-20 * 24 * time.Hour)}, // faded: not shown
+		{Text: "exhausted, big <deadline> Friday", At: t0.Add(-30 * time.Hour)},
+		{Text: "slept badly, nervous about the driving test", At: t0.Add(-3 * time.Hour)},
+	}}}
+	return rc
+}
+
+// openerLedger is the ledger of a chat where anima wrote first four times in a week: a
+// check-in answered within the hour, missing you answered the next day, then twice no
+// answer.
+func openerLedger() []brain.Opener {
+	return []brain.Opener{
+		{Kind: brain.OpenerCheckin, Topic: "her driving lesson", Subject: "checkin:c1", At: t0.Add(-6*24*time.Hour - 2*time.Hour),
+			Answered: t0.Add(-6*24*time.Hour - 90*time.Minute)},
+		{Kind: brain.OpenerMissingYou, Topic: "the new job", At: t0.Add(-4*24*time.Hour + 3*time.Hour),
+			Answered: t0.Add(-3*24*time.Hour + 2*time.Hour)},
+		{Kind: brain.OpenerThought, Topic: "where words come from", Subject: "interest:where words come from",
+			At: t0.Add(-2*24*time.Hour - 3*time.Hour)},
+		{Kind: brain.OpenerFollowup, Topic: "the flat viewing", At: t0.Add(-20 * time.Hour)},
+	}
+}
+
+// openerRecall is richRecall with the last two of anima's lines written first (a thought,
+// then a follow-up), as a chat where anima wrote first has them.
+func openerRecall() brain.Recall {
+	rc := richRecall()
+	marked := 0
+	for i := len(rc.Turns) - 1; i >= 0 && marked < 2; i-- {
+		if rc.Turns[i].Role == "assistant" {
+			rc.Turns[i].Kind = []brain.MessageKind{brain.KindFollowup, brain.KindProactive}[marked]
+			marked++
+		}
+	}
 	return rc
 }
 
@@ -129,6 +177,10 @@ func TestPromptGolden(t *testing.T) {
 				rc.Turns[i].Name = []string{"Ann", "", "Ben"}[i%3]
 			}
 		}
+		rc.HowTheyAre = []brain.StateNote{
+			{User: 2, Lines: []brain.StateLine{{Text: "back from a trip, jet-lagged", At: t0.Add(-5 * time.Hour)}}},
+			{User: 1, Name: "Ann", Lines: []brain.StateLine{{Text: "busy moving house this week", At: t0.Add(-50 * time.Hour)}}},
+		}
 		return rc
 	}
 	proactive := func() brain.Wake {
@@ -138,6 +190,7 @@ func TestPromptGolden(t *testing.T) {
 			Text: "the <bird> book they mentioned", At: t0.Add(-time.Hour)}}
 		w.Rel.Status, w.Rel.UnansweredProactive = brain.StatusAwaitingAnswer, 2
 		w.Rel.Rhythm = eveningRhythm(w.Loc)
+		w.Rel.Openers = openerLedger()
 		return w
 	}
 	checkin := func() brain.Wake {
@@ -147,12 +200,34 @@ func TestPromptGolden(t *testing.T) {
 		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought", Chat: 42,
 			Text: "driving test on Friday", Ref: "c3", At: t0}}
 		w.Rel.Rhythm = eveningRhythm(w.Loc)
+		w.Rel.Openers = openerLedger()[:2]
+		w.Rel.Openers[1].Answered = w.Rel.Openers[1].At.Add(3 * time.Hour)
+		return w
+	}
+	// missing is a run that misses them, its last openers answered, the first interest
+	// used two openers ago: it is given the second one.
+	missing := func() brain.Wake {
+		w := proactiveWake()
+		w.Rel.Rhythm = eveningRhythm(w.Loc)
+		w.Rel.Openers = openerLedger()[:3]
+		w.Rel.Openers[2].Answered = w.Rel.Openers[2].At.Add(5 * time.Hour)
 		return w
 	}
 	dream := func() brain.Wake {
 		w := proactiveWake()
 		w.Profile = brain.ProfileDream
 		w.Reason = brain.Reason{Code: "dream", Text: "the day is over"}
+		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
+		return w
+	}
+	share := func() brain.Wake {
+		w := proactiveWake()
+		w.Reason = brain.Reason{Code: brain.ReasonThought, Text: "something on my mind is due"}
+		w.Gated = true
+		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought_pressure", Chat: 42,
+			Text: goldenShares()[1].Text, Ref: "sh1", Detail: brain.ReasonThought, At: t0}}
+		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
+		w.Rel.Rhythm = eveningRhythm(w.Loc)
 		return w
 	}
 	long := func() brain.Wake { return userWake(strings.Repeat("a very long message ", 400) + "THE END") }
@@ -172,9 +247,11 @@ func TestPromptGolden(t *testing.T) {
 		{"rich-1200", 1200, richWake, richRecall},
 		{"rich-600", 600, richWake, richRecall},
 		{"group-3000", 3000, group, groupRecall},
-		{"proactive-2500", 2500, proactive, richRecall},
-		{"checkin-2500", 2500, checkin, richRecall},
+		{"proactive-2500", 2500, proactive, openerRecall},
+		{"checkin-2500", 2500, checkin, openerRecall},
+		{"missing-2500", 2500, missing, openerRecall},
 		{"dream-4000", 4000, dream, richRecall},
+		{"share-2500", 2500, share, richRecall},
 		{"long-message-1500", 1500, long, func() brain.Recall { return recall(6) }},
 		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},
 	}

@@ -20,9 +20,11 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 	out := brain.Outcome{Intents: r.intents, Status: status, Confidence: a.Confidence, Requests: r.requests}
 	a.Response = stripTurnTag(a.Response)
 	if a.Response != "" {
+		k := c.kind(w)
 		out.Intents = append(out.Intents, brain.SendMessage{
-			Chat: w.Chat, Text: a.Response, Kind: c.kind(w), Status: status, ReplyTo: replyTo(w),
+			Chat: w.Chat, Text: a.Response, Kind: k, Status: status, ReplyTo: replyTo(w), Opener: c.opener(w, k, a),
 		})
+		out.Intents = append(out.Intents, usedShares(w)...)
 	}
 	return out
 }

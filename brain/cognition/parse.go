@@ -16,12 +16,15 @@ type answer struct {
 	Response   string
 	Status     brain.ConversationStatus
 	Confidence float64
+	// Topic is the short label of what a first message is about (proactive and check-in
+	// runs' answer format); "" when the model gave none.
+	Topic string
 	// statusSet is false when the model gave no valid status.
 	statusSet bool
 }
 
 // parseAnswer reads a final message. The structured answer {"response","status","confidence"}
-// counts only when it is the whole reply — surrounding blanks and one Markdown code fence
+// (and "topic", in the format of a run that may write first) counts only when it is the whole reply — surrounding blanks and one Markdown code fence
 // aside, small syntax slips repaired (see RepairJSON). Any other reply is prose, even one
 // that quotes such an object (a user's forged answer, say): it is the response itself, as
 // written, with status active and confidence 1. An invalid status becomes active;
@@ -43,7 +46,8 @@ const maxEmbedTries = 64
 
 // parseAnswerLoose reads a final message written without the answer format (the endpoint
 // refused response_format): as parseAnswer, except that prose ending in the whole answer
-// object — {"response": string, "status": one of the statuses, "confidence": number}, valid
+// object — {"response": string, "status": one of the statuses, "confidence": number}, and
+// maybe "topic" (a string or null), valid
 // JSON with nothing else in it, maybe in a ```json fence — is that answer, its prose
 // before dropped ("Sure! ```json {…}```"). An object quoted inside the prose, one followed
 // by more prose, or one lacking a field or with a wrongly typed one stays part of the
@@ -79,9 +83,10 @@ func embeddedAnswer(text string) (answer, bool) {
 			Response   *string  `json:"response"`
 			Status     *string  `json:"status"`
 			Confidence *float64 `json:"confidence"`
+			Topic      *string  `json:"topic"`
 		}
 		var keys map[string]json.RawMessage
-		if json.Unmarshal([]byte(obj), &keys) != nil || len(keys) != 3 ||
+		if json.Unmarshal([]byte(obj), &keys) != nil || len(keys) != 3 && !(len(keys) == 4 && keys["topic"] != nil) ||
 			json.Unmarshal([]byte(obj), &v) != nil || v.Response == nil || v.Status == nil || v.Confidence == nil {
 			return answer{}, false // the object ending the text is not the answer
 		}
@@ -89,8 +94,12 @@ func embeddedAnswer(text string) (answer, bool) {
 		if !status.Valid() || math.IsNaN(*v.Confidence) {
 			return answer{}, false
 		}
-		return answer{Response: strings.TrimSpace(*v.Response), Status: status,
-			Confidence: min(1, max(0, *v.Confidence)), statusSet: true}, true
+		a := answer{Response: strings.TrimSpace(*v.Response), Status: status,
+			Confidence: min(1, max(0, *v.Confidence)), statusSet: true}
+		if v.Topic != nil {
+			a.Topic = brain.CleanTopic(*v.Topic)
+		}
+		return a, true
 	}
 	return answer{}, false
 }
@@ -135,6 +144,10 @@ func parseAnswerJSON(text string) (answer, bool) {
 	}
 	if conf, ok := number(v["confidence"]); ok {
 		a.Confidence = min(1, max(0, conf))
+	}
+	var topic string
+	if json.Unmarshal(v["topic"], &topic) == nil {
+		a.Topic = brain.CleanTopic(topic) // null, missing or not a string: none
 	}
 	return a, true
 }

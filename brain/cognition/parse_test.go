@@ -86,6 +86,11 @@ func TestParseAnswer(t *testing.T) {
 		{`{"response":"hi","status":"active","confidence":"0.7"}`, answer{Response: "hi", Status: brain.StatusActive, Confidence: 0.7, statusSet: true}},
 		{`{"response":"hi","status":3,"confidence":"high"}`, answer{Response: "hi", Status: brain.StatusActive, Confidence: 1}},
 		{`{"response":"hi","status":null,"confidence":null}`, answer{Response: "hi", Status: brain.StatusActive, Confidence: 1}},
+		// A first message's topic: a short label on one line; null or not a string is none.
+		{`{"response":"hi","status":"active","confidence":1,"topic":" her\ndriving  test "}`,
+			answer{Response: "hi", Status: brain.StatusActive, Confidence: 1, Topic: "her driving test", statusSet: true}},
+		{`{"response":"","status":"idle","confidence":1,"topic":null}`, answer{Status: brain.StatusIdle, Confidence: 1, statusSet: true}},
+		{`{"response":"hi","status":"active","confidence":1,"topic":7}`, answer{Response: "hi", Status: brain.StatusActive, Confidence: 1, statusSet: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -232,6 +237,15 @@ func TestParseAnswerLoose(t *testing.T) {
 		{"confidence as a string",
 			`Ok: {"response": "x", "status": "active", "confidence": "0"}`,
 			prose(`Ok: {"response": "x", "status": "active", "confidence": "0"}`)},
+		{"with a topic",
+			`Here: {"response": "Did you pass?", "status": "awaiting_answer", "confidence": 0.8, "topic": "driving test"}`,
+			answer{Response: "Did you pass?", Status: brain.StatusAwaitingAnswer, Confidence: 0.8, Topic: "driving test", statusSet: true}},
+		{"with a null topic",
+			`Here: {"response": "", "status": "idle", "confidence": 1, "topic": null}`,
+			answer{Status: brain.StatusIdle, Confidence: 1, statusSet: true}},
+		{"a fourth field that is not the topic",
+			`Ok: {"response": "x", "status": "active", "confidence": 0, "note": "y"}`,
+			prose(`Ok: {"response": "x", "status": "active", "confidence": 0, "note": "y"}`)},
 		{"plain prose", "Good morning!", prose("Good morning!")},
 	}
 	for _, tc := range tests {

@@ -12,40 +12,54 @@ import (
 
 // chatSections is the prompt answering the person's new message(s).
 func chatSections() []section {
-	return []section{persona, brief, memories, innerLife, reactions, turns, files, due, chatAsk}
+	return []section{persona, brief, howTheyAre, self, memories, innerLife, reactions, turns, files, due, chatAsk}
 }
 
 // proactiveSections is the prompt of a run that may write first: missing them, a thought
 // of its own, a follow-up, a reminder.
 func proactiveSections() []section {
-	return []section{persona, brief, memories, innerLife, reactions, turns, due, proactiveAsk}
+	return []section{persona, brief, howTheyAre, self, memories, innerLife, reactions, ledger, turns, due, proactiveAsk}
 }
 
 // checkinSections is the prompt of a run that asks how something they care about went.
 func checkinSections() []section {
-	return []section{persona, brief, memories, innerLife, reactions, turns, checkinAsk}
+	return []section{persona, brief, howTheyAre, self, memories, innerLife, reactions, ledger, turns, checkinAsk}
 }
 
 // dreamSections is the prompt of anima's nightly reflection, thinking alone.
 func dreamSections() []section {
-	return []section{dreamPersona, brief, memories, innerLife, turns, dreamAsk}
+	return []section{dreamPersona, brief, howTheyAre, self, memories, innerLife, turns, dreamAsk}
 }
 
 // cutOrder is the order in which whole sections are dropped while a prompt is over budget
 // after fitting (fit.go trims memories, the summary and the turns first).
-var cutOrder = []string{"reactions", "inner life", "memories", "brief"}
+var cutOrder = []string{"reactions", "inner life", "self", "how they are", "memories", "ledger", "brief"}
 
 // profileSections names the prompt w's run gets and lists its sections.
 func profileSections(w brain.Wake) (string, []section) {
+	switch name := profileName(w); name {
+	case "dream":
+		return name, dreamSections()
+	case "chat":
+		return name, chatSections()
+	case "check-in":
+		return name, checkinSections()
+	}
+	return "proactive", proactiveSections()
+}
+
+// profileName is the name of the prompt w's run gets: dream, chat (a new message),
+// check-in or proactive.
+func profileName(w brain.Wake) string {
 	switch {
 	case w.Profile == brain.ProfileDream:
-		return "dream", dreamSections()
+		return "dream"
 	case slices.ContainsFunc(w.Signals, func(s brain.Signal) bool {
 		return s.Type == brain.SignalUserMessage && strings.TrimSpace(s.Text) != ""
 	}):
-		return "chat", chatSections()
+		return "chat"
 	case w.Reason.Code == brain.ReasonConcernCheckin:
-		return "check-in", checkinSections()
+		return "check-in"
 	}
-	return "proactive", proactiveSections()
+	return "proactive"
 }

@@ -65,7 +65,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	}
 	reserve := 64 // the frames of the data blocks
 	if len(rc.Turns) > 0 {
-		reserve += 4 + tokens(turnTagNote) // the turns' note on their time marks
+		reserve += 4 + tokens(turnNote(rc.Turns)) // the turns' note on their time marks
 	}
 	for _, m := range parts {
 		reserve += EstimateTokens(m)

@@ -51,7 +51,9 @@ func (c *Cognition) proactiveAsk(p *prompt) string {
 	case brain.ReasonProactive:
 		b.WriteString(" It has been quiet between you, and you may write first.")
 	case brain.ReasonThought:
-		if t := thoughts(w); t != "" {
+		if t := sharedLine(w); t != "" {
+			b.WriteString(t)
+		} else if t := thoughts(w); t != "" {
 			b.WriteString(" Something is on your mind about them: " + t + ".")
 		} else {
 			b.WriteString(" You have been thinking of them.")
@@ -67,7 +69,7 @@ func (c *Cognition) proactiveAsk(p *prompt) string {
 	b.WriteString("\nDecide whether writing now would be welcome. If you write, be brief and specific: pick up " +
 		"something from your memories or your last conversation, or follow up on what you promised; " +
 		"never a bare \"how are you?\", never a repeat of something you said recently. ")
-	b.WriteString(c.interestsLine(w))
+	b.WriteString(c.topicLine(w))
 	b.WriteString("If you have nothing worth saying, answer with an empty response.")
 	return b.String()
 }
@@ -91,7 +93,11 @@ func (c *Cognition) dreamAsk(p *prompt) string {
 		"above; use the tools to write one short digest journal entry (kind reflection), to open concerns for " +
 		"what the day's conversation implied that no concern follows yet (an upcoming event, a worry, a plan; " +
 		"with a check-in time when there is one), to touch or close concerns, to fold the journal entries listed " +
-		"to fold into a few themes, and to remember what matters. When you are done, stop: no answer is needed."
+		"to fold into a few themes, and to remember what matters. Then, as yourself: rewrite your own note about " +
+		"the two of you with innerlife_self_note (what you have been thinking about, opinions you formed, running " +
+		"jokes; keep what still matters), and keep 0 to 3 thoughts you might share when you next write first with " +
+		"innerlife_share_later (tied to something they said or to an interest; none is fine). When you are done, " +
+		"stop: no answer is needed."
 }
 
 // thoughts is the texts of the wake's thoughts (what a check-in or a thought of its own is
@@ -106,25 +112,4 @@ func thoughts(w brain.Wake) string {
 		}
 	}
 	return strings.Join(qs, "; ")
-}
-
-// interestsLine offers anima's own interests to a run that writes first because it misses
-// the user or had a thought of its own, ending in a blank; "" without interests, and for a
-// follow-up or a reminder, which have something of the user's to say.
-func (c *Cognition) interestsLine(w brain.Wake) string {
-	if w.Reason.Code != brain.ReasonProactive && w.Reason.Code != brain.ReasonThought {
-		return ""
-	}
-	var qs []string
-	for _, in := range c.cfg.PersonaInterests {
-		if in = strings.Join(strings.Fields(in), " "); in != "" {
-			qs = append(qs, quote(in))
-		}
-	}
-	if len(qs) == 0 {
-		return ""
-	}
-	return "When nothing of theirs is worth picking up, you may share a small thought of your own about one of " +
-		"your interests (" + strings.Join(qs, ", ") + ") — the way a friend mentions what they have been " +
-		"thinking about, briefly, not a lecture, and not the same one as last time. "
 }

@@ -33,6 +33,14 @@ const answerContract = "When you are done, answer with only this JSON object:\n"
 	"\nAn empty response means you say nothing. status is where the conversation stands after your message " +
 	"(awaiting_answer when you asked something). confidence is how sure you are this is a good message."
 
+// openerContract asks a run that may write first for the final answer as JSON, with what
+// the message is about.
+const openerContract = "When you are done, answer with only this JSON object:\n" +
+	`{"response": "<your message, Markdown allowed>", "status": "active|awaiting_answer|closed|idle", "confidence": <0..1>, "topic": "<what it is about, in a few words>"}` +
+	"\nAn empty response means you say nothing (topic null). status is where the conversation stands after your message " +
+	"(awaiting_answer when you asked something). confidence is how sure you are this is a good message. topic is a short " +
+	"label of what your message is about (\"her driving test\", \"the jazz record\"), so that you remember what you brought up."
+
 func (c *Cognition) persona(p *prompt) string {
 	var b strings.Builder
 	c.whoYouAre(&b)
@@ -46,7 +54,11 @@ func (c *Cognition) persona(p *prompt) string {
 	if p.profile == "chat" && c.offersTool(profileOf(p.w), toolConcern) {
 		b.WriteString("\n" + concernGuidance)
 	}
-	b.WriteString("\n" + answerContract)
+	if p.profile == "proactive" || p.profile == "check-in" {
+		b.WriteString("\n" + openerContract)
+	} else {
+		b.WriteString("\n" + answerContract)
+	}
 	return b.String()
 }
 

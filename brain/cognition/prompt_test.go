@@ -218,20 +218,51 @@ func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 	}
 }
 
-// TestInterestsInProactivePrompt: persona.interests reach the prompt of a run that writes
-// first because it misses the user, as something of anima's own to bring up; a reply to the
-// user and a check-in (which has the user's news to ask about) do not get them.
+// TestInterestsInProactivePrompt: a run that writes first because it misses the user is
+// given one of persona.interests to bring up, chosen in code: the first one none of the
+// last openers was about, never the whole list; a reply to the user and a check-in (which
+// has the user's news to ask about) get none, and when every interest came up recently the
+// prompt says to leave them.
 func TestInterestsInProactivePrompt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, setup{cfg: func(c *cognition.Config) {
 		c.PersonaInterests = []string{"where words come from", "  birds  in   winter ", ""}
 	}})
-	msgs := e.c.BuildMessages(proactiveWake(), brain.Recall{}, t0)
-	final := msgs[len(msgs)-1].Content
-	for _, want := range []string{`one of your interests ("where words come from", "birds in winter")`,
-		"When nothing of theirs is worth picking up"} {
-		if !strings.Contains(final, want) {
-			t.Errorf("proactive prompt lacks %q:\n%s", want, final)
+	ask := func(w brain.Wake) string {
+		msgs := e.c.BuildMessages(w, brain.Recall{}, t0)
+		return msgs[len(msgs)-1].Content
+	}
+	used := func(topics ...string) brain.Wake {
+		w := proactiveWake()
+		for _, tp := range topics {
+			w.Rel.Openers = append(w.Rel.Openers, brain.Opener{Kind: brain.OpenerThought, Topic: tp, At: t0.Add(-time.Hour)})
+		}
+		return w
+	}
+	for _, tc := range []struct {
+		name      string
+		w         brain.Wake
+		want, not []string
+	}{
+		{"the first interest", proactiveWake(),
+			[]string{`If you write, bring up "where words come from" (one of your interests)`}, []string{"birds"}},
+		{"not the one of a recent opener", used("Where words come from"),
+			[]string{`If you write, bring up "birds in winter" (one of your interests)`}, []string{"where words come from"}},
+		{"every one used recently", used("where words come from", "birds in winter"),
+			[]string{"Your interests all came up in your last openers"}, []string{"bring up"}},
+		{"used six openers ago is fine", used("where words come from", "a", "b", "c", "d", "e"),
+			[]string{`bring up "where words come from"`}, nil},
+	} {
+		final := ask(tc.w)
+		for _, want := range tc.want {
+			if !strings.Contains(final, want) {
+				t.Errorf("%s: the ask lacks %q:\n%s", tc.name, want, final)
+			}
+		}
+		for _, not := range tc.not {
+			if strings.Contains(final, not) {
+				t.Errorf("%s: the ask has %q:\n%s", tc.name, not, final)
+			}
 		}
 	}
 	for _, m := range e.c.BuildMessages(userWake("hi"), brain.Recall{}, t0) {
@@ -241,12 +272,11 @@ func TestInterestsInProactivePrompt(t *testing.T) {
 	}
 	checkin := proactiveWake()
 	checkin.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due: the exam"}
-	msgs = e.c.BuildMessages(checkin, brain.Recall{}, t0)
-	if final := msgs[len(msgs)-1].Content; strings.Contains(final, "where words come from") {
+	if final := ask(checkin); strings.Contains(final, "where words come from") {
 		t.Errorf("a check-in's prompt offers the interests:\n%s", final)
 	}
 	none := newEnv(t, setup{})
-	msgs = none.c.BuildMessages(proactiveWake(), brain.Recall{}, t0)
+	msgs := none.c.BuildMessages(proactiveWake(), brain.Recall{}, t0)
 	if final := msgs[len(msgs)-1].Content; strings.Contains(final, "interests") {
 		t.Errorf("without interests the prompt mentions them:\n%s", final)
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // Times in a prompt: each earlier turn starts with when it was written, relative to now
@@ -17,6 +19,27 @@ import (
 const turnTagNote = "Earlier messages start with when they were written, in brackets (\"[yesterday 21:14]\"); " +
 	"the mark is not part of the message: never write one yourself."
 
+// turnFirstNote is turnTagNote for turns among which anima wrote first.
+const turnFirstNote = "Earlier messages start with when they were written, in brackets (\"[yesterday 21:14]\"), " +
+	"and \"you wrote first\" on those you sent of your own accord, not in answer (\"[yesterday 19:10, you wrote first]\"); " +
+	"the mark is not part of the message: never write one yourself."
+
+// turnNote is the note on the marks of turns.
+func turnNote(turns []brain.Turn) string {
+	for _, t := range turns {
+		if wroteFirst(t) {
+			return turnFirstNote
+		}
+	}
+	return turnTagNote
+}
+
+// wroteFirst reports whether t is a message anima sent of its own accord (a proactive
+// message, a follow-up), not in answer.
+func wroteFirst(t brain.Turn) bool {
+	return t.Role == "assistant" && (t.Kind == brain.KindProactive || t.Kind == brain.KindFollowup)
+}
+
 // turnTag is the mark of a turn written at at, seen at now in loc, with a trailing space;
 // "" for a zero time. It makes one allocation.
 func turnTag(at, now time.Time, loc *time.Location) string {
@@ -27,6 +50,25 @@ func turnTag(at, now time.Time, loc *time.Location) string {
 	b := append(buf[:0], '[')
 	b = appendRelTime(b, at, now, loc)
 	return string(append(b, "] "...))
+}
+
+// firstMark ends the mark of a message anima wrote first.
+const firstMark = "you wrote first"
+
+// turnMark is the mark of turn t seen at now in loc, with a trailing space: its time
+// (turnTag), and "you wrote first" on a message anima sent of its own accord (a proactive
+// message, a follow-up), not in answer.
+func turnMark(t brain.Turn, now time.Time, loc *time.Location) string {
+	if !wroteFirst(t) {
+		return turnTag(t.At, now, loc)
+	}
+	if t.At.IsZero() {
+		return "[" + firstMark + "] "
+	}
+	var buf [64]byte
+	b := append(buf[:0], '[')
+	b = appendRelTime(b, t.At, now, loc)
+	return string(append(b, ", "+firstMark+"] "...))
 }
 
 // relTime renders at relative to now, in loc.
@@ -67,7 +109,7 @@ func civilDays(a, b time.Time) int {
 
 // echoedTag matches a turn mark at the start of an answer: a model imitating the marks of
 // the turns it read.
-var echoedTag = regexp.MustCompile(`^\[(just now|\d+ min ago|today \d\d:\d\d|yesterday \d\d:\d\d|\d+ days ago|\d{1,2} [A-Z][a-z]{2}( \d{4})?)\]\s*`)
+var echoedTag = regexp.MustCompile(`^\[((just now|\d+ min ago|today \d\d:\d\d|yesterday \d\d:\d\d|\d+ days ago|\d{1,2} [A-Z][a-z]{2}( \d{4})?)(, you wrote first)?|you wrote first)\]\s*`)
 
 // stripTurnTag removes a turn mark the model copied to the start of its answer.
 func stripTurnTag(s string) string {

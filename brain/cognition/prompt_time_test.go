@@ -3,6 +3,8 @@ package cognition
 import (
 	"testing"
 	"time"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 func TestRelTime(t *testing.T) {
@@ -38,6 +40,32 @@ func TestRelTime(t *testing.T) {
 	}
 }
 
+// TestTurnMarkSaysWhoWroteFirst: a message anima sent of its own accord is marked so; an
+// answer, a reminder and the person's own lines carry the time alone.
+func TestTurnMarkSaysWhoWroteFirst(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
+	at := time.Date(2026, 3, 3, 19, 10, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		turn brain.Turn
+		want string
+	}{
+		{brain.Turn{Role: "assistant", Kind: brain.KindProactive, At: at}, "[yesterday 19:10, you wrote first] "},
+		{brain.Turn{Role: "assistant", Kind: brain.KindFollowup, At: at}, "[yesterday 19:10, you wrote first] "},
+		{brain.Turn{Role: "assistant", Kind: brain.KindProactive}, "[you wrote first] "},
+		{brain.Turn{Role: "assistant", Kind: brain.KindReply, At: at}, "[yesterday 19:10] "},
+		{brain.Turn{Role: "assistant", Kind: brain.KindReminder, At: at}, "[yesterday 19:10] "},
+		{brain.Turn{Role: "user", At: at}, "[yesterday 19:10] "},
+	} {
+		if got := turnMark(tc.turn, now, time.UTC); got != tc.want {
+			t.Errorf("turnMark(%+v) = %q, want %q", tc.turn, got, tc.want)
+		}
+		if got := stripTurnTag(tc.want + "text"); got != "text" {
+			t.Errorf("stripTurnTag(%q) = %q: the mark is not taken off an echo", tc.want+"text", got)
+		}
+	}
+}
+
 func TestStripTurnTag(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
@@ -45,6 +73,8 @@ func TestStripTurnTag(t *testing.T) {
 		{"[just now] Hi", "Hi"},
 		{"[3 days ago] ok", "ok"},
 		{"[12 Mar] ok", "ok"},
+		{"[yesterday 19:10, you wrote first] Hey again", "Hey again"},
+		{"[you wrote first] Hey", "Hey"},
 		{"[link](https://example.com) here", "[link](https://example.com) here"},
 		{"[today is great] yes", "[today is great] yes"},
 		{"Plain", "Plain"},

@@ -17,7 +17,7 @@ func (c *Cognition) turns(p *prompt) []openai.ChatCompletionMessage {
 		return nil
 	}
 	msgs := make([]openai.ChatCompletionMessage, 0, len(all)-f.first+1)
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: turnTagNote})
+	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: turnNote(all[f.first:])})
 	for i, t := range all[f.first:] {
 		role := openai.ChatMessageRoleUser
 		if t.Role == "assistant" {

@@ -27,8 +27,15 @@ var errNoChoices = errors.New("response has no choices")
 // without tools.
 func (c *Cognition) chatRequest(r *run, force string) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: r.model, Messages: r.msgs}
+	first := writesFirst(r.w)
+	if first {
+		req.ResponseFormat = openerFormat // sendFormatted drops it for a model without formats
+	}
 	if force != "" {
 		final := "Give your final answer now, as the JSON object " + `{"response","status","confidence"}.`
+		if first {
+			final = "Give your final answer now, as the JSON object " + `{"response","status","confidence","topic"}.`
+		}
 		if r.profile == brain.ProfileDream {
 			final = "Stop here." // a dream has no answer contract
 		}

@@ -115,11 +115,16 @@ func TestExternalToolsOverTheirShareAreDropped(t *testing.T) {
 	huge := schemaTool{name: "b_huge", say: hostileDescription}
 	e := newEnv(t, setup{mem: &fakeMemory{rc: recall(8)}, tools: []brain.Tool{&memoTool{name: "plugin_memo"}},
 		opts: func(o *cognition.Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) }})
-	for group, ts := range map[string][]brain.Tool{
-		"mcp:a": {&memoTool{name: "a_find"}},
-		"mcp:b": {huge, &memoTool{name: "b_small"}},
+	// In order: the offer lists the tools as they were registered (a map's order made the
+	// test fail about one run in two).
+	for _, g := range []struct {
+		group string
+		ts    []brain.Tool
+	}{
+		{"mcp:a", []brain.Tool{&memoTool{name: "a_find"}}},
+		{"mcp:b", []brain.Tool{huge, &memoTool{name: "b_small"}}},
 	} {
-		if errs := e.tools.SetTools(group, ts); len(errs) != 0 {
+		if errs := e.tools.SetTools(g.group, g.ts); len(errs) != 0 {
 			t.Fatal(errs)
 		}
 	}

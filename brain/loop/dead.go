@@ -6,13 +6,6 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// DeadLetters keeps work that failed for good (implemented over storage), a bounded
-// number per user and per chat. Bury returns how many older letters it dropped to make
-// room, or the store's error (the work is dropped all the same).
-type DeadLetters interface {
-	Bury(d brain.DeadLetter) (dropped int, err error)
-}
-
 // bury keeps d (when the loop has DeadLetters) and counts it, and the older letters it
 // pushed out.
 func (l *Loop) bury(d brain.DeadLetter) {

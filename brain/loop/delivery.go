@@ -51,6 +51,7 @@ const (
 type delivery struct {
 	outcome deliveryOutcome
 	sent    []brain.MessageKind // the kinds of the entries sent, in order
+	openers []brain.Opener      // the first messages among them, with when each went out
 	sentAt  time.Time           // when the last of them went out
 	blocked bool                // the recipient blocked the bot
 	left    []brain.Outgoing    // failed or queuedBehind: the entries to try again, oldest first
@@ -75,6 +76,10 @@ func (l *Loop) deliver(ctx context.Context, d *delivery, entries []brain.Outgoin
 		case sendErr == nil:
 			d.sent = append(d.sent, e.Msg.Kind)
 			d.sentAt = l.deps.Clock.Now()
+			if o := e.Msg.Opener; o.Kind != "" {
+				o.At = d.sentAt
+				d.openers = append(d.openers, o)
+			}
 			l.m.observeLatency(e.Msg, d.sentAt)
 		case errors.Is(sendErr, brain.ErrBlocked):
 			d.blocked = true

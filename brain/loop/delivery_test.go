@@ -284,3 +284,27 @@ func TestLoopForgetDropsPendingRetries(t *testing.T) {
 		}
 	})
 }
+
+// TestLoopRecordsOpenersOnDelivery: a first message goes into the relationship's opener
+// ledger when it is delivered, with its kind, topic and when it went out; other messages
+// do not.
+func TestLoopRecordsOpenersOnDelivery(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, noProactive())
+	h.st.Upsert(quietRel(1, time.Hour))
+	l := h.build()
+	l.Deliver([]brain.Outgoing{
+		{ID: 11, Msg: brain.SendMessage{Chat: 1, Text: "an answer", Kind: brain.KindReply}},
+		{ID: 12, Msg: brain.SendMessage{Chat: 1, Text: "been listening to Coltrane", Kind: brain.KindProactive,
+			Opener: brain.Opener{Kind: brain.OpenerThought, Topic: "Coltrane", Subject: "interest:jazz"}}},
+	})
+	h.start()
+	for range 2 {
+		recv(t, h.sender.attempts, "a delivery")
+	}
+	h.stop()
+	want := []brain.Opener{{Kind: brain.OpenerThought, Topic: "Coltrane", Subject: "interest:jazz", At: t0}}
+	if got := h.st.Rel(1).Openers; !slices.Equal(got, want) {
+		t.Errorf("Openers = %+v, want %+v", got, want)
+	}
+}

@@ -6,10 +6,10 @@
 // come back. Package bot builds one with New and runs it.
 //
 // The interfaces it consumes are declared here, named for what the loop needs: Sender
-// (a channel), Journal, OutboxUpdater, Maintainer, StateStore and DeadLetters (storage,
-// through package bot), CommandHandler (bot's commands), Typer (a channel's typing
+// (a channel), Journal, OutboxUpdater, Maintainer and StateStore (storage, through
+// package bot), CommandHandler (bot's commands), Typer (a channel's typing
 // indicator) and OutageReporter (cognition). The layers' own contracts (Thinker,
-// Autonomic, Aggregator) and the types they share are brain's.
+// Autonomic, Aggregator), the store's DeadLetters and the types they share are brain's.
 //
 // Its files are the steps a signal takes:
 //
@@ -21,6 +21,7 @@
 //	ratelimit.go  runs per user and minute: throttled chats, one notice (limit.go: the window)
 //	turn.go       a chat's job off the tick: think (cognition, the answer, the record) and commit
 //	perceive.go   a wake's media read before cognition, or left out with a notice
+//	speak.go      replies to be spoken voiced before the commit (the Speaker), or left as text
 //	command.go    a slash command's job
 //	typing.go     the typing indicator while a run is in flight; draft.go the streamed drafts
 //	duplicate.go  proactive messages that repeat a recent one are not sent

@@ -216,7 +216,8 @@ func (s *fakeSender) SentTo(chat int64) []string {
 
 // fakeCommands answers every command with "ok <text>"; forget makes it report a /forget.
 type fakeCommands struct {
-	forget bool
+	forget  bool
+	intents []brain.Intent // every command's effects
 
 	mu    sync.Mutex
 	sigs  []brain.Signal
@@ -230,7 +231,7 @@ func (c *fakeCommands) Command(_ context.Context, sig brain.Signal, view loop.Co
 	c.mu.Unlock()
 	return loop.CommandResult{
 		Reply:  []brain.SendMessage{{Chat: sig.Chat, Text: "ok " + sig.Text, Kind: brain.KindSystem, Plain: true}},
-		Forget: c.forget,
+		Forget: c.forget, Intents: c.intents,
 	}, nil
 }
 

@@ -59,7 +59,7 @@ type harness struct {
 	sender  *fakeSender
 	cmds    *fakeCommands
 	store   *fakeStore
-	dead    loop.DeadLetters      // optional
+	dead    brain.DeadLetters     // optional
 	reg     prometheus.Registerer // optional
 	logger  *slog.Logger          // optional
 	inbox   *loop.Inbox

@@ -44,6 +44,8 @@ type Config struct {
 	UserRunsPerMinute int
 	// RateNotice is the rate limit's notice (a default sentence when empty).
 	RateNotice string
+	// Voice is when replies are spoken (voice.reply), with Deps.Speaker.
+	Voice brain.VoiceMode
 }
 
 // Deps are the Loop's collaborators besides its inbox and sender. Nil optional ones
@@ -59,10 +61,12 @@ type Deps struct {
 	Commands   CommandHandler // optional
 	StateStore StateStore     // optional
 	// Drafter shows answers to a user in a private chat as they are written (optional).
-	Drafter  brain.Drafter
+	Drafter brain.Drafter
+	// Speaker voices replies to be spoken (optional: without it, every reply is text).
+	Speaker  brain.Speaker
 	Refusals *brain.Refusals // optional: counts what the limits refused or throttled
 	// DeadLetters keeps work that failed for good (optional: counted only).
-	DeadLetters DeadLetters
+	DeadLetters brain.DeadLetters
 	Logger      *slog.Logger
 	Registerer  prometheus.Registerer
 }
@@ -82,6 +86,8 @@ type Loop struct {
 	in        *Inbox
 	done      chan result
 	redeliver chan []brain.Outgoing // Redeliver's entries
+	applied   chan []brain.Intent   // Apply's intents
+	stopped   chan struct{}         // closed when Run stops: Apply takes no more
 
 	// owned by the Run goroutine
 	st      *brain.State
@@ -171,6 +177,8 @@ func New(in *Inbox, send Sender, cfg Config, deps Deps) *Loop {
 		// ends while stop waits only for the WaitGroup, or after Run returned.
 		done:      make(chan result, max(64, cfg.MaxConcurrent)),
 		redeliver: make(chan []brain.Outgoing, 16),
+		applied:   make(chan []brain.Intent, 16),
+		stopped:   make(chan struct{}),
 		st:        deps.State,
 		stepper:   stepper,
 		changed:   stepper.changed,
@@ -236,6 +244,8 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.step(work, l.deps.Clock.Now(), sigs, false)
 		case r := <-l.done:
 			l.finish(work, r)
+		case intents := <-l.applied:
+			l.applyOutside(intents)
 		case entries := <-l.redeliver:
 			l.Deliver(entries)
 			l.startNext(work, entries[0].Msg.Chat)
@@ -293,6 +303,11 @@ func (l *Loop) stop(ctx context.Context, cancelWork context.CancelFunc) error {
 			}
 		}
 		break
+	}
+	// What Apply handed over is applied and persisted with the rest.
+	close(l.stopped)
+	for len(l.applied) > 0 {
+		l.applyOutside(<-l.applied)
 	}
 	// Drain results of runs that ended during the wait.
 	for {

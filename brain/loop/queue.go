@@ -184,6 +184,9 @@ func (l *Loop) finish(ctx context.Context, r result) {
 			rel.MarkSent(d.sentAt, k)
 			l.m.sent.WithLabelValues(string(k)).Inc()
 		}
+		for _, o := range d.openers {
+			rel.RecordOpener(o)
+		}
 		if len(d.sent) > 0 && d.sentAt.After(l.st.LastActivity) {
 			l.st.LastActivity = d.sentAt
 		}

@@ -30,6 +30,8 @@ func (l *Loop) work(ctx context.Context, chat int64, j job, view CommandView, in
 	case jobCommand:
 		l.command(ctx, &r, j.command, view, inBackoff)
 	case jobWake:
+		// The voice choice as it stands now: a /voice just before this wake counts.
+		j.wake.Rel.Voice, j.wake.Rel.GroupVoice = view.Rel.Voice, view.Rel.GroupVoice
 		l.think(ctx, &r, j.wake, inBackoff, noticed)
 	case jobNotice:
 		l.notify(ctx, &r, j.notice, inBackoff)
@@ -71,6 +73,7 @@ func (l *Loop) think(ctx context.Context, r *result, w brain.Wake, inBackoff, no
 	r.thought = err == nil
 	r.status = out.Status
 	l.record(&rec, w, out.Intents, notices)
+	l.speak(ctx, &rec, w)
 	l.proactiveOutcome(r, &rec, w)
 	r.intents = rec.Intents
 	l.commit(ctx, r, rec, inBackoff)

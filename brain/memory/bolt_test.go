@@ -240,7 +240,7 @@ func TestTurnCommitWritesNoIndexKey(t *testing.T) {
 	commit(t, st, m, 3, brain.Turn{Role: "user", Text: "my kitten is called Miso", At: t0})
 	commit(t, st, m, 3, brain.Turn{Role: "assistant", Text: "Miso is a lovely name", At: t0})
 	_ = st.View(func(tx *storage.Tx) error {
-		return tx.Scan(storage.BucketIndex, nil, func(k, _ []byte) error {
+		return tx.Scan(brain.BucketIndex, nil, func(k, _ []byte) error {
 			t.Errorf("index key %q written by a turn's commit", k)
 			return nil
 		})

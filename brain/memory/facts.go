@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // ErrEmptyFact is returned by Remember when the attribute or the value is empty after
@@ -34,7 +33,7 @@ func normalizeValue(value string) string {
 }
 
 // factPrefix is the key prefix of the facts about user told in chat.
-func factPrefix(chat, user int64) []byte { return storage.Key(chat, storage.ID64(user)) }
+func factPrefix(chat, user int64) []byte { return brain.Key(chat, brain.ID64(user)) }
 
 // Remember stores value as the user's attribute in chat, replacing an earlier value.
 // Facts are scoped: those told in a private chat (chat = user) are the user's private
@@ -61,13 +60,13 @@ func (m *Memory) RememberTx(tx Tx, chat, user int64, attribute, value string, at
 }
 
 func rememberTx(tx Tx, chat, user int64, attr, val string, at time.Time) error {
-	old, err := tx.GetRaw(storage.BucketFacts, storage.FactKey(chat, user, attr))
+	old, err := tx.GetRaw(brain.BucketFacts, brain.FactKey(chat, user, attr))
 	if err != nil {
 		return err
 	}
 	if old == nil {
 		n := 0
-		if err := tx.Scan(storage.BucketFacts, factPrefix(chat, user), func(_, _ []byte) error {
+		if err := tx.Scan(brain.BucketFacts, factPrefix(chat, user), func(_, _ []byte) error {
 			n++
 			return nil
 		}); err != nil {
@@ -77,7 +76,7 @@ func rememberTx(tx Tx, chat, user int64, attr, val string, at time.Time) error {
 			return ErrTooManyFacts
 		}
 	}
-	return tx.Put(storage.BucketFacts, storage.FactKey(chat, user, attr), brain.Fact{Attribute: attr, Value: val, At: at})
+	return tx.Put(brain.BucketFacts, brain.FactKey(chat, user, attr), brain.Fact{Attribute: attr, Value: val, At: at})
 }
 
 // Facts returns what user told anima in chat, sorted by attribute: in a private chat
@@ -100,7 +99,7 @@ func loadFacts(tx Tx, chat, user int64) ([]brain.Fact, error) {
 	if user == 0 {
 		return nil, nil
 	}
-	err := tx.Scan(storage.BucketFacts, factPrefix(chat, user), func(_, v []byte) error {
+	err := tx.Scan(brain.BucketFacts, factPrefix(chat, user), func(_, v []byte) error {
 		var f brain.Fact
 		if err := json.Unmarshal(v, &f); err != nil {
 			return fmt.Errorf("decode fact: %w", err)

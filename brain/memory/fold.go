@@ -3,7 +3,7 @@ package memory
 import (
 	"fmt"
 
-	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/brain"
 )
 
 // foldAll folds chat's unfolded turns into segments, foldMax turns a transaction, while
@@ -55,7 +55,7 @@ func fold(tx Tx, chat int64) (more bool, err error) {
 	err = scanTail(tx, chat, st.Through, nil, func(d tailDoc) error {
 		tail = append(tail, d)
 		if len(tail) == foldMax {
-			return storage.ErrStop
+			return brain.ErrStop
 		}
 		return nil
 	})
@@ -77,7 +77,7 @@ func fold(tx Tx, chat int64) (more bool, err error) {
 	}
 	if len(b.docs) > 0 {
 		st.NextSeg++
-		if err := tx.PutBlob(storage.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
+		if err := tx.PutBlob(brain.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
 			return false, err
 		}
 		st.Segs = append(st.Segs, segMeta{ID: st.NextSeg, Docs: len(b.docs)})
@@ -85,7 +85,7 @@ func fold(tx Tx, chat int64) (more bool, err error) {
 	if err := merge(tx, chat, &st); err != nil {
 		return false, err
 	}
-	if err := tx.Put(storage.BucketIndex, statsKey(chat), st); err != nil {
+	if err := tx.Put(brain.BucketIndex, statsKey(chat), st); err != nil {
 		return false, err
 	}
 	return len(tail) == foldMax, nil
@@ -117,7 +117,7 @@ func merge(tx Tx, chat int64, st *indexStats) error {
 		}
 		b := newSegBuilder()
 		for _, s := range last {
-			v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, s.ID))
+			v, err := tx.PeekBlob(brain.BucketIndex, segKey(chat, s.ID))
 			if err != nil {
 				return err
 			}
@@ -130,12 +130,12 @@ func merge(tx Tx, chat int64, st *indexStats) error {
 			}
 		}
 		for _, s := range last {
-			if err := tx.DeleteBlob(storage.BucketIndex, segKey(chat, s.ID)); err != nil {
+			if err := tx.DeleteBlob(brain.BucketIndex, segKey(chat, s.ID)); err != nil {
 				return err
 			}
 		}
 		st.NextSeg++
-		if err := tx.PutBlob(storage.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
+		if err := tx.PutBlob(brain.BucketIndex, segKey(chat, st.NextSeg), b.encode()); err != nil {
 			return err
 		}
 		st.Segs = append(st.Segs[:len(st.Segs)-mergeWidth], segMeta{ID: st.NextSeg, Docs: len(b.docs)})

@@ -7,10 +7,9 @@ import (
 	"slices"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
-// The search index lives in storage.BucketIndex, every key prefixed with the chat id:
+// The search index lives in brain.BucketIndex, every key prefixed with the chat id:
 //
 //	chat 'f'             → a fence (one byte)
 //	chat 'g' segment id  → a blob: the postings of a run of folded turns (see segment.go)
@@ -44,15 +43,15 @@ const (
 // fence writes chat's fences around its segments if they are not there yet.
 func fence(tx Tx, chat int64) error {
 	for _, tag := range []byte{tagFenceLow, tagFenceHigh} {
-		k := storage.Key(chat, []byte{tag})
-		v, err := tx.Peek(storage.BucketIndex, k)
+		k := brain.Key(chat, []byte{tag})
+		v, err := tx.Peek(brain.BucketIndex, k)
 		if err != nil || v != nil {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		if err := tx.PutRaw(storage.BucketIndex, k, []byte{1}); err != nil {
+		if err := tx.PutRaw(brain.BucketIndex, k, []byte{1}); err != nil {
 			return err
 		}
 	}
@@ -108,15 +107,15 @@ type segMeta struct {
 	Docs int    `json:"docs"`
 }
 
-func statsKey(chat int64) []byte { return storage.Key(chat, []byte{tagStats}) }
+func statsKey(chat int64) []byte { return brain.Key(chat, []byte{tagStats}) }
 
 func segKey(chat int64, id uint64) []byte {
-	return storage.Key(chat, []byte{tagSegment}, storage.U64(id))
+	return brain.Key(chat, []byte{tagSegment}, brain.U64(id))
 }
 
 func loadStats(tx Tx, chat int64) (indexStats, error) {
 	var s indexStats
-	if _, err := tx.Get(storage.BucketIndex, statsKey(chat), &s); err != nil {
+	if _, err := tx.Get(brain.BucketIndex, statsKey(chat), &s); err != nil {
 		return indexStats{}, fmt.Errorf("read index stats of chat %d: %w", chat, err)
 	}
 	return s, nil
@@ -158,7 +157,7 @@ func withSeqs(tx Tx, chat int64, turns []brain.Turn) []brain.Turn {
 		t.Seq = binary.BigEndian.Uint64(k[len(k)-8:])
 		last = append(last, t)
 		if len(last) == len(turns) {
-			return storage.ErrStop
+			return brain.ErrStop
 		}
 		return nil
 	})
@@ -213,7 +212,7 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 		err = tx.HistoryReverse(chat, func(k, v []byte) error {
 			seq := binary.BigEndian.Uint64(k[len(k)-8:])
 			if seq <= through {
-				return storage.ErrStop
+				return brain.ErrStop
 			}
 			var t brain.Turn
 			if err := json.Unmarshal(v, &t); err != nil {
@@ -261,7 +260,7 @@ func (m *Memory) UnindexTx(tx Tx, chat int64, seqs []uint64) error {
 	changed := false
 	segs := st.Segs[:0:0]
 	for _, sm := range st.Segs {
-		v, err := tx.PeekBlob(storage.BucketIndex, segKey(chat, sm.ID))
+		v, err := tx.PeekBlob(brain.BucketIndex, segKey(chat, sm.ID))
 		if err != nil {
 			return err
 		}
@@ -290,12 +289,12 @@ func (m *Memory) UnindexTx(tx Tx, chat int64, seqs []uint64) error {
 			return fmt.Errorf("segment %d of chat %d: %w", sm.ID, chat, err)
 		}
 		if len(kept) == 0 {
-			if err := tx.DeleteBlob(storage.BucketIndex, segKey(chat, sm.ID)); err != nil {
+			if err := tx.DeleteBlob(brain.BucketIndex, segKey(chat, sm.ID)); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := tx.PutBlob(storage.BucketIndex, segKey(chat, sm.ID), b.encode()); err != nil {
+		if err := tx.PutBlob(brain.BucketIndex, segKey(chat, sm.ID), b.encode()); err != nil {
 			return err
 		}
 		segs = append(segs, segMeta{ID: sm.ID, Docs: len(kept)})
@@ -304,7 +303,7 @@ func (m *Memory) UnindexTx(tx Tx, chat int64, seqs []uint64) error {
 		return nil
 	}
 	st.Segs = segs
-	if err := tx.Put(storage.BucketIndex, statsKey(chat), st); err != nil {
+	if err := tx.Put(brain.BucketIndex, statsKey(chat), st); err != nil {
 		return fmt.Errorf("unindex turns of chat %d: %w", chat, err)
 	}
 	return nil

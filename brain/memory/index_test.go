@@ -10,7 +10,6 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/memory"
-	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
 
@@ -60,7 +59,7 @@ func TestFoldedIndexSearchesAsTheTail(t *testing.T) {
 	// The segments are fenced off from the stats every fold rewrites.
 	_ = st.View(func(tx *storagetest.Tx) error {
 		for _, tag := range []byte{'f', 'h'} {
-			if v, _ := tx.GetRaw(storage.BucketIndex, storage.Key(chat, []byte{tag})); v == nil {
+			if v, _ := tx.GetRaw(brain.BucketIndex, brain.Key(chat, []byte{tag})); v == nil {
 				t.Errorf("no fence %q around the segments", tag)
 			}
 		}
@@ -95,12 +94,12 @@ func tailEntries[T memory.Tx](t *testing.T, st memory.Store[T], chat int64) int 
 		var stats struct {
 			Through uint64 `json:"through_seq"`
 		}
-		if _, err := tx.Get(storage.BucketIndex, storage.Key(chat, []byte{'s'}), &stats); err != nil {
+		if _, err := tx.Get(brain.BucketIndex, brain.Key(chat, []byte{'s'}), &stats); err != nil {
 			return err
 		}
 		return tx.HistoryFrom(chat, 0, func(k, v []byte) error {
-			_, marked, err := storage.DecodeHistory(v)
-			if marked && storage.HistorySeq(k) > stats.Through {
+			_, marked, err := brain.DecodeHistory(v)
+			if marked && brain.HistorySeq(k) > stats.Through {
 				n++
 			}
 			return err
@@ -116,7 +115,7 @@ func segments[T memory.Tx](t *testing.T, st memory.Store[T], chat int64) int {
 	t.Helper()
 	n := 0
 	_ = st.View(func(tx T) error {
-		return tx.Scan(storage.BucketIndex, storage.Key(chat, []byte{'g'}), func(_, _ []byte) error { n++; return nil })
+		return tx.Scan(brain.BucketIndex, brain.Key(chat, []byte{'g'}), func(_, _ []byte) error { n++; return nil })
 	})
 	return n
 }

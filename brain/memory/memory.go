@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // Summarizer folds conversation turns into a running summary. Summarize returns the new
@@ -107,6 +106,9 @@ func New[T Tx](st Store[T], s Summarizer, opts Options) (*Memory, error) {
 		docs:        newDocCache(docCacheBytes),
 		summarizing: map[int64]bool{},
 	}
+	if err := ensureBuckets(m.st); err != nil {
+		return nil, fmt.Errorf("create memory's buckets: %w", err)
+	}
 	from, err := upgrade(m.st)
 	if err != nil {
 		return nil, fmt.Errorf("upgrade search index: %w", err)
@@ -127,7 +129,7 @@ type summary struct {
 
 func (m *Memory) loadSummary(tx Tx, chat int64) (summary, error) {
 	var s summary
-	if _, err := tx.Get(storage.BucketSummaries, storage.ID64(chat), &s); err != nil {
+	if _, err := tx.Get(brain.BucketSummaries, brain.ID64(chat), &s); err != nil {
 		return summary{}, fmt.Errorf("read summary of chat %d: %w", chat, err)
 	}
 	return s, nil
@@ -147,8 +149,8 @@ func (m *Memory) Summary(chat int64) (string, uint64, error) {
 
 // Recall gathers what memory contributes to a prompt about chat: the user's facts told in
 // this chat (a group never sees a member's private facts), the
-// chat's summary, its last RecentTurns turns and up to 3 older memories relevant to query.
-// The result is trimmed to about budgetTokens (4 characters a token; ≤ 0 means
+// chat's summary, its last RecentTurns turns, up to 3 older memories relevant to query,
+// and the notes of how they are (recallStates: in a group, of up to 4 members). The result is trimmed to about budgetTokens (4 characters a token; ≤ 0 means
 // DefaultBudgetTokens), so its size is bounded whatever the length of the history. Errors
 // are the store's.
 func (m *Memory) Recall(ctx context.Context, chat, user int64, query string, budgetTokens int) (brain.Recall, error) {
@@ -184,7 +186,13 @@ func (m *Memory) Recall(ctx context.Context, chat, user int64, query string, bud
 			}
 		}
 	}
-	return fit(budgetTokens*4, facts, text, turns, hits), nil
+	r = fit(budgetTokens*4, facts, text, turns, hits)
+	err = m.st.View(func(tx Tx) error {
+		var err error
+		r.HowTheyAre, err = recallStates(tx, chat, user, turns, m.clock.Now())
+		return err
+	})
+	return r, err
 }
 
 func isRecent(h hit, turns []brain.Turn) bool {

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/brain"
 )
 
 // The index's layout changed at store schemas 3 and 4. storage.Open upgrades its own
 // layouts but only marks the index owed an upgrade from the file's old schema
-// (storage.PartIndex); New runs the migrations below and settles the mark before the
+// (brain.PartIndex); New runs the migrations below and settles the mark before the
 // Memory reads or writes the index.
 
 // upgrade runs the index migrations the store owes, in one transaction, and settles them.
@@ -22,7 +22,7 @@ func upgrade(st txns) (int, error) {
 	var owed bool
 	err := st.View(func(tx Tx) error {
 		var err error
-		_, owed, err = tx.Owed(storage.PartIndex)
+		_, owed, err = tx.Owed(brain.PartIndex)
 		return err
 	})
 	if err != nil || !owed {
@@ -31,7 +31,7 @@ func upgrade(st txns) (int, error) {
 	var from int
 	err = st.Update(func(tx Tx) error {
 		var err error
-		if from, owed, err = tx.Owed(storage.PartIndex); err != nil || !owed {
+		if from, owed, err = tx.Owed(brain.PartIndex); err != nil || !owed {
 			return err
 		}
 		if from < 3 {
@@ -44,7 +44,7 @@ func upgrade(st txns) (int, error) {
 				return fmt.Errorf("migrate search index to schema 4: %w", err)
 			}
 		}
-		return tx.Settle(storage.PartIndex)
+		return tx.Settle(brain.PartIndex)
 	})
 	return from, err
 }
@@ -56,7 +56,7 @@ type kv struct{ k, v []byte }
 // rewrite keys while it walks them.
 func snapshot(tx Tx) ([]kv, error) {
 	var all []kv
-	err := tx.Scan(storage.BucketIndex, nil, func(k, v []byte) error {
+	err := tx.Scan(brain.BucketIndex, nil, func(k, v []byte) error {
 		all = append(all, kv{bytes.Clone(k), bytes.Clone(v)})
 		return nil
 	})
@@ -75,7 +75,7 @@ func migrateIndexV3(tx Tx) error {
 		return err
 	}
 	for _, e := range old {
-		if err := tx.Delete(storage.BucketIndex, e.k); err != nil {
+		if err := tx.Delete(brain.BucketIndex, e.k); err != nil {
 			return err
 		}
 	}
@@ -92,7 +92,7 @@ func migrateIndexV3(tx Tx) error {
 			if json.Unmarshal(e.v, &d) != nil || d.Seq == 0 {
 				continue
 			}
-			if err := tx.PutRaw(storage.BucketIndex, append(append(bytes.Clone(chat), 't'), storage.U64(d.Seq)...), []byte{}); err != nil {
+			if err := tx.PutRaw(brain.BucketIndex, append(append(bytes.Clone(chat), 't'), brain.U64(d.Seq)...), []byte{}); err != nil {
 				return err
 			}
 		case 's':
@@ -106,7 +106,7 @@ func migrateIndexV3(tx Tx) error {
 			if err != nil {
 				return err
 			}
-			if err := tx.PutRaw(storage.BucketIndex, e.k, v); err != nil {
+			if err := tx.PutRaw(brain.BucketIndex, e.k, v); err != nil {
 				return err
 			}
 		}
@@ -122,7 +122,7 @@ func migrateIndexV3(tx Tx) error {
 // the tail. Segments stay as they are.
 func migrateIndexV4(tx Tx) error {
 	var tail [][]byte
-	if err := tx.Scan(storage.BucketIndex, nil, func(k, _ []byte) error {
+	if err := tx.Scan(brain.BucketIndex, nil, func(k, _ []byte) error {
 		if len(k) == 17 && k[8] == 't' {
 			tail = append(tail, bytes.Clone(k))
 		}
@@ -139,13 +139,13 @@ func migrateIndexV4(tx Tx) error {
 		if _, err := tx.MarkIndexed(chat, seq); err != nil {
 			return err
 		}
-		if err := tx.Delete(storage.BucketIndex, k); err != nil {
+		if err := tx.Delete(brain.BucketIndex, k); err != nil {
 			return err
 		}
 	}
 	for chat, seq := range first {
 		k := statsKey(chat)
-		v, err := tx.GetRaw(storage.BucketIndex, k)
+		v, err := tx.GetRaw(brain.BucketIndex, k)
 		if err != nil {
 			return err
 		}
@@ -170,7 +170,7 @@ func migrateIndexV4(tx Tx) error {
 		if err != nil {
 			return err
 		}
-		if err := tx.PutRaw(storage.BucketIndex, k, nv); err != nil {
+		if err := tx.PutRaw(brain.BucketIndex, k, nv); err != nil {
 			return err
 		}
 	}

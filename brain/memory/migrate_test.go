@@ -31,18 +31,18 @@ func writeSchemaTwo(t *testing.T, path string, chat int64) []brain.Turn {
 	err := st.Update(func(tx *storage.Tx) error {
 		for i, tn := range h[:90] {
 			doc, _ := json.Marshal(map[string]any{"seq": tn.Seq, "role": tn.Role, "text": tn.Text, "at": tn.At})
-			if err := tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'d'}, storage.U64(uint64(i+1))), doc); err != nil {
+			if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'d'}, brain.U64(uint64(i+1))), doc); err != nil {
 				return err
 			}
 			for _, w := range strings.Fields(tn.Text) {
-				k := storage.Key(chat, []byte{'p'}, []byte(w), []byte{0}, storage.U64(uint64(i+1)))
-				if err := tx.PutRaw(storage.BucketIndex, k, binary.AppendUvarint(binary.AppendUvarint(nil, 1), 8)); err != nil {
+				k := brain.Key(chat, []byte{'p'}, []byte(w), []byte{0}, brain.U64(uint64(i+1)))
+				if err := tx.PutRaw(brain.BucketIndex, k, binary.AppendUvarint(binary.AppendUvarint(nil, 1), 8)); err != nil {
 					return err
 				}
 			}
 		}
 		stats, _ := json.Marshal(map[string]uint64{"docs": 90, "total_len": 720, "next_doc": 90, "through_seq": h[89].Seq})
-		if err := tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'s'}), stats); err != nil {
+		if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'s'}), stats); err != nil {
 			return err
 		}
 		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("2"))
@@ -72,7 +72,7 @@ func writeSchemaThree(t *testing.T, path string) {
 				if chat == 12 && i%2 == 0 {
 					v = []byte{2, 1, 4, 't', 'u', 'r', 'n', 1} // schema 3: the turn's terms
 				}
-				if err := tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'t'}, storage.U64(tn.Seq)), v); err != nil {
+				if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'t'}, brain.U64(tn.Seq)), v); err != nil {
 					return err
 				}
 			}
@@ -80,7 +80,7 @@ func writeSchemaThree(t *testing.T, path string) {
 				return nil
 			}
 			stats, _ := json.Marshal(map[string]uint64{"docs": 0, "total_len": 0, "through_seq": h[89].Seq})
-			return tx.PutRaw(storage.BucketIndex, storage.Key(chat, []byte{'s'}), stats)
+			return tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'s'}), stats)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +109,7 @@ func dump(t *testing.T, st *storage.Store) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	err := st.View(func(tx *storage.Tx) error {
-		for _, b := range []string{storage.BucketMeta, storage.BucketIndex, storage.BucketHistory} {
+		for _, b := range []string{storage.BucketMeta, brain.BucketIndex, storage.BucketHistory} {
 			err := tx.Scan(b, nil, func(k, v []byte) error {
 				fmt.Fprintf(&out, "%s %x %q\n", b, k, v)
 				return nil
@@ -190,7 +190,7 @@ func owed(t *testing.T, st *storage.Store) (from int, ok bool) {
 	t.Helper()
 	err := st.View(func(tx *storage.Tx) error {
 		var err error
-		from, ok, err = tx.Owed(storage.PartIndex)
+		from, ok, err = tx.Owed(brain.PartIndex)
 		return err
 	})
 	if err != nil {
@@ -233,10 +233,10 @@ func TestNewMigratesSchemaTwoIndex(t *testing.T) {
 	}
 	// Old keys are gone.
 	_ = st.View(func(tx *storage.Tx) error {
-		return tx.Scan(storage.BucketIndex, storage.ID64(chat), func(k, _ []byte) error {
+		return tx.Scan(brain.BucketIndex, brain.ID64(chat), func(k, _ []byte) error {
 			if k[8] == 'd' || k[8] == 'p' {
 				t.Errorf("old index key %q left", k)
-				return storage.ErrStop
+				return brain.ErrStop
 			}
 			return nil
 		})
@@ -268,10 +268,10 @@ func TestNewMigratesSchemaThreeTail(t *testing.T) {
 		}
 		searchesAsBefore(t, m, chat, "folded")
 		_ = st.View(func(tx *storage.Tx) error {
-			return tx.Scan(storage.BucketIndex, storage.ID64(chat), func(k, _ []byte) error {
+			return tx.Scan(brain.BucketIndex, brain.ID64(chat), func(k, _ []byte) error {
 				if k[8] == 't' {
 					t.Errorf("chat %d: schema-3 tail key %q left", chat, k)
-					return storage.ErrStop
+					return brain.ErrStop
 				}
 				return nil
 			})
@@ -302,7 +302,7 @@ func TestStoreAloneKeepsTheIndexOwed(t *testing.T) {
 				t.Helper()
 				n := 0
 				_ = st.View(func(tx *storage.Tx) error {
-					return tx.Scan(storage.BucketIndex, nil, func(k, _ []byte) error {
+					return tx.Scan(brain.BucketIndex, nil, func(k, _ []byte) error {
 						if len(k) > 8 && (k[8] == 'd' || k[8] == 't') {
 							n++
 						}
@@ -345,7 +345,7 @@ func TestForgetBeforeTheIndexMigrates(t *testing.T) {
 	}
 	m := newMemory(t, st, nil, memory.Options{})
 	_ = st.View(func(tx *storage.Tx) error {
-		return tx.Scan(storage.BucketIndex, storage.ID64(11), func(k, _ []byte) error {
+		return tx.Scan(brain.BucketIndex, brain.ID64(11), func(k, _ []byte) error {
 			t.Errorf("forgotten chat's index key %q left", k)
 			return nil
 		})
@@ -365,7 +365,7 @@ func TestNewRefusesAnUnreadableOwedMark(t *testing.T) {
 	t.Parallel()
 	st := storagetest.New()
 	if err := st.Update(func(tx *storagetest.Tx) error {
-		return tx.PutRaw(storage.BucketMeta, storage.OwedKey(storage.PartIndex), []byte("two"))
+		return tx.PutRaw(storage.BucketMeta, storage.OwedKey(brain.PartIndex), []byte("two"))
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestForgetUserBeforeTheIndexMigrates(t *testing.T) {
 	h := bicycleHistory(t, st, grp) // every turn is user 7's
 	if err := st.Update(func(tx *storage.Tx) error {
 		for _, tn := range h[:90] {
-			if err := tx.PutRaw(storage.BucketIndex, storage.Key(grp, []byte{'t'}, storage.U64(tn.Seq)), []byte{}); err != nil {
+			if err := tx.PutRaw(brain.BucketIndex, brain.Key(grp, []byte{'t'}, brain.U64(tn.Seq)), []byte{}); err != nil {
 				return err
 			}
 		}
@@ -407,7 +407,7 @@ func TestForgetUserBeforeTheIndexMigrates(t *testing.T) {
 	}
 	m := newMemory(t, st, nil, memory.Options{})
 	_ = st.View(func(tx *storage.Tx) error {
-		return tx.Scan(storage.BucketIndex, storage.ID64(grp), func(k, _ []byte) error {
+		return tx.Scan(brain.BucketIndex, brain.ID64(grp), func(k, _ []byte) error {
 			t.Errorf("index key %q left", k)
 			return nil
 		})

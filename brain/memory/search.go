@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // hit is a search result with what Recall needs to drop duplicates of recent turns.
@@ -222,7 +221,7 @@ func segmentPostings(tx Tx, chat int64, metas []segMeta, terms []string) ([]segP
 	key := segKey(chat, 0) // one key for all: the store reads it and keeps none
 	for _, sm := range metas {
 		binary.BigEndian.PutUint64(key[len(key)-8:], sm.ID)
-		v, err := tx.PeekBlob(storage.BucketIndex, key)
+		v, err := tx.PeekBlob(brain.BucketIndex, key)
 		if err != nil {
 			return nil, err
 		}

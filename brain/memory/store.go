@@ -2,14 +2,13 @@ package memory
 
 import (
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
-// Tx is what memory needs of a store transaction: its buckets (storage.BucketFacts,
-// storage.BucketSummaries, storage.BucketIndex), large values kept apart (the index's
+// Tx is what memory needs of a store transaction: its buckets (brain.BucketFacts,
+// brain.BucketSummaries, brain.BucketIndex), large values kept apart (the index's
 // segments), the chat's history, whose entries it marks indexed, and the upgrade of an
-// old index the store owes it (migrate.go). *storage.Tx implements it; storagetest.Tx
-// serves the tests.
+// old index the store owes it (migrate.go). *storage.Tx implements it (bot checks that
+// it does); storagetest.Tx serves the tests.
 type Tx interface {
 	Buckets
 	Blobs
@@ -32,7 +31,7 @@ type Buckets interface {
 	PutRaw(bucket string, key, val []byte) error
 	// Delete removes key; a missing key is no error.
 	Delete(bucket string, key []byte) error
-	// Scan calls fn for every key with prefix, in key order; fn's storage.ErrStop ends
+	// Scan calls fn for every key with prefix, in key order; fn's brain.ErrStop ends
 	// it without error, another error ends it and is returned.
 	Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error
 }
@@ -46,13 +45,13 @@ type Blobs interface {
 	DeleteBlob(bucket string, key []byte) error
 }
 
-// History is the chats' history: entries keyed chat | seq (storage.HistorySeq), each a
-// turn as JSON that storage.DecodeHistory reads with memory's mark.
+// History is the chats' history: entries keyed chat | seq (brain.HistorySeq), each a
+// turn as JSON that brain.DecodeHistory reads with memory's mark.
 type History interface {
 	// HistoryFrom calls fn with chat's entries from Seq from on, oldest first;
-	// storage.ErrStop ends it.
+	// brain.ErrStop ends it.
 	HistoryFrom(chat int64, from uint64, fn func(k, v []byte) error) error
-	// HistoryReverse calls fn with chat's entries, newest first; storage.ErrStop ends it.
+	// HistoryReverse calls fn with chat's entries, newest first; brain.ErrStop ends it.
 	HistoryReverse(chat int64, fn func(k, v []byte) error) error
 	// HistoryGet decodes chat's entry seq into v and reports whether it was there.
 	HistoryGet(chat int64, seq uint64, v any) (bool, error)
@@ -64,7 +63,7 @@ type History interface {
 }
 
 // Upgrades are the upgrades a store owes the parts of it that others own (storage.Open
-// marks them when it upgrades an old file; see storage.PartIndex).
+// marks them when it upgrades an old file; see brain.PartIndex).
 type Upgrades interface {
 	// Owed reports whether part is owed an upgrade, and from which store schema.
 	Owed(part string) (from int, ok bool, err error)
@@ -104,8 +103,3 @@ func (t txns) Update(fn func(tx Tx) error) error { return t.update(fn) }
 
 // History returns up to n of chat's most recent turns, oldest first.
 func (t txns) History(chat int64, n int) ([]brain.Turn, error) { return t.history(chat, n) }
-
-var (
-	_ Tx                 = (*storage.Tx)(nil)
-	_ Store[*storage.Tx] = (*storage.Store)(nil)
-)

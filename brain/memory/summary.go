@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // Maintain folds chat's older turns into its summary when more than SummarizeAfter turns
@@ -53,7 +52,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		n := 0
 		if err := tx.HistoryReverse(chat, func(k, _ []byte) error {
 			if binary.BigEndian.Uint64(k[len(k)-8:]) <= prev.Through {
-				return storage.ErrStop
+				return brain.ErrStop
 			}
 			n++
 			return nil
@@ -63,7 +62,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		return tx.HistoryReverse(chat, func(k, v []byte) error {
 			seq := binary.BigEndian.Uint64(k[len(k)-8:])
 			if seq <= prev.Through {
-				return storage.ErrStop
+				return brain.ErrStop
 			}
 			var t brain.Turn
 			if err := json.Unmarshal(v, &t); err != nil {
@@ -107,7 +106,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		if raw, err := tx.HistoryRaw(chat, next.Through); err != nil || raw == nil {
 			return err
 		}
-		return tx.Put(storage.BucketSummaries, storage.ID64(chat), next)
+		return tx.Put(brain.BucketSummaries, brain.ID64(chat), next)
 	})
 	if err != nil {
 		return fmt.Errorf("save summary of chat %d: %w", chat, err)

@@ -3,7 +3,7 @@ package memory
 import (
 	"encoding/binary"
 
-	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/brain"
 )
 
 // tailDoc is an unfolded turn: its Seq, length in terms and term counts.
@@ -15,13 +15,13 @@ type tailDoc struct {
 
 // scanTail calls fn with chat's unfolded turns (marked history entries after through),
 // oldest first. want, when not nil, limits the counts kept to those terms. fn returns
-// storage.ErrStop to end early.
+// brain.ErrStop to end early.
 func scanTail(tx Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
 	return tx.HistoryFrom(chat, through+1, func(k, v []byte) error {
 		if len(k) != 16 {
 			return nil
 		}
-		t, marked, err := storage.DecodeHistory(v)
+		t, marked, err := brain.DecodeHistory(v)
 		if err != nil || !marked {
 			return err
 		}
@@ -44,7 +44,7 @@ func tailLen(tx Tx, chat int64, through uint64, limit int) (int, error) {
 	err := tx.HistoryFrom(chat, through+1, func(_, _ []byte) error {
 		n++
 		if n >= limit {
-			return storage.ErrStop
+			return brain.ErrStop
 		}
 		return nil
 	})
@@ -58,15 +58,15 @@ func indexedThrough(tx Tx, chat int64, st indexStats) (uint64, error) {
 	err := tx.HistoryReverse(chat, func(k, v []byte) error {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
 		if seq <= st.Through {
-			return storage.ErrStop
+			return brain.ErrStop
 		}
-		_, marked, err := storage.DecodeHistory(v)
+		_, marked, err := brain.DecodeHistory(v)
 		if err != nil {
 			return err
 		}
 		if marked {
 			through = seq
-			return storage.ErrStop
+			return brain.ErrStop
 		}
 		return nil
 	})

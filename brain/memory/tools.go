@@ -27,10 +27,10 @@ type Searcher interface {
 	Search(chat, user int64, query string, limit int) []brain.Hit
 }
 
-// Tools returns memory's tools for cognition: core_remember and core_memory_search,
-// which also consults more (may be empty).
+// Tools returns memory's tools for cognition: core_remember, core_memory_search, which
+// also consults more (may be empty), and core_how_they_are.
 func (m *Memory) Tools(more ...Searcher) []brain.Tool {
-	return []brain.Tool{rememberTool{}, searchTool{m: m, more: more}}
+	return []brain.Tool{rememberTool{}, searchTool{m: m, more: more}, howTheyAreTool{}}
 }
 
 var (

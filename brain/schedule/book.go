@@ -7,13 +7,10 @@ import (
 	"slices"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // ErrTooMany is returned (wrapped) by AddTx when the chat already has MaxPending items.
 var ErrTooMany = errors.New("too many pending reminders")
-
-func itemKey(chat int64, id string) []byte { return storage.Key(chat, []byte(id)) }
 
 // Add stores item (replacing an item of the chat with the same id). An item whose
 // occurrence at item.Due already fired is not stored again, so replaying a Schedule
@@ -30,14 +27,14 @@ func (s *Scheduler) AddTx(tx Tx, item brain.ScheduleItem) error {
 	if !validID(item.ID) || item.Due.IsZero() {
 		return fmt.Errorf("add schedule %q: %w: bad id or no due time", item.ID, ErrInvalid)
 	}
-	fired, err := tx.GetRaw(storage.BucketFires, fireKey(item))
+	fired, err := tx.GetRaw(brain.BucketFires, fireKey(item))
 	if err != nil {
 		return fmt.Errorf("add schedule %s: %w", item.ID, err)
 	}
 	if fired != nil {
 		return nil
 	}
-	existed, err := tx.GetRaw(storage.BucketSchedules, itemKey(item.Chat, item.ID))
+	existed, err := tx.GetRaw(brain.BucketSchedules, brain.ScheduleKey(item.Chat, item.ID))
 	if err != nil {
 		return fmt.Errorf("add schedule %s: %w", item.ID, err)
 	}
@@ -52,7 +49,7 @@ func (s *Scheduler) AddTx(tx Tx, item brain.ScheduleItem) error {
 			return fmt.Errorf("add schedule %s of chat %d: %w (%d)", item.ID, item.Chat, ErrTooMany, s.maxPending)
 		}
 	}
-	if err := tx.Put(storage.BucketSchedules, itemKey(item.Chat, item.ID), item); err != nil {
+	if err := tx.Put(brain.BucketSchedules, brain.ScheduleKey(item.Chat, item.ID), item); err != nil {
 		return fmt.Errorf("add schedule %s: %w", item.ID, err)
 	}
 	if existed == nil {
@@ -104,17 +101,17 @@ func (s *Scheduler) CancelTx(tx Tx, chat int64, id string) (bool, error) {
 }
 
 func cancelTx(tx Tx, chat int64, id string) (bool, error) {
-	raw, err := tx.GetRaw(storage.BucketSchedules, itemKey(chat, id))
+	raw, err := tx.GetRaw(brain.BucketSchedules, brain.ScheduleKey(chat, id))
 	if err != nil || raw == nil {
 		return false, err
 	}
-	return true, tx.Delete(storage.BucketSchedules, itemKey(chat, id))
+	return true, tx.Delete(brain.BucketSchedules, brain.ScheduleKey(chat, id))
 }
 
 // countTx counts chat's pending items.
 func countTx(tx Tx, chat int64) (int, error) {
 	n := 0
-	err := tx.Scan(storage.BucketSchedules, storage.ID64(chat), func(_, _ []byte) error { n++; return nil })
+	err := tx.Scan(brain.BucketSchedules, brain.ID64(chat), func(_, _ []byte) error { n++; return nil })
 	return n, err
 }
 
@@ -136,7 +133,7 @@ func (s *Scheduler) Pending(chat int64) (int, error) {
 func (s *Scheduler) List(chat int64) ([]brain.ScheduleItem, error) {
 	var items []brain.ScheduleItem
 	err := s.st.View(func(tx Tx) error {
-		return tx.Scan(storage.BucketSchedules, storage.ID64(chat), func(_, v []byte) error {
+		return tx.Scan(brain.BucketSchedules, brain.ID64(chat), func(_, v []byte) error {
 			var it brain.ScheduleItem
 			if err := json.Unmarshal(v, &it); err != nil {
 				return fmt.Errorf("decode schedule: %w", err)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // fireRetention is how long fire records of a recurring item are kept.
@@ -25,7 +24,7 @@ type fireRecord struct {
 }
 
 func fireKey(item brain.ScheduleItem) []byte {
-	return storage.Key(item.Chat, []byte(item.ID), storage.U64(uint64(item.Due.UnixNano())))
+	return brain.Key(item.Chat, []byte(item.ID), brain.U64(uint64(item.Due.UnixNano())))
 }
 
 // FireDue fires every item due at or before now: for each, one transaction records a
@@ -47,7 +46,7 @@ func (s *Scheduler) FireDue(now time.Time) ([]brain.Signal, error) {
 
 	var due []brain.ScheduleItem
 	err := s.st.View(func(tx Tx) error {
-		return tx.Scan(storage.BucketSchedules, nil, func(k, v []byte) error {
+		return tx.Scan(brain.BucketSchedules, nil, func(k, v []byte) error {
 			var it brain.ScheduleItem
 			if err := json.Unmarshal(v, &it); err != nil {
 				s.log.Error("undecodable schedule item skipped", "key", fmt.Sprintf("%x", k), "err", err)
@@ -103,11 +102,11 @@ func (s *Scheduler) fire(it brain.ScheduleItem, now time.Time) (sig brain.Signal
 		ok = false
 		// The item may have been cancelled or fired since the scan.
 		var cur brain.ScheduleItem
-		found, err := tx.Get(storage.BucketSchedules, itemKey(it.Chat, it.ID), &cur)
+		found, err := tx.Get(brain.BucketSchedules, brain.ScheduleKey(it.Chat, it.ID), &cur)
 		if err != nil || !found || !cur.Due.Equal(it.Due) {
 			return err
 		}
-		fired, err := tx.GetRaw(storage.BucketFires, fireKey(it))
+		fired, err := tx.GetRaw(brain.BucketFires, fireKey(it))
 		if err != nil {
 			return err
 		}
@@ -122,19 +121,19 @@ func (s *Scheduler) fire(it brain.ScheduleItem, now time.Time) (sig brain.Signal
 				return err
 			}
 			sig.ID = id
-			if err := tx.Put(storage.BucketFires, fireKey(it), fireRecord{ID: it.ID, Due: it.Due, At: now, Signal: id}); err != nil {
+			if err := tx.Put(brain.BucketFires, fireKey(it), fireRecord{ID: it.ID, Due: it.Due, At: now, Signal: id}); err != nil {
 				return err
 			}
 			ok = true
 		}
 		if next.IsZero() {
-			return tx.Delete(storage.BucketSchedules, itemKey(it.Chat, it.ID))
+			return tx.Delete(brain.BucketSchedules, brain.ScheduleKey(it.Chat, it.ID))
 		}
 		if err := pruneFires(tx, it, now); err != nil {
 			return err
 		}
 		cur.Due = next
-		return tx.Put(storage.BucketSchedules, itemKey(it.Chat, it.ID), cur)
+		return tx.Put(brain.BucketSchedules, brain.ScheduleKey(it.Chat, it.ID), cur)
 	})
 	if err != nil {
 		return brain.Signal{}, false, fmt.Errorf("fire schedule %s of chat %d: %w", it.ID, it.Chat, err)
@@ -146,8 +145,8 @@ func (s *Scheduler) fire(it brain.ScheduleItem, now time.Time) (sig brain.Signal
 // the latest.
 func pruneFires(tx Tx, it brain.ScheduleItem, now time.Time) error {
 	var old [][]byte
-	prefix := storage.Key(it.Chat, []byte(it.ID))
-	err := tx.Scan(storage.BucketFires, prefix, func(k, v []byte) error {
+	prefix := brain.ScheduleKey(it.Chat, it.ID)
+	err := tx.Scan(brain.BucketFires, prefix, func(k, v []byte) error {
 		var r fireRecord
 		if json.Unmarshal(v, &r) == nil && now.Sub(r.At) > fireRetention && !r.Due.Equal(it.Due) {
 			old = append(old, slices.Clone(k))
@@ -158,7 +157,7 @@ func pruneFires(tx Tx, it brain.ScheduleItem, now time.Time) error {
 		return err
 	}
 	for _, k := range old {
-		if err := tx.Delete(storage.BucketFires, k); err != nil {
+		if err := tx.Delete(brain.BucketFires, k); err != nil {
 			return err
 		}
 	}
@@ -182,7 +181,7 @@ func (s *Scheduler) rescan(fn func(tx Tx) error) error {
 			}
 		}
 		earliest, count = math.MaxInt64, 0
-		return tx.Scan(storage.BucketSchedules, nil, func(_, v []byte) error {
+		return tx.Scan(brain.BucketSchedules, nil, func(_, v []byte) error {
 			var it struct {
 				Due time.Time `json:"due"`
 			}

@@ -2,13 +2,13 @@ package schedule
 
 import (
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/storage"
 )
 
 // Tx is what the scheduler needs of a store transaction: its two buckets
-// (storage.BucketSchedules, keyed chat | id, and storage.BucketFires, chat | id | due)
+// (brain.BucketSchedules, keyed chat | id, and brain.BucketFires, chat | id | due)
 // and the inbox, where a fired item's signal lands in the same transaction that removes
-// or advances the item. *storage.Tx implements it; storagetest.Tx serves the tests.
+// or advances the item. *storage.Tx implements it (bot checks that it does);
+// storagetest.Tx serves the tests.
 type Tx interface {
 	// Get decodes the JSON under key into v and reports whether it was there.
 	Get(bucket string, key []byte, v any) (bool, error)
@@ -18,7 +18,7 @@ type Tx interface {
 	Put(bucket string, key []byte, v any) error
 	// Delete removes key; a missing key is no error.
 	Delete(bucket string, key []byte) error
-	// Scan calls fn for every key with prefix, in key order; fn's storage.ErrStop ends
+	// Scan calls fn for every key with prefix, in key order; fn's brain.ErrStop ends
 	// it without error, another error ends it and is returned.
 	Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error
 	// Record stores sig in the inbox under a fresh ID and returns the ID.
@@ -51,8 +51,3 @@ func (t txns) View(fn func(tx Tx) error) error { return t.view(fn) }
 
 // Update runs fn in a read-write transaction.
 func (t txns) Update(fn func(tx Tx) error) error { return t.update(fn) }
-
-var (
-	_ Tx                 = (*storage.Tx)(nil)
-	_ Store[*storage.Tx] = (*storage.Store)(nil)
-)

@@ -50,7 +50,14 @@ func (c *Channel) Send(ctx context.Context, m brain.SendMessage) error {
 	}
 	defer unlock()
 	c.drafts.end(m.Chat) // the reply replaces its draft; the next one gets a new draft
+	if m.Voice != nil && len(m.Voice.Audio) > 0 {
+		return c.sendVoice(ctx, m)
+	}
+	return c.sendText(ctx, m)
+}
 
+// sendText is Send for a written message; the caller holds the chat's lock.
+func (c *Channel) sendText(ctx context.Context, m brain.SendMessage) error {
 	htmlMode := !m.Plain
 	var parts []string
 	if htmlMode {
@@ -106,6 +113,13 @@ func (c *Channel) sendPart(ctx context.Context, m brain.SendMessage, text string
 	if last && len(m.Buttons) > 0 {
 		params.ReplyMarkup = keyboard(m.Buttons)
 	}
+	return c.call(ctx, m, func(rctx context.Context) (*models.Message, error) { return c.bot.SendMessage(rctx, params) })
+}
+
+// call makes one sending request of m's (send), paced, retrying 429 (after retry_after)
+// and 5xx/network errors (with backoff); a message it sends is remembered for quotes and
+// reactions. It never resends what Telegram accepted. Errors: as Send's.
+func (c *Channel) call(ctx context.Context, m brain.SendMessage, send func(context.Context) (*models.Message, error)) error {
 	failures, limited := 0, 0
 	for {
 		if err := c.pace.wait(ctx, m.Chat); err != nil {
@@ -113,7 +127,7 @@ func (c *Channel) sendPart(ctx context.Context, m brain.SendMessage, text string
 		}
 		var st atomic.Int32
 		rctx, cancel := context.WithTimeout(withStatus(ctx, &st), sendTimeout)
-		msg, err := c.bot.SendMessage(rctx, params)
+		msg, err := send(rctx)
 		err = c.redact(err)
 		cancel()
 		c.pace.done(m.Chat, time.Now())

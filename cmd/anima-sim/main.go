@@ -1,7 +1,9 @@
 // Command anima-sim replays a scripted user (examples/sim/) through anima's brain, store
 // and cognition with an offline model, and writes timeline.csv, timeline.png and
-// summary.txt. `anima sim --scenario` runs it. It is a binary of its own because drawing
-// with gonum/plot parses a dozen fonts when the process starts: the service binary stays
+// summary.txt. With --live the model is the configuration's own (llm.base_url, api_key,
+// the models): it first prints how many requests that should take and runs only with
+// --yes. `anima sim --scenario` runs it. It is a binary of its own because drawing with
+// gonum/plot parses a dozen fonts when the process starts: the service binary stays
 // without that weight.
 package main
 
@@ -17,6 +19,7 @@ import (
 	_ "time/tzdata" // scenario time zones work anywhere
 
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/bot/sim"
 	"github.com/anima-bot/anima/bot/sim/plot"
 )
@@ -30,11 +33,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	path := fs.String("scenario", "", "scripted user scenario (YAML)")
 	dir := fs.String("out", "", "directory for timeline.csv, timeline.png and summary.txt")
 	days := fs.Int("days", 0, "days to simulate (overrides the scenario's days)")
+	live := fs.Bool("live", false, "use the configuration's model endpoint instead of the scripted model (prints the expected requests; runs only with --yes)")
+	yes := fs.Bool("yes", false, "with --live: spend the requests")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *path == "" || *dir == "" {
 		fmt.Fprintln(stderr, "anima-sim: --scenario FILE and --out DIR go together")
+		return 2
+	}
+	if *yes && !*live {
+		fmt.Fprintln(stderr, "anima-sim: --yes goes with --live")
 		return 2
 	}
 	if *days < 0 || *days > 366 {
@@ -56,8 +65,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *live {
+		if code, ok := confirmLive(ctx, cfg, sc, *yes, stdout, stderr); !ok {
+			return code
+		}
+	}
 	start := time.Now()
-	res, err := sim.Run(ctx, cfg, sc, *dir, sim.Options{Progress: stderr, Draw: plot.Draw})
+	res, err := sim.Run(ctx, cfg, sc, *dir, sim.Options{Progress: stderr, Draw: plot.Draw, Live: *live})
 	if err != nil {
 		fmt.Fprintf(stderr, "anima-sim: %s\n", err)
 		return 1
@@ -69,4 +83,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "simulated %d days of %q in %v: %d proactive wakes; wrote timeline.csv, timeline.png and summary.txt to %s\n",
 		len(res.PerDay), sc.Name, time.Since(start).Round(time.Millisecond), total, *dir)
 	return 0
+}
+
+// confirmLive prints what a live run of sc should spend, from a dry run with the scripted
+// model, and says whether to go on: only with yes. Without it the exit code is 2, as for
+// an incomplete command line: nothing was run, and a script that forgot --yes does not
+// read an old summary as new.
+func confirmLive(ctx context.Context, cfg config.Config, sc sim.Scenario, yes bool, stdout, stderr io.Writer) (int, bool) {
+	est, err := sim.EstimateLive(ctx, cfg, sc, sim.Options{Progress: stderr})
+	if err != nil {
+		fmt.Fprintf(stderr, "anima-sim: estimate: %s\n", err)
+		return 1, false
+	}
+	fmt.Fprintf(stdout, "live run of %q over %d days: about %d model requests (about %d tokens of prompt, from a dry run with the scripted model) to %s with %s and %s\n",
+		sc.Name, sc.Days, est.Requests, est.Bytes/4, setting.RedactURL(cfg.LLM.BaseURL), cfg.LLM.FastModel, cfg.LLM.SmartModel)
+	if !yes {
+		fmt.Fprintln(stderr, "anima-sim: nothing was sent; add --yes to spend them")
+		return 2, false
+	}
+	return 0, true
 }

@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
 // TestRunWritesTheTimeline runs anima-sim in-process on a shipped
@@ -55,5 +61,70 @@ func TestRunRejectsAnUnknownScenarioKey(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "usr") {
 		t.Errorf("stderr %q does not name the unknown key", stderr.String())
+	}
+}
+
+// TestLive: --live prints the dry run's estimate and, without --yes, exits 2 having sent
+// nothing to the configured endpoint (the fake OpenAI server here); with --yes the run
+// talks to it over HTTP with the configured key and the summary holds its words.
+func TestLive(t *testing.T) {
+	t.Parallel()
+	const key = "sk-anima-sim-live"
+	srv := openaitest.New(t)
+	srv.SetKey(key)
+	var n atomic.Int64 // a model that says one thing twice is cut short (a repeat)
+	srv.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply {
+		return openaitest.Answer(fmt.Sprintf("Live words %d.", n.Add(1)), "active", 0.9)
+	})
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	conf := fmt.Sprintf("user:\n  timezone: Europe/Berlin\nllm:\n  base_url: %s\n  api_key: %s\n  fast_model: small-one\n", srv.URL(), key)
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	scenario := []string{"--config", cfg, "--scenario", "../../examples/sim/never-answers.yaml", "--days", "3"}
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		requests bool // the endpoint was sent requests
+		stdout   string
+		stderr   string
+	}{
+		{"yes without live", []string{"--yes"}, 2, false, "", "--yes goes with --live"},
+		{"live without yes", []string{"--live"}, 2, false,
+			`live run of "never answers" over 3 days: about 4 model requests`, "nothing was sent; add --yes"},
+		{"live with yes", []string{"--live", "--yes"}, 0, true, "simulated 3 days", ""},
+	}
+	for _, tc := range tests { // in order: the endpoint's requests are counted across them
+		out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+		var stdout, stderr bytes.Buffer
+		code := run(append(append([]string{}, scenario...), append([]string{"--out", out}, tc.args...)...), &stdout, &stderr)
+		if code != tc.code {
+			t.Fatalf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", tc.name, code, tc.code, stdout.String(), stderr.String())
+		}
+		if !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("%s: stdout %q and stderr %q, want %q and %q", tc.name, stdout.String(), stderr.String(), tc.stdout, tc.stderr)
+		}
+		if got := len(srv.Requests()) > 0; got != tc.requests {
+			t.Fatalf("%s: the live endpoint got %d requests", tc.name, len(srv.Requests()))
+		}
+		if _, err := os.Stat(filepath.Join(out, "summary.txt")); (err == nil) != (tc.code == 0) {
+			t.Errorf("%s: summary.txt: %v, want one only after a run", tc.name, err)
+		}
+	}
+	summary, _ := os.ReadFile(filepath.Join(dir, "live-with-yes", "summary.txt"))
+	for _, want := range []string{"live model: small-one and gpt-4o at " + srv.URL(), "  anima: Live words "} {
+		if !strings.Contains(string(summary), want) {
+			t.Errorf("summary.txt lacks %q:\n%s", want, summary)
+		}
+	}
+	for _, r := range srv.Requests() {
+		if m := r.Body.Model; m != "small-one" && m != "gpt-4o" {
+			t.Errorf("a request for model %q, want the configured ones", m)
+		}
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Errorf("invalid requests: %v", v)
 	}
 }

@@ -23,7 +23,7 @@ var synopsis = map[string]string{
 	"backup":  "anima backup [FILE] --out F  copy the store while the service runs",
 	"compact": "anima compact [FILE]         rewrite the stopped service's store without deleted data",
 	"health":  "anima health [FILE]          exit 0 if the running instance's /readyz answers 200",
-	"sim":     "anima sim [FILE] [--days N | --scenario S --out DIR]  replay days under a simulated clock",
+	"sim":     "anima sim [FILE] [--days N | --scenario S --out DIR [--live [--yes]]]  replay days under a simulated clock",
 }
 
 // cmdFlags are the flags of one configured command; a flag the command does not take
@@ -67,6 +67,7 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 		f.days = fs.Int("days", 7, "days to simulate (with --scenario: overrides its days)")
 		f.scenario = fs.String("scenario", "", "scripted user scenario (YAML)")
 		f.out = fs.String("out", "", "directory for the timeline (with --scenario)")
+		simLiveFlags(fs)
 	}
 	return f
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,12 @@ func simCommand(ctx context.Context, f *cmdFlags, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "anima sim: --days must be 1..366")
 		return 2
 	}
+	if simFlagSet(f.fs, "live") || simFlagSet(f.fs, "yes") {
+		if *f.scenario == "" {
+			fmt.Fprintln(stderr, "anima sim: --live and --yes go with --scenario FILE --out DIR")
+			return 2
+		}
+	}
 	if *f.scenario != "" || *f.out != "" {
 		return simScenario(ctx, f.simArgs(), *f.scenario, *f.out, stdout, stderr)
 	}
@@ -33,6 +40,19 @@ func simCommand(ctx context.Context, f *cmdFlags, stdout, stderr io.Writer) int 
 	}
 	sim.Print(stdout, res)
 	return 0
+}
+
+// simLiveFlags defines --live and --yes, which anima-sim reads (simArgs hands them on):
+// a scenario against the configuration's model endpoint, spent only with --yes.
+func simLiveFlags(fs *flag.FlagSet) {
+	fs.Bool("live", false, "with --scenario: use the configuration's model endpoint instead of the scripted model; prints the expected requests and spends them only with --yes")
+	fs.Bool("yes", false, "with --live: spend the requests")
+}
+
+// simFlagSet reports whether the boolean flag name was set true.
+func simFlagSet(fs *flag.FlagSet, name string) bool {
+	fl := fs.Lookup(name)
+	return fl != nil && fl.Value.String() == "true"
 }
 
 // simScenario runs `anima sim --scenario S --out DIR` by handing the arguments to the

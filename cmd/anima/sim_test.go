@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
 // TestSimScenarioRunsAnimaSim runs `anima sim --scenario S --out DIR` with the built
@@ -31,6 +35,35 @@ func TestSimScenarioRunsAnimaSim(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// TestSimLiveAsksFirst: `anima sim --scenario S --out DIR --live` hands --live to
+// anima-sim, which prints the expected requests and, without --yes, exits 2 having sent
+// nothing to the configured endpoint (the fake OpenAI server).
+func TestSimLiveAsksFirst(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	conf := fmt.Sprintf("user:\n  timezone: Europe/Berlin\nllm:\n  base_url: %s\n  api_key: sk-test\n", srv.URL())
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "sim", "--config", cfg, "--scenario", "../../examples/sim/never-answers.yaml",
+		"--out", filepath.Join(dir, "out"), "--days", "2", "--live")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("anima sim --live: %v, want exit 2\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "model requests") || !strings.Contains(stderr.String(), "add --yes") {
+		t.Errorf("stdout %q, stderr %q: want the estimate and how to spend it", stdout.String(), stderr.String())
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the configured endpoint got %d requests before --yes", n)
 	}
 }
 
@@ -78,6 +111,8 @@ func TestSimScenarioFlagsErrors(t *testing.T) {
 	}{
 		{"scenario without out", []string{"--scenario", bad}, 2, "--out DIR"},
 		{"out without scenario", []string{"--out", dir}, 2, "--scenario FILE"},
+		{"live without scenario", []string{"--live"}, 2, "--live and --yes go with --scenario"},
+		{"yes without scenario", []string{"--days", "2", "--yes"}, 2, "--live and --yes go with --scenario"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -74,8 +74,27 @@ func (lt *loadtest) erasure(ctx context.Context) error {
 		}
 	}
 
+	if err := lt.forgetHammer(wctx, f, p, db, st.Size(), spammer, others); err != nil {
+		return err
+	}
+	if err := lt.slowBackup(wctx, f, p, db, spammer, others); err != nil {
+		return err
+	}
+
+	took, err := p.stop()
+	if err != nil {
+		return lt.procErr(p, ctx, fmt.Errorf("stop: %w", err))
+	}
+	lt.printf("   SIGTERM → exit 0 in %s\n", ms(took))
+	return nil
+}
+
+// forgetHammer has spammer send a message and /forget yes every second for the phase
+// while the others take turns sending, and judges the others' replies. size is the
+// store's size before anima started.
+func (lt *loadtest) forgetHammer(wctx context.Context, f *fakes, p *proc, db string, size, spammer int64, others []int64) error {
 	lt.printf("1. /forget hammer on %s (%s): user %d sends a message and /forget yes every second for %v;\n"+
-		"   %d other users take turns sending (push → their reply received)\n", lt.o.store, mb(st.Size()), spammer, lt.o.erasure, len(others))
+		"   %d other users take turns sending (push → their reply received)\n", lt.o.store, mb(size), spammer, lt.o.erasure, len(others))
 	written0, err := writeBytes(p.pid())
 	if err != nil {
 		return err
@@ -112,7 +131,12 @@ func (lt *loadtest) erasure(ctx context.Context) error {
 	lt.printf("   %d replies: p50 %s, p90 %s, max %s; %d /forget yes sent; anima wrote %s; store now %s\n",
 		len(lat), ms(percentile(lat, 50)), ms(percentile(lat, 90)), ms(lat[len(lat)-1]), forgets, mib(written1-written0), mb(fi.Size()))
 	lt.judge("others' p90 under /forget", ms(percentile(lat, 90)), "≤ "+ms(targetErasureP90), percentile(lat, 90) <= targetErasureP90)
+	return nil
+}
 
+// slowBackup has a reader take a backup slowly from the control socket while spammer
+// forgets once more and the others take turns sending, and judges the longest reply.
+func (lt *loadtest) slowBackup(wctx context.Context, f *fakes, p *proc, db string, spammer int64, others []int64) error {
 	lt.printf("\n2. slow backup: a reader takes %d KiB every %v from the control socket for %v; user %d forgets once more\n",
 		slowReadChunk>>10, slowReadPause, lt.o.erasure, spammer)
 	conn, err := net.Dial("unix", db+".sock")
@@ -144,7 +168,7 @@ func (lt *loadtest) erasure(ctx context.Context) error {
 	})
 	f.tg.PushText(spammer, spammer, "remember that I like lighthouses")
 	f.tg.PushCallback(spammer, spammer, "/forget yes "+strconv.FormatInt(spammer, 10))
-	lat, err = lt.timedReplies(wctx, f.tg, others, until)
+	lat, err := lt.timedReplies(wctx, f.tg, others, until)
 	reader.Wait()
 	if err != nil {
 		return lt.procErr(p, wctx, err)
@@ -154,12 +178,6 @@ func (lt *loadtest) erasure(ctx context.Context) error {
 	lt.printf("   %d replies: p50 %s, p90 %s, longest %s; the reader took %s\n",
 		len(lat), ms(percentile(lat, 50)), ms(percentile(lat, 90)), ms(worst), mib(streamed))
 	lt.judge("longest reply, slow backup", ms(worst), "≤ "+ms(targetWriterWait), worst <= targetWriterWait)
-
-	took, err := p.stop()
-	if err != nil {
-		return lt.procErr(p, ctx, fmt.Errorf("stop: %w", err))
-	}
-	lt.printf("   SIGTERM → exit 0 in %s\n", ms(took))
 	return nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -110,98 +109,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// shortSummarizer stands in for the model: a summary of bounded size, at once.
-type shortSummarizer struct{}
-
-func (shortSummarizer) Summarize(_ context.Context, previous string, turns []brain.Turn) (string, error) {
-	s := previous + " " + brain.TruncateRunes(turns[len(turns)-1].Text, 200)
-	return brain.TruncateRunes(s, 2000), nil
-}
-
-// driver runs messages through the store as the core loop does.
-type driver struct {
-	// pages counts page writes by phase: record, commit, sent, upkeep.
-	pages [4]int64
-	// wchar and wbytes count wchar and write_bytes (/proc/self/io) by phase.
-	wchar, wbytes [4]int64
-	st            *storage.Store
-	mem           *memory.Memory
-	talk          *talker
-	sent          int
-	at            time.Time
-}
-
-// chatOf is the chat of the i-th message: chat 1 takes every other one, the other chats
-// (private chats: chat = user) share the rest in turn.
-func (d *driver) chatOf(i, chats int) int64 {
-	if i%2 == 0 {
-		return 1
-	}
-	return 2 + int64((i/2)%(chats-1))
-}
-
-// message records one user message and commits its turn with the reply, then records the
-// reply's platform id and marks it sent and runs memory's upkeep, as the core loop does (bot's journal commits the
-// turn with memory's IndexTx inside it).
-func (d *driver) message(ctx context.Context, chat int64) error {
-	d.sent++
-	d.at = d.at.Add(time.Minute)
-	sig := brain.Signal{Type: brain.SignalUserMessage, Source: "telegram", Chat: chat, User: chat, UserName: "Soak",
-		Text: d.talk.say(300), At: d.at, Ref: strconv.Itoa(d.sent), MessageID: d.sent}
-	mark := d.pageWrites()
-	sigs, err := d.st.Record("telegram", []brain.Signal{sig}, int64(d.sent+1))
-	if err != nil {
-		return err
-	}
-	mark = d.phase(0, mark)
-	reply := d.talk.say(110)
-	turns := []brain.Turn{
-		{Role: "user", Text: sig.Text, At: d.at, User: chat, Name: sig.UserName},
-		{Role: "assistant", Text: reply, At: d.at, Kind: brain.KindReply, User: chat},
-	}
-	out, err := d.st.CommitTurn(storage.Commit{
-		Done: []uint64{sigs[0].ID}, Chat: chat, Turns: turns,
-		Outbox: []brain.SendMessage{{Chat: chat, Text: reply, Kind: brain.KindReply}},
-		Also:   func(tx *storage.Tx) error { return d.mem.IndexTx(tx, chat, turns) },
-	}, d.at)
-	if err != nil {
-		return err
-	}
-	mark = d.phase(1, mark)
-	for _, e := range out {
-		// The channel remembers the platform's id of what it sent (for reactions),
-		// then the loop removes the entry from the outbox.
-		if err := d.st.RecordSent(chat, 2*d.sent); err != nil {
-			return err
-		}
-		if err := d.st.MarkSent(e.ID); err != nil {
-			return err
-		}
-	}
-	mark = d.phase(2, mark)
-	err = d.mem.Maintain(ctx, chat)
-	d.phase(3, mark)
-	return err
-}
-
-// counters is where a phase starts: page writes and write_bytes.
-type counters struct{ pages, wchar, wbytes int64 }
-
-func (d *driver) pageWrites() counters {
-	sp, _ := d.st.Space()
-	io := readIO()
-	return counters{pages: sp.PageWrites, wchar: io.wchar, wbytes: io.writeBytes}
-}
-
-// phase adds the page writes and bytes since mark to phase i and returns the new mark.
-func (d *driver) phase(i int, mark counters) counters {
-	now := d.pageWrites()
-	d.pages[i] += now.pages - mark.pages
-	d.wchar[i] += now.wchar - mark.wchar
-	d.wbytes[i] += now.wbytes - mark.wbytes
-	return now
 }
 
 func soak(c config, w io.Writer) error {
@@ -386,101 +293,6 @@ func fileSize(path string) int64 {
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
-
-// startup runs the probe in a fresh process, three times after a clean stop, then once
-// after a crash (a process that committed and exited without closing the store), and
-// prints its reports.
-func startup(path string, opts storage.Options, w io.Writer) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	args := []string{"-startup-probe", path}
-	if opts.SyncFreelist {
-		args = append(args, "-sync-freelist")
-	}
-	for i := range 4 {
-		if i == 3 {
-			crashArgs := []string{"-crash-store", path}
-			if opts.SyncFreelist {
-				crashArgs = append(crashArgs, "-sync-freelist")
-			}
-			if out, err := exec.Command(exe, crashArgs...).CombinedOutput(); err != nil {
-				return fmt.Errorf("crash: %w: %s", err, out)
-			}
-			fmt.Fprint(w, "after a crash: ")
-		}
-		out, err := exec.Command(exe, args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("startup probe: %w: %s", err, out)
-		}
-		fmt.Fprint(w, string(out))
-	}
-	return nil
-}
-
-// crash opens the store, commits once and exits without closing it, as a killed anima
-// leaves it.
-func crash(path string, opts storage.Options, stderr io.Writer) int {
-	st, err := storage.Open(path, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "crash: %v\n", err)
-		return 1
-	}
-	if err := st.Put(storage.BucketState, []byte("soak-crash"), time.Now()); err != nil {
-		fmt.Fprintf(stderr, "crash: %v\n", err)
-		return 1
-	}
-	os.Exit(0) // no Close
-	return 0
-}
-
-// probe opens the store as anima's start-up does before its first getUpdates (the
-// outbox, the inbox, relationships, acks, the offset), then runs the first turn's
-// Recall, and reports the time taken and the process's memory.
-func probe(path string, opts storage.Options, stdout, stderr io.Writer) int {
-	t := time.Now()
-	st, err := storage.Open(path, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "probe: %v\n", err)
-		return 1
-	}
-	defer func() { _ = st.Close() }()
-	mem, err := memory.New(st, nil, memory.Options{})
-	if err != nil {
-		fmt.Fprintf(stderr, "probe: %v\n", err)
-		return 1
-	}
-	_, err1 := st.PendingOutbox()
-	_, err2 := st.Pending()
-	_, err3 := st.Relationships()
-	_, err4 := st.Acks()
-	_, err5 := st.Offset("telegram")
-	if err := firstErr(err1, err2, err3, err4, err5); err != nil {
-		fmt.Fprintf(stderr, "probe: %v\n", err)
-		return 1
-	}
-	ready := time.Since(t)
-	query := "kalomi renor sa velis tuan peradon, anis mota gufi elar: the lumtor and the wesyar"
-	if _, err := mem.Recall(context.Background(), 1, 1, query, 0); err != nil {
-		fmt.Fprintf(stderr, "probe: %v\n", err)
-		return 1
-	}
-	recalled := time.Since(t)
-	rss, hwm := memKiB()
-	fmt.Fprintf(stdout, "start-up: store open and read for getUpdates %s ms, first Recall done %s ms, VmRSS %.1f MiB, VmHWM %.1f MiB\n",
-		ms(ready), ms(recalled), float64(rss)/1024, float64(hwm)/1024)
-	return 0
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
 
 // latencyOnly times Recall and core_memory_search on an existing store, as the soak's
 // checkpoints do, without writing.

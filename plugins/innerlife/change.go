@@ -44,24 +44,7 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 	s := subject{ch.Chat, ch.User}
 	switch v := ch.Change.(type) {
 	case openConcern:
-		c := v.Concern
-		c.Chat, c.User = s.chat, s.user
-		p.mu.Lock()
-		full := p.openCount(s, at) >= MaxOpenConcerns
-		p.mu.Unlock()
-		if full {
-			p.log.Info("concern not opened: the user has the most open concerns in this chat", "chat", s.chat, "max", MaxOpenConcerns)
-			return nil
-		}
-		if err := putJSON(b, concernKey(s, c.ID), c); err != nil {
-			return err
-		}
-		b.OnCommit(func() {
-			p.mu.Lock()
-			p.put(&c)
-			p.mu.Unlock()
-			p.m.opened.Inc()
-		})
+		return p.applyOpen(b, s, v, at)
 	case touchConcern:
 		c, ok, err := getConcern(b, s, v.ID)
 		if err != nil || !ok {
@@ -100,39 +83,7 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 		}
 		b.OnCommit(func() { p.mu.Lock(); p.put(&c); p.mu.Unlock(); p.m.asked.WithLabelValues(v.How).Inc() })
 	case writeEntry:
-		e := v.Entry
-		e.Chat, e.User = s.chat, s.user
-		p.mu.Lock()
-		full := p.writtenSince(s, e.At) >= p.cfg.JournalPerDay
-		p.mu.Unlock()
-		if full {
-			p.log.Info("journal entry dropped: the day's entries are written", "chat", s.chat, "max", p.cfg.JournalPerDay)
-			return nil
-		}
-		// The slot is taken here, in the turn's transaction: an entry less than
-		// JournalEvery after the subject's last committed one (a dream's and a chat run's
-		// at once, say) is dropped, not an error that would roll the turn back.
-		mark := subjectKey('L', s)
-		var last time.Time
-		if data := b.Get(mark); data != nil {
-			if err := json.Unmarshal(data, &last); err == nil && e.At.Sub(last).Abs() < JournalEvery {
-				p.log.Info("journal entry dropped: another was written less than 5 minutes apart", "chat", e.Chat)
-				return nil
-			}
-		}
-		if e.At.After(last) {
-			if err := putJSON(b, mark, e.At); err != nil {
-				return err
-			}
-		}
-		p.mu.Lock()
-		p.seq++
-		e.seq = p.seq
-		p.mu.Unlock()
-		if err := putJSON(b, e.key(), e); err != nil {
-			return err
-		}
-		b.OnCommit(func() { p.mu.Lock(); p.addEntry(e); p.mu.Unlock(); p.m.entries.WithLabelValues(e.Kind).Inc() })
+		return p.applyEntry(b, s, v)
 	case foldJournal:
 		return p.applyFold(b, s, v)
 	case dreamt:
@@ -143,6 +94,68 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 	default:
 		return fmt.Errorf("innerlife: unknown change %T", ch.Change)
 	}
+	return nil
+}
+
+// applyOpen opens v's concern for s, unless s has MaxOpenConcerns open in the chat.
+func (p *Plugin) applyOpen(b plugins.Bucket, s subject, v openConcern, at time.Time) error {
+	c := v.Concern
+	c.Chat, c.User = s.chat, s.user
+	p.mu.Lock()
+	full := p.openCount(s, at) >= MaxOpenConcerns
+	p.mu.Unlock()
+	if full {
+		p.log.Info("concern not opened: the user has the most open concerns in this chat", "chat", s.chat, "max", MaxOpenConcerns)
+		return nil
+	}
+	if err := putJSON(b, concernKey(s, c.ID), c); err != nil {
+		return err
+	}
+	b.OnCommit(func() {
+		p.mu.Lock()
+		p.put(&c)
+		p.mu.Unlock()
+		p.m.opened.Inc()
+	})
+	return nil
+}
+
+// applyEntry writes v's journal entry for s, unless the day's entries are written or
+// another was written less than JournalEvery before.
+func (p *Plugin) applyEntry(b plugins.Bucket, s subject, v writeEntry) error {
+	e := v.Entry
+	e.Chat, e.User = s.chat, s.user
+	p.mu.Lock()
+	full := p.writtenSince(s, e.At) >= p.cfg.JournalPerDay
+	p.mu.Unlock()
+	if full {
+		p.log.Info("journal entry dropped: the day's entries are written", "chat", s.chat, "max", p.cfg.JournalPerDay)
+		return nil
+	}
+	// The slot is taken here, in the turn's transaction: an entry less than
+	// JournalEvery after the subject's last committed one (a dream's and a chat run's
+	// at once, say) is dropped, not an error that would roll the turn back.
+	mark := subjectKey('L', s)
+	var last time.Time
+	if data := b.Get(mark); data != nil {
+		if err := json.Unmarshal(data, &last); err == nil && e.At.Sub(last).Abs() < JournalEvery {
+			p.log.Info("journal entry dropped: another was written less than 5 minutes apart", "chat", e.Chat)
+			return nil
+		}
+	}
+	if e.At.After(last) {
+		if err := putJSON(b, mark, e.At); err != nil {
+			return err
+		}
+	}
+	p.mu.Lock()
+	p.seq++
+	e.seq = p.seq
+	p.mu.Unlock()
+	if err := putJSON(b, e.key(), e); err != nil {
+		return err
+	}
+	b.OnCommit(func() { p.mu.Lock(); p.addEntry(e); p.mu.Unlock(); p.m.entries.WithLabelValues(e.Kind).Inc() })
 	return nil
 }
 

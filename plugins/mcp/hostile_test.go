@@ -27,7 +27,7 @@ import (
 // inProcess is a server named name that is s, served in this process over an in-memory
 // pipe: each (re)start connects a new session.
 func inProcess(name string, s *mcp.Server) Server {
-	return Server{Name: name, Timeout: 5 * time.Second, dial: func() mcp.Transport {
+	return Server{Name: name, Timeout: 30 * time.Second, dial: func() mcp.Transport {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := s.Connect(context.Background(), st, nil); err != nil {
 			panic(err)
@@ -103,7 +103,7 @@ func TestListingLimits(t *testing.T) {
 			srv.Limits = tc.limits
 			e := start(t, srv)
 			if got := e.sink.next(t); len(got) != tc.offered {
-				t.Errorf("%d tools offered, want %d", len(got), tc.offered)
+				t.Fatalf("%d tools offered, want %d (logs:\n%s)", len(got), tc.offered, e.logs)
 			}
 			if tc.check != nil {
 				var specs []brain.ToolSpec

@@ -11,7 +11,7 @@ import (
 
 // History is kept as storage keeps it, in one epoch: BucketHistory, key chat | seq, Seq
 // from the bucket's sequence (shared by all chats), the value the turn as JSON with
-// memory's mark (storage.DecodeHistory).
+// memory's mark (brain.DecodeHistory).
 
 // AppendHistory adds turns to chat's history, as storage.Store.CommitTurn does, and
 // returns them with their Seqs.
@@ -23,7 +23,7 @@ func (t *Tx) AppendHistory(chat int64, turns ...brain.Turn) ([]brain.Turn, error
 			return nil, err
 		}
 		out[i].Seq = seq
-		if err := t.Put(storage.BucketHistory, storage.Key(chat, storage.U64(seq)), out[i]); err != nil {
+		if err := t.Put(storage.BucketHistory, brain.Key(chat, brain.U64(seq)), out[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -32,19 +32,19 @@ func (t *Tx) AppendHistory(chat int64, turns ...brain.Turn) ([]brain.Turn, error
 
 // HistoryRaw returns a copy of chat's history entry seq (nil if absent).
 func (t *Tx) HistoryRaw(chat int64, seq uint64) ([]byte, error) {
-	return t.GetRaw(storage.BucketHistory, storage.Key(chat, storage.U64(seq)))
+	return t.GetRaw(storage.BucketHistory, brain.Key(chat, brain.U64(seq)))
 }
 
 // HistoryGet decodes chat's history entry seq into v and reports whether it was there.
 func (t *Tx) HistoryGet(chat int64, seq uint64, v any) (bool, error) {
-	return t.Get(storage.BucketHistory, storage.Key(chat, storage.U64(seq)), v)
+	return t.Get(storage.BucketHistory, brain.Key(chat, brain.U64(seq)), v)
 }
 
 // HistoryFrom calls fn with chat's history entries from Seq from on, oldest first: k is
-// chat | seq. fn returns storage.ErrStop to end early.
+// chat | seq. fn returns brain.ErrStop to end early.
 func (t *Tx) HistoryFrom(chat int64, from uint64, fn func(k, v []byte) error) error {
 	b := t.read(storage.BucketHistory)
-	start := string(storage.Key(chat, storage.U64(from)))
+	start := string(brain.Key(chat, brain.U64(from)))
 	for _, k := range t.historyKeys(chat) {
 		if k < start {
 			continue
@@ -68,10 +68,10 @@ func (t *Tx) HistoryReverse(chat int64, fn func(k, v []byte) error) error {
 	return nil
 }
 
-// MarkIndexed marks chat's history entry seq as indexed (storage.DecodeHistory reads the
+// MarkIndexed marks chat's history entry seq as indexed (brain.DecodeHistory reads the
 // mark) and reports whether the entry exists and was not marked before.
 func (t *Tx) MarkIndexed(chat int64, seq uint64) (bool, error) {
-	k := storage.Key(chat, storage.U64(seq))
+	k := brain.Key(chat, brain.U64(seq))
 	v := t.read(storage.BucketHistory).Get(k)
 	if v == nil {
 		return false, nil

@@ -166,7 +166,7 @@ func (t *Tx) Delete(bucket string, key []byte) error {
 	return b.Delete(key)
 }
 
-// Scan calls fn for every key with the prefix, in key order. Returning storage.ErrStop
+// Scan calls fn for every key with the prefix, in key order. Returning brain.ErrStop
 // ends the scan early without error.
 func (t *Tx) Scan(bucket string, prefix []byte, fn func(k, v []byte) error) error {
 	return stopped(t.read(bucket).Scan(prefix, fn))
@@ -207,7 +207,7 @@ func (t *Tx) Record(sig brain.Signal) (uint64, error) {
 		return 0, err
 	}
 	sig.ID = id
-	return id, t.Put(storage.BucketInbox, storage.U64(id), sig)
+	return id, t.Put(storage.BucketInbox, brain.U64(id), sig)
 }
 
 // Pending returns the inbox, in the order it was recorded.
@@ -221,9 +221,9 @@ func (s *Store) Pending() ([]brain.Signal, error) {
 	return sigs, err
 }
 
-// stopped turns storage.ErrStop into the end of a walk.
+// stopped turns brain.ErrStop into the end of a walk.
 func stopped(err error) error {
-	if errors.Is(err, storage.ErrStop) {
+	if errors.Is(err, brain.ErrStop) {
 		return nil
 	}
 	return err
@@ -231,7 +231,7 @@ func stopped(err error) error {
 
 // historyKeys returns chat's history keys (chat | seq) in order.
 func (t *Tx) historyKeys(chat int64) []string {
-	prefix := string(storage.ID64(chat))
+	prefix := string(brain.ID64(chat))
 	var keys []string
 	for k := range t.read(storage.BucketHistory) {
 		if strings.HasPrefix(k, prefix) {

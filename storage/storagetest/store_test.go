@@ -91,9 +91,9 @@ func view[T tx](t *testing.T, st store[T], fn func(tx T) error) {
 }
 
 // buckets: values round-trip as JSON and raw bytes, absent keys read as absent, Scan walks
-// a prefix in key order and storage.ErrStop ends it, View cannot write.
+// a prefix in key order and brain.ErrStop ends it, View cannot write.
 func buckets[T tx](t *testing.T, st store[T]) {
-	const b = storage.BucketFacts
+	const b = brain.BucketFacts
 	update(t, st, func(tx T) error {
 		for _, k := range []string{"a2", "b1", "a1", "a3", "c"} {
 			if err := tx.Put(b, []byte(k), map[string]string{"k": k}); err != nil {
@@ -133,7 +133,7 @@ func buckets[T tx](t *testing.T, st store[T]) {
 		err := tx.Scan(b, nil, func(k, _ []byte) error {
 			keys = append(keys, string(k))
 			if len(keys) == 2 {
-				return storage.ErrStop
+				return brain.ErrStop
 			}
 			return nil
 		})
@@ -154,7 +154,7 @@ func buckets[T tx](t *testing.T, st store[T]) {
 // rollback: an Update that returns an error leaves nothing of what it wrote, not even
 // the inbox's sequence, and runs no OnCommit; one that commits runs them after.
 func rollback[T tx](t *testing.T, st store[T]) {
-	const b = storage.BucketSchedules
+	const b = brain.BucketSchedules
 	errBoom := errors.New("boom")
 	ran := 0
 	err := st.Update(func(tx T) error {
@@ -192,7 +192,7 @@ func rollback[T tx](t *testing.T, st store[T]) {
 	if p, err := st.Pending(); err != nil || len(p) != 1 || p[0].ID != id {
 		t.Errorf("inbox = %+v, %v, want the one signal %d", p, err, id)
 	}
-	update(t, st, func(tx T) error { return tx.Delete(storage.BucketInbox, storage.U64(id)) })
+	update(t, st, func(tx T) error { return tx.Delete(storage.BucketInbox, brain.U64(id)) })
 }
 
 // inbox: Record gives each signal the next ID, stored with it, in order.
@@ -223,7 +223,7 @@ func inbox[T tx](t *testing.T, st store[T]) {
 // mark when it upgrades an old file), Owed reads the schema in it, Settle removes it, and
 // a mark that is not a schema is an error.
 func owed[T tx](t *testing.T, st store[T]) {
-	const part = storage.PartIndex
+	const part = brain.PartIndex
 	check := func(stage string, want int, wantOK bool) {
 		t.Helper()
 		view(t, st, func(tx T) error {
@@ -250,8 +250,8 @@ func owed[T tx](t *testing.T, st store[T]) {
 
 // blobs: a blob replaces what was under its key and goes with DeleteBlob.
 func blobs[T tx](t *testing.T, st store[T]) {
-	const b = storage.BucketIndex
-	key := storage.Key(5, []byte{'g'}, storage.U64(1))
+	const b = brain.BucketIndex
+	key := brain.Key(5, []byte{'g'}, brain.U64(1))
 	update(t, st, func(tx T) error {
 		if err := tx.PutBlob(b, key, []byte("first")); err != nil {
 			return err
@@ -294,8 +294,8 @@ func history[T tx](t *testing.T, st store[T], appendHistory appender) {
 	texts := func(tx T, walk func(tx T, fn func(k, v []byte) error) error) []string {
 		var out []string
 		if err := walk(tx, func(k, v []byte) error {
-			turn, _, err := storage.DecodeHistory(v)
-			if storage.HistorySeq(k) != turn.Seq {
+			turn, _, err := brain.DecodeHistory(v)
+			if brain.HistorySeq(k) != turn.Seq {
 				t.Errorf("key %x holds Seq %d", k, turn.Seq)
 			}
 			out = append(out, turn.Text)
@@ -315,7 +315,7 @@ func history[T tx](t *testing.T, st store[T], appendHistory appender) {
 			t.Errorf("HistoryReverse = %q", got)
 		}
 		stop := 0
-		if err := tx.HistoryReverse(chat, func(_, _ []byte) error { stop++; return storage.ErrStop }); err != nil || stop != 1 {
+		if err := tx.HistoryReverse(chat, func(_, _ []byte) error { stop++; return brain.ErrStop }); err != nil || stop != 1 {
 			t.Errorf("HistoryReverse stopped after %d, %v", stop, err)
 		}
 		var turn brain.Turn
@@ -344,7 +344,7 @@ func history[T tx](t *testing.T, st store[T], appendHistory appender) {
 			if err != nil {
 				return err
 			}
-			turn, marked, err := storage.DecodeHistory(raw)
+			turn, marked, err := brain.DecodeHistory(raw)
 			if err != nil || marked != want || turn.Text != h[i].Text {
 				t.Errorf("entry %d: %+v marked %v, %v; want marked %v", i, turn, marked, err, want)
 			}

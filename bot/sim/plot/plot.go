@@ -53,42 +53,9 @@ var (
 // each with its own mark; and, in labelled lanes, anima's dreams, the messages anima
 // wrote first (by kind), the user's messages and anima's answers.
 func Draw(w io.Writer, t sim.Picture) error {
-	p := plot.New()
-	name := t.Name
-	if name == "" {
-		name = "scenario"
-	}
-	p.Title.Text = fmt.Sprintf("anima sim: %s (user's time, %s)", name, t.Loc)
-	p.Y.Label.Text = "social pressure; lanes"
-	p.Y.Min, p.Y.Max = plotMin, plotMax
-	p.Y.Tick.Marker = plot.ConstantTicks{{Value: laneReply, Label: "anima answers"}, {Value: laneUser, Label: "user writes"},
-		{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"},
-		{Value: laneProactive, Label: "anima writes first"}, {Value: laneDream, Label: "dreams"}}
-	p.X.Tick.Marker = plot.ConstantTicks(dayTicks(t))
-	if len(t.Steps) > 0 {
-		p.X.Min, p.X.Max = hours(t, t.Steps[0].At), hours(t, t.Steps[len(t.Steps)-1].At)
-	}
-	p.Legend.Top = true
-
-	for _, band := range []struct {
-		label string
-		col   color.Color
-		in    func(sim.PictureStep) bool
-	}{
-		{"blocked", colBlocked, func(r sim.PictureStep) bool { return r.Blocked }},
-		{"quiet hours", colQuiet, func(r sim.PictureStep) bool { return r.Quiet }},
-		{"active hours (as learned so far)", colActive, func(r sim.PictureStep) bool { return r.Active }},
-	} {
-		polys, err := bands(t, band.in, band.col)
-		if err != nil {
-			return err
-		}
-		for i, poly := range polys {
-			p.Add(poly)
-			if i == 0 {
-				p.Legend.Add(band.label, poly)
-			}
-		}
+	p := newPlot(t)
+	if err := addBands(p, t); err != nil {
+		return err
 	}
 
 	var pressure, wakes, followupWakes, checkinWakes, dreams, user, reply, proactive, followup, checkin plotter.XYs
@@ -167,6 +134,53 @@ func Draw(w io.Writer, t sim.Picture) error {
 	}
 	_, err = wt.WriteTo(w)
 	return err
+}
+
+// newPlot is the timeline's empty plot: title, lanes and day ticks.
+func newPlot(t sim.Picture) *plot.Plot {
+	p := plot.New()
+	name := t.Name
+	if name == "" {
+		name = "scenario"
+	}
+	p.Title.Text = fmt.Sprintf("anima sim: %s (user's time, %s)", name, t.Loc)
+	p.Y.Label.Text = "social pressure; lanes"
+	p.Y.Min, p.Y.Max = plotMin, plotMax
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: laneReply, Label: "anima answers"}, {Value: laneUser, Label: "user writes"},
+		{Value: 0, Label: "0"}, {Value: 0.5, Label: "0.5"}, {Value: 1, Label: "1"},
+		{Value: laneProactive, Label: "anima writes first"}, {Value: laneDream, Label: "dreams"}}
+	p.X.Tick.Marker = plot.ConstantTicks(dayTicks(t))
+	if len(t.Steps) > 0 {
+		p.X.Min, p.X.Max = hours(t, t.Steps[0].At), hours(t, t.Steps[len(t.Steps)-1].At)
+	}
+	p.Legend.Top = true
+	return p
+}
+
+// addBands shades the hours anima was blocked, in quiet hours, and in the user's active
+// hours as learned so far.
+func addBands(p *plot.Plot, t sim.Picture) error {
+	for _, band := range []struct {
+		label string
+		col   color.Color
+		in    func(sim.PictureStep) bool
+	}{
+		{"blocked", colBlocked, func(r sim.PictureStep) bool { return r.Blocked }},
+		{"quiet hours", colQuiet, func(r sim.PictureStep) bool { return r.Quiet }},
+		{"active hours (as learned so far)", colActive, func(r sim.PictureStep) bool { return r.Active }},
+	} {
+		polys, err := bands(t, band.in, band.col)
+		if err != nil {
+			return err
+		}
+		for i, poly := range polys {
+			p.Add(poly)
+			if i == 0 {
+				p.Legend.Add(band.label, poly)
+			}
+		}
+	}
+	return nil
 }
 
 // hours is the plot's abscissa of at: hours since the start.

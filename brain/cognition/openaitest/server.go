@@ -9,12 +9,9 @@ package openaitest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,6 +83,8 @@ type Server struct {
 	noFormat   bool        // refuse response_format (format.go)
 	hear       Transcriber // nil: Hear
 	heard      []Transcription
+	speak      Speaker // nil: Speak (speech.go)
+	spoken     []Speech
 	wire       [][]byte // every request as it arrived, for Contains
 	listed     []string // models GET /models lists; nil: 404 (models.go)
 	key        string   // required API key; "" accepts any (models.go)
@@ -111,6 +110,8 @@ func NewServer() (*Server, error) {
 	mux.HandleFunc("POST /chat/completions", s.chat)
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcription)
 	mux.HandleFunc("POST /audio/transcriptions", s.transcription)
+	mux.HandleFunc("POST /v1/audio/speech", s.speech)
+	mux.HandleFunc("POST /audio/speech", s.speech)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /models", s.models)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -216,6 +217,17 @@ func Answer(response, status string, confidence float64) Reply {
 	return Reply{Content: string(b)}
 }
 
+// OpenerAnswer is a final answer in the format of a run that may write first: Answer's
+// fields and topic (null when empty).
+func OpenerAnswer(response, status string, confidence float64, topic string) Reply {
+	var t any
+	if topic != "" {
+		t = topic
+	}
+	b, _ := json.Marshal(map[string]any{"response": response, "status": status, "confidence": confidence, "topic": t})
+	return Reply{Content: string(b)}
+}
+
 // Tool is a reply that makes one tool call.
 func Tool(name, args string) Reply { return Reply{ToolCalls: []Call{{Name: name, Args: args}}} }
 
@@ -226,177 +238,3 @@ func Fail(status int) Reply {
 
 // ForModel returns r restricted to model.
 func (r Reply) ForModel(model string) Reply { r.Model = model; return r }
-
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	raw, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, "read body", http.StatusBadRequest)
-		return
-	}
-	var body openai.ChatCompletionRequest
-	decodeErr := json.Unmarshal(raw, &body)
-
-	s.mu.Lock()
-	idx := len(s.reqs)
-	problems := validate(raw, func(id string) bool { return s.issued[id] })
-	if decodeErr != nil {
-		problems = append(problems, fmt.Sprintf("go-openai cannot decode the request: %v", decodeErr))
-	}
-	s.reqs = append(s.reqs, Request{Body: body, Raw: raw, Violations: problems})
-	for _, p := range problems {
-		s.violations = append(s.violations, fmt.Sprintf("request %d: %s", idx, p))
-	}
-	refuse := len(problems) == 0 && s.refusesFormat(body)
-	var reply Reply
-	if len(problems) == 0 && !refuse {
-		reply = s.next(body)
-	}
-	s.mu.Unlock()
-
-	if refuse {
-		writeFormatRefusal(w, body)
-		return
-	}
-	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", strings.Join(problems, "; "))
-		return
-	}
-	if reply.Hang {
-		select {
-		case <-r.Context().Done():
-		case <-s.done:
-		}
-		return
-	}
-	if reply.Delay > 0 {
-		t := time.NewTimer(reply.Delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		case <-s.done:
-			t.Stop()
-			return
-		}
-	}
-	if reply.RetryAfter != "" {
-		w.Header().Set("Retry-After", reply.RetryAfter)
-	}
-	if reply.Status >= 400 {
-		if reply.Body != "" {
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(reply.Status)
-			_, _ = w.Write([]byte(reply.Body))
-			return
-		}
-		msg := reply.Message
-		if msg == "" {
-			msg = http.StatusText(reply.Status)
-		}
-		writeError(w, reply.Status, "server_error", msg)
-		return
-	}
-	if body.Stream {
-		s.mu.Lock()
-		mode := s.streaming
-		s.mu.Unlock()
-		switch mode {
-		case StreamRefuse:
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "stream is not supported")
-			return
-		case StreamSSE:
-			s.stream(w, r, body, reply)
-			return
-		}
-	}
-	s.answer(w, body, reply)
-}
-
-// next pops the first queued reply for the request's model, else asks the responder.
-// Called with s.mu held.
-func (s *Server) next(req openai.ChatCompletionRequest) Reply {
-	for i, q := range s.queue {
-		if q.Model == "" || q.Model == req.Model {
-			s.queue = append(s.queue[:i], s.queue[i+1:]...)
-			return q
-		}
-	}
-	return s.def(req)
-}
-
-func (s *Server) answer(w http.ResponseWriter, req openai.ChatCompletionRequest, reply Reply) {
-	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: reply.Content}
-	finish := openai.FinishReasonStop
-	completionChars := len(reply.Content)
-	s.mu.Lock()
-	s.seq++
-	id := "chatcmpl-" + strconv.Itoa(s.seq)
-	for i, c := range reply.ToolCalls {
-		callID := fmt.Sprintf("call_%d_%d", s.seq, i)
-		s.issued[callID] = true
-		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{
-			ID: callID, Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: c.Name, Arguments: c.Args},
-		})
-		completionChars += len(c.Name) + len(c.Args)
-		finish = openai.FinishReasonToolCalls
-	}
-	s.mu.Unlock()
-
-	usage := replyUsage(reply, req, completionChars)
-	resp := openai.ChatCompletionResponse{
-		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: req.Model,
-		Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: finish}},
-		Usage:   usage,
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(resp)
-}
-
-func promptChars(req openai.ChatCompletionRequest) int {
-	n := 0
-	for _, m := range req.Messages {
-		n += len(messageText(m.Content, m.MultiContent))
-		for _, tc := range m.ToolCalls {
-			n += len(tc.Function.Name) + len(tc.Function.Arguments)
-		}
-	}
-	return n
-}
-
-func writeError(w http.ResponseWriter, status int, typ, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"error": map[string]any{"message": msg, "type": typ, "code": nil},
-	})
-}
-
-// messageText is a message's text: its content, or its text parts joined by newlines.
-func messageText(content string, parts []openai.ChatMessagePart) string {
-	if content != "" || len(parts) == 0 {
-		return content
-	}
-	var texts []string
-	for _, p := range parts {
-		if p.Type == openai.ChatMessagePartTypeText {
-			texts = append(texts, p.Text)
-		}
-	}
-	return strings.Join(texts, "\n")
-}
-
-// replyUsage is the token usage reported for reply: the counts the script set, else
-// about four characters a token of the prompt and of what was written.
-func replyUsage(reply Reply, req openai.ChatCompletionRequest, completionChars int) openai.Usage {
-	usage := openai.Usage{PromptTokens: reply.PromptTokens, CompletionTokens: reply.CompletionTokens}
-	if usage.PromptTokens == 0 {
-		usage.PromptTokens = max(1, promptChars(req)/4)
-	}
-	if usage.CompletionTokens == 0 {
-		usage.CompletionTokens = max(1, completionChars/4)
-	}
-	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
-	return usage
-}

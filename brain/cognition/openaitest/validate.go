@@ -81,9 +81,46 @@ func validate(raw []byte, issued func(id string) bool) []string {
 	if len(req.Messages) == 0 {
 		add("messages is empty")
 	}
+	bad = append(bad, checkMessages(req.Messages, issued)...)
+
+	names := map[string]bool{}
+	for i, t := range req.Tools {
+		if t.Type != "function" || t.Function == nil {
+			add("tools[%d] is not a function tool", i)
+			continue
+		}
+		f := t.Function
+		if !toolName.MatchString(f.Name) {
+			add("tools[%d] name %q does not match ^[a-zA-Z0-9_-]+$", i, f.Name)
+		}
+		if names[f.Name] {
+			add("tools[%d] name %q is duplicated", i, f.Name)
+		}
+		names[f.Name] = true
+		if f.Strict == nil || !*f.Strict {
+			add("tool %s is not strict", f.Name)
+		}
+		for _, p := range CheckSchema(f.Parameters) {
+			add("tool %s: %s", f.Name, p)
+		}
+	}
+	if len(req.ToolChoice) > 0 && string(req.ToolChoice) != "null" && len(req.Tools) == 0 {
+		add("tool_choice is set but no tools are")
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		bad = append(bad, checkResponseFormat(rf.Type, rf.JSONSchema, req.Messages)...)
+	}
+	return bad
+}
+
+// checkMessages checks the conversation: each role's content, and that every tool call
+// (with an id this server issued) is answered once, right after the message that made it.
+func checkMessages(msgs []wireMessage, issued func(id string) bool) []string {
+	var bad []string
+	add := func(format string, args ...any) { bad = append(bad, fmt.Sprintf(format, args...)) }
 	open := map[string]bool{}     // tool call ids awaiting their tool message
 	answered := map[string]bool{} // tool call ids already answered
-	for i, m := range req.Messages {
+	for i, m := range msgs {
 		if m.Role != "tool" && len(open) > 0 {
 			add("messages[%d] (%s) comes before the tool results of %v", i, m.Role, keys(open))
 			clear(open)
@@ -133,34 +170,6 @@ func validate(raw []byte, issued func(id string) bool) []string {
 	}
 	if len(open) > 0 {
 		add("tool calls %v are never answered", keys(open))
-	}
-
-	names := map[string]bool{}
-	for i, t := range req.Tools {
-		if t.Type != "function" || t.Function == nil {
-			add("tools[%d] is not a function tool", i)
-			continue
-		}
-		f := t.Function
-		if !toolName.MatchString(f.Name) {
-			add("tools[%d] name %q does not match ^[a-zA-Z0-9_-]+$", i, f.Name)
-		}
-		if names[f.Name] {
-			add("tools[%d] name %q is duplicated", i, f.Name)
-		}
-		names[f.Name] = true
-		if f.Strict == nil || !*f.Strict {
-			add("tool %s is not strict", f.Name)
-		}
-		for _, p := range CheckSchema(f.Parameters) {
-			add("tool %s: %s", f.Name, p)
-		}
-	}
-	if len(req.ToolChoice) > 0 && string(req.ToolChoice) != "null" && len(req.Tools) == 0 {
-		add("tool_choice is set but no tools are")
-	}
-	if rf := req.ResponseFormat; rf != nil {
-		bad = append(bad, checkResponseFormat(rf.Type, rf.JSONSchema, req.Messages)...)
 	}
 	return bad
 }

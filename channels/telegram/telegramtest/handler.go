@@ -56,7 +56,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, apiResponse{ErrorCode: status, Description: http.StatusText(status)})
 		return
 	}
-	params, err := parseParams(r)
+	params, files, err := parseParams(r)
 	if err != nil {
 		s.record(Call{Method: ms.Name, Params: params, At: at, Status: http.StatusBadRequest})
 		writeJSON(w, http.StatusBadRequest, apiResponse{ErrorCode: 400, Description: "Bad Request: " + err.Error()})
@@ -87,7 +87,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	result, aerr := s.dispatch(r.Context(), ms.Name, params, at)
+	result, aerr := s.dispatch(withUploads(r.Context(), files), ms.Name, params, at)
 	if aerr != nil {
 		s.record(Call{Method: ms.Name, Params: params, At: at, Status: aerr.code})
 		resp := apiResponse{ErrorCode: aerr.code, Description: aerr.desc}
@@ -120,8 +120,15 @@ func (s *Server) route(path string) (methodSpec, int) {
 }
 
 // parseParams reads the parameters of a request: query string plus a JSON, multipart or
-// url-encoded body. JSON strings become their value; other JSON values stay raw JSON.
-func parseParams(r *http.Request) (map[string]string, error) {
+// url-encoded body. JSON strings become their value; other JSON values stay raw JSON. A
+// multipart file is the parameter "attach://<name>", its upload in files.
+func parseParams(r *http.Request) (params map[string]string, files map[string]Upload, err error) {
+	params, err = parseFields(r, &files)
+	return params, files, err
+}
+
+// parseFields is parseParams, the files it finds put in *files.
+func parseFields(r *http.Request, files *map[string]Upload) (map[string]string, error) {
 	params := map[string]string{}
 	for k, v := range r.URL.Query() {
 		params[k] = v[len(v)-1]
@@ -155,8 +162,16 @@ func parseParams(r *http.Request) (map[string]string, error) {
 		for k, v := range r.MultipartForm.Value {
 			params[k] = v[len(v)-1]
 		}
-		for k := range r.MultipartForm.File {
+		for k, fhs := range r.MultipartForm.File {
 			params[k] = "attach://" + k
+			up, err := readUpload(fhs[len(fhs)-1])
+			if err != nil {
+				return params, fmt.Errorf("can't read the file %s", k)
+			}
+			if *files == nil {
+				*files = map[string]Upload{}
+			}
+			(*files)[k] = up
 		}
 	case "application/x-www-form-urlencoded":
 		if err := r.ParseForm(); err != nil {
@@ -190,6 +205,7 @@ var handlers = map[string]handler{
 	"sendMessageDraft": func(s *Server, _ context.Context, p map[string]string, at time.Time) (any, *apiError) {
 		return s.sendMessageDraft(p, at)
 	},
+	"sendVoice": (*Server).sendVoice,
 	"sendChatAction": func(s *Server, _ context.Context, p map[string]string, at time.Time) (any, *apiError) {
 		return s.sendChatAction(p, at)
 	},

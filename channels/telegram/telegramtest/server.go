@@ -6,7 +6,8 @@
 // embedded Bot API spec (404), parses JSON, multipart and url-encoded bodies, rejects
 // missing required parameters (400), implements getUpdates with Telegram's offset
 // confirmation and long polling, validates sendMessage text (4096 UTF-16 units after
-// entity parsing, Telegram's HTML subset), checks and records sendMessageDraft (private
+// entity parsing, Telegram's HTML subset), checks and records sendVoice (an uploaded
+// Ogg/Opus file, a caption of at most 1024 units; voice.go) and sendMessageDraft (private
 // chats, a non-zero draft_id), records every call, and can inject faults
 // (429 with retry_after, 5xx, 403, non-JSON bodies) and latency.
 package telegramtest
@@ -50,6 +51,7 @@ type Server struct {
 	webhookURL string
 	calls      []Call
 	sent       []Message
+	voices     []Voice // sendVoice (voice.go)
 	polls      []Poll
 	webhooks   []Webhook
 	actions    []ChatAction

@@ -1,0 +1,111 @@
+package openaitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/anima-bot/anima/brain/cognition/ogg"
+)
+
+// Speech is one recorded /audio/speech request.
+type Speech struct {
+	Model        string  `json:"model"`
+	Input        string  `json:"input"`
+	Voice        string  `json:"voice"`
+	Instructions string  `json:"instructions,omitempty"`
+	Format       string  `json:"response_format,omitempty"` // "" is the default, mp3
+	Speed        float64 `json:"speed,omitempty"`
+}
+
+// Speaker answers a speech request with its audio, or an HTTP status ≥ 400 (the audio,
+// when not empty, is then the error's message).
+type Speaker func(s Speech) (audio []byte, status int)
+
+// Speak is the default Speaker: Ogg/Opus silence as long as a voice takes to read the
+// input (15 characters a second, at least 20 ms), made by ogg.Silence — a valid file
+// Telegram would play; other formats are refused as this fake cannot make them.
+func Speak(s Speech) ([]byte, int) {
+	if s.Format != "opus" {
+		return []byte("this fake speaks only response_format opus"), http.StatusBadRequest
+	}
+	return ogg.Silence(time.Duration(utf8.RuneCountInString(s.Input)) * time.Second / 15), 0
+}
+
+// maxSpeechInput is OpenAI's limit on a speech request's input, in characters.
+const maxSpeechInput = 4096
+
+// SetSpeaker replaces the speaker (nil = Speak).
+func (s *Server) SetSpeaker(f Speaker) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.speak = f
+}
+
+// Speeches returns the recorded speech requests, in arrival order.
+func (s *Server) Speeches() []Speech {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Speech(nil), s.spoken...)
+}
+
+// speech serves POST /v1/audio/speech as OpenAI does: a JSON body with model, input (at
+// most 4096 characters) and voice, and an optional response_format and speed; the
+// answer is the audio itself.
+func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
+	var sp Speech
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sp); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("bad JSON body: %v", err))
+		return
+	}
+	var problems []string
+	if sp.Model == "" {
+		problems = append(problems, "model is missing")
+	}
+	if sp.Voice == "" {
+		problems = append(problems, "voice is missing")
+	}
+	switch n := utf8.RuneCountInString(sp.Input); {
+	case strings.TrimSpace(sp.Input) == "":
+		problems = append(problems, "input is empty")
+	case n > maxSpeechInput:
+		problems = append(problems, fmt.Sprintf("input is %d characters, over %d", n, maxSpeechInput))
+	}
+	switch sp.Format {
+	case "", "mp3", "opus", "aac", "flac", "wav", "pcm":
+	default:
+		problems = append(problems, fmt.Sprintf("response_format %q is not one of mp3, opus, aac, flac, wav, pcm", sp.Format))
+	}
+	s.mu.Lock()
+	idx := len(s.spoken)
+	s.spoken = append(s.spoken, sp)
+	for _, p := range problems {
+		s.violations = append(s.violations, fmt.Sprintf("speech %d: %s", idx, p))
+	}
+	speak := s.speak
+	s.mu.Unlock()
+	if len(problems) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", strings.Join(problems, "; "))
+		return
+	}
+	if speak == nil {
+		speak = Speak
+	}
+	audio, status := speak(sp)
+	if status >= 400 {
+		msg := string(audio)
+		if msg == "" {
+			msg = http.StatusText(status)
+		}
+		writeError(w, status, "invalid_request_error", msg)
+		return
+	}
+	w.Header().Set("Content-Type", "audio/ogg")
+	_, _ = w.Write(audio)
+}

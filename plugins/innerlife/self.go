@@ -1,0 +1,106 @@
+package innerlife
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// The dream's tools for something of anima's own (brain/self.go): the self note it keeps
+// per relationship and the thoughts it might share when it writes first. Their intents go
+// to the core loop, which owns the relationship (bot's pluginHost.Commit hands them over).
+
+var dreamOnly = []brain.Profile{brain.ProfileDream}
+
+// selfNoteTool is innerlife_self_note: the dream rewrites anima's own note.
+type selfNoteTool struct{}
+
+var selfNoteSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"note":{"type":"string","description":"the whole note, at most 1000 characters; it replaces the one you have"}},` +
+	`"required":["note"],"additionalProperties":false}`)
+
+func (selfNoteTool) Spec() brain.ToolSpec {
+	return brain.ToolSpec{Name: "innerlife_self_note", Description: "Nightly reflection only: rewrite your own note " +
+		"about this relationship — what you have been thinking about, opinions you formed, running jokes with " +
+		"this person — in your own voice, at most 1000 characters. Not a digest of their day: that is the " +
+		"journal's. Keep what still matters from the note you have.",
+		Parameters: selfNoteSchema, SideEffects: true, Profiles: dreamOnly}
+}
+
+func (selfNoteTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	var a struct {
+		Note string `json:"note"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return brain.ToolResult{}, err
+	}
+	// Measured before SelfNote's cut: the model shortens its own note, nothing is lost unseen.
+	switch n := utf8.RuneCountInString(strings.Join(strings.Fields(a.Note), " ")); {
+	case n == 0:
+		return brain.ToolResult{}, errors.New("note is empty")
+	case n > brain.SelfNoteMax:
+		return brain.ToolResult{}, fmt.Errorf("the note is %d characters; at most %d: shorten it and call again", n, brain.SelfNoteMax)
+	}
+	return brain.ToolResult{Content: "noted",
+		Intents: []brain.Intent{brain.SetSelfNote{Chat: call.Chat, Note: brain.CleanSelfNote(a.Note)}}}, nil
+}
+
+// shareLaterTool is innerlife_share_later: the dream leaves a thought to share.
+type shareLaterTool struct{}
+
+var shareLaterSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"text":{"type":"string","description":"the thought, one line, at most 300 characters"},` +
+	`"tied_to":{"type":"string","description":"what it is tied to: something they said, or one of your interests"},` +
+	`"expires_in_days":{"type":"integer","minimum":1,"maximum":7,"description":"after how many days it is stale"}},` +
+	`"required":["text","tied_to","expires_in_days"],"additionalProperties":false}`)
+
+func (shareLaterTool) Spec() brain.ToolSpec {
+	return brain.ToolSpec{Name: "innerlife_share_later", Description: "Nightly reflection only: keep a thought you " +
+		"might share with them when you next write first (0 to 3 a night) — tied to something they said or to one " +
+		"of your interests, the way a friend saves something to tell. It makes you want to write; it is dropped " +
+		"once said or when it expires.",
+		Parameters: shareLaterSchema, SideEffects: true, Profiles: dreamOnly}
+}
+
+func (shareLaterTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	var a struct {
+		Text    string `json:"text"`
+		TiedTo  string `json:"tied_to"`
+		Expires int    `json:"expires_in_days"`
+	}
+	if err := call.Decode(&a); err != nil {
+		return brain.ToolResult{}, err
+	}
+	text, tied := strings.Join(strings.Fields(a.Text), " "), strings.Join(strings.Fields(a.TiedTo), " ")
+	switch {
+	case text == "":
+		return brain.ToolResult{}, errors.New("text is empty")
+	case utf8.RuneCountInString(text) > brain.ShareTextMax:
+		return brain.ToolResult{}, fmt.Errorf("text is %d characters; at most %d", utf8.RuneCountInString(text), brain.ShareTextMax)
+	case a.Expires < 1 || a.Expires > brain.ShareMaxDays:
+		return brain.ToolResult{}, fmt.Errorf("expires_in_days %d: want 1 to %d", a.Expires, brain.ShareMaxDays)
+	case shared(call.Earlier) >= brain.MaxShares:
+		return brain.ToolResult{}, fmt.Errorf("%d thoughts to share already kept tonight; that is the most", brain.MaxShares)
+	}
+	s := brain.Share{ID: newID(), Text: text, TiedTo: brain.ShareText(tied), At: call.Now,
+		Expires: call.Now.Add(time.Duration(a.Expires) * 24 * time.Hour)}
+	return brain.ToolResult{Content: fmt.Sprintf("kept until %s", s.Expires.In(zoneOr(call.Zone)).Format("Mon Jan 2")),
+		Intents: []brain.Intent{brain.ShareLater{Chat: call.Chat, Share: s}}}, nil
+}
+
+// shared counts the shares among a run's earlier intents.
+func shared(earlier []brain.Intent) int {
+	n := 0
+	for _, in := range earlier {
+		if _, ok := in.(brain.ShareLater); ok {
+			n++
+		}
+	}
+	return n
+}
