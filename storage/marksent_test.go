@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -10,8 +13,10 @@ import (
 )
 
 // TestMarkSentRidesOnTheNextCommit: removing the last delivered outbox entry waits for
-// the next commit, so a crash before it repeats at most that one message; an entry with
-// others behind it is removed at once; Close and FlushSent commit what waits.
+// the next commit, its id in the sent log meanwhile, so a kill before that commit repeats
+// nothing and a power loss (which loses the log's unsynced write) at most that one
+// message; an entry with others behind it is removed at once; Close and FlushSent commit
+// what waits.
 func TestMarkSentRidesOnTheNextCommit(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -24,14 +29,22 @@ func TestMarkSentRidesOnTheNextCommit(t *testing.T) {
 		}
 		return s
 	}
-	crash := func(s *Store) { // the process dies: no Close, nothing more committed
+	kill := func(s *Store) { // the process dies: no Close, nothing more committed
 		t.Helper()
 		s.sentMu.Lock()
 		if s.sentTimer != nil {
 			s.sentTimer.Stop()
 		}
+		err := s.log.close(false)
 		s.sentMu.Unlock()
-		if err := s.db.Close(); err != nil {
+		if err := errors.Join(err, s.db.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crash := func(s *Store) { // the power goes: what was not synced is lost, the sent log too
+		t.Helper()
+		kill(s)
+		if err := os.Remove(path + sentLogSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			t.Fatal(err)
 		}
 	}
@@ -66,8 +79,25 @@ func TestMarkSentRidesOnTheNextCommit(t *testing.T) {
 		}
 	}
 
-	// A reply sent, then a crash before any other commit: only it comes back.
+	// A reply sent, then a kill before any other commit: the sent log has its mark.
 	s := open()
+	k := turn(s, "k")
+	markSent(s, k[0])
+	kill(s)
+	s = open()
+	if got := pending(s); len(got) != 0 {
+		t.Fatalf("after a kill right after the send: pending = %q, want none", got)
+	}
+	if _, err := os.Stat(path + sentLogSuffix); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the sent log outlived the Open that replayed it: %v", err)
+	}
+	kill(s)
+	s = open()
+	if got := pending(s); len(got) != 0 {
+		t.Fatalf("the removal Open replayed was not committed: pending = %q, want none", got)
+	}
+
+	// A reply sent, then a power loss before any other commit: only it comes back.
 	a := turn(s, "a")
 	markSent(s, a[0])
 	if got := pending(s); len(got) != 0 {
@@ -76,7 +106,7 @@ func TestMarkSentRidesOnTheNextCommit(t *testing.T) {
 	crash(s)
 	s = open()
 	if got := pending(s); !slices.Equal(got, []string{"a"}) {
-		t.Fatalf("after a crash right after the send: pending = %q, want [a]", got)
+		t.Fatalf("after a power loss right after the send: pending = %q, want [a]", got)
 	}
 
 	// The next commit (a Record) carries the removal.

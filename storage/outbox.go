@@ -12,11 +12,13 @@ import (
 // MarkSent removes a delivered outbox entry.
 //
 // When the entry is the last one in the outbox, its removal does not get a synced commit
-// of its own: the store's next commit carries it (most often the next message's Record),
-// or one made for it after Options.SentDelay, or Close. No other message can be sent
-// before that commit — a message is sent only after a commit put it in the outbox — so
-// a crash repeats at most the last message delivered, as it does when the crash comes
-// between the send and its removal. An entry with others behind it in the outbox is
+// of its own: its id goes to the sent log (a write(2), no fsync; sentlog.go), and the
+// store's next commit carries the removal (most often the next message's Record), or one
+// made for it after Options.SentDelay, or Close. A killed process's write survives in
+// the page cache, so the next Open removes the entry: a kill repeats only a reply in
+// flight. A power loss before that commit may lose the log's write and repeat the last
+// message delivered — no other can be sent before the commit, as a message is sent only
+// after a commit put it in the outbox. An entry with others behind it in the outbox is
 // removed at once, before the next is sent.
 func (s *Store) MarkSent(id uint64) error {
 	if err := s.markSent(id); err != nil {
@@ -50,8 +52,14 @@ func (s *Store) markSent(id uint64) error {
 		return nil
 	})
 	if err == nil && last {
-		s.sent[id] = true
-		s.flushLater()
+		// The sent log keeps the mark for a restart after a kill (sentlog.go); if it
+		// cannot, the removal gets a commit of its own below.
+		if s.log.append(id) == nil {
+			s.sent[id] = true
+			s.flushLater()
+		} else {
+			last = false
+		}
 	}
 	s.sentMu.Unlock()
 	if err != nil || last {
@@ -127,9 +135,12 @@ func (s *Store) carrySent(tx *Tx, all bool) error {
 				delete(s.sentIDs, chat)
 			}
 		}
-		if len(s.sent) == 0 && s.sentTimer != nil {
-			s.sentTimer.Stop()
-			s.sentTimer = nil
+		if len(s.sent) == 0 {
+			if s.sentTimer != nil {
+				s.sentTimer.Stop()
+				s.sentTimer = nil
+			}
+			s.log.committed()
 		}
 	})
 	return nil

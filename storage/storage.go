@@ -72,7 +72,8 @@ type Options struct {
 	// ReadOnly opens the file without writing (a cold inspection).
 	ReadOnly bool
 	// SentDelay bounds how long the removal of a delivered outbox entry may wait for the
-	// store's next commit to carry it (see MarkSent); default 2s, negative: never wait.
+	// store's next commit to carry it (see MarkSent): the sent log covers a kill in the
+	// meantime, only a power loss repeats it; default 2s, negative: never wait.
 	SentDelay time.Duration
 	// SyncFreelist writes bbolt's freelist in every commit (bbolt's default). Off, the
 	// store writes it once, at Close: commits are a page cheaper, and only an open after
@@ -119,6 +120,7 @@ type Store struct {
 	// their reactions against the sent ids (see Record).
 	forgotten map[int64]bool
 	sentTimer *time.Timer // flushes sent after sentDelay; nil when none waits
+	log       sentLog     // <path>.sent: the ids in sent, for a restart after a kill (sentlog.go)
 	afterFunc func(time.Duration, func()) *time.Timer
 }
 
@@ -185,10 +187,19 @@ func Open(path string, opts Options) (*Store, error) {
 		s.epochTurns = uint64(opts.EpochTurns)
 	}
 	s.deadPerUser, s.deadPerChat = cmp.Or(max(opts.DeadPerUser, 0), DeadPerUser), cmp.Or(max(opts.DeadPerChat, 0), DeadPerChat)
+	s.log.path = path + sentLogSuffix
 	if opts.ReadOnly {
+		if err := s.replaySentLog(true); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
 		return s, nil
 	}
 	if err := s.init(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if err := s.replaySentLog(false); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -311,7 +322,7 @@ func (s *Store) Close() error {
 		s.sentTimer.Stop()
 		s.sentTimer = nil
 	}
-	waiting := len(s.sent) > 0 || s.sentIDsN > 0
+	waiting := (len(s.sent) > 0 || s.sentIDsN > 0) && !s.db.IsReadOnly() // read-only: the sent log's marks
 	s.sentMu.Unlock()
 	if s.freelistAtClose || waiting {
 		// One last commit: the delivered outbox entries still waiting (MarkSent), and
@@ -330,10 +341,17 @@ func (s *Store) Close() error {
 			return fmt.Errorf("close store %s: write freelist: %w", s.path, err)
 		}
 	}
+	// The last commit removed every entry the sent log names: it is no longer needed.
+	s.sentMu.Lock()
+	logErr := s.log.close(len(s.sent) == 0 && !s.db.IsReadOnly())
+	s.sentMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close store %s: %w", s.path, err)
+	}
+	if logErr != nil {
+		return fmt.Errorf("close store %s: sent log: %w", s.path, logErr)
 	}
 	return nil
 }

@@ -42,6 +42,10 @@ type options struct {
 	// erasure, with store: measure /forget's cost to other users for this long (and a
 	// slow backup for as long) instead of the start-ups.
 	erasure time.Duration
+	// crash, when positive, runs only the crash run: crashMessages messages, crash of
+	// them followed by a SIGKILL, drawn with seed (0: from the clock).
+	crash, crashMessages int
+	seed                 uint64
 }
 
 func main() {
@@ -70,6 +74,9 @@ func run() int {
 	fs.StringVar(&o.mcp, "mcp", "", "configure every anima with this stdio MCP server (argv split on spaces), e.g. \"node …/server-everything/dist/index.js stdio\"")
 	fs.BoolVar(&o.fakesOnly, "fakes", false, "start only the fakes and print their URLs and token; once the bot long-polls and a line \"code CODE\" comes on stdin (anima init's one-time code), user 4242 writes \"/start CODE\", and the first reply prints \"answered\" (scripts/first-run)")
 	fs.DurationVar(&o.erasure, "erasure", 0, "with --store: time other users' replies while one user sends /forget yes every second for this long, then during a slow backup as long (0: skip)")
+	fs.IntVar(&o.crash, "crash", 0, "measure only what SIGKILLs repeat: this many random kills among --crash-messages messages (issue 27: 12; 0: skip)")
+	fs.IntVar(&o.crashMessages, "crash-messages", 48, "with --crash: messages, one user each")
+	fs.Uint64Var(&o.seed, "seed", 0, "with --crash: seed of the pauses and kill points (0: from the clock; printed)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -141,6 +148,9 @@ func (o *options) validate() error {
 	if o.erasure < 0 || (o.erasure > 0 && o.store == "") {
 		return fmt.Errorf("--erasure needs --store and a positive duration, got %v", o.erasure)
 	}
+	if o.crash < 0 || o.crash > o.crashMessages {
+		return fmt.Errorf("--crash must be between 0 and --crash-messages (%d), got %d", o.crashMessages, o.crash)
+	}
 	if o.gap < 0 {
 		return fmt.Errorf("--gap must not be negative, got %v", o.gap)
 	}
@@ -197,7 +207,11 @@ func (lt *loadtest) run(ctx context.Context) error {
 	if lt.o.serve {
 		return lt.serve(ctx)
 	}
-	if lt.o.store != "" && lt.o.erasure > 0 {
+	if lt.o.crash > 0 {
+		if err := lt.crash(ctx); err != nil {
+			return fmt.Errorf("crash: %w", err)
+		}
+	} else if lt.o.store != "" && lt.o.erasure > 0 {
 		if err := lt.erasure(ctx); err != nil {
 			return fmt.Errorf("erasure: %w", err)
 		}
