@@ -109,13 +109,7 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 		if j.facts == nil {
 			return nil
 		}
-		chat, user := v.Chat, v.User
-		if chat == 0 {
-			chat = rec.Chat
-		}
-		if user == 0 {
-			user = rec.User
-		}
+		chat, user := whose(v.Chat, v.User, rec)
 		err := j.facts.RememberTx(tx, chat, user, v.Attribute, v.Value, rec.At)
 		if errors.Is(err, memory.ErrEmptyFact) || errors.Is(err, memory.ErrTooManyFacts) {
 			// Refused before anything was written. The model was told it worked; keep
@@ -128,13 +122,7 @@ func (j *journal) applyTx(tx *storage.Tx, rec brain.TurnRecord, in brain.Intent)
 		if j.states == nil {
 			return nil
 		}
-		chat, user := v.Chat, v.User
-		if chat == 0 {
-			chat = rec.Chat
-		}
-		if user == 0 {
-			user = rec.User
-		}
+		chat, user := whose(v.Chat, v.User, rec)
 		return j.states.NoteStateTx(tx, chat, user, v.Text, v.Replace, rec.At)
 	case brain.PluginChange:
 		if j.plugs == nil {
@@ -170,4 +158,16 @@ func (j *journal) Recent(chat int64, n int) ([]brain.Turn, error) { return j.sto
 type TurnJournal interface {
 	loop.Journal
 	loop.Maintainer
+}
+
+// whose is the chat and user an intent names, each taken from the turn rec when the intent
+// leaves it 0 (the model named no one: the turn's own chat and speaker).
+func whose(chat, user int64, rec brain.TurnRecord) (int64, int64) {
+	if chat == 0 {
+		chat = rec.Chat
+	}
+	if user == 0 {
+		user = rec.User
+	}
+	return chat, user
 }

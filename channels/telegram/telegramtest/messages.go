@@ -83,14 +83,8 @@ func (s *Server) sendMessage(p map[string]string, at time.Time) (any, *apiError)
 	if v := p["link_preview_options"]; v != "" {
 		m.LinkPreview = json.RawMessage(v)
 	}
-	if v := p["reply_parameters"]; v != "" {
-		var rp struct {
-			MessageID int `json:"message_id"`
-		}
-		if err := json.Unmarshal([]byte(v), &rp); err != nil {
-			return nil, badRequest("can't parse reply parameters JSON object")
-		}
-		m.ReplyTo = rp.MessageID
+	if m.ReplyTo, aerr = replyTo(p); aerr != nil {
+		return nil, aerr
 	}
 	s.mu.Lock()
 	s.nextMsg++
@@ -176,4 +170,19 @@ func (s *Server) answerCallbackQuery(p map[string]string, at time.Time) (any, *a
 	s.answers = append(s.answers, CallbackAnswer{ID: p["callback_query_id"], Text: p["text"], At: at})
 	s.mu.Unlock()
 	return true, nil
+}
+
+// replyTo is the message id of p's reply_parameters (0 without them).
+func replyTo(p map[string]string) (int, *apiError) {
+	v := p["reply_parameters"]
+	if v == "" {
+		return 0, nil
+	}
+	var rp struct {
+		MessageID int `json:"message_id"`
+	}
+	if err := json.Unmarshal([]byte(v), &rp); err != nil {
+		return 0, badRequest("can't parse reply parameters JSON object")
+	}
+	return rp.MessageID, nil
 }

@@ -118,14 +118,8 @@ func (s *Server) sendVoice(ctx context.Context, p map[string]string, at time.Tim
 		}
 		v.ReplyMarkup = json.RawMessage(r)
 	}
-	if r := p["reply_parameters"]; r != "" {
-		var rp struct {
-			MessageID int `json:"message_id"`
-		}
-		if err := json.Unmarshal([]byte(r), &rp); err != nil {
-			return nil, badRequest("can't parse reply parameters JSON object")
-		}
-		v.ReplyTo = rp.MessageID
+	if v.ReplyTo, aerr = replyTo(p); aerr != nil {
+		return nil, aerr
 	}
 	s.mu.Lock()
 	s.nextMsg++
