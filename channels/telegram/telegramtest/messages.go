@@ -92,17 +92,19 @@ func (s *Server) sendMessage(p map[string]string, at time.Time) (any, *apiError)
 	s.sent = append(s.sent, m)
 	s.notifyLocked()
 	s.mu.Unlock()
+	out := s.sentMessage(chat, m.ID)
+	out.Text = visible
+	return out, nil
+}
+
+// sentMessage is the Message the Bot API answers a send with: id, the bot as its sender,
+// the date on the server's clock, and the chat (a negative id is a supergroup).
+func (s *Server) sentMessage(chat int64, id int) models.Message {
 	chatType := models.ChatTypePrivate
 	if chat < 0 {
 		chatType = models.ChatTypeSupergroup
 	}
-	return models.Message{
-		ID:   m.ID,
-		From: &s.Bot,
-		Date: int(s.now().Unix()),
-		Chat: models.Chat{ID: chat, Type: chatType},
-		Text: visible,
-	}, nil
+	return models.Message{ID: id, From: &s.Bot, Date: int(s.now().Unix()), Chat: models.Chat{ID: chat, Type: chatType}}
 }
 
 // NextMessageID reserves and returns the next message id (shared with sent messages).

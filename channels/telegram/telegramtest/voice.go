@@ -127,16 +127,10 @@ func (s *Server) sendVoice(ctx context.Context, p map[string]string, at time.Tim
 	s.voices = append(s.voices, v)
 	s.notifyLocked()
 	s.mu.Unlock()
-	chatType := models.ChatTypePrivate
-	if chat < 0 {
-		chatType = models.ChatTypeSupergroup
-	}
-	return models.Message{
-		ID: v.ID, From: &s.Bot, Date: int(s.now().Unix()),
-		Chat:    models.Chat{ID: chat, Type: chatType},
-		Caption: v.Visible,
-		Voice:   &models.Voice{FileID: "voice-" + strconv.Itoa(v.ID), FileUniqueID: "v" + strconv.Itoa(v.ID), Duration: v.Duration, MimeType: "audio/ogg", FileSize: int64(len(v.Audio))},
-	}, nil
+	out := s.sentMessage(chat, v.ID)
+	out.Caption = v.Visible
+	out.Voice = &models.Voice{FileID: "voice-" + strconv.Itoa(v.ID), FileUniqueID: "v" + strconv.Itoa(v.ID), Duration: v.Duration, MimeType: "audio/ogg", FileSize: int64(len(v.Audio))}
+	return out, nil
 }
 
 // Voices returns the voice notes sent successfully, in the order received.
