@@ -54,15 +54,18 @@ func (c *Channel) sendVoice(ctx context.Context, m brain.SendMessage) error {
 	if err == nil || errors.Is(err, brain.ErrBlocked) {
 		return err
 	}
-	sent := sentNote
+	// The note is part 0, delivered now or by an earlier try; the text parts delivered
+	// are counted from the text's first, those an earlier try delivered included (as
+	// PartialSendError counts them), so Sent counts m's parts from its first.
+	text := rest.SkipParts
 	var partial *brain.PartialSendError
 	if errors.As(err, &partial) {
-		sent += max(partial.Sent-rest.SkipParts, 0)
+		text = partial.Sent
 	}
-	if sent == 0 {
-		return err
+	if sentNote == 0 && text <= rest.SkipParts {
+		return err // nothing went out in this try
 	}
-	return &brain.PartialSendError{Sent: sent, Err: err}
+	return &brain.PartialSendError{Sent: 1 + text, Err: err}
 }
 
 // voiceCaption is m's text as a voice note's caption and its parse mode, or "" when it

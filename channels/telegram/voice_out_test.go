@@ -106,6 +106,26 @@ func TestSendVoiceFallbacks(t *testing.T) {
 			t.Fatalf("voices %d, texts %d; want one of each", len(v), len(s))
 		}
 	})
+	t.Run("a retry that fails later counts every part before", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t, 0, nil)
+		m := spokenMsg(strings.Repeat("word ", 2500)) // the note, then 4 text parts
+		m.SkipParts = 2                               // the note and text part 1 went out before
+		h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
+		h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: chat not found"})
+		err := h.ch.Send(testCtx(t), m)
+		var partial *brain.PartialSendError
+		if !errors.As(err, &partial) || partial.Sent != 3 {
+			t.Fatalf("Send = %v; want a PartialSendError counting 3 parts (the note, text parts 1 and 2)", err)
+		}
+		m.SkipParts = partial.Sent
+		if err := h.ch.Send(testCtx(t), m); err != nil {
+			t.Fatal(err)
+		}
+		if v, s := h.srv.Voices(), h.srv.SentTo(alice); len(v) != 0 || len(s) != 3 {
+			t.Fatalf("voices %d, texts %d; want no note and text parts 2, 3 and 4 once each", len(v), len(s))
+		}
+	})
 	t.Run("no audio", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t, 0, nil)
