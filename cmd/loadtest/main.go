@@ -46,6 +46,11 @@ type options struct {
 	// them followed by a SIGKILL, drawn with seed (0: from the clock).
 	crash, crashMessages int
 	seed                 uint64
+	// idle is how long the traffic run's anima waits, started and untouched, before its
+	// idle memory is read (0: not measured); image prints which pages of the binary are
+	// resident then and after the sequential messages.
+	idle  time.Duration
+	image bool
 }
 
 func main() {
@@ -77,6 +82,8 @@ func run() int {
 	fs.IntVar(&o.crash, "crash", 0, "measure only what SIGKILLs repeat: this many random kills among --crash-messages messages (issue 27: 12; 0: skip)")
 	fs.IntVar(&o.crashMessages, "crash-messages", 48, "with --crash: messages, one user each")
 	fs.Uint64Var(&o.seed, "seed", 0, "with --crash: seed of the pauses and kill points (0: from the clock; printed)")
+	fs.DurationVar(&o.idle, "idle", 20*time.Second, "before the traffic: read the memory of the untouched anima after this long (0: skip)")
+	fs.BoolVar(&o.image, "image", false, "print which pages of the binary image are resident, by section and by part, when idle and after the sequential messages")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2
 	}

@@ -82,6 +82,9 @@ func (lt *loadtest) sequential(ctx context.Context, f *fakes, p *proc, users []i
 		return err
 	}
 	lt.reportProcess(len(users), user1-user0, sys1-sys0, mem)
+	if err := lt.image(p); err != nil {
+		return err
+	}
 	return nil
 }
 
