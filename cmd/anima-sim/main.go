@@ -1,10 +1,12 @@
 // Command anima-sim replays a scripted user (examples/sim/) through anima's brain, store
 // and cognition with an offline model, and writes timeline.csv, timeline.png and
-// summary.txt. With --live the model is the configuration's own (llm.base_url, api_key,
+// summary.txt; without --scenario and --out it runs --days silent days (a user who writes
+// once and then never again) and prints what anima would send each day. With --live the model is the configuration's own (llm.base_url, api_key,
 // the models): it first prints how many requests that should take and runs only with
-// --yes. `anima sim --scenario` runs it. It is a binary of its own because drawing with
-// gonum/plot parses a dozen fonts when the process starts: the service binary stays
-// without that weight.
+// --yes. `anima sim` runs it. It is a binary of its own because drawing with gonum/plot
+// parses a dozen fonts when the process starts, and because the simulator's scripted
+// model is a fake OpenAI server (openaitest, on net/http/httptest): the service binary
+// links neither.
 package main
 
 import (
@@ -37,6 +39,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	yes := fs.Bool("yes", false, "with --live: spend the requests")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *path == "" && *dir == "" && !*live && !*yes {
+		return silent(*cfgPath, *days, stdout, stderr)
 	}
 	if *path == "" || *dir == "" {
 		fmt.Fprintln(stderr, "anima-sim: --scenario FILE and --out DIR go together")
@@ -102,4 +107,27 @@ func confirmLive(ctx context.Context, cfg config.Config, sc sim.Scenario, yes bo
 		return 2, false
 	}
 	return 0, true
+}
+
+// silent runs days silent days (7 when 0) of the configuration at cfgPath and prints them.
+func silent(cfgPath string, days int, stdout, stderr io.Writer) int {
+	if days == 0 {
+		days = 7
+	}
+	if days < 1 || days > 366 {
+		fmt.Fprintln(stderr, "anima-sim: --days must be 1..366")
+		return 2
+	}
+	cfg, err := config.Check(cfgPath, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima-sim: %s\n", err)
+		return 1
+	}
+	res, err := sim.Silent(cfg, days)
+	if err != nil {
+		fmt.Fprintf(stderr, "anima-sim: %s\n", err)
+		return 1
+	}
+	sim.Print(stdout, res)
+	return 0
 }

@@ -36,6 +36,9 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 	opts := bot.Options{Logger: log}
 	if cmd == "chat" {
 		opts.Console, opts.In, opts.Out = true, stdin, stdout
+	} else {
+		tuneMemory()
+		opts.Started = func(bot.Addrs) { afterStart(log) }
 	}
 	stopProfiles, err := startProfiles(*f.cpuProfile, *f.memProfile)
 	if err != nil {

@@ -9,15 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-
-	"github.com/anima-bot/anima/bot/sim"
 )
 
 // simCommand is `anima sim`: N silent days under a simulated clock, or with --scenario a
-// scripted user replayed by anima-sim.
+// scripted user, both run by anima-sim (the simulator's scripted model is a test fake the
+// service binary does not link).
 func simCommand(ctx context.Context, f *cmdFlags, stdout, stderr io.Writer) int {
-	cfg, ok := loadConfig(*f.config, stderr)
-	if !ok {
+	if _, ok := loadConfig(*f.config, stderr); !ok {
 		return 1
 	}
 	if *f.days < 1 || *f.days > 366 {
@@ -31,15 +29,12 @@ func simCommand(ctx context.Context, f *cmdFlags, stdout, stderr io.Writer) int 
 		}
 	}
 	if *f.scenario != "" || *f.out != "" {
-		return simScenario(ctx, f.simArgs(), *f.scenario, *f.out, stdout, stderr)
+		if *f.scenario == "" || *f.out == "" {
+			fmt.Fprintln(stderr, "anima sim: --scenario FILE and --out DIR go together")
+			return 2
+		}
 	}
-	res, err := sim.Silent(cfg, *f.days)
-	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
-		return 1
-	}
-	sim.Print(stdout, res)
-	return 0
+	return runSim(ctx, f.simArgs(), stdout, stderr)
 }
 
 // simLiveFlags defines --live and --yes, which anima-sim reads (simArgs hands them on):
@@ -55,14 +50,11 @@ func simFlagSet(fs *flag.FlagSet, name string) bool {
 	return fl != nil && fl.Value.String() == "true"
 }
 
-// simScenario runs `anima sim --scenario S --out DIR` by handing the arguments to the
-// anima-sim binary beside this one (or on PATH): drawing the timeline with gonum/plot
-// costs every process that links it a few MB at start, which the service must not pay.
-func simScenario(ctx context.Context, args []string, path, dir string, stdout, stderr io.Writer) int {
-	if path == "" || dir == "" {
-		fmt.Fprintln(stderr, "anima sim: --scenario FILE and --out DIR go together")
-		return 2
-	}
+// runSim runs `anima sim` by handing the arguments to the anima-sim binary beside this
+// one (or on PATH): drawing the timeline with gonum/plot costs every process that links it
+// a few MB at start, and the scripted model is a fake server, neither of which the service
+// should carry.
+func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	bin, err := simBinary()
 	if err != nil {
 		fmt.Fprintf(stderr, "anima sim: %s\n", err)
@@ -92,6 +84,6 @@ func simBinary() (string, error) {
 	if p, err := exec.LookPath("anima-sim"); err == nil {
 		return p, nil
 	}
-	return "", errors.New("--scenario needs the anima-sim binary beside anima or on PATH: " +
+	return "", errors.New("anima sim needs the anima-sim binary beside anima or on PATH: " +
 		"`make build` builds bin/anima-sim, or run `go run ./cmd/anima-sim` with the same flags")
 }

@@ -128,3 +128,38 @@ func TestSimScenarioFlagsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestSimSilentRunsAnimaSim: `anima sim --days N` hands the silent days to anima-sim too,
+// which prints them day by day.
+func TestSimSilentRunsAnimaSim(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("user:\n  timezone: Europe/Berlin\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(binary, "sim", "--config", cfg, "--days", "3").CombinedOutput()
+	if err != nil {
+		t.Fatalf("anima sim --days 3: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "day 3:") || !strings.Contains(string(out), "over 3 silent days") {
+		t.Errorf("output = %q, want three silent days", out)
+	}
+}
+
+// TestServiceLinksNoTestFakes: the service binary carries no test fake, no simulator and
+// no testing package (issue 27): they live where only anima-sim and the tests link them.
+func TestServiceLinksNoTestFakes(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		ours := strings.HasPrefix(pkg, "github.com/anima-bot/anima/")
+		if pkg == "testing" || pkg == "net/http/httptest" || ours && strings.HasSuffix(pkg, "test") ||
+			strings.HasPrefix(pkg, "github.com/anima-bot/anima/bot/sim") {
+			t.Errorf("cmd/anima links %s", pkg)
+		}
+	}
+}
