@@ -10,7 +10,6 @@ import (
 
 	"github.com/anima-bot/anima/brain/braintest"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/anima-bot/anima/brain"
@@ -67,9 +66,9 @@ func (pluginIntent) IntentName() string { return "plugin_thing" }
 func TestLoopUnhandledIntent(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, noProactive())
-	reg := prometheus.NewRegistry()
+	reg := h.registry()
 	var logs braintest.Buffer
-	h.reg, h.logger = reg, slog.New(slog.NewTextHandler(&logs, nil))
+	h.logger = slog.New(slog.NewTextHandler(&logs, nil))
 	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) {
 		out := answer(w)
 		out.Intents = append(out.Intents, pluginIntent{}, brain.EmitThought{Chat: w.Chat, Text: "ask about the trip"})

@@ -3,10 +3,12 @@ package loop_test
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
@@ -85,16 +87,26 @@ func newHarness(t *testing.T, agg brain.ProactivePolicy) *harness {
 	}
 }
 
-// build makes the loop (once); change the harness's fakes and config before.
-func (h *harness) build() *loop.Loop {
+// build makes the loop (once) over the harness's fakes and config, each change applied
+// to its deps in turn; change the harness's fakes and config before.
+func (h *harness) build(changes ...func(*loop.Deps)) *loop.Loop {
 	if h.loop == nil {
-		h.inbox = loop.NewInbox()
-		h.loop = loop.New(h.inbox, h.sender, h.cfg, loop.Deps{
+		deps := loop.Deps{
 			Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: h.think, Journal: h.journal,
 			Commands: h.cmds, StateStore: h.store, Registerer: h.reg, Logger: h.logger, DeadLetters: h.dead,
-		})
+		}
+		for _, change := range changes {
+			change(&deps)
+		}
+		h.inbox = loop.NewInbox()
+		h.loop = loop.New(h.inbox, h.sender, h.cfg, deps)
 	}
 	return h.loop
+}
+
+// thinking is a change for build: thinker in place of the harness's fake.
+func thinking(thinker brain.Thinker) func(*loop.Deps) {
+	return func(d *loop.Deps) { d.Thinker = thinker }
 }
 
 // start runs the loop until stop (or the test's end).
@@ -105,6 +117,13 @@ func (h *harness) start() {
 	h.errc = make(chan error, 1)
 	go func() { h.errc <- l.Run(ctx) }()
 	h.t.Cleanup(h.stop)
+}
+
+// registry gives the loop a fresh registry (before build) and returns it.
+func (h *harness) registry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	h.reg = reg
+	return reg
 }
 
 // stop cancels Run and waits for it; after stop the state may be read.
@@ -160,4 +179,48 @@ func advanceUntil(t *testing.T, h *harness, step time.Duration, what string) bra
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// series returns the series of the metric name gathered from reg whose labels hold every
+// name, value pair in labels (all of its series when none are given).
+func series(t *testing.T, reg prometheus.Gatherer, name string, labels ...string) []*dto.Metric {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*dto.Metric
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if hasLabels(m, labels) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// hasLabels reports whether m carries every name, value pair in labels.
+func hasLabels(m *dto.Metric, labels []string) bool {
+	for i := 0; i+1 < len(labels); i += 2 {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+			return l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// counted is the sum of the counters series finds (0 when there are none).
+func counted(t *testing.T, reg prometheus.Gatherer, name string, labels ...string) float64 {
+	t.Helper()
+	n := 0.0
+	for _, m := range series(t, reg, name, labels...) {
+		n += m.GetCounter().GetValue()
+	}
+	return n
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/anima-bot/anima/brain"
@@ -165,8 +164,7 @@ func TestReactionsCappedPerChat(t *testing.T) {
 	t.Parallel()
 	const a = 1
 	h := newHarness(t, noProactive())
-	reg := prometheus.NewRegistry()
-	h.reg = reg
+	reg := h.registry()
 	gate := make(chan struct{}, 2)
 	h.think.gateChat[a] = gate
 	h.st.Upsert(brain.Relationship{Chat: a, User: a, Status: brain.StatusActive})
@@ -239,14 +237,8 @@ func TestLoopRateLimitsUserRuns(t *testing.T) {
 	h.cfg.UserRunsPerMinute = 2
 	h.cfg.RateNotice = "slow down"
 	h.cfg.Tick = 5 * time.Millisecond
-	reg := prometheus.NewRegistry()
-	refusals := brain.NewRefusals(reg)
-	h.reg = reg
-	h.build()
-	h.loop = loop.New(h.inbox, h.sender, h.cfg, loop.Deps{
-		Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: h.think, Journal: h.journal,
-		Commands: h.cmds, StateStore: h.store, Refusals: refusals,
-	})
+	reg := h.registry()
+	h.build(func(d *loop.Deps) { d.Refusals = brain.NewRefusals(reg) })
 	h.start()
 	for id := uint64(1); id <= 2; id++ {
 		h.submit(h.msg(id, a, "quick"))
@@ -279,31 +271,9 @@ func TestLoopRateLimitsUserRuns(t *testing.T) {
 	if n := len(h.think.Wakes()); n != 3 {
 		t.Errorf("%d runs, want 3", n)
 	}
-	if got := testutil.ToFloat64(refusalsOf(t, reg, brain.LimitUserRuns)); got != 1 {
+	if got := counted(t, reg, "anima_limits_refused_total", "limit", brain.LimitUserRuns); got != 1 {
 		t.Errorf("user_runs refusals = %v, want 1 (one throttling)", got)
 	}
-}
-
-func refusalsOf(t *testing.T, reg *prometheus.Registry, limit string) prometheus.Collector {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"})
-	for _, mf := range mfs {
-		if mf.GetName() != "anima_limits_refused_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "limit" && l.GetValue() == limit {
-					g.Set(m.GetCounter().GetValue())
-				}
-			}
-		}
-	}
-	return g
 }
 
 // TestLoopRateLimitsCommands: commands count against the per-user limit as messages do:

@@ -50,15 +50,6 @@ func texts(w brain.Wake) string {
 	return fmt.Sprint(out)
 }
 
-// buildWith makes the loop with thinker in place of the harness's fake.
-func buildWith(h *harness, thinker brain.Thinker) {
-	h.inbox = loop.NewInbox()
-	h.loop = loop.New(h.inbox, h.sender, h.cfg, loop.Deps{
-		Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: thinker, Journal: h.journal,
-		Commands: h.cmds, StateStore: h.store, Registerer: h.reg, Logger: h.logger, DeadLetters: h.dead,
-	})
-}
-
 // TestOutageNoticeOnceAndFold: while the model is down, a chat gets one notice; its
 // messages stay uncommitted (still in the inbox) and ride along with the next run; when
 // the model answers, one run answers them all and consumes them.
@@ -67,7 +58,7 @@ func TestOutageNoticeOnceAndFold(t *testing.T) {
 	h := newHarness(t, noProactive())
 	h.cfg.OutageNotice = "I'll answer as soon as I can"
 	o := newOutageThinker(h)
-	buildWith(h, o)
+	h.build(thinking(o))
 	h.start()
 
 	h.submit(h.msg(1, 5, "a"))
@@ -106,6 +97,27 @@ func TestOutageNoticeOnceAndFold(t *testing.T) {
 	}
 }
 
+// hold sends each chat a message in turn (ids from 1) while the model is down, and waits
+// for its failing run and its notice: the chats are held in that order.
+func hold(t *testing.T, h *harness, chats ...int64) {
+	t.Helper()
+	for i, chat := range chats {
+		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
+		recv(t, h.think.entered, "a failing run")
+		recv(t, h.sender.attempts, "a notice")
+	}
+}
+
+// runOrder returns the chats of the next n runs, in the order they started.
+func runOrder(t *testing.T, h *harness, n int, what string) []int64 {
+	t.Helper()
+	var order []int64
+	for range n {
+		order = append(order, recv(t, h.think.entered, what).Chat)
+	}
+	return order
+}
+
 // TestOutageReleasesHeldChatsInOrder: when the Thinker reports the model back, a tick
 // releases every held chat, first held first, without a new message.
 func TestOutageReleasesHeldChatsInOrder(t *testing.T) {
@@ -114,19 +126,11 @@ func TestOutageReleasesHeldChatsInOrder(t *testing.T) {
 	h.cfg.Tick = 5 * time.Millisecond
 	h.cfg.MaxConcurrent = 1
 	o := newOutageThinker(h)
-	buildWith(h, o)
+	h.build(thinking(o))
 	h.start()
-	for i, chat := range []int64{9, 4, 7} {
-		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
-		recv(t, h.think.entered, "a failing run")
-		recv(t, h.sender.attempts, "a notice")
-	}
+	hold(t, h, 9, 4, 7)
 	o.setDown(false)
-	var order []int64
-	for range 3 {
-		order = append(order, recv(t, h.think.entered, "a released run").Chat)
-	}
-	if !slices.Equal(order, []int64{9, 4, 7}) {
+	if order := runOrder(t, h, 3, "a released run"); !slices.Equal(order, []int64{9, 4, 7}) {
 		t.Errorf("released in order %v, want [9 4 7] (the order they were held in)", order)
 	}
 }
@@ -141,8 +145,7 @@ func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = time.Millisecond
 	h.cfg.MaxConcurrent = 1
-	reg := prometheus.NewRegistry()
-	h.reg = reg
+	reg := h.registry()
 	o := newOutageThinker(h)
 	fail, failed, gate := h.think.script, make(chan struct{}, 1), make(chan struct{})
 	h.think.script = func(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
@@ -153,13 +156,9 @@ func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
 		}
 		return out, err
 	}
-	buildWith(h, o)
+	h.build(thinking(o))
 	h.start()
-	for i, chat := range []int64{9, 4} {
-		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
-		recv(t, h.think.entered, "a failing run")
-		recv(t, h.sender.attempts, "a notice")
-	}
+	hold(t, h, 9, 4)
 	h.submit(h.msg(3, 7, "7"))
 	recv(t, h.think.entered, "7's run")
 	recv(t, failed, "7's run to fail")
@@ -170,11 +169,7 @@ func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
 	until(t, time.Now().Add(guard), "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+2 })
 	close(gate)
 	recv(t, h.sender.attempts, "7's notice")
-	var order []int64
-	for range 3 {
-		order = append(order, recv(t, h.think.entered, "a released run").Chat)
-	}
-	if !slices.Equal(order, []int64{9, 4, 7}) {
+	if order := runOrder(t, h, 3, "a released run"); !slices.Equal(order, []int64{9, 4, 7}) {
 		t.Errorf("released in order %v, want [9 4 7] (the order they were held in)", order)
 	}
 }
@@ -186,18 +181,13 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.MaxConcurrent = 1
-	reg := prometheus.NewRegistry()
-	h.reg = reg
+	reg := h.registry()
 	o := newOutageThinker(h)
 	gate := make(chan struct{})
 	h.think.gateChat[5] = gate
-	buildWith(h, o)
+	h.build(thinking(o))
 	h.start()
-	for i, chat := range []int64{9, 4} {
-		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
-		recv(t, h.think.entered, "a failing run")
-		recv(t, h.sender.attempts, "a notice")
-	}
+	hold(t, h, 9, 4)
 	o.setDown(false)
 	h.submit(h.msg(3, 5, "5"))
 	recv(t, h.think.entered, "5's run") // 9 and 4 are held: 5's run started after 4's ended
@@ -205,11 +195,7 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 	// 6's wake is dispatched (in the same step as it is counted) and waits for 5's slot.
 	until(t, time.Now().Add(guard), "6's message never woke the loop", func() bool { return wakes(t, reg) >= 4 })
 	close(gate) // 5's run goes through: the model is back, 9 and 4 are released
-	var order []int64
-	for range 3 {
-		order = append(order, recv(t, h.think.entered, "a run after 5's").Chat)
-	}
-	if !slices.Equal(order, []int64{6, 9, 4}) {
+	if order := runOrder(t, h, 3, "a run after 5's"); !slices.Equal(order, []int64{6, 9, 4}) {
 		t.Errorf("runs after 5's in order %v, want [6 9 4] (6 waited for the slot first; 9 and 4 in the order held)", order)
 	}
 }
@@ -217,19 +203,7 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 // wakes is the Stepper's anima_cognition_wakes_total in reg, over every reason.
 func wakes(t *testing.T, reg *prometheus.Registry) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() == "anima_cognition_wakes_total" {
-			for _, m := range mf.GetMetric() {
-				n += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return n
+	return counted(t, reg, "anima_cognition_wakes_total")
 }
 
 // TestOutageDropsAfterMaxHold: messages held longer than MaxHold are consumed unanswered,
@@ -238,35 +212,31 @@ func TestOutageDropsAfterMaxHold(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
+	reg := h.registry()
+	if rec := expireHold(t, h, "too old"); !slices.Equal(rec.Done, []uint64{1}) || len(rec.Turns)+len(rec.Outbox) != 0 {
+		t.Fatalf("drop commit = %+v, want only the inbox entry consumed", rec)
+	}
+	if got := counted(t, reg, "anima_held_messages_dropped_total"); got != 1 {
+		t.Errorf("anima_held_messages_dropped_total = %v, want 1", got)
+	}
+}
+
+// expireHold holds one message of chat 5 (id 1) while the model is down, past a MaxHold of
+// an hour with no retries in the way, and returns the commit that drops it; the loop is
+// stopped after.
+func expireHold(t *testing.T, h *harness, text string) brain.TurnRecord {
+	t.Helper()
 	h.cfg.MaxHold = time.Hour
-	h.cfg.HoldRetry = 1000 * time.Hour // no retries in the way
-	reg := prometheus.NewRegistry()
-	h.reg = reg
-	o := newOutageThinker(h)
-	buildWith(h, o)
+	h.cfg.HoldRetry = 1000 * time.Hour
+	h.build(thinking(newOutageThinker(h)))
 	h.start()
-	h.submit(h.msg(1, 5, "too old"))
+	h.submit(h.msg(1, 5, text))
 	recv(t, h.sender.attempts, "the notice")
 	recv(t, h.journal.commits, "the notice's commit")
 	h.clock.Advance(2 * time.Hour)
 	rec := recv(t, h.journal.commits, "the drop")
-	if !slices.Equal(rec.Done, []uint64{1}) || len(rec.Turns)+len(rec.Outbox) != 0 {
-		t.Fatalf("drop commit = %+v, want only the inbox entry consumed", rec)
-	}
 	h.stop()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := -1.0
-	for _, mf := range mfs {
-		if mf.GetName() == "anima_held_messages_dropped_total" {
-			got = mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	if got != 1 {
-		t.Errorf("anima_held_messages_dropped_total = %v, want 1", got)
-	}
+	return rec
 }
 
 // gapThinker is a fakeThinker behind a circuit breaker like cognition's: while open, a
@@ -331,7 +301,7 @@ func TestOutageProbesWhenTheGapEnds(t *testing.T) {
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
 	g := newGapThinker(h)
-	buildWith(h, g)
+	h.build(thinking(g))
 	h.start()
 	h.submit(h.msg(1, 5, "a"))
 	recv(t, g.probes, "the first message's probe")
@@ -363,10 +333,9 @@ func TestOutageProbeBackoff(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = time.Millisecond
-	reg := prometheus.NewRegistry()
-	h.reg = reg
+	reg := h.registry()
 	g := newGapThinker(h)
-	buildWith(h, g)
+	h.build(thinking(g))
 	h.start()
 	h.submit(h.msg(1, 5, "a"))
 	held := recv(t, g.probes, "the first probe")
@@ -448,16 +417,7 @@ func until(t *testing.T, deadline time.Time, msg string, cond func() bool) {
 // ticks is the loop's anima_ticks_total in reg.
 func ticks(t *testing.T, reg *prometheus.Registry) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == "anima_ticks_total" {
-			return mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	return 0
+	return counted(t, reg, "anima_ticks_total")
 }
 
 // TestOutageRetryNotStuckBehindOneChat: a retry whose run does not end (a probe that
@@ -467,13 +427,12 @@ func TestOutageRetryNotStuckBehindOneChat(t *testing.T) {
 	const a, b = 5, 6
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = time.Millisecond
-	reg := prometheus.NewRegistry()
-	h.reg = reg
+	reg := h.registry()
 	hang := make(chan struct{}, 1)
 	hang <- struct{}{} // a's first run goes through to the breaker; its retry hangs
 	h.think.gateChat[a] = hang
 	g := newGapThinker(h)
-	buildWith(h, g)
+	h.build(thinking(g))
 	h.start()
 	defer close(hang)
 	h.submit(h.msg(1, a, "a"))
