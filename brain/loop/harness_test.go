@@ -152,6 +152,19 @@ func (h *harness) msg(id uint64, chat int64, text string) brain.Signal {
 		Text: text, At: h.clock.Now()}
 }
 
+// command is a command signal from the chat's user, dated t0.
+func (h *harness) command(id uint64, chat int64, text string) brain.Signal {
+	return brain.Signal{ID: id, Type: brain.SignalCommand, Source: "test", Chat: chat, User: chat, Text: text, At: t0}
+}
+
+// gate holds chat's runs in the fake thinker until the channel it returns is closed (or
+// sent on, a run at a time).
+func (h *harness) gate(chat int64) chan struct{} {
+	g := make(chan struct{})
+	h.think.gateChat[chat] = g
+	return g
+}
+
 // nudge is a signal no layer cares about: submitting it makes the loop run its layers.
 func nudge() brain.Signal { return brain.Signal{Type: "nudge", Source: "test"} }
 

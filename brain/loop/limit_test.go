@@ -27,8 +27,7 @@ func TestLoopFoldsDueReminders(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, noProactive())
-			release := make(chan struct{})
-			h.think.gateChat[a] = release
+			release := h.gate(a)
 			h.start()
 			h.submit(h.msg(1, a, "hi"))
 			recv(t, h.think.entered, "the first run")
@@ -118,7 +117,7 @@ func TestForgottenChatsReactionsAreConsumed(t *testing.T) {
 	}
 	react(1)
 	react(2)
-	h.submit(brain.Signal{ID: 3, Type: brain.SignalCommand, Source: "test", Chat: a, User: a, Text: "/forget yes", At: t0})
+	h.submit(h.command(3, a, "/forget yes"))
 	recv(t, h.sender.attempts, "the confirmation")
 	react(4)
 	consumed := map[uint64]bool{}
@@ -289,7 +288,7 @@ func TestLoopRateLimitsCommands(t *testing.T) {
 	h.cfg.Tick = 5 * time.Millisecond
 	h.start()
 	cmd := func(id uint64, user int64) brain.Signal {
-		return brain.Signal{ID: id, Type: brain.SignalCommand, Source: "test", Chat: user, User: user, Text: "/forget yes", At: t0}
+		return h.command(id, user, "/forget yes")
 	}
 	for id := uint64(1); id <= 2; id++ {
 		h.submit(cmd(id, a))

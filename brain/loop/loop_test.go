@@ -123,8 +123,7 @@ func TestLoopStopStartsNoNewRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.StopGrace = time.Minute
-		gate := make(chan struct{})
-		h.think.gateChat[4] = gate
+		gate := h.gate(4)
 		h.start()
 		h.submit(h.msg(1, 4, "one"))
 		recv(t, h.think.entered, "the first run")

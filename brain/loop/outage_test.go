@@ -183,8 +183,7 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 	h.cfg.MaxConcurrent = 1
 	reg := h.registry()
 	o := newOutageThinker(h)
-	gate := make(chan struct{})
-	h.think.gateChat[5] = gate
+	gate := h.gate(5)
 	h.build(thinking(o))
 	h.start()
 	hold(t, h, 9, 4)

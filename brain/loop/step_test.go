@@ -51,8 +51,7 @@ func TestNoInitiativeWhileAnswering(t *testing.T) {
 	h := newHarness(t, proactiveAnyTime())
 	h.agg.decided = make(chan brain.Wake, 64)
 	h.st.Upsert(quietRel(7, 7*time.Hour))
-	gate := make(chan struct{})
-	h.think.gateChat[7] = gate
+	gate := h.gate(7)
 	h.start()
 	late := h.msg(1, 7, "sorry, I fell asleep")
 	// Written a day ago, taken in now: at this hour of the day, so the rhythm (which
