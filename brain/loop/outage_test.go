@@ -350,12 +350,7 @@ func TestOutageProbeBackoff(t *testing.T) {
 			settle(t, h, reg)
 		}
 	}
-	var gaps []time.Duration
-	prev := held
-	for _, p := range probes {
-		gaps = append(gaps, p.Sub(prev))
-		prev = p
-	}
+	gaps := braintest.Gaps(held, probes)
 	t.Logf("probe gaps over 5 minutes: %v", gaps)
 	want := []time.Duration{}
 	for range 12 {
