@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
-
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/braintest"
@@ -98,9 +96,7 @@ func TestLoopUnhandledIntent(t *testing.T) {
 # TYPE anima_intents_unhandled_total counter
 anima_intents_unhandled_total{intent="plugin_thing"} 1
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "anima_intents_unhandled_total"); err != nil {
-		t.Error(err)
-	}
+	exposes(t, reg, "anima_intents_unhandled_total", want)
 	if !strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "intent=plugin_thing") {
 		t.Errorf("no error logged for the unhandled intent:\n%s", logs.String())
 	}

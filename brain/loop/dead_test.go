@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,14 +39,21 @@ func deadHarnessWith(t *testing.T, opts storage.Options) (*harness, *storage.Sto
 // one.
 func onlyLetter(t *testing.T, st *storage.Store) brain.DeadLetter {
 	t.Helper()
-	all, err := st.DeadLetters()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := letters(t, st)
 	if len(all) != 1 {
 		t.Fatalf("dead letters %+v, want exactly one", all)
 	}
 	return all[0]
+}
+
+// letters returns the dead letters kept in st.
+func letters(t *testing.T, st *storage.Store) []brain.DeadLetter {
+	t.Helper()
+	all, err := st.DeadLetters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
 }
 
 // deadCount is anima_dead_letters_total{kind} in reg (-1 without that series), failing the
@@ -137,12 +143,8 @@ func TestDeadLettersDroppedCounted(t *testing.T) {
 		recv(t, h.sender.attempts, "the apology")
 	}
 	h.stop()
-	all, err := st.DeadLetters()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var kept []string
-	for _, d := range all {
+	for _, d := range letters(t, st) {
 		for _, s := range d.Signals {
 			kept = append(kept, s.Text)
 		}
@@ -154,9 +156,7 @@ func TestDeadLettersDroppedCounted(t *testing.T) {
 # TYPE anima_dead_letters_dropped_total counter
 anima_dead_letters_dropped_total 3
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "anima_dead_letters_dropped_total"); err != nil {
-		t.Error(err)
-	}
+	exposes(t, reg, "anima_dead_letters_dropped_total", want)
 }
 
 // TestDeadLetterRunFailed: a run that fails (not an outage) is kept with the user's

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/anima-bot/anima/brain"
@@ -226,6 +228,15 @@ func hasLabels(m *dto.Metric, labels []string) bool {
 		}
 	}
 	return true
+}
+
+// exposes fails the test unless reg exposes the metric name as want: its HELP, TYPE and
+// series lines, exactly.
+func exposes(t *testing.T, reg prometheus.Gatherer, name, want string) {
+	t.Helper()
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), name); err != nil {
+		t.Error(err)
+	}
 }
 
 // counted is the sum of the counters series finds (0 when there are none).

@@ -3,11 +3,8 @@ package loop_test
 import (
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/loop"
@@ -222,9 +219,7 @@ func TestReactionsCappedPerChat(t *testing.T) {
 # TYPE anima_reactions_dropped_total counter
 anima_reactions_dropped_total 27
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "anima_reactions_dropped_total"); err != nil {
-		t.Error(err)
-	}
+	exposes(t, reg, "anima_reactions_dropped_total", want)
 }
 
 // TestLoopRateLimitsUserRuns: beyond UserRunsPerMinute a user's wakes wait, folded into
