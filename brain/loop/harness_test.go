@@ -167,6 +167,16 @@ func (h *harness) gate(chat int64) chan struct{} {
 	return g
 }
 
+// busy starts the loop with chat's first run (of message 1, text) held at its gate, and
+// returns the gate (close it to let the run go on) and the run's wake.
+func (h *harness) busy(chat int64, text string) (chan struct{}, brain.Wake) {
+	h.t.Helper()
+	g := h.gate(chat)
+	h.start()
+	h.submit(h.msg(1, chat, text))
+	return g, recv(h.t, h.think.entered, "the first run")
+}
+
 // nudge is a signal no layer cares about: submitting it makes the loop run its layers.
 func nudge() brain.Signal { return brain.Signal{Type: "nudge", Source: "test"} }
 

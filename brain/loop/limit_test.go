@@ -24,10 +24,7 @@ func TestLoopFoldsDueReminders(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, noProactive())
-			release := h.gate(a)
-			h.start()
-			h.submit(h.msg(1, a, "hi"))
-			recv(t, h.think.entered, "the first run")
+			release, _ := h.busy(a, "hi")
 			for id := uint64(2); id <= 11; id++ {
 				h.submit(brain.Signal{ID: id, Type: tc.typ, Source: "test", Chat: a, User: a, Text: "x", At: h.clock.Now()})
 			}

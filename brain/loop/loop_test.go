@@ -123,10 +123,7 @@ func TestLoopStopStartsNoNewRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.StopGrace = time.Minute
-		gate := h.gate(4)
-		h.start()
-		h.submit(h.msg(1, 4, "one"))
-		recv(t, h.think.entered, "the first run")
+		gate, _ := h.busy(4, "one")
 		h.submit(h.msg(2, 4, "two")) // queued behind the first run
 		synctest.Wait()
 

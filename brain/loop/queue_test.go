@@ -13,12 +13,9 @@ func TestLoopFoldsBurstAndKeepsChatsIndependent(t *testing.T) {
 	t.Parallel()
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
-	releaseA := h.gate(a)
-	h.start()
-
-	h.submit(h.msg(1, a, "one"))
-	if w := recv(t, h.think.entered, "A's first run"); !slices.Equal(signalIDs(w), []uint64{1}) {
-		t.Fatalf("first wake has %v", signalIDs(w))
+	releaseA, first := h.busy(a, "one")
+	if !slices.Equal(signalIDs(first), []uint64{1}) {
+		t.Fatalf("first wake has %v", signalIDs(first))
 	}
 	h.submit(h.msg(2, a, "two"))
 	h.submit(h.msg(3, a, "three"))
@@ -137,11 +134,7 @@ func TestLoopFoldingKeepsOrderAroundCommands(t *testing.T) {
 	t.Parallel()
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
-	gate := h.gate(a)
-	h.start()
-
-	h.submit(h.msg(1, a, "one"))
-	recv(t, h.think.entered, "A's first run")
+	gate, _ := h.busy(a, "one")
 	h.submit(h.msg(2, a, "two"))
 	h.submit(h.command(3, a, "/quiet"))
 	h.submit(h.msg(4, a, "three"))
