@@ -13,10 +13,9 @@ import (
 
 func TestAddStateLine(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 3, 20, 18, 0, 0, 0, time.UTC)
 	day := 24 * time.Hour
 	line := func(text string, ago time.Duration) brain.StateLine {
-		return brain.StateLine{Text: text, At: now.Add(-ago)}
+		return brain.StateLine{Text: text, At: t0.Add(-ago)}
 	}
 	five := []brain.StateLine{line("a", 5*day), line("b", 4*day), line("c", 3*day), line("d", 2*day), line("e", day)}
 	tests := []struct {
@@ -42,7 +41,7 @@ func TestAddStateLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			before := append([]brain.StateLine(nil), tc.lines...)
-			got := brain.AddStateLine(tc.lines, tc.text, now, tc.replace)
+			got := brain.AddStateLine(tc.lines, tc.text, t0, tc.replace)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("AddStateLine (-want +got):\n%s", diff)
 			}
@@ -71,17 +70,16 @@ func TestCleanStateLineCutsWithAMark(t *testing.T) {
 
 func TestFreshLines(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 3, 20, 18, 0, 0, 0, time.UTC)
 	lines := []brain.StateLine{
-		{Text: "faded", At: now.Add(-brain.StateFades - time.Second)},
-		{Text: "edge", At: now.Add(-brain.StateFades)},
-		{Text: "new", At: now.Add(-time.Hour)},
+		{Text: "faded", At: t0.Add(-brain.StateFades - time.Second)},
+		{Text: "edge", At: t0.Add(-brain.StateFades)},
+		{Text: "new", At: t0.Add(-time.Hour)},
 	}
-	got := brain.FreshLines(lines, now)
+	got := brain.FreshLines(lines, t0)
 	if diff := cmp.Diff(lines[1:], got); diff != "" {
 		t.Errorf("FreshLines (-want +got):\n%s", diff)
 	}
-	if got := brain.FreshLines(lines[1:], now); &got[0] != &lines[1] {
+	if got := brain.FreshLines(lines[1:], t0); &got[0] != &lines[1] {
 		t.Error("FreshLines copied lines that were all fresh")
 	}
 }

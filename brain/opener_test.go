@@ -11,7 +11,6 @@ import (
 )
 
 func TestRecordOpenerKeepsTheNewestAndNeverWritesInPlace(t *testing.T) {
-	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	var r brain.Relationship
 	for i := range brain.LedgerSize + 3 {
 		r.RecordOpener(brain.Opener{Kind: brain.OpenerMissingYou, Topic: fmt.Sprintf("t%d", i), At: t0.Add(time.Duration(i) * time.Hour)})
@@ -36,7 +35,6 @@ func TestRecordOpenerKeepsTheNewestAndNeverWritesInPlace(t *testing.T) {
 }
 
 func TestMarkUserMessageAnswersOpeners(t *testing.T) {
-	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	var r brain.Relationship
 	r.RecordOpener(brain.Opener{Kind: brain.OpenerMissingYou, At: t0})
 	r.MarkUserMessage(t0.Add(40 * time.Minute))

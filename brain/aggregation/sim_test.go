@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 func zoneOf(t testing.TB, name string) *time.Location {
@@ -250,12 +251,7 @@ func TestHabituation(t *testing.T) {
 	s.talk(1, brain.StatusIdle)
 	s.run(8*24*time.Hour, time.Minute)
 	at := s.proactive()
-	var gaps []time.Duration
-	prev := monday
-	for _, w := range at {
-		gaps = append(gaps, w.Sub(prev))
-		prev = w
-	}
+	gaps := braintest.Gaps(monday, at)
 	t.Logf("gaps between proactive messages while the user stays silent: %v", gaps)
 	want := []time.Duration{6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 48 * time.Hour, 96 * time.Hour}
 	if len(gaps) != len(want) {

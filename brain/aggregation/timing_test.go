@@ -20,12 +20,10 @@ func evening() brain.Rhythm {
 	return r
 }
 
-// TestRhythmPrefersActiveHours: contact due at 16:00 waits for the person's evening (and
-// not its first minute), and never goes out in their sleep.
-func TestRhythmPrefersActiveHours(t *testing.T) {
-	t.Parallel()
-	cfg := noQuiet()
-	cfg.Jitter = time.Hour
+// eveningDay runs a day from Monday 00:00 under cfg for an idle person who writes in the
+// evening and returns the sim and its proactive wakes, failing the test without any.
+func eveningDay(t *testing.T, cfg brain.ProactivePolicy) (*sim, []time.Time) {
+	t.Helper()
 	s := newSim(t, cfg, time.UTC, monday)
 	s.talk(1, brain.StatusIdle).Rhythm = evening()
 	s.run(24*time.Hour, time.Minute)
@@ -33,6 +31,16 @@ func TestRhythmPrefersActiveHours(t *testing.T) {
 	if len(at) == 0 {
 		t.Fatal("no proactive wake in a day")
 	}
+	return s, at
+}
+
+// TestRhythmPrefersActiveHours: contact due at 16:00 waits for the person's evening (and
+// not its first minute), and never goes out in their sleep.
+func TestRhythmPrefersActiveHours(t *testing.T) {
+	t.Parallel()
+	cfg := noQuiet()
+	cfg.Jitter = time.Hour
+	s, at := eveningDay(t, cfg)
 	h := at[0].Hour()
 	if h < 18 || h > 21 || at[0].Minute() == 0 && h == 18 {
 		t.Errorf("first wake at %s; want inside the active hours 18–21, not on their first minute", at[0].Format("15:04"))
@@ -52,13 +60,7 @@ func TestRhythmPrefersPeakHours(t *testing.T) {
 	t.Parallel()
 	cfg := noQuiet()
 	cfg.Jitter = 0
-	s := newSim(t, cfg, time.UTC, monday)
-	s.talk(1, brain.StatusIdle).Rhythm = evening()
-	s.run(24*time.Hour, time.Minute)
-	at := s.proactive()
-	if len(at) == 0 {
-		t.Fatal("no proactive wake in a day")
-	}
+	_, at := eveningDay(t, cfg)
 	if h := at[0].Hour(); h < 19 || h > 20 {
 		t.Errorf("first wake at %s; want in the hours the person writes in, 19–21", at[0].Format("15:04"))
 	}
@@ -219,13 +221,5 @@ func BenchmarkDecideOffHours10k(b *testing.B) {
 	for _, rel := range st.Rels {
 		rel.Rhythm = r
 	}
-	var out []brain.Wake
-	b.ReportAllocs()
-	for b.Loop() {
-		out = a.Decide(now, st, nil, out[:0])
-	}
-	if len(out) != 0 {
-		b.Fatalf("%d wakes", len(out))
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/relationship")
+	benchDecide(b, a, st, now, 0)
 }

@@ -2,6 +2,7 @@ package autonomic
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -85,41 +86,48 @@ func TestSocialPressureCheckDrainsAll(t *testing.T) {
 	}
 }
 
+// TestSocialPressureRelationshipsChange: relationships added after a Sense start their own
+// detectors while chat 5 keeps its reference (pressure at 10 min) and notices the rise,
+// whether they sort around it (a rebuild) or after the last (the common case, taken
+// without one); a removed chat's detector goes with it.
 func TestSocialPressureRelationshipsChange(t *testing.T) {
 	t.Parallel()
-	st := brain.NewState(time.UTC)
-	st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
-	n := NewSocialPressure(time.Hour, brain.QuietHours{}, DefaultDetectorConfig())
-	n.Sense(t0.Add(10*time.Minute), st, nil)
-	st.Upsert(brain.Relationship{Chat: 2, LastUserMsg: t0})
-	st.Upsert(brain.Relationship{Chat: 9, LastUserMsg: t0})
-	out := n.Sense(t0.Add(20*time.Minute), st, nil)
-	// Chat 5 keeps its reference (pressure at 10 min) and notices the rise; 2 and 9 start.
-	if len(out) != 1 || out[0].Chat != 5 {
-		t.Errorf("after adding chats: %+v, want one signal for chat 5", out)
-	}
-	st.Remove(5)
-	out = n.Sense(t0.Add(60*time.Minute), st, nil)
-	if len(out) != 2 || out[0].Chat != 2 || out[1].Chat != 9 {
-		t.Errorf("after removing chat 5: %+v, want signals for 2 and 9", out)
-	}
-}
-
-// A relationship added after the last (the common case, taken without a rebuild) keeps the
-// detectors of the others.
-func TestSocialPressureRelationshipAppended(t *testing.T) {
-	t.Parallel()
-	st := brain.NewState(time.UTC)
-	st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
-	n := NewSocialPressure(time.Hour, brain.QuietHours{}, DefaultDetectorConfig())
-	n.Sense(t0.Add(10*time.Minute), st, nil)
-	st.Upsert(brain.Relationship{Chat: 9, LastUserMsg: t0})
-	out := n.Sense(t0.Add(20*time.Minute), st, nil)
-	if len(out) != 1 || out[0].Chat != 5 {
-		t.Errorf("after appending chat 9: %+v, want one signal for chat 5", out)
-	}
-	if len(n.dets) != 2 || n.dets[0].chat != 5 || n.dets[1].chat != 9 {
-		t.Errorf("detectors for %+v, want chats 5 and 9", n.dets)
+	for _, tc := range []struct {
+		name  string
+		added []int64
+	}{
+		{"inserted around the first", []int64{2, 9}},
+		{"appended after the last", []int64{9}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := brain.NewState(time.UTC)
+			st.Upsert(brain.Relationship{Chat: 5, LastUserMsg: t0})
+			n := NewSocialPressure(time.Hour, brain.QuietHours{}, DefaultDetectorConfig())
+			n.Sense(t0.Add(10*time.Minute), st, nil)
+			for _, chat := range tc.added {
+				st.Upsert(brain.Relationship{Chat: chat, LastUserMsg: t0})
+			}
+			out := n.Sense(t0.Add(20*time.Minute), st, nil)
+			if len(out) != 1 || out[0].Chat != 5 {
+				t.Errorf("after adding chats %v: %+v, want one signal for chat 5", tc.added, out)
+			}
+			var dets []int64
+			for _, d := range n.dets {
+				dets = append(dets, d.chat)
+			}
+			if want := slices.Sorted(slices.Values(append([]int64{5}, tc.added...))); !slices.Equal(dets, want) {
+				t.Errorf("detectors for chats %v, want %v", dets, want)
+			}
+			st.Remove(5)
+			var chats []int64
+			for _, s := range n.Sense(t0.Add(60*time.Minute), st, nil) {
+				chats = append(chats, s.Chat)
+			}
+			if !slices.Equal(chats, tc.added) {
+				t.Errorf("after removing chat 5: signals for chats %v, want %v", chats, tc.added)
+			}
+		})
 	}
 }
 

@@ -42,3 +42,15 @@ func (c *Clock) Advance(d time.Duration) {
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
 }
+
+// Gaps returns the time from start to the first of at and between each of at and the
+// next: how far apart the events a test recorded went.
+func Gaps(start time.Time, at []time.Time) []time.Duration {
+	gaps := make([]time.Duration, 0, len(at))
+	prev := start
+	for _, t := range at {
+		gaps = append(gaps, t.Sub(prev))
+		prev = t
+	}
+	return gaps
+}

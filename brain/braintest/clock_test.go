@@ -1,6 +1,7 @@
 package braintest_test
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -8,9 +9,11 @@ import (
 	"github.com/anima-bot/anima/brain/braintest"
 )
 
+// t0 is where the tests start their clocks and events.
+var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
 func TestClock(t *testing.T) {
 	t.Parallel()
-	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	c := braintest.NewClock(t0)
 	if got := c.Now(); !got.Equal(t0) {
 		t.Fatalf("Now = %v, want %v", got, t0)
@@ -30,5 +33,16 @@ func TestClock(t *testing.T) {
 	var zero braintest.Clock
 	if !zero.Now().IsZero() {
 		t.Errorf("zero Clock stands at %v, want the zero time", zero.Now())
+	}
+}
+
+func TestGaps(t *testing.T) {
+	t.Parallel()
+	at := []time.Time{t0.Add(time.Second), t0.Add(3 * time.Second), t0.Add(3 * time.Second)}
+	if got, want := braintest.Gaps(t0, at), []time.Duration{time.Second, 2 * time.Second, 0}; !slices.Equal(got, want) {
+		t.Errorf("Gaps = %v, want %v", got, want)
+	}
+	if got := braintest.Gaps(t0, nil); len(got) != 0 {
+		t.Errorf("Gaps of no events = %v, want none", got)
 	}
 }

@@ -10,13 +10,10 @@ import (
 
 func TestLoopCommands(t *testing.T) {
 	t.Parallel()
-	cmd := func(id uint64, chat int64, text string) brain.Signal {
-		return brain.Signal{ID: id, Type: brain.SignalCommand, Source: "test", Chat: chat, User: chat, Text: text, At: t0}
-	}
 	t.Run("answered without the model", func(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.start()
-		h.submit(cmd(1, 9, "/status"))
+		h.submit(h.command(1, 9, "/status"))
 		m := recv(t, h.sender.attempts, "the command's reply")
 		h.stop()
 		if m.Chat != 9 || m.Text != "ok /status" || m.Kind != brain.KindSystem {
@@ -47,7 +44,7 @@ func TestLoopCommands(t *testing.T) {
 		h.st.Upsert(quietRel(10, time.Hour))
 		h.st.Thoughts = []brain.Thought{{Chat: 9, Text: "ask about the trip", At: t0, Handled: true}}
 		h.start()
-		h.submit(cmd(1, 9, "/forget yes"))
+		h.submit(h.command(1, 9, "/forget yes"))
 		recv(t, h.sender.attempts, "the command's reply")
 		h.stop() // waits for the run and applies its result
 

@@ -31,12 +31,7 @@ func (l *Loop) Redeliver(ctx context.Context, entries []brain.Outgoing) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	select {
-	case l.redeliver <- entries:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return hand(ctx, l.redeliver, entries)
 }
 
 // recorded returns the signals of sigs that an operator can retry: all of them but

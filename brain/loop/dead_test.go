@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,46 +31,44 @@ func deadHarnessWith(t *testing.T, opts storage.Options) (*harness, *storage.Sto
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	reg := prometheus.NewRegistry()
-	h.dead, h.reg = st, reg
-	return h, st, reg
+	h.dead = st
+	return h, st, h.registry()
 }
 
 // onlyLetter returns the one dead letter kept, failing the test unless there is exactly
 // one.
 func onlyLetter(t *testing.T, st *storage.Store) brain.DeadLetter {
 	t.Helper()
-	all, err := st.DeadLetters()
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := letters(t, st)
 	if len(all) != 1 {
 		t.Fatalf("dead letters %+v, want exactly one", all)
 	}
 	return all[0]
 }
 
+// letters returns the dead letters kept in st.
+func letters(t *testing.T, st *storage.Store) []brain.DeadLetter {
+	t.Helper()
+	all, err := st.DeadLetters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// deadCount is anima_dead_letters_total{kind} in reg (-1 without that series), failing the
+// test unless every kind has its series.
 func deadCount(t *testing.T, reg *prometheus.Registry, kind brain.DeadKind) float64 {
 	t.Helper()
 	n, err := testutil.GatherAndCount(reg, "anima_dead_letters_total")
 	if err != nil || n != 3 {
 		t.Fatalf("anima_dead_letters_total has %d series (%v), want one per kind from the start", n, err)
 	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	ms := series(t, reg, "anima_dead_letters_total", "kind", string(kind))
+	if len(ms) != 1 {
+		return -1
 	}
-	for _, mf := range mfs {
-		if mf.GetName() != "anima_dead_letters_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if m.GetLabel()[0].GetValue() == string(kind) {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return -1
+	return ms[0].GetCounter().GetValue()
 }
 
 // TestDeadLetterUndeliverable: a message the platform refuses for good is kept, whole,
@@ -146,12 +143,8 @@ func TestDeadLettersDroppedCounted(t *testing.T) {
 		recv(t, h.sender.attempts, "the apology")
 	}
 	h.stop()
-	all, err := st.DeadLetters()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var kept []string
-	for _, d := range all {
+	for _, d := range letters(t, st) {
 		for _, s := range d.Signals {
 			kept = append(kept, s.Text)
 		}
@@ -163,9 +156,7 @@ func TestDeadLettersDroppedCounted(t *testing.T) {
 # TYPE anima_dead_letters_dropped_total counter
 anima_dead_letters_dropped_total 3
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "anima_dead_letters_dropped_total"); err != nil {
-		t.Error(err)
-	}
+	exposes(t, reg, "anima_dead_letters_dropped_total", want)
 }
 
 // TestDeadLetterRunFailed: a run that fails (not an outage) is kept with the user's
@@ -197,17 +188,7 @@ func TestDeadLetterRunFailed(t *testing.T) {
 func TestDeadLetterHoldExpired(t *testing.T) {
 	t.Parallel()
 	h, st, reg := deadHarness(t)
-	h.cfg.MaxHold = time.Hour
-	h.cfg.HoldRetry = 1000 * time.Hour // no retries in the way
-	o := newOutageThinker(h)
-	buildWith(h, o)
-	h.start()
-	h.submit(h.msg(1, 5, "still there?"))
-	recv(t, h.sender.attempts, "the notice")
-	recv(t, h.journal.commits, "the notice's commit")
-	h.clock.Advance(2 * time.Hour)
-	recv(t, h.journal.commits, "the drop")
-	h.stop()
+	expireHold(t, h, "still there?")
 	d := onlyLetter(t, st)
 	if d.Kind != brain.DeadHoldExpired || d.Chat != 5 || d.User != 5 || len(d.Signals) != 1 || d.Signals[0].Text != "still there?" ||
 		!d.At.Equal(t0.Add(2*time.Hour)) {

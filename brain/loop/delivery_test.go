@@ -238,11 +238,7 @@ func TestLoopRetryKeepsRepliesQueuedDuringIt(t *testing.T) {
 				synctest.Wait()
 				h.think.gate <- struct{}{} // the second reply is committed and queued behind
 				synctest.Wait()
-				for range 20 {
-					h.clock.Advance(time.Minute)
-					time.Sleep(20 * time.Millisecond)
-					synctest.Wait()
-				}
+				passMinutes(h, 20)
 				h.stop()
 				got := h.sender.SentTo(5)
 				if len(got) != 2 || !strings.Contains(got[0], "first") || !strings.Contains(got[1], "second") {
@@ -250,6 +246,16 @@ func TestLoopRetryKeepsRepliesQueuedDuringIt(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// passMinutes moves the manual clock n minutes, one at a time, letting the loop tick and
+// settle after each (in a synctest bubble, where the sleep is the bubble's fake time).
+func passMinutes(h *harness, n int) {
+	for range n {
+		h.clock.Advance(time.Minute)
+		time.Sleep(20 * time.Millisecond)
+		synctest.Wait()
 	}
 }
 
@@ -261,23 +267,13 @@ func TestLoopForgetDropsPendingRetries(t *testing.T) {
 		h := newHarness(t, noProactive())
 		h.cfg.Tick = 5 * time.Millisecond
 		h.cmds.forget = true
-		var fails atomic.Int32
-		h.sender.fail = func(m brain.SendMessage) error {
-			if fails.Add(1) == 1 {
-				return errors.New("network down")
-			}
-			return nil
-		}
+		h.sender.fail = failFirst(errors.New("network down"))
 		h.start()
 		h.submit(h.msg(1, 5, "my secret"))
 		recv(t, h.sender.attempts, "the failed reply")
-		h.submit(brain.Signal{ID: 2, Type: brain.SignalCommand, Source: "test", Chat: 5, User: 5, Text: "/forget yes", At: t0})
+		h.submit(h.command(2, 5, "/forget yes"))
 		synctest.Wait()
-		for range 30 {
-			h.clock.Advance(time.Minute)
-			time.Sleep(20 * time.Millisecond)
-			synctest.Wait()
-		}
+		passMinutes(h, 30)
 		h.stop()
 		if got := h.sender.SentTo(5); !slices.Equal(got, []string{"ok /forget yes"}) {
 			t.Errorf("delivered %q after /forget, want only its confirmation", got)

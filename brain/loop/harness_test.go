@@ -3,10 +3,14 @@ package loop_test
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
@@ -85,16 +89,26 @@ func newHarness(t *testing.T, agg brain.ProactivePolicy) *harness {
 	}
 }
 
-// build makes the loop (once); change the harness's fakes and config before.
-func (h *harness) build() *loop.Loop {
+// build makes the loop (once) over the harness's fakes and config, each change applied
+// to its deps in turn; change the harness's fakes and config before.
+func (h *harness) build(changes ...func(*loop.Deps)) *loop.Loop {
 	if h.loop == nil {
-		h.inbox = loop.NewInbox()
-		h.loop = loop.New(h.inbox, h.sender, h.cfg, loop.Deps{
+		deps := loop.Deps{
 			Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: h.think, Journal: h.journal,
 			Commands: h.cmds, StateStore: h.store, Registerer: h.reg, Logger: h.logger, DeadLetters: h.dead,
-		})
+		}
+		for _, change := range changes {
+			change(&deps)
+		}
+		h.inbox = loop.NewInbox()
+		h.loop = loop.New(h.inbox, h.sender, h.cfg, deps)
 	}
 	return h.loop
+}
+
+// thinking is a change for build: thinker in place of the harness's fake.
+func thinking(thinker brain.Thinker) func(*loop.Deps) {
+	return func(d *loop.Deps) { d.Thinker = thinker }
 }
 
 // start runs the loop until stop (or the test's end).
@@ -105,6 +119,13 @@ func (h *harness) start() {
 	h.errc = make(chan error, 1)
 	go func() { h.errc <- l.Run(ctx) }()
 	h.t.Cleanup(h.stop)
+}
+
+// registry gives the loop a fresh registry (before build) and returns it.
+func (h *harness) registry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	h.reg = reg
+	return reg
 }
 
 // stop cancels Run and waits for it; after stop the state may be read.
@@ -131,6 +152,29 @@ func (h *harness) submit(sigs ...brain.Signal) {
 func (h *harness) msg(id uint64, chat int64, text string) brain.Signal {
 	return brain.Signal{ID: id, Type: brain.SignalUserMessage, Source: "test", Chat: chat, User: chat,
 		Text: text, At: h.clock.Now()}
+}
+
+// command is a command signal from the chat's user, dated t0.
+func (h *harness) command(id uint64, chat int64, text string) brain.Signal {
+	return brain.Signal{ID: id, Type: brain.SignalCommand, Source: "test", Chat: chat, User: chat, Text: text, At: t0}
+}
+
+// gate holds chat's runs in the fake thinker until the channel it returns is closed (or
+// sent on, a run at a time).
+func (h *harness) gate(chat int64) chan struct{} {
+	g := make(chan struct{})
+	h.think.gateChat[chat] = g
+	return g
+}
+
+// busy starts the loop with chat's first run (of message 1, text) held at its gate, and
+// returns the gate (close it to let the run go on) and the run's wake.
+func (h *harness) busy(chat int64, text string) (chan struct{}, brain.Wake) {
+	h.t.Helper()
+	g := h.gate(chat)
+	h.start()
+	h.submit(h.msg(1, chat, text))
+	return g, recv(h.t, h.think.entered, "the first run")
 }
 
 // nudge is a signal no layer cares about: submitting it makes the loop run its layers.
@@ -160,4 +204,57 @@ func advanceUntil(t *testing.T, h *harness, step time.Duration, what string) bra
 			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
+}
+
+// series returns the series of the metric name gathered from reg whose labels hold every
+// name, value pair in labels (all of its series when none are given).
+func series(t *testing.T, reg prometheus.Gatherer, name string, labels ...string) []*dto.Metric {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*dto.Metric
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if hasLabels(m, labels) {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// hasLabels reports whether m carries every name, value pair in labels.
+func hasLabels(m *dto.Metric, labels []string) bool {
+	for i := 0; i+1 < len(labels); i += 2 {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+			return l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// exposes fails the test unless reg exposes the metric name as want: its HELP, TYPE and
+// series lines, exactly.
+func exposes(t *testing.T, reg prometheus.Gatherer, name, want string) {
+	t.Helper()
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), name); err != nil {
+		t.Error(err)
+	}
+}
+
+// counted is the sum of the counters series finds (0 when there are none).
+func counted(t *testing.T, reg prometheus.Gatherer, name string, labels ...string) float64 {
+	t.Helper()
+	n := 0.0
+	for _, m := range series(t, reg, name, labels...) {
+		n += m.GetCounter().GetValue()
+	}
+	return n
 }

@@ -26,8 +26,14 @@ func (in *Inbox) Submit(ctx context.Context, sigs ...brain.Signal) error {
 	if len(sigs) == 0 {
 		return nil
 	}
+	return hand(ctx, in.c, sigs)
+}
+
+// hand sends v on c, blocking until the loop takes it; it returns ctx's error if ctx
+// ends first.
+func hand[T any](ctx context.Context, c chan<- T, v T) error {
 	select {
-	case in.c <- sigs:
+	case c <- v:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

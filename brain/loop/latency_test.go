@@ -14,24 +14,11 @@ import (
 // latency returns the reply latency histogram's count and sum for kind.
 func latency(t *testing.T, reg *prometheus.Registry, kind brain.MessageKind) (uint64, float64) {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	ms := series(t, reg, "anima_reply_latency_seconds", "kind", string(kind))
+	if len(ms) == 0 {
+		t.Fatalf("no anima_reply_latency_seconds{kind=%q} series", kind)
 	}
-	for _, mf := range mfs {
-		if mf.GetName() != "anima_reply_latency_seconds" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, lp := range m.GetLabel() {
-				if lp.GetName() == "kind" && lp.GetValue() == string(kind) {
-					return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
-				}
-			}
-		}
-	}
-	t.Fatalf("no anima_reply_latency_seconds{kind=%q} series", kind)
-	return 0, 0
+	return ms[0].GetHistogram().GetSampleCount(), ms[0].GetHistogram().GetSampleSum()
 }
 
 func TestReplyLatency(t *testing.T) {
@@ -133,8 +120,7 @@ func TestReplyLatency(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, noProactive())
-			reg := prometheus.NewRegistry()
-			h.reg = reg
+			reg := h.registry()
 			if tc.setup != nil {
 				tc.setup(h)
 			}

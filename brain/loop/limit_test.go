@@ -3,12 +3,8 @@ package loop_test
 import (
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/loop"
@@ -28,11 +24,7 @@ func TestLoopFoldsDueReminders(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, noProactive())
-			release := make(chan struct{})
-			h.think.gateChat[a] = release
-			h.start()
-			h.submit(h.msg(1, a, "hi"))
-			recv(t, h.think.entered, "the first run")
+			release, _ := h.busy(a, "hi")
 			for id := uint64(2); id <= 11; id++ {
 				h.submit(brain.Signal{ID: id, Type: tc.typ, Source: "test", Chat: a, User: a, Text: "x", At: h.clock.Now()})
 			}
@@ -119,7 +111,7 @@ func TestForgottenChatsReactionsAreConsumed(t *testing.T) {
 	}
 	react(1)
 	react(2)
-	h.submit(brain.Signal{ID: 3, Type: brain.SignalCommand, Source: "test", Chat: a, User: a, Text: "/forget yes", At: t0})
+	h.submit(h.command(3, a, "/forget yes"))
 	recv(t, h.sender.attempts, "the confirmation")
 	react(4)
 	consumed := map[uint64]bool{}
@@ -165,8 +157,7 @@ func TestReactionsCappedPerChat(t *testing.T) {
 	t.Parallel()
 	const a = 1
 	h := newHarness(t, noProactive())
-	reg := prometheus.NewRegistry()
-	h.reg = reg
+	reg := h.registry()
 	gate := make(chan struct{}, 2)
 	h.think.gateChat[a] = gate
 	h.st.Upsert(brain.Relationship{Chat: a, User: a, Status: brain.StatusActive})
@@ -225,9 +216,7 @@ func TestReactionsCappedPerChat(t *testing.T) {
 # TYPE anima_reactions_dropped_total counter
 anima_reactions_dropped_total 27
 `
-	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "anima_reactions_dropped_total"); err != nil {
-		t.Error(err)
-	}
+	exposes(t, reg, "anima_reactions_dropped_total", want)
 }
 
 // TestLoopRateLimitsUserRuns: beyond UserRunsPerMinute a user's wakes wait, folded into
@@ -239,14 +228,8 @@ func TestLoopRateLimitsUserRuns(t *testing.T) {
 	h.cfg.UserRunsPerMinute = 2
 	h.cfg.RateNotice = "slow down"
 	h.cfg.Tick = 5 * time.Millisecond
-	reg := prometheus.NewRegistry()
-	refusals := brain.NewRefusals(reg)
-	h.reg = reg
-	h.build()
-	h.loop = loop.New(h.inbox, h.sender, h.cfg, loop.Deps{
-		Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: h.think, Journal: h.journal,
-		Commands: h.cmds, StateStore: h.store, Refusals: refusals,
-	})
+	reg := h.registry()
+	h.build(func(d *loop.Deps) { d.Refusals = brain.NewRefusals(reg) })
 	h.start()
 	for id := uint64(1); id <= 2; id++ {
 		h.submit(h.msg(id, a, "quick"))
@@ -279,31 +262,9 @@ func TestLoopRateLimitsUserRuns(t *testing.T) {
 	if n := len(h.think.Wakes()); n != 3 {
 		t.Errorf("%d runs, want 3", n)
 	}
-	if got := testutil.ToFloat64(refusalsOf(t, reg, brain.LimitUserRuns)); got != 1 {
+	if got := counted(t, reg, "anima_limits_refused_total", "limit", brain.LimitUserRuns); got != 1 {
 		t.Errorf("user_runs refusals = %v, want 1 (one throttling)", got)
 	}
-}
-
-func refusalsOf(t *testing.T, reg *prometheus.Registry, limit string) prometheus.Collector {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"})
-	for _, mf := range mfs {
-		if mf.GetName() != "anima_limits_refused_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "limit" && l.GetValue() == limit {
-					g.Set(m.GetCounter().GetValue())
-				}
-			}
-		}
-	}
-	return g
 }
 
 // TestLoopRateLimitsCommands: commands count against the per-user limit as messages do:
@@ -319,7 +280,7 @@ func TestLoopRateLimitsCommands(t *testing.T) {
 	h.cfg.Tick = 5 * time.Millisecond
 	h.start()
 	cmd := func(id uint64, user int64) brain.Signal {
-		return brain.Signal{ID: id, Type: brain.SignalCommand, Source: "test", Chat: user, User: user, Text: "/forget yes", At: t0}
+		return h.command(id, user, "/forget yes")
 	}
 	for id := uint64(1); id <= 2; id++ {
 		h.submit(cmd(id, a))

@@ -48,11 +48,7 @@ func (nopFetcher) Fetch(context.Context, brain.Media) ([]byte, string, error) { 
 func newMediaHarness(t *testing.T) (*harness, *perceiver) {
 	h := newHarness(t, noProactive())
 	p := &perceiver{fakeThinker: h.think}
-	h.inbox = loop.NewInbox()
-	h.loop = loop.New(h.inbox, h.sender, h.cfg, loop.Deps{
-		Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: p, Journal: h.journal,
-		Commands: h.cmds, StateStore: h.store, Media: nopFetcher{},
-	})
+	h.build(thinking(p), func(d *loop.Deps) { d.Media = nopFetcher{} })
 	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) { return answer(w), nil }
 	return h, p
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -50,15 +51,6 @@ func texts(w brain.Wake) string {
 	return fmt.Sprint(out)
 }
 
-// buildWith makes the loop with thinker in place of the harness's fake.
-func buildWith(h *harness, thinker brain.Thinker) {
-	h.inbox = loop.NewInbox()
-	h.loop = loop.New(h.inbox, h.sender, h.cfg, loop.Deps{
-		Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: thinker, Journal: h.journal,
-		Commands: h.cmds, StateStore: h.store, Registerer: h.reg, Logger: h.logger, DeadLetters: h.dead,
-	})
-}
-
 // TestOutageNoticeOnceAndFold: while the model is down, a chat gets one notice; its
 // messages stay uncommitted (still in the inbox) and ride along with the next run; when
 // the model answers, one run answers them all and consumes them.
@@ -67,7 +59,7 @@ func TestOutageNoticeOnceAndFold(t *testing.T) {
 	h := newHarness(t, noProactive())
 	h.cfg.OutageNotice = "I'll answer as soon as I can"
 	o := newOutageThinker(h)
-	buildWith(h, o)
+	h.build(thinking(o))
 	h.start()
 
 	h.submit(h.msg(1, 5, "a"))
@@ -106,6 +98,27 @@ func TestOutageNoticeOnceAndFold(t *testing.T) {
 	}
 }
 
+// hold sends each chat a message in turn (ids from 1) while the model is down, and waits
+// for its failing run and its notice: the chats are held in that order.
+func hold(t *testing.T, h *harness, chats ...int64) {
+	t.Helper()
+	for i, chat := range chats {
+		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
+		recv(t, h.think.entered, "a failing run")
+		recv(t, h.sender.attempts, "a notice")
+	}
+}
+
+// runOrder returns the chats of the next n runs, in the order they started.
+func runOrder(t *testing.T, h *harness, n int, what string) []int64 {
+	t.Helper()
+	var order []int64
+	for range n {
+		order = append(order, recv(t, h.think.entered, what).Chat)
+	}
+	return order
+}
+
 // TestOutageReleasesHeldChatsInOrder: when the Thinker reports the model back, a tick
 // releases every held chat, first held first, without a new message.
 func TestOutageReleasesHeldChatsInOrder(t *testing.T) {
@@ -114,19 +127,11 @@ func TestOutageReleasesHeldChatsInOrder(t *testing.T) {
 	h.cfg.Tick = 5 * time.Millisecond
 	h.cfg.MaxConcurrent = 1
 	o := newOutageThinker(h)
-	buildWith(h, o)
+	h.build(thinking(o))
 	h.start()
-	for i, chat := range []int64{9, 4, 7} {
-		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
-		recv(t, h.think.entered, "a failing run")
-		recv(t, h.sender.attempts, "a notice")
-	}
+	hold(t, h, 9, 4, 7)
 	o.setDown(false)
-	var order []int64
-	for range 3 {
-		order = append(order, recv(t, h.think.entered, "a released run").Chat)
-	}
-	if !slices.Equal(order, []int64{9, 4, 7}) {
+	if order := runOrder(t, h, 3, "a released run"); !slices.Equal(order, []int64{9, 4, 7}) {
 		t.Errorf("released in order %v, want [9 4 7] (the order they were held in)", order)
 	}
 }
@@ -141,8 +146,7 @@ func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = time.Millisecond
 	h.cfg.MaxConcurrent = 1
-	reg := prometheus.NewRegistry()
-	h.reg = reg
+	reg := h.registry()
 	o := newOutageThinker(h)
 	fail, failed, gate := h.think.script, make(chan struct{}, 1), make(chan struct{})
 	h.think.script = func(ctx context.Context, w brain.Wake) (brain.Outcome, error) {
@@ -153,13 +157,9 @@ func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
 		}
 		return out, err
 	}
-	buildWith(h, o)
+	h.build(thinking(o))
 	h.start()
-	for i, chat := range []int64{9, 4} {
-		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
-		recv(t, h.think.entered, "a failing run")
-		recv(t, h.sender.attempts, "a notice")
-	}
+	hold(t, h, 9, 4)
 	h.submit(h.msg(3, 7, "7"))
 	recv(t, h.think.entered, "7's run")
 	recv(t, failed, "7's run to fail")
@@ -170,11 +170,7 @@ func TestOutageReleaseQueuesBehindWaitingChats(t *testing.T) {
 	until(t, time.Now().Add(guard), "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+2 })
 	close(gate)
 	recv(t, h.sender.attempts, "7's notice")
-	var order []int64
-	for range 3 {
-		order = append(order, recv(t, h.think.entered, "a released run").Chat)
-	}
-	if !slices.Equal(order, []int64{9, 4, 7}) {
+	if order := runOrder(t, h, 3, "a released run"); !slices.Equal(order, []int64{9, 4, 7}) {
 		t.Errorf("released in order %v, want [9 4 7] (the order they were held in)", order)
 	}
 }
@@ -186,18 +182,12 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.MaxConcurrent = 1
-	reg := prometheus.NewRegistry()
-	h.reg = reg
+	reg := h.registry()
 	o := newOutageThinker(h)
-	gate := make(chan struct{})
-	h.think.gateChat[5] = gate
-	buildWith(h, o)
+	gate := h.gate(5)
+	h.build(thinking(o))
 	h.start()
-	for i, chat := range []int64{9, 4} {
-		h.submit(h.msg(uint64(i+1), chat, fmt.Sprint(chat)))
-		recv(t, h.think.entered, "a failing run")
-		recv(t, h.sender.attempts, "a notice")
-	}
+	hold(t, h, 9, 4)
 	o.setDown(false)
 	h.submit(h.msg(3, 5, "5"))
 	recv(t, h.think.entered, "5's run") // 9 and 4 are held: 5's run started after 4's ended
@@ -205,11 +195,7 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 	// 6's wake is dispatched (in the same step as it is counted) and waits for 5's slot.
 	until(t, time.Now().Add(guard), "6's message never woke the loop", func() bool { return wakes(t, reg) >= 4 })
 	close(gate) // 5's run goes through: the model is back, 9 and 4 are released
-	var order []int64
-	for range 3 {
-		order = append(order, recv(t, h.think.entered, "a run after 5's").Chat)
-	}
-	if !slices.Equal(order, []int64{6, 9, 4}) {
+	if order := runOrder(t, h, 3, "a run after 5's"); !slices.Equal(order, []int64{6, 9, 4}) {
 		t.Errorf("runs after 5's in order %v, want [6 9 4] (6 waited for the slot first; 9 and 4 in the order held)", order)
 	}
 }
@@ -217,19 +203,7 @@ func TestOutageReleaseDoesNotJumpWaitingChats(t *testing.T) {
 // wakes is the Stepper's anima_cognition_wakes_total in reg, over every reason.
 func wakes(t *testing.T, reg *prometheus.Registry) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() == "anima_cognition_wakes_total" {
-			for _, m := range mf.GetMetric() {
-				n += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return n
+	return counted(t, reg, "anima_cognition_wakes_total")
 }
 
 // TestOutageDropsAfterMaxHold: messages held longer than MaxHold are consumed unanswered,
@@ -238,35 +212,31 @@ func TestOutageDropsAfterMaxHold(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
+	reg := h.registry()
+	if rec := expireHold(t, h, "too old"); !slices.Equal(rec.Done, []uint64{1}) || len(rec.Turns)+len(rec.Outbox) != 0 {
+		t.Fatalf("drop commit = %+v, want only the inbox entry consumed", rec)
+	}
+	if got := counted(t, reg, "anima_held_messages_dropped_total"); got != 1 {
+		t.Errorf("anima_held_messages_dropped_total = %v, want 1", got)
+	}
+}
+
+// expireHold holds one message of chat 5 (id 1) while the model is down, past a MaxHold of
+// an hour with no retries in the way, and returns the commit that drops it; the loop is
+// stopped after.
+func expireHold(t *testing.T, h *harness, text string) brain.TurnRecord {
+	t.Helper()
 	h.cfg.MaxHold = time.Hour
-	h.cfg.HoldRetry = 1000 * time.Hour // no retries in the way
-	reg := prometheus.NewRegistry()
-	h.reg = reg
-	o := newOutageThinker(h)
-	buildWith(h, o)
+	h.cfg.HoldRetry = 1000 * time.Hour
+	h.build(thinking(newOutageThinker(h)))
 	h.start()
-	h.submit(h.msg(1, 5, "too old"))
+	h.submit(h.msg(1, 5, text))
 	recv(t, h.sender.attempts, "the notice")
 	recv(t, h.journal.commits, "the notice's commit")
 	h.clock.Advance(2 * time.Hour)
 	rec := recv(t, h.journal.commits, "the drop")
-	if !slices.Equal(rec.Done, []uint64{1}) || len(rec.Turns)+len(rec.Outbox) != 0 {
-		t.Fatalf("drop commit = %+v, want only the inbox entry consumed", rec)
-	}
 	h.stop()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := -1.0
-	for _, mf := range mfs {
-		if mf.GetName() == "anima_held_messages_dropped_total" {
-			got = mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	if got != 1 {
-		t.Errorf("anima_held_messages_dropped_total = %v, want 1", got)
-	}
+	return rec
 }
 
 // gapThinker is a fakeThinker behind a circuit breaker like cognition's: while open, a
@@ -331,7 +301,7 @@ func TestOutageProbesWhenTheGapEnds(t *testing.T) {
 	h := newHarness(t, noProactive())
 	h.cfg.Tick = 5 * time.Millisecond
 	g := newGapThinker(h)
-	buildWith(h, g)
+	h.build(thinking(g))
 	h.start()
 	h.submit(h.msg(1, 5, "a"))
 	recv(t, g.probes, "the first message's probe")
@@ -361,33 +331,32 @@ func TestOutageProbesWhenTheGapEnds(t *testing.T) {
 // the first minute of the hold, then at doubling intervals up to 60 s.
 func TestOutageProbeBackoff(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, noProactive())
-	h.cfg.Tick = time.Millisecond
-	reg := prometheus.NewRegistry()
-	h.reg = reg
-	g := newGapThinker(h)
-	buildWith(h, g)
-	h.start()
-	h.submit(h.msg(1, 5, "a"))
-	held := recv(t, g.probes, "the first probe")
-	recv(t, h.sender.attempts, "the notice")
+	var held time.Time
 	var probes []time.Time
-	for h.clock.Now().Sub(held) < 5*time.Minute {
-		// Each second of the fake clock is seen by ticks of the loop, and a run it started
-		// has ended and been taken in, before the next.
-		h.clock.Advance(time.Second)
-		settle(t, h, reg)
-		for len(g.probes) > 0 {
-			probes = append(probes, <-g.probes)
-			settle(t, h, reg)
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, noProactive())
+		h.cfg.Tick = time.Millisecond
+		g := newGapThinker(h)
+		h.build(thinking(g))
+		h.start()
+		h.submit(h.msg(1, 5, "a"))
+		held = recv(t, g.probes, "the first probe")
+		recv(t, h.sender.attempts, "the notice")
+		synctest.Wait() // the failed run is taken in: the chat is held from held
+		for h.clock.Now().Sub(held) < 5*time.Minute {
+			// Each second of the manual clock is seen by five ticks of the loop (5 ms of
+			// the bubble's time), and a run they started has ended and been taken in
+			// (everything in the bubble waits), before the next.
+			h.clock.Advance(time.Second)
+			time.Sleep(5 * time.Millisecond)
+			synctest.Wait()
+			for len(g.probes) > 0 {
+				probes = append(probes, <-g.probes)
+			}
 		}
-	}
-	var gaps []time.Duration
-	prev := held
-	for _, p := range probes {
-		gaps = append(gaps, p.Sub(prev))
-		prev = p
-	}
+		h.stop()
+	})
+	gaps := braintest.Gaps(held, probes)
 	t.Logf("probe gaps over 5 minutes: %v", gaps)
 	want := []time.Duration{}
 	for range 12 {
@@ -398,33 +367,15 @@ func TestOutageProbeBackoff(t *testing.T) {
 		t.Fatalf("%d probes in 5 minutes, want at least %d", len(gaps), len(want))
 	}
 	for i, w := range want {
-		if gaps[i] < w || gaps[i] > w+3*time.Second {
-			t.Errorf("gap %d = %v, want %v (never early; late by a test's scheduling at most)", i, gaps[i], w)
+		if gaps[i] != w {
+			t.Errorf("gap %d = %v, want %v", i, gaps[i], w)
 		}
 	}
 	for i, gp := range gaps {
-		if gp > 63*time.Second {
+		if gp > 60*time.Second {
 			t.Errorf("gap %d = %v, want at most 60s", i, gp)
 		}
 	}
-}
-
-// settle waits until the loop has ticked five times (a run a tick started has most likely
-// begun), no run is in flight, and the loop has ticked three times since (it has taken in
-// the run's result). A goroutine scheduled later than that makes a probe late, never
-// early.
-func settle(t *testing.T, h *harness, reg *prometheus.Registry) {
-	t.Helper()
-	deadline := time.Now().Add(guard)
-	n := ticks(t, reg)
-	until(t, deadline, "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+5 })
-	until(t, deadline, "a run never ended", func() bool {
-		h.think.mu.Lock()
-		defer h.think.mu.Unlock()
-		return h.think.inflight == 0
-	})
-	n = ticks(t, reg)
-	until(t, deadline, "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+3 })
 }
 
 // pollEvery is how often until looks: a quarter of the 1 ms tick these tests run at.
@@ -448,16 +399,7 @@ func until(t *testing.T, deadline time.Time, msg string, cond func() bool) {
 // ticks is the loop's anima_ticks_total in reg.
 func ticks(t *testing.T, reg *prometheus.Registry) float64 {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == "anima_ticks_total" {
-			return mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	return 0
+	return counted(t, reg, "anima_ticks_total")
 }
 
 // TestOutageRetryNotStuckBehindOneChat: a retry whose run does not end (a probe that
@@ -465,36 +407,41 @@ func ticks(t *testing.T, reg *prometheus.Registry) float64 {
 func TestOutageRetryNotStuckBehindOneChat(t *testing.T) {
 	t.Parallel()
 	const a, b = 5, 6
-	h := newHarness(t, noProactive())
-	h.cfg.Tick = time.Millisecond
-	reg := prometheus.NewRegistry()
-	h.reg = reg
-	hang := make(chan struct{}, 1)
-	hang <- struct{}{} // a's first run goes through to the breaker; its retry hangs
-	h.think.gateChat[a] = hang
-	g := newGapThinker(h)
-	buildWith(h, g)
-	h.start()
-	defer close(hang)
-	h.submit(h.msg(1, a, "a"))
-	held := recv(t, g.probes, "a's probe")
-	recv(t, h.sender.attempts, "a's notice")
-	h.submit(h.msg(2, b, "b"))
-	recv(t, h.sender.attempts, "b's notice") // b's run failed fast, inside the probe gap
-	for len(g.probes) == 0 {
-		if h.clock.Now().Sub(held) > 2*time.Minute {
-			t.Fatal("no probe for b within two minutes while a's retry hangs")
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, noProactive())
+		h.cfg.Tick = time.Millisecond
+		hang := make(chan struct{}, 1)
+		hang <- struct{}{} // a's first run goes through to the breaker; its retry hangs
+		h.think.gateChat[a] = hang
+		g := newGapThinker(h)
+		h.build(thinking(g))
+		h.start()
+		h.submit(h.msg(1, a, "a"))
+		held := recv(t, g.probes, "a's probe")
+		recv(t, h.sender.attempts, "a's notice")
+		h.submit(h.msg(2, b, "b"))
+		recv(t, h.sender.attempts, "b's notice") // b's run failed fast, inside the probe gap
+		synctest.Wait()
+		for len(g.probes) == 0 {
+			if h.clock.Now().Sub(held) > 2*time.Minute {
+				t.Fatal("no probe for b within two minutes while a's retry hangs")
+			}
+			// Three ticks of the loop (3 ms of the bubble's time) see each second of the
+			// manual clock, and all they started has been taken in, before the next.
+			h.clock.Advance(time.Second)
+			time.Sleep(3 * time.Millisecond)
+			synctest.Wait()
 		}
-		n := ticks(t, reg)
-		h.clock.Advance(time.Second)
-		until(t, time.Now().Add(guard), "the loop stopped ticking", func() bool { return ticks(t, reg) >= n+3 })
-	}
-	w := h.think.Wakes()
-	if last := w[len(w)-1]; last.Chat != b {
-		t.Fatalf("the probe was chat %d's, want b's", last.Chat)
-	}
-	// a's retry went out 5 s after the hold; b's may follow HoldRetryMax (60 s) after it.
-	if took := (<-g.probes).Sub(held); took > 65*time.Second+2*time.Second {
-		t.Errorf("b's probe came %v after the hold, want at most 65s (and a tick)", took)
-	}
+		w := h.think.Wakes()
+		if last := w[len(w)-1]; last.Chat != b {
+			t.Fatalf("the probe was chat %d's, want b's", last.Chat)
+		}
+		// a's retry went out 5 s after the hold; b's may follow HoldRetryMax (60 s) after it.
+		took := (<-g.probes).Sub(held)
+		t.Logf("b's probe came %v after the hold", took)
+		if took > 65*time.Second {
+			t.Errorf("b's probe came %v after the hold, want at most 65s", took)
+		}
+		h.stop() // ends a's hanging run
+	})
 }

@@ -13,13 +13,9 @@ func TestLoopFoldsBurstAndKeepsChatsIndependent(t *testing.T) {
 	t.Parallel()
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
-	releaseA := make(chan struct{})
-	h.think.gateChat[a] = releaseA
-	h.start()
-
-	h.submit(h.msg(1, a, "one"))
-	if w := recv(t, h.think.entered, "A's first run"); !slices.Equal(signalIDs(w), []uint64{1}) {
-		t.Fatalf("first wake has %v", signalIDs(w))
+	releaseA, first := h.busy(a, "one")
+	if !slices.Equal(signalIDs(first), []uint64{1}) {
+		t.Fatalf("first wake has %v", signalIDs(first))
 	}
 	h.submit(h.msg(2, a, "two"))
 	h.submit(h.msg(3, a, "three"))
@@ -138,14 +134,9 @@ func TestLoopFoldingKeepsOrderAroundCommands(t *testing.T) {
 	t.Parallel()
 	const a, b = 1, 2
 	h := newHarness(t, noProactive())
-	gate := make(chan struct{})
-	h.think.gateChat[a] = gate
-	h.start()
-
-	h.submit(h.msg(1, a, "one"))
-	recv(t, h.think.entered, "A's first run")
+	gate, _ := h.busy(a, "one")
 	h.submit(h.msg(2, a, "two"))
-	h.submit(brain.Signal{ID: 3, Type: brain.SignalCommand, Source: "test", Chat: a, User: a, Text: "/quiet", At: t0})
+	h.submit(h.command(3, a, "/quiet"))
 	h.submit(h.msg(4, a, "three"))
 	h.submit(h.msg(5, a, "four"))
 	h.submit(h.msg(6, b, "bee")) // processed after all of A's: a barrier
@@ -169,8 +160,7 @@ func TestLoopGroupRunsAnswerOneSender(t *testing.T) {
 	t.Parallel()
 	const g, ann, ben = -7, 1, 2
 	h := newHarness(t, noProactive())
-	gate := make(chan struct{})
-	h.think.gateChat[g] = gate
+	gate := h.gate(g)
 	h.start()
 	msg := func(id uint64, user int64, name, text string) brain.Signal {
 		return brain.Signal{ID: id, Type: brain.SignalUserMessage, Source: "test", Chat: g, User: user, UserName: name, Text: text, At: t0}

@@ -41,11 +41,7 @@ func newSpeakHarness(t *testing.T, mode brain.VoiceMode, sp *fakeSpeaker) (*harn
 	h := newHarness(t, noProactive())
 	h.cfg.Voice = mode
 	p := &perceiver{fakeThinker: h.think}
-	h.inbox = loop.NewInbox()
-	h.loop = loop.New(h.inbox, h.sender, h.cfg, loop.Deps{
-		Clock: h.clock, State: h.st, Aggregator: h.agg, Thinker: p, Journal: h.journal,
-		Commands: h.cmds, StateStore: h.store, Media: nopFetcher{}, Speaker: sp,
-	})
+	h.build(thinking(p), func(d *loop.Deps) { d.Media, d.Speaker = nopFetcher{}, sp })
 	h.think.script = func(_ context.Context, w brain.Wake) (brain.Outcome, error) { return answer(w), nil }
 	return h, p
 }
