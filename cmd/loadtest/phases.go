@@ -188,6 +188,11 @@ func (lt *loadtest) traffic(ctx context.Context) error {
 	if err := lt.burst(wctx, f, p, burst); err != nil {
 		return lt.procErr(p, wctx, err)
 	}
+	if lt.o.growing > 0 {
+		if err := lt.growing(wctx, f, p, seq[:min(50, len(seq))]); err != nil {
+			return lt.procErr(p, wctx, err)
+		}
+	}
 
 	lt.printf("\n5. shutdown\n")
 	calls := f.tg.Calls()
