@@ -30,8 +30,7 @@ func commitTurns(t testing.TB, s *storage.Store, chat int64, n int, text string)
 
 func TestCompactLeavesNoTraceOfForgottenData(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	s := open(t, path)
+	s, path := openTemp(t)
 	const marker = "zanzibar-marker"
 	commitTurns(t, s, 7, 30, marker)
 	commitTurns(t, s, 8, 5, "someone else")
@@ -99,11 +98,7 @@ func TestCompactWhileWriting(t *testing.T) {
 	// What is checked is that no transaction fails and nothing is lost, not how long
 	// Compact waits for the readers: on a loaded machine four busy writers kept it from
 	// the lock past the default 2 s (ErrBusy, a flaky failure).
-	s, err := storage.Open(path, storage.Options{CompactWait: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := openWith(t, path, storage.Options{CompactWait: time.Minute})
 	commitTurns(t, s, 1, 200, "filler")
 	const writers, each = 4, 50
 	var wg sync.WaitGroup
@@ -141,11 +136,7 @@ func TestCompactRefusesReadOnly(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	_ = open(t, path).Close()
-	ro, err := storage.Open(path, storage.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	ro := openWith(t, path, storage.Options{ReadOnly: true})
 	if _, err := ro.Compact(); err == nil {
 		t.Error("a read-only store compacted")
 	}
@@ -157,11 +148,7 @@ func TestCompactRefusesReadOnly(t *testing.T) {
 func open100k(b *testing.B, user func(c int) int64) (*storage.Store, string) {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "anima.db")
-	s, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
+	s := openWith(b, path, storage.Options{})
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	const chats, perCommit = 100, 50
 	text := "a message of the ordinary length people send to a companion, with a few words more to make it realistic"

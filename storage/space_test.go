@@ -15,11 +15,7 @@ import (
 func TestFreedPagesAreReused(t *testing.T) {
 	t.Parallel()
 	// The point is page reuse, not durability: commits skip the fsync.
-	s, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openWith(t, filepath.Join(t.TempDir(), "anima.db"), storage.Options{NoSync: true})
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	fill := func(chat int64) {
 		t.Helper()

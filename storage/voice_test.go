@@ -17,14 +17,6 @@ func TestVoiceBlob(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	path := filepath.Join(t.TempDir(), "anima.db")
-	open := func() *Store {
-		t.Helper()
-		s, err := Open(path, Options{SentDelay: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
 	audio := func(n byte) []byte { return bytes.Repeat([]byte{n}, 3000) } // a blob over a quarter page
 	spoken := func(chat int64, text string, n byte) brain.SendMessage {
 		return brain.SendMessage{Chat: chat, Text: text, Voice: &brain.Voice{Audio: audio(n), Duration: time.Second, Bytes: 3000}}
@@ -40,7 +32,7 @@ func TestVoiceBlob(t *testing.T) {
 		return n
 	}
 
-	s := open()
+	s := openDelayed(t, path)
 	out, err := s.CommitTurn(Commit{Chat: 1, Outbox: []brain.SendMessage{spoken(1, "one", 1), {Chat: 1, Text: "plain"}, spoken(1, "two", 2)}}, now)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +49,7 @@ func TestVoiceBlob(t *testing.T) {
 	}
 	s.crash(t)
 
-	s = open()
+	s = openDelayed(t, path)
 	defer s.Close()
 	pending, err := s.PendingOutbox()
 	if err != nil {
@@ -125,27 +117,11 @@ func (s *Store) rawOutbox(t *testing.T, id uint64) ([]byte, bool) {
 	return raw, raw != nil
 }
 
-// crash ends s as a killed process would: no Close, nothing more committed.
-func (s *Store) crash(t *testing.T) {
-	t.Helper()
-	s.sentMu.Lock()
-	if s.sentTimer != nil {
-		s.sentTimer.Stop()
-	}
-	s.sentMu.Unlock()
-	if err := s.db.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // BenchmarkVoiceOutbox is the store's part of one spoken reply: the turn committed with
 // a 52 KB voice note (13 s at an assumed 32 kbit/s) as a blob beside its outbox entry,
 // read back as a restart would, and removed once delivered.
 func BenchmarkVoiceOutbox(b *testing.B) {
-	s, err := Open(filepath.Join(b.TempDir(), "anima.db"), Options{SentDelay: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := openAt(b, filepath.Join(b.TempDir(), "anima.db"), Options{SentDelay: -1})
 	defer s.Close()
 	audio := bytes.Repeat([]byte{0x4f}, 52_000)
 	msg := brain.SendMessage{Chat: 1, Text: "a reply", Voice: &brain.Voice{Audio: audio, Duration: 13 * time.Second, Bytes: len(audio)}}
