@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/cognition/openaitest"
-	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -34,10 +32,7 @@ func deadCLI(t *testing.T, path string, args ...string) (string, int) {
 // then, is sent at the next start.
 func TestDeadLetterCLI(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	tg, _, path := fakeService(t)
 	p := start(t, "run", "--config", path)
 	ctx := waitCtx(t, 60*time.Second)
 

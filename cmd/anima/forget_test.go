@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/anima-bot/anima/brain/cognition/openaitest"
-	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
 
 // TestCompactCLI: `anima compact` refuses while the service holds the store and
@@ -15,15 +12,9 @@ import (
 // TestForgetLeavesNoTraceOnDisk, in-process.)
 func TestCompactCLI(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	tg, _, path := fakeService(t)
 	p := start(t, "run", "--config", path)
-	tg.PushText(user, user, "something to store")
-	if _, err := tg.WaitSent(waitCtx(t, 20*time.Second), 1); err != nil {
-		t.Fatal(err)
-	}
+	say(waitCtx(t, 20*time.Second), t, tg, "something to store", 1)
 	// Offline compaction refuses while the service holds the store...
 	if out, err := exec.Command(binary, "compact", "--config", path).CombinedOutput(); err == nil || !strings.Contains(string(out), "in use by another process") {
 		t.Errorf("anima compact while running: err %v, output:\n%s", err, out)

@@ -90,10 +90,7 @@ func TestPhotoReachesTheModelAsDataURL(t *testing.T) {
 	}
 
 	// The next turn remembers that a photo was shown, without the image.
-	tg.PushText(user, user, "what did I just show you?")
-	if _, err := tg.WaitSent(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	say(ctx, t, tg, "what did I just show you?", 2)
 	reqs = ai.Requests()
 	last := reqs[len(reqs)-1]
 	if urls := last.ImageURLs(); len(urls) != 0 {

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,22 +18,12 @@ import (
 // is not spoken again.
 func TestKillBetweenSpeechAndDeliveryDeliversOnce(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
+	tg, ai, path := fakeService(t)
 	ai.SetSpeaker(func(s openaitest.Speech) ([]byte, int) {
 		time.Sleep(300 * time.Millisecond) // a speech model takes a moment: Telegram is made to hang meanwhile
 		return openaitest.Speak(s)
 	})
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw = bytes.Replace(raw, []byte("llm:\n"), []byte("llm:\n  speech_model: gpt-4o-mini-tts\n"), 1)
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editConfig(t, path, "llm:\n", "llm:\n  speech_model: gpt-4o-mini-tts\n")
 
 	p := start(t, "run", "--config", path)
 	tg.PushMessage(tg.VoiceMessage(user, user, []byte("tell me a story"), 3))
@@ -45,11 +33,7 @@ func TestKillBetweenSpeechAndDeliveryDeliversOnce(t *testing.T) {
 	}
 	tg.SetLatency(time.Minute) // Telegram stops answering: sendVoice hangs
 	time.Sleep(time.Second)    // the audio arrives, is committed with the outbox entry, and is being sent
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-p.done
-	p.done <- nil
+	p.kill(t)
 	tg.SetLatency(0)
 	if n := len(tg.Voices()); n != 0 {
 		t.Fatalf("%d voice notes before the restart: the kill came too late to test anything", n)
