@@ -22,17 +22,11 @@ func buryAll(t *testing.T, s *storage.Store, letters ...brain.DeadLetter) []uint
 			t.Fatal(err)
 		}
 	}
-	all, err := s.DeadLetters()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []uint64
-	for _, d := range all[len(all)-len(letters):] {
-		ids = append(ids, d.ID)
-	}
-	return ids
+	ids := deadIDs(t, s)
+	return ids[len(ids)-len(letters):]
 }
 
+// deadIDs are the ids of every letter kept, oldest first.
 func deadIDs(t *testing.T, s *storage.Store) []uint64 {
 	t.Helper()
 	all, err := s.DeadLetters()
