@@ -158,6 +158,27 @@ func (p *proc) stop(t *testing.T) {
 	}
 }
 
+// restartSendsOnce starts anima again on path after a crash and checks that, over a
+// second in which a duplicate would come, exactly one message is sent in all, reading
+// want; it stops anima and returns the process.
+func restartSendsOnce(ctx context.Context, t *testing.T, tg *telegramtest.Server, path, want string) *proc {
+	t.Helper()
+	p := start(t, "run", "--config", path)
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatalf("nothing sent after the restart: %v", err)
+	}
+	if sent[0].Visible != want {
+		t.Errorf("sent %q after the restart, want %q", sent[0].Visible, want)
+	}
+	time.Sleep(time.Second) // a duplicate would come now
+	p.stop(t)
+	if n := len(tg.Sent()); n != 1 {
+		t.Errorf("%d messages sent in all, want exactly 1", n)
+	}
+	return p
+}
+
 // lastPrompt is the raw body of the latest request the model was sent.
 func lastPrompt(ai *openaitest.Server) string {
 	reqs := ai.Requests()
@@ -294,19 +315,7 @@ func TestKillMidTurnAnswersOnce(t *testing.T) {
 		t.Fatalf("%d messages sent before the crash", n)
 	}
 
-	p = start(t, "run", "--config", path)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatalf("no answer after restart: %v", err)
-	}
-	if sent[0].Visible != "echo: are you still there after a crash?" {
-		t.Errorf("answer = %q", sent[0].Visible)
-	}
-	time.Sleep(time.Second) // a duplicate would come now
-	p.stop(t)
-	if n := len(tg.Sent()); n != 1 {
-		t.Errorf("%d answers, want exactly 1", n)
-	}
+	restartSendsOnce(ctx, t, tg, path, "echo: are you still there after a crash?")
 }
 
 // TestSIGTERMStopsGracefully checks exit 0 and that state persists across the stop.
@@ -459,19 +468,7 @@ func TestKillDuringSendDeliversOnce(t *testing.T) {
 	p.kill(t)
 	tg.SetLatency(0)
 
-	p = start(t, "run", "--config", path)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatalf("no reply after restart: %v", err)
-	}
-	if sent[0].Visible != "this reply survives a crash" {
-		t.Errorf("reply = %q", sent[0].Visible)
-	}
-	time.Sleep(time.Second) // a duplicate would come now
-	p.stop(t)
-	if n := len(tg.Sent()); n != 1 {
-		t.Errorf("%d replies, want exactly 1", n)
-	}
+	p = restartSendsOnce(ctx, t, tg, path, "this reply survives a crash")
 	if n := len(ai.Requests()); n != 1 {
 		t.Errorf("%d model calls, want 1: the reply comes from the outbox, not a new turn", n)
 	}
