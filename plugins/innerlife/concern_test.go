@@ -36,9 +36,15 @@ func newPlugin(t *testing.T, start time.Time) (*innerlife.Plugin, pluginstest.Bu
 
 func newPluginReg(t *testing.T, start time.Time) (*innerlife.Plugin, pluginstest.Bucket, *prometheus.Registry) {
 	t.Helper()
-	reg := prometheus.NewRegistry()
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: reg, Clock: braintest.NewClock(start)})
+	p, reg := newPluginOn(braintest.NewClock(start))
 	return p, pluginstest.Bucket{}, reg
+}
+
+// newPluginOn is a plugin with the default configuration on clock, measured into a
+// registry of its own, which it returns.
+func newPluginOn(clock *braintest.Clock) (*innerlife.Plugin, *prometheus.Registry) {
+	reg := prometheus.NewRegistry()
+	return innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: reg}), reg
 }
 
 // metricValue is the value of the series of name with label=value in reg.
@@ -336,7 +342,7 @@ func TestOneDreamPer20HoursWhateverTheZone(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 3, 4, 0, 0, 0, time.UTC) // 04:00 in Etc/GMT+0
 	clock := braintest.NewClock(start.Add(-40 * time.Minute))
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
+	p, _ := newPluginOn(clock)
 	set, err := plugins.Install(nopRegistry{}, plugins.Options{}, p)
 	if err != nil {
 		t.Fatal(err)

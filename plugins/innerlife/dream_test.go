@@ -120,8 +120,7 @@ func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(start)
-	reg := prometheus.NewRegistry()
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: reg})
+	p, reg := newPluginOn(clock)
 	b := pluginstest.Bucket{}
 	// An entry every evening for 14 days.
 	for day := range 14 {
@@ -193,7 +192,7 @@ func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
 	}
 
 	t.Run("restart", func(t *testing.T) {
-		p2 := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
+		p2, _ := newPluginOn(clock)
 		if err := p2.Load(b); err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +229,7 @@ func TestReflectRefusesBadThemes(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(start)
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
+	p, _ := newPluginOn(clock)
 	b := pluginstest.Bucket{}
 	apply(t, p, b, start, innerlife.EntryChange(7, "an old note", start))
 	night := start.AddDate(0, 0, 9)
@@ -265,8 +264,7 @@ func TestDreamOpensConcerns(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 3, 20, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(start)
-	reg := prometheus.NewRegistry()
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: reg})
+	p, reg := newPluginOn(clock)
 	cog := cognition.NewRegistry()
 	for _, tool := range p.Tools() {
 		if err := cog.Register(tool); err != nil {
@@ -366,7 +364,7 @@ func TestDreamWeek(t *testing.T) {
 	zone := time.UTC
 	start := time.Date(2025, 3, 3, 10, 0, 0, 0, zone) // a Monday
 	clock := braintest.NewClock(start)
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
+	p, _ := newPluginOn(clock)
 	set, err := plugins.Install(nopRegistry{}, plugins.Options{}, p)
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +424,7 @@ func TestDreamInEachUsersZone(t *testing.T) {
 	}
 	start := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(start)
-	p := innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: prometheus.NewRegistry()})
+	p, _ := newPluginOn(clock)
 	set, err := plugins.Install(nopRegistry{}, plugins.Options{}, p)
 	if err != nil {
 		t.Fatal(err)
