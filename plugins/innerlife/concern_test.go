@@ -47,32 +47,6 @@ func newPluginOn(clock *braintest.Clock) (*innerlife.Plugin, *prometheus.Registr
 	return innerlife.New(innerlife.Config{}, innerlife.Options{Clock: clock, Registerer: reg}), reg
 }
 
-// metricValue is the value of the series of name with label=value in reg.
-func metricValue(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == label && l.GetValue() == value {
-					if m.GetCounter() != nil {
-						return m.GetCounter().GetValue()
-					}
-					return m.GetGauge().GetValue()
-				}
-			}
-		}
-	}
-	t.Fatalf("no series %s{%s=%q}", name, label, value)
-	return 0
-}
-
 // checkinWake is the proactive wake of chat 7 for its due check-in.
 func checkinWake(at time.Time) brain.Wake {
 	return brain.Wake{Chat: 7, User: 7, Profile: brain.ProfileProactive, Gated: true, At: at,
@@ -137,11 +111,11 @@ func TestCheckinRaisedAgainAfterAFailedRun(t *testing.T) {
 		}
 	}
 	for attempt, want := range map[string]float64{"first": 1, "again": 2} {
-		if got := metricValue(t, reg, "anima_innerlife_checkins_raised_total", "attempt", attempt); got != want {
+		if got := pluginstest.Value(t, reg, "anima_innerlife_checkins_raised_total", "attempt", attempt); got != want {
 			t.Errorf("check-ins raised (%s) = %v, want %v", attempt, got, want)
 		}
 	}
-	if got := metricValue(t, reg, "anima_innerlife_checkins_asked_total", "how", "proactive"); got != 1 {
+	if got := pluginstest.Value(t, reg, "anima_innerlife_checkins_asked_total", "how", "proactive"); got != 1 {
 		t.Errorf("check-ins asked (proactive) = %v, want 1", got)
 	}
 	later := due.Add(time.Hour * 3)
@@ -246,7 +220,7 @@ func TestConcernCaps(t *testing.T) {
 			refusals = append(refusals, err.Error())
 		}
 	}
-	if got := metricValue(t, reg, "anima_innerlife_concerns", "salience", "active"); got != innerlife.MaxOpenConcerns {
+	if got := pluginstest.Value(t, reg, "anima_innerlife_concerns", "salience", "active"); got != innerlife.MaxOpenConcerns {
 		t.Errorf("10 runs trying to open 12 concerns each left %v open, want %d", got, innerlife.MaxOpenConcerns)
 	}
 	joined := strings.Join(refusals, "\n")
@@ -302,7 +276,7 @@ func TestDueCheckinsBeyondThePromptStayDue(t *testing.T) {
 			t.Errorf("check-in %q shown %d times", s, n)
 		}
 	}
-	if got := metricValue(t, reg, "anima_innerlife_checkins_asked_total", "how", "proactive"); got != 20 {
+	if got := pluginstest.Value(t, reg, "anima_innerlife_checkins_asked_total", "how", "proactive"); got != 20 {
 		t.Errorf("check-ins asked = %v, want 20", got)
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
@@ -80,22 +78,6 @@ func mustChats(t *testing.T, h plugins.Host) []brain.Relationship {
 	return rels
 }
 
-// counterValue is the value of the counter name (without labels) in reg.
-func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	t.Fatalf("no counter %s", name)
-	return 0
-}
-
 func lines(sec brain.Section, prefix string) []string {
 	var out []string
 	for _, l := range sec.Lines {
@@ -147,7 +129,7 @@ func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
 	if len(d.refused) != 1 || !strings.Contains(d.refused[0].Error(), "already folded") {
 		t.Errorf("a second fold in one dream: refusals %v, want one saying it already folded", d.refused)
 	}
-	if got := counterValue(t, reg, "anima_innerlife_journal_folded_total"); got != 8 {
+	if got := pluginstest.Value(t, reg, "anima_innerlife_journal_folded_total"); got != 8 {
 		t.Errorf("anima_innerlife_journal_folded_total = %v, want 8", got)
 	}
 
@@ -300,7 +282,7 @@ func TestDreamOpensConcerns(t *testing.T) {
 		return calls
 	}
 	dreamOnce(t, p, d, clock, night) // the host panics if a message is committed
-	if got := metricValue(t, reg, "anima_innerlife_concerns", "salience", "active"); got != innerlife.MaxOpenedPerRun {
+	if got := pluginstest.Value(t, reg, "anima_innerlife_concerns", "salience", "active"); got != innerlife.MaxOpenedPerRun {
 		t.Errorf("a dream opening 4 concerns left %v open, want %d", got, innerlife.MaxOpenedPerRun)
 	}
 	if len(d.refused) != 1 || !strings.Contains(d.refused[0].Error(), "at most 3 concerns may be opened in one run") {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/pluginstest"
 )
@@ -67,3 +70,40 @@ func TestStoreErase(t *testing.T) {
 		t.Errorf("after Erase, k = %q (%v)", got, err)
 	}
 }
+
+// TestValue: Value reads a counter or a gauge by its labels, any of them or all, and fails
+// the test when no series has them.
+func TestValue(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	errs := promauto.With(reg).NewCounterVec(prometheus.CounterOpts{Name: "errors_total", Help: "h"}, []string{"plugin", "part"})
+	errs.WithLabelValues("greeter", "tool").Add(2)
+	errs.WithLabelValues("greeter", "state").Inc()
+	promauto.With(reg).NewGauge(prometheus.GaugeOpts{Name: "open", Help: "h"}).Set(7)
+	for _, tc := range []struct {
+		name   string
+		labels []string
+		want   float64
+		fails  bool
+	}{
+		{"errors_total", []string{"plugin", "greeter", "part", "state"}, 1, false},
+		{"errors_total", []string{"part", "tool"}, 2, false},
+		{"open", nil, 7, false},
+		{"errors_total", []string{"part", "neuron"}, 0, true},
+		{"absent_total", nil, 0, true},
+	} {
+		rec := &fatalRecorder{TB: t}
+		if got := pluginstest.Value(rec, reg, tc.name, tc.labels...); got != tc.want || rec.failed != tc.fails {
+			t.Errorf("Value(%s, %q) = %v, failed %v; want %v, failed %v", tc.name, tc.labels, got, rec.failed, tc.want, tc.fails)
+		}
+	}
+}
+
+// fatalRecorder notes a Fatalf instead of ending the test.
+type fatalRecorder struct {
+	testing.TB
+	failed bool
+}
+
+func (r *fatalRecorder) Helper()               {}
+func (r *fatalRecorder) Fatalf(string, ...any) { r.failed = true }
