@@ -76,8 +76,7 @@ func TestHealthCommand(t *testing.T) {
 
 func TestHealthCommandWithoutMetrics(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
+	path := offlineConfig(t, "")
 	editConfig(t, path, `listen: "127.0.0.1:0"`, `listen: ""`)
 	if code, out := health(t, path); code == 0 || !strings.Contains(out, "metrics.listen is empty") {
 		t.Errorf("health without a metrics server: exit %d, %q; want non-zero naming metrics.listen", code, out)

@@ -54,6 +54,13 @@ func writeConfig(t *testing.T, dir, tgURL, aiURL, extra string) string {
 	return writeConfigWith(t, dir, testConfig{tgURL: tgURL, aiURL: aiURL, extra: extra})
 }
 
+// offlineConfig writes a configuration (see writeConfig) whose Telegram and model are at
+// an address nothing answers on, in a folder of its own, and returns its path.
+func offlineConfig(t *testing.T, extra string) string {
+	t.Helper()
+	return writeConfig(t, t.TempDir(), "http://127.0.0.1:1", "http://127.0.0.1:1/v1", extra)
+}
+
 // testConfig is what a test's configuration differs in.
 type testConfig struct {
 	tgURL, aiURL string
@@ -240,8 +247,7 @@ func TestCheckNamesTheBadKey(t *testing.T) {
 
 func TestRunWithoutTokenFailsFast(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
+	path := offlineConfig(t, "")
 	cmd := exec.Command(binary, "run", "--config", path)
 	cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN=")
 	start := time.Now()
@@ -264,8 +270,7 @@ func TestRunWithoutTokenFailsFast(t *testing.T) {
 // appears nowhere in the output.
 func TestTokenWithNewlineRefused(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
+	path := offlineConfig(t, "")
 	for _, cmdName := range []string{"check", "run"} {
 		t.Run(cmdName, func(t *testing.T) {
 			t.Parallel()

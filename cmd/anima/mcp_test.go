@@ -79,7 +79,7 @@ func everythingConfig(script string) string {
 func TestMCPListEverything(t *testing.T) {
 	t.Parallel()
 	script := everything(t)
-	path := writeConfig(t, t.TempDir(), "http://127.0.0.1:1", "http://127.0.0.1:1/v1", everythingConfig(script))
+	path := offlineConfig(t, everythingConfig(script))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, binary, "mcp", "list", "--config", path).CombinedOutput()
@@ -155,8 +155,7 @@ func TestMCPListHostileServer(t *testing.T) {
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close() // its port refuses connections now
 	secret := strings.Replace(gone.URL, "http://", "http://user:SECRETU@", 1) + "/mcp?api_key=SECRETQ"
-	path := writeConfig(t, t.TempDir(), "http://127.0.0.1:1", "http://127.0.0.1:1/v1",
-		"mcp:\n  servers:\n    hostile:\n      url: "+hs.URL+"\n      timeout: 10s\n    gone:\n      url: "+secret+"\n      timeout: 10s\n")
+	path := offlineConfig(t, "mcp:\n  servers:\n    hostile:\n      url: "+hs.URL+"\n      timeout: 10s\n    gone:\n      url: "+secret+"\n      timeout: 10s\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, binary, "mcp", "list", "--config", path).CombinedOutput()
