@@ -135,9 +135,9 @@ func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
 	// A change that does not say whose it is never reaches the plugin: it is refused
 	// (ErrNoSubject), counted and dropped.
 	if err := set.Apply(b, brain.PluginChange{Plugin: "greeter", Chat: -5, Change: 1}, time.Now()); err != nil || len(b) != 0 ||
-		!strings.Contains(logs.String(), plugins.ErrNoSubject.Error()) || pluginErrors(t, reg, "greeter", plugins.PartState) != 1 {
+		!strings.Contains(logs.String(), plugins.ErrNoSubject.Error()) || pluginstest.Value(t, reg, "anima_plugin_errors_total", "plugin", "greeter", "part", plugins.PartState) != 1 {
 		t.Fatalf("a change without a user: %v, bucket %q, %v counted, log %q; want ErrNoSubject logged, 1 counted, nothing written",
-			err, b, pluginErrors(t, reg, "greeter", plugins.PartState), logs.String())
+			err, b, pluginstest.Value(t, reg, "anima_plugin_errors_total", "plugin", "greeter", "part", plugins.PartState), logs.String())
 	}
 	// Two members of group -5 and one private chat: each count is its member's.
 	for _, c := range []brain.PluginChange{{Chat: -5, User: 1, Change: 2}, {Chat: -5, User: 2, Change: 1}, {Chat: 1, User: 1, Change: 1}} {
@@ -171,7 +171,7 @@ func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
 			t.Error("a panicking neuron emitted")
 		}
 	}
-	if got := pluginErrors(t, reg, "greeter", "neuron"); got != 1 {
+	if got := pluginstest.Value(t, reg, "anima_plugin_errors_total", "plugin", "greeter", "part", "neuron"); got != 1 {
 		t.Errorf("anima_plugin_errors_total{plugin=greeter,part=neuron} = %v, want 1", got)
 	}
 	// The job runs once a day at 09:30 on the clock it is stepped with.
@@ -183,30 +183,6 @@ func TestSecondPluginUsesOnlyThePublicAPI(t *testing.T) {
 	if len(g.ran) != 3 || !g.ran[0].Equal(day.Add(9*time.Hour+30*time.Minute)) {
 		t.Errorf("job ran at %v, want 09:30 on each of the 3 days (the day before's counts as done: the job did not exist)", g.ran)
 	}
-}
-
-// pluginErrors reads anima_plugin_errors_total{plugin,part} from reg (0 when absent).
-func pluginErrors(t *testing.T, reg *prometheus.Registry, plugin, part string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "anima_plugin_errors_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			lbl := map[string]string{}
-			for _, l := range m.GetLabel() {
-				lbl[l.GetName()] = l.GetValue()
-			}
-			if lbl["plugin"] == plugin && lbl["part"] == part {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
 }
 
 func TestInstallRefusesABadToolName(t *testing.T) {

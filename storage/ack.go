@@ -19,10 +19,5 @@ func (s *Store) SaveAcks(acks []brain.Ack) error {
 
 // Acks returns the stored acks.
 func (s *Store) Acks() ([]brain.Ack, error) {
-	var acks []brain.Ack
-	err := s.View(func(tx *Tx) (err error) {
-		acks, err = decodeAll[brain.Ack](tx, BucketAcks, "ack")
-		return err
-	})
-	return acks, err
+	return viewAll[brain.Ack](s, BucketAcks, "ack")
 }

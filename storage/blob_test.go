@@ -14,10 +14,7 @@ import (
 // root page stays where it was), and blobs read, replace and delete like values.
 func TestBlobsAreWrittenAlone(t *testing.T) {
 	t.Parallel()
-	s, err := Open(filepath.Join(t.TempDir(), "anima.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openAt(t, filepath.Join(t.TempDir(), "anima.db"), Options{})
 	defer s.Close()
 	big := func(c byte) []byte { return bytes.Repeat([]byte{c}, 64<<10) }
 	put := func(key, val []byte) {
@@ -48,7 +45,7 @@ func TestBlobsAreWrittenAlone(t *testing.T) {
 	if err := s.Update(func(tx *Tx) error { return tx.PutRaw(brain.BucketIndex, plain, []byte("old")) }); err != nil {
 		t.Fatal(err)
 	}
-	err = s.View(func(tx *Tx) error {
+	err := s.View(func(tx *Tx) error {
 		for key, want := range map[string]string{string(a): string(big('a')), string(b): "small now", string(plain): "old"} {
 			v, err := tx.PeekBlob(brain.BucketIndex, []byte(key))
 			if err != nil || string(v) != want {

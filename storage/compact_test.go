@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,8 +31,7 @@ func commitTurns(t testing.TB, s *storage.Store, chat int64, n int, text string)
 
 func TestCompactLeavesNoTraceOfForgottenData(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	s := open(t, path)
+	s, path := openTemp(t)
 	const marker = "zanzibar-marker"
 	commitTurns(t, s, 7, 30, marker)
 	commitTurns(t, s, 8, 5, "someone else")
@@ -99,11 +99,7 @@ func TestCompactWhileWriting(t *testing.T) {
 	// What is checked is that no transaction fails and nothing is lost, not how long
 	// Compact waits for the readers: on a loaded machine four busy writers kept it from
 	// the lock past the default 2 s (ErrBusy, a flaky failure).
-	s, err := storage.Open(path, storage.Options{CompactWait: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := openWith(t, path, storage.Options{CompactWait: time.Minute})
 	commitTurns(t, s, 1, 200, "filler")
 	const writers, each = 4, 50
 	var wg sync.WaitGroup
@@ -141,11 +137,7 @@ func TestCompactRefusesReadOnly(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	_ = open(t, path).Close()
-	ro, err := storage.Open(path, storage.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	ro := openWith(t, path, storage.Options{ReadOnly: true})
 	if _, err := ro.Compact(); err == nil {
 		t.Error("a read-only store compacted")
 	}
@@ -157,11 +149,7 @@ func TestCompactRefusesReadOnly(t *testing.T) {
 func open100k(b *testing.B, user func(c int) int64) (*storage.Store, string) {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "anima.db")
-	s, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
+	s := openWith(b, path, storage.Options{})
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	const chats, perCommit = 100, 50
 	text := "a message of the ordinary length people send to a companion, with a few words more to make it realistic"
@@ -190,5 +178,44 @@ func BenchmarkCompact100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(rep.After)/(1<<20), "MiB")
+	}
+}
+
+// TestFreedPagesAreReused: forgetting a chat frees its pages, and writing as much again
+// reuses them instead of growing the file.
+func TestFreedPagesAreReused(t *testing.T) {
+	t.Parallel()
+	// The point is page reuse, not durability: commits skip the fsync.
+	s := openWith(t, filepath.Join(t.TempDir(), "anima.db"), storage.Options{NoSync: true})
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	fill := func(chat int64) {
+		t.Helper()
+		for i := range 300 {
+			turn := brain.Turn{Role: "user", Text: strings.Repeat("words of a long message ", 12) + string(rune('a'+i%26)), At: now}
+			if _, err := s.CommitTurn(storage.Commit{Chat: chat, Turns: []brain.Turn{turn, turn}}, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fill(1)
+	fill(2)
+	full, err := s.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.FileBytes <= 0 || full.LiveBytes() > full.FileBytes || full.PageSize <= 0 || full.PageWrites <= 0 {
+		t.Fatalf("space = %+v", full)
+	}
+	if err := s.Forget(1); err != nil {
+		t.Fatal(err)
+	}
+	freed, _ := s.Space()
+	if freed.LiveBytes() >= full.LiveBytes() {
+		t.Errorf("live %d after forget, want below %d", freed.LiveBytes(), full.LiveBytes())
+	}
+	fill(3)
+	again, _ := s.Space()
+	if again.FileBytes > full.FileBytes+full.FileBytes/10 {
+		t.Errorf("file grew from %d to %d bytes re-adding what was forgotten", full.FileBytes, again.FileBytes)
 	}
 }

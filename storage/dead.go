@@ -124,11 +124,7 @@ func cutReason(reason string) string {
 
 // DeadLetters returns the dead letters kept, oldest first.
 func (s *Store) DeadLetters() ([]brain.DeadLetter, error) {
-	var out []brain.DeadLetter
-	err := s.View(func(tx *Tx) (err error) {
-		out, err = decodeAll[brain.DeadLetter](tx, BucketDead, "dead letter")
-		return err
-	})
+	out, err := viewAll[brain.DeadLetter](s, BucketDead, "dead letter")
 	if err != nil {
 		return nil, fmt.Errorf("list dead letters: %w", err)
 	}

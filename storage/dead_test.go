@@ -22,17 +22,11 @@ func buryAll(t *testing.T, s *storage.Store, letters ...brain.DeadLetter) []uint
 			t.Fatal(err)
 		}
 	}
-	all, err := s.DeadLetters()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []uint64
-	for _, d := range all[len(all)-len(letters):] {
-		ids = append(ids, d.ID)
-	}
-	return ids
+	ids := deadIDs(t, s)
+	return ids[len(ids)-len(letters):]
 }
 
+// deadIDs are the ids of every letter kept, oldest first.
 func deadIDs(t *testing.T, s *storage.Store) []uint64 {
 	t.Helper()
 	all, err := s.DeadLetters()
@@ -50,7 +44,7 @@ func deadIDs(t *testing.T, s *storage.Store) []uint64 {
 // whole by id; an unknown id is ErrNoDeadLetter.
 func TestDeadLetters(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	msg := brain.SendMessage{Chat: 9, Text: "refused words", Kind: brain.KindReply}
 	ids := buryAll(t, s,
@@ -81,7 +75,7 @@ func TestDeadLetters(t *testing.T) {
 // letter is gone, and a second retry finds nothing.
 func TestReviveDeadLetter(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	now := at.Add(3 * 24 * time.Hour)
 	msg := brain.SendMessage{Chat: 9, Text: "try me again", Kind: brain.KindReply, SkipParts: 1}
@@ -125,7 +119,7 @@ func TestReviveDeadLetter(t *testing.T) {
 // TestPruneDeadLetters: letters older than DeadKeep go, younger ones stay.
 func TestPruneDeadLetters(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	msg := brain.SendMessage{Chat: 9, Text: "x"}
 	ids := buryAll(t, s,
@@ -148,7 +142,7 @@ func TestPruneDeadLetters(t *testing.T) {
 // user's in their private chat and in groups, and keeps other members'.
 func TestForgetDeadLetters(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	const ann, ben, grp, other = 1, 2, -100, -200
 	at := time.Now()
 	letter := func(chat, user int64) brain.DeadLetter {
@@ -178,7 +172,7 @@ func TestForgetDeadLetters(t *testing.T) {
 // refused message's dead letter is theirs), across a restart.
 func TestOutboxRecordsUser(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	if _, err := s.CommitTurn(storage.Commit{Chat: -100, User: 3, Outbox: []brain.SendMessage{{Chat: -100, Text: "to 3"}}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -243,11 +237,7 @@ func TestDeadLettersCapped(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{DeadPerUser: tc.perUser, DeadPerChat: tc.perChat})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = s.Close() })
+			s := openWith(t, filepath.Join(t.TempDir(), "anima.db"), storage.Options{DeadPerUser: tc.perUser, DeadPerChat: tc.perChat})
 			buryAll(t, s, letter(grp, ben, "b0"), letter(ann, ann, "a0"))
 			var dropped []int
 			for _, d := range tc.bury {
@@ -277,7 +267,7 @@ func TestDeadLettersCapped(t *testing.T) {
 // the newest, and the rest counted as dropped.
 func TestDeadLettersDefaultCap(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	const failures = 1000
 	total := 0
 	for i := range failures {
@@ -301,7 +291,7 @@ func TestDeadLettersDefaultCap(t *testing.T) {
 // rune boundary; a short one whole.
 func TestDeadReasonCut(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	long := "400 " + strings.Repeat("é", storage.DeadReasonMax) // 2 bytes a rune
 	msg := brain.SendMessage{Chat: 9, Text: strings.Repeat("whole ", 2000)}
 	ids := buryAll(t, s,

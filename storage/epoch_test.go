@@ -12,10 +12,7 @@ import (
 // by its first.
 func TestEpochsOpenEveryEpochTurns(t *testing.T) {
 	t.Parallel()
-	s, err := Open(filepath.Join(t.TempDir(), "anima.db"), Options{EpochTurns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openAt(t, filepath.Join(t.TempDir(), "anima.db"), Options{EpochTurns: 4})
 	defer s.Close()
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	for range 5 { // two turns a commit: Seqs 1–10

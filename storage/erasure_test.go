@@ -3,6 +3,7 @@ package storage_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,8 +20,7 @@ import (
 // compacted file no longer owes it, and a reopen still knows what was owed.
 func TestErasurePendingUntilCompacted(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	s := open(t, path)
+	s, path := openTemp(t)
 	pending := func(want bool) {
 		t.Helper()
 		got, err := s.ErasurePending()
@@ -62,8 +62,7 @@ func TestErasurePendingUntilCompacted(t *testing.T) {
 // beside the store; the next Open removes it and the store is whole.
 func TestOpenRemovesCrashedCompaction(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	s := open(t, path)
+	s, path := openTemp(t)
 	commitTurns(t, s, 7, 3, "kept")
 	_ = s.Close()
 	if err := os.WriteFile(path+".compact", bytes.Repeat([]byte("half a copy"), 1000), 0o600); err != nil {
@@ -84,11 +83,7 @@ func TestOpenRemovesCrashedCompaction(t *testing.T) {
 func TestCompactedFileHasNoSlack(t *testing.T) {
 	t.Parallel()
 	// The point is the file's size, not durability: commits skip the fsync.
-	s, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openWith(t, filepath.Join(t.TempDir(), "anima.db"), storage.Options{NoSync: true})
 	value := strings.Repeat("x", 100<<10)
 	for i := range 10 { // 20 MiB, past bbolt's 16 MiB AllocSize
 		if err := s.Update(func(tx *storage.Tx) error {
@@ -128,11 +123,7 @@ func TestCompactedFileHasNoSlack(t *testing.T) {
 func TestCompactDoesNotQueueBehindAReader(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
-	s, err := storage.Open(path, storage.Options{CompactWait: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openWith(t, path, storage.Options{CompactWait: 50 * time.Millisecond})
 	commitTurns(t, s, 7, 3, "some")
 	reading, release := make(chan struct{}), make(chan struct{})
 	readDone := make(chan error, 1)
@@ -174,11 +165,7 @@ func TestCompactDoesNotQueueBehindAReader(t *testing.T) {
 func TestSlowBackupReaderHoldsNothing(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
-	s, err := storage.Open(path, storage.Options{CompactWait: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openWith(t, path, storage.Options{CompactWait: 50 * time.Millisecond})
 	commitTurns(t, s, 7, 30, "before the backup")
 	pr, pw := io.Pipe()
 	streamed := make(chan error, 1)
@@ -208,11 +195,7 @@ func TestSlowBackupReaderHoldsNothing(t *testing.T) {
 	if err := <-streamed; err != nil {
 		t.Fatal(err)
 	}
-	b, err := storage.Open(out, storage.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openWith(t, out, storage.Options{ReadOnly: true})
 	if h, _ := b.History(7, 0); len(h) != 60 {
 		t.Errorf("backup: chat 7 has %d turns, want 60", len(h))
 	}
@@ -242,5 +225,105 @@ func (h *headReader) line() (string, error) {
 			return string(b), nil
 		}
 		b = append(b, one[0])
+	}
+}
+
+// TestBackupWhileErasureOwedHoldsNoneOfIt: a backup taken after ForgetUser and before the
+// owed compaction holds none of the forgotten words, though the store's file still does
+// (in freed pages); the copy is a working store with the rest intact that owes no erasure.
+func TestBackupWhileErasureOwedHoldsNoneOfIt(t *testing.T) {
+	t.Parallel()
+	s, path := openTemp(t)
+	const marker = "SILVERKEY-4711"
+	commitTurns(t, s, 7, 30, "my bank pin is "+marker)
+	commitTurns(t, s, 8, 5, "someone else")
+	if _, err := s.ForgetUser(7, nil); err != nil {
+		t.Fatal(err)
+	}
+	if owed, err := s.ErasurePending(); err != nil || !owed {
+		t.Fatalf("ErasurePending = %v, %v after ForgetUser; want true", owed, err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(raw, []byte(marker)); n == 0 {
+		t.Fatal("the store's file holds no forgotten word before compaction: the test proves nothing")
+	}
+	for _, sized := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sized=%v", sized), func(t *testing.T) {
+			var buf bytes.Buffer
+			write := s.WriteTo
+			if sized {
+				write = s.WriteSizedTo
+			}
+			if _, err := write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			copied := buf.Bytes()
+			if n := bytes.Count(copied, []byte(marker)); n != 0 {
+				t.Errorf("the backup holds the forgotten words %d times", n)
+			}
+			if sized {
+				_, copied, _ = bytes.Cut(copied, []byte("\n"))
+			}
+			out := filepath.Join(t.TempDir(), "backup.db")
+			if err := os.WriteFile(out, copied, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			b := openWith(t, out, storage.Options{ReadOnly: true})
+			if h, err := b.History(8, 0); err != nil || len(h) != 10 {
+				t.Errorf("backup: chat 8 has %d turns, %v; want 10", len(h), err)
+			}
+			if h, _ := b.History(7, 0); len(h) != 0 {
+				t.Errorf("backup: the forgotten chat has %d turns", len(h))
+			}
+			if owed, err := b.ErasurePending(); err != nil || owed {
+				t.Errorf("backup: ErasurePending = %v, %v; a copy of the live data owes nothing", owed, err)
+			}
+		})
+	}
+}
+
+// BenchmarkBackup100k measures a backup of a store of 100,000 messages (50,000 exchanges
+// of about 150 bytes per message, the store BenchmarkCompact100k compacts), with a user's
+// 1,000 messages forgotten and not yet compacted away; MiB is the backup's size.
+func BenchmarkBackup100k(b *testing.B) {
+	s, path := open100k(b, func(c int) int64 { return int64(c + 1) })
+	if _, err := s.ForgetUser(1, nil); err != nil {
+		b.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(fi.Size())/(1<<20), "store-MiB")
+	}
+	var (
+		n   int64
+		err error
+	)
+	for b.Loop() {
+		if n, err = s.WriteTo(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)/(1<<20), "MiB")
+}
+
+// TestOpenRemovesCrashedBackupCopy: a backup's temporary copy, which a crash can leave
+// beside the store with the live data in it, is removed by the next Open.
+func TestOpenRemovesCrashedBackupCopy(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima [1].db") // glob characters in the name
+	s := open(t, path)
+	commitTurns(t, s, 7, 3, "kept")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	left := path + ".snapshot-123456"
+	if err := os.WriteFile(left, []byte("a copy"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open(t, path)
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("a crashed backup's copy is left beside the store: %v", err)
 	}
 }

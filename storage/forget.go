@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -36,16 +38,8 @@ type ForgetReport struct {
 // all of it (a /forget on a 52 MB store walked and decoded every turn, about a second of
 // the store's one writer each time).
 func (t *Tx) groupHistoryEach(fn func(k, v []byte) error) error {
-	for _, e := range t.epochs() {
-		b, err := t.bucket(e.name)
-		if err != nil {
-			return err
-		}
-		if err := scanFrom(b, nil, brain.ID64(math.MinInt64), fn); err != nil {
-			return stopped(err)
-		}
-	}
-	return nil
+	groups := brain.ID64(math.MinInt64)
+	return t.walkEpochs(t.epochs(), false, func(b *bolt.Bucket) error { return scanFrom(b, nil, groups, fn) })
 }
 
 // Unindexer removes turns of chat, by their history Seq, from a search index inside tx

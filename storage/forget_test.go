@@ -41,12 +41,9 @@ func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 	})
 
 	for range 2 { // a second open changes nothing
-		s, err := storage.Open(path, storage.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := openWith(t, path, storage.Options{})
 		var got []string
-		err = s.View(func(tx *storage.Tx) error {
+		err := s.View(func(tx *storage.Tx) error {
 			return tx.Scan(brain.BucketFacts, nil, func(k, v []byte) error {
 				var f brain.Fact
 				if err := json.Unmarshal(v, &f); err != nil {
@@ -88,7 +85,7 @@ func TestOpenMigratesSchemaOneFacts(t *testing.T) {
 // members' data stays.
 func TestForgetUser(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	const ann, ben, grp = 1, 2, -100
 	now := time.Now()
 	commit := func(chat int64, turns ...brain.Turn) {
@@ -165,8 +162,7 @@ func TestForgetUser(t *testing.T) {
 // Neither the store's file, once compacted, nor a backup taken before holds the words.
 func TestForgetUserErasesWhatWaits(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	s := open(t, path)
+	s, path := openTemp(t)
 	const user, other, group = 1003, 1004, -100
 	const marker = "SILVERKEY-4711"
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -270,7 +266,7 @@ func TestRecordAfterForgetTakesNoReactionToAnEarlierMessage(t *testing.T) {
 	for _, stored := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stored=%v", stored), func(t *testing.T) {
 			t.Parallel()
-			s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+			s, _ := openTemp(t)
 			const user = 1003
 			at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 			commitTurns(t, s, user, 1, "my bank pin is SILVERKEY 4711")

@@ -46,10 +46,7 @@ func TestFreelistWrittenAtClose(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openAt(t, path, Options{})
 	commit(s, 1)
 	if syncedFreelist(t, path) {
 		t.Fatal("a commit wrote the freelist")
@@ -64,10 +61,7 @@ func TestFreelistWrittenAtClose(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 
-	s, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = openAt(t, path, Options{})
 	commit(s, 2)
 	if err := s.db.Close(); err != nil { // a crash: no freelist written
 		t.Fatal(err)
@@ -78,10 +72,7 @@ func TestFreelistWrittenAtClose(t *testing.T) {
 	if freelistOnDisk(path) {
 		t.Fatal("freelistOnDisk sees a freelist a crash did not write")
 	}
-	s, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = openAt(t, path, Options{})
 	if !syncedFreelist(t, path) || !freelistOnDisk(path) {
 		t.Fatal("an Open after a crash did not write the freelist it rebuilt")
 	}
@@ -98,10 +89,7 @@ func TestFreelistWrittenAtClose(t *testing.T) {
 		t.Fatal("Close after a crash did not write the freelist")
 	}
 
-	s, err = Open(path, Options{SyncFreelist: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = openAt(t, path, Options{SyncFreelist: true})
 	defer s.Close()
 	commit(s, 4)
 	if !syncedFreelist(t, path) {

@@ -147,41 +147,33 @@ func (t *Tx) HistoryGet(chat int64, seq uint64, v any) (bool, error) {
 func (t *Tx) HistoryFrom(chat int64, from uint64, fn func(k, v []byte) error) error {
 	eps := t.epochs()
 	prefix, seek := brain.ID64(chat), brain.Key(chat, brain.U64(from))
-	for _, e := range eps[epochOf(eps, from):] {
-		b, err := t.bucket(e.name)
-		if err != nil {
-			return err
-		}
-		if err := scanFrom(b, prefix, seek, fn); err != nil {
-			return stopped(err)
-		}
-	}
-	return nil
+	return t.walkEpochs(eps[epochOf(eps, from):], false, func(b *bolt.Bucket) error { return scanFrom(b, prefix, seek, fn) })
 }
 
 // HistoryReverse calls fn with chat's history entries, newest first; as HistoryFrom.
 func (t *Tx) HistoryReverse(chat int64, fn func(k, v []byte) error) error {
-	eps := t.epochs()
-	for i := len(eps) - 1; i >= 0; i-- {
-		b, err := t.bucket(eps[i].name)
-		if err != nil {
-			return err
-		}
-		if err := scanReverse(b, brain.ID64(chat), fn); err != nil {
-			return stopped(err)
-		}
-	}
-	return nil
+	prefix := brain.ID64(chat)
+	return t.walkEpochs(t.epochs(), true, func(b *bolt.Bucket) error { return scanReverse(b, prefix, fn) })
 }
 
 // HistoryEach calls fn with every chat's history entries, epoch by epoch.
 func (t *Tx) HistoryEach(fn func(k, v []byte) error) error {
-	for _, e := range t.epochs() {
+	return t.walkEpochs(t.epochs(), false, func(b *bolt.Bucket) error { return b.ForEach(fn) })
+}
+
+// walkEpochs calls walk with the bucket of each of eps in turn, newest first when
+// reverse, until an error; brain.ErrStop from walk ends the walk without one.
+func (t *Tx) walkEpochs(eps []epoch, reverse bool, walk func(b *bolt.Bucket) error) error {
+	for i := range eps {
+		e := eps[i]
+		if reverse {
+			e = eps[len(eps)-1-i]
+		}
 		b, err := t.bucket(e.name)
 		if err != nil {
 			return err
 		}
-		if err := b.ForEach(fn); err != nil {
+		if err := walk(b); err != nil {
 			return stopped(err)
 		}
 	}

@@ -19,10 +19,7 @@ func TestHistoryAcrossEpochs(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "anima.db")
 	opts := storage.Options{EpochTurns: 4}
-	s, err := storage.Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openWith(t, path, opts)
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	say := func(s *storage.Store, chat, user int64, text string) {
 		t.Helper()
@@ -54,7 +51,7 @@ func TestHistoryAcrossEpochs(t *testing.T) {
 		t.Fatalf("history of chat 1 = %v, want %v", got, want)
 	}
 	var seqs []uint64
-	err = s.View(func(tx *storage.Tx) error {
+	err := s.View(func(tx *storage.Tx) error {
 		return tx.HistoryReverse(1, func(k, _ []byte) error {
 			seqs = append(seqs, brain.HistorySeq(k))
 			return nil
@@ -105,11 +102,7 @@ func TestHistoryAcrossEpochs(t *testing.T) {
 	}
 
 	// Reopened: the epochs are found again and Seqs go on from the newest.
-	s, err = storage.Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = s.Close() }()
+	s = openWith(t, path, opts)
 	say(s, 1, 1, "a9")
 	if got := texts(s, 1); !slices.Equal(got, append(want, "a9")) {
 		t.Fatalf("after a reopen, history of chat 1 = %v", got)

@@ -120,3 +120,13 @@ func decodeAll[T any](tx Scanner, bucket, what string) ([]T, error) {
 	})
 	return out, err
 }
+
+// viewAll is decodeAll in a read transaction of its own.
+func viewAll[T any](s *Store, bucket, what string) ([]T, error) {
+	var out []T
+	err := s.View(func(tx *Tx) (err error) {
+		out, err = decodeAll[T](tx, bucket, what)
+		return err
+	})
+	return out, err
+}

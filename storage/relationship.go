@@ -19,12 +19,7 @@ func (s *Store) SaveRelationships(rels []brain.Relationship) error {
 
 // Relationships returns every stored relationship.
 func (s *Store) Relationships() ([]brain.Relationship, error) {
-	var rels []brain.Relationship
-	err := s.View(func(tx *Tx) (err error) {
-		rels, err = decodeAll[brain.Relationship](tx, BucketRelationships, "relationship")
-		return err
-	})
-	return rels, err
+	return viewAll[brain.Relationship](s, BucketRelationships, "relationship")
 }
 
 // DeleteRelationship removes chat's relationship.

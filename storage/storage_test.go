@@ -16,14 +16,30 @@ import (
 	"github.com/anima-bot/anima/storage"
 )
 
+// open opens the store at path with the default options; it is closed when the test ends.
 func open(t *testing.T, path string) *storage.Store {
 	t.Helper()
-	s, err := storage.Open(path, storage.Options{})
+	return openWith(t, path, storage.Options{})
+}
+
+// openWith opens the store at path with opts; it is closed when the test (or benchmark)
+// ends, a second Close being harmless to one the test closed itself.
+func openWith(t testing.TB, path string, opts storage.Options) *storage.Store {
+	t.Helper()
+	s, err := storage.Open(path, opts)
 	if err != nil {
-		t.Fatalf("open: %v", err)
+		t.Fatalf("open %s: %v", path, err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// openTemp opens a new store with the default options in the test's own folder and
+// returns it with its path.
+func openTemp(t *testing.T) (*storage.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	return open(t, path), path
 }
 
 func TestFileModeAndSecondInstance(t *testing.T) {
@@ -49,8 +65,7 @@ func TestFileModeAndSecondInstance(t *testing.T) {
 
 func TestRecordOffsetAndCommit(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	s := open(t, path)
+	s, path := openTemp(t)
 	sigs, err := s.Record("telegram", []brain.Signal{
 		{Type: brain.SignalUserMessage, Chat: 7, User: 7, Text: "hi"},
 		{Type: brain.SignalUserMessage, Chat: 8, User: 8, Text: "yo"},
@@ -135,7 +150,7 @@ func TestRecordOffsetAndCommit(t *testing.T) {
 
 func TestForget(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	now := time.Now()
 	for _, chat := range []int64{7, 8} {
 		rel := brain.Relationship{Chat: chat, User: chat}
@@ -207,7 +222,7 @@ func TestBackupRestores(t *testing.T) {
 
 func TestWriteSizedToAnnouncesTheSize(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	var buf bytes.Buffer
 	n, err := s.WriteSizedTo(&buf)
 	if err != nil {
@@ -221,8 +236,7 @@ func TestWriteSizedToAnnouncesTheSize(t *testing.T) {
 
 func TestNewerSchemaRefused(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	s := open(t, path)
+	s, path := openTemp(t)
 	if err := s.Update(func(tx *storage.Tx) error { return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("99")) }); err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +248,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 
 func TestScanReverseAndPrefix(t *testing.T) {
 	t.Parallel()
-	s := open(t, filepath.Join(t.TempDir(), "anima.db"))
+	s, _ := openTemp(t)
 	err := s.Update(func(tx *storage.Tx) error {
 		for _, chat := range []int64{-5, 5, 6} {
 			for i := uint64(1); i <= 3; i++ {
@@ -257,11 +271,7 @@ func TestScanReverseAndPrefix(t *testing.T) {
 }
 
 func BenchmarkRecordAndCommit(b *testing.B) {
-	s, err := storage.Open(filepath.Join(b.TempDir(), "anima.db"), storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := openWith(b, filepath.Join(b.TempDir(), "anima.db"), storage.Options{})
 	now := time.Now()
 	for b.Loop() {
 		sigs, err := s.Record("telegram", []brain.Signal{{Type: brain.SignalUserMessage, Chat: 1, Text: "hello there"}}, 1)
@@ -279,11 +289,7 @@ func BenchmarkRecordAndCommit(b *testing.B) {
 // chat, forgets older ones, and keeps chats apart.
 func TestSentIsBoundedPerChat(t *testing.T) {
 	t.Parallel()
-	st, err := storage.Open(filepath.Join(t.TempDir(), "a.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openWith(t, filepath.Join(t.TempDir(), "a.db"), storage.Options{})
 	for id := 1; id <= storage.SentKeep+10; id++ {
 		if err := st.RecordSent(7, id); err != nil {
 			t.Fatal(err)
@@ -350,11 +356,7 @@ func TestOpenMigratesSentIDsToLists(t *testing.T) {
 		}
 		return sent.Put(brain.Key(-2, brain.U64(40)), []byte{1})
 	})
-	st, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openWith(t, path, storage.Options{})
 	for _, tc := range []struct {
 		chat int64
 		id   int

@@ -5,6 +5,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/anima-bot/anima/bot/config/setting"
 )
 
 // validate checks the configuration one section at a time; the problems come back in
@@ -89,15 +91,9 @@ func (c Config) validateLLM(p *checker) {
 	if !(l.ConfidenceThreshold >= 0 && l.ConfidenceThreshold <= 1) {
 		p.Add("llm.confidence_threshold", "must be between 0 and 1; got %v", l.ConfidenceThreshold)
 	}
-	if l.DailyTokenBudget < 0 {
-		p.Add("llm.daily_token_budget", "must be 0 (unlimited) or more; got %d", l.DailyTokenBudget)
-	}
-	if l.DailyUserTokenBudget < 0 {
-		p.Add("llm.daily_user_token_budget", "must be 0 (no per-user share) or more; got %d", l.DailyUserTokenBudget)
-	}
-	if l.ContextTokens < 500 {
-		p.Add("llm.context_tokens", "must be at least 500; got %d", l.ContextTokens)
-	}
+	setting.AtLeast(p, "llm.daily_token_budget", l.DailyTokenBudget, 0, "unlimited")
+	setting.AtLeast(p, "llm.daily_user_token_budget", l.DailyUserTokenBudget, 0, "no per-user share")
+	setting.AtLeast(p, "llm.context_tokens", l.ContextTokens, 500, "")
 	if !(l.ToolShare > 0 && l.ToolShare <= 0.5) {
 		p.Add("llm.tool_share", "must be greater than 0 and at most 0.5 (the rest of the prompt is the conversation's); got %v", l.ToolShare)
 	}
@@ -110,15 +106,9 @@ func (c Config) validateLLM(p *checker) {
 // validateLimits checks limits.
 func (c Config) validateLimits(p *checker) {
 	lim := c.Limits
-	if lim.PendingRemindersPerChat < 1 {
-		p.Add("limits.pending_reminders_per_chat", "must be at least 1; got %d", lim.PendingRemindersPerChat)
-	}
-	if lim.RemindersPerRun < 1 {
-		p.Add("limits.reminders_per_run", "must be at least 1; got %d", lim.RemindersPerRun)
-	}
-	if lim.UserRunsPerMinute < 0 {
-		p.Add("limits.user_runs_per_minute", "must be 0 (no limit) or more; got %d", lim.UserRunsPerMinute)
-	}
+	setting.AtLeast(p, "limits.pending_reminders_per_chat", lim.PendingRemindersPerChat, 1, "")
+	setting.AtLeast(p, "limits.reminders_per_run", lim.RemindersPerRun, 1, "")
+	setting.AtLeast(p, "limits.user_runs_per_minute", lim.UserRunsPerMinute, 0, "no limit")
 	if lim.AudioPerUserPerDay < 0 {
 		p.Add("limits.audio_per_user_per_day", "must be 0 (no cap) or more; got %s", lim.AudioPerUserPerDay)
 	}
@@ -173,9 +163,7 @@ func (c Config) validateProactive(p *checker) {
 	p.Positive("proactive.cooldown", pr.Cooldown)
 	p.Positive("proactive.followup_after", pr.FollowupAfter)
 	// proactive.quiet_hours is checked as it is decoded: a brain.QuietHours is valid.
-	if pr.MaxPerDay < 0 {
-		p.Add("proactive.max_per_day", "must be 0 or more; got %d", pr.MaxPerDay)
-	}
+	setting.AtLeast(p, "proactive.max_per_day", pr.MaxPerDay, 0, "")
 	if pr.Jitter < 0 || pr.Jitter.Std() > 6*time.Hour {
 		p.Add("proactive.jitter", "must be between 0 (exact thresholds) and 6h; got %s", pr.Jitter)
 	}

@@ -48,16 +48,10 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, prefix string) {
 			w.merge(v, t, prefix)
 			continue
 		}
-		if k.Kind != yaml.ScalarNode {
-			w.fail(k, prefix, "keys must be plain names; allowed keys: %s", strings.Join(names, ", "))
+		key, ok := w.key(k, prefix, seen, names)
+		if !ok {
 			continue
 		}
-		key := join(prefix, w.restore.Replace(k.Value))
-		if first, dup := seen[k.Value]; dup {
-			w.fail(k, key, "set twice (first at line %d)", first)
-			continue
-		}
-		seen[k.Value] = k.Line
 		f, ok := fieldByYAMLName(t, k.Value)
 		if !ok {
 			w.fail(k, key, "unknown key%s", suggest(w.restore.Replace(k.Value), names, prefix))
@@ -76,6 +70,27 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, prefix string) {
 	}
 }
 
+// key is the dotted key of mapping key k under prefix, noted in seen (name → line); it is
+// false, with the problem added, when k is not a plain name (allowed, when given, lists
+// the names there are) or was set before in the same mapping.
+func (w *walker) key(k *yaml.Node, prefix string, seen map[string]int, allowed []string) (string, bool) {
+	if k.Kind != yaml.ScalarNode {
+		if allowed == nil {
+			w.fail(k, prefix, "keys must be plain names")
+		} else {
+			w.fail(k, prefix, "keys must be plain names; allowed keys: %s", strings.Join(allowed, ", "))
+		}
+		return "", false
+	}
+	key := join(prefix, w.restore.Replace(k.Value))
+	if first, dup := seen[k.Value]; dup {
+		w.fail(k, key, "set twice (first at line %d)", first)
+		return "", false
+	}
+	seen[k.Value] = k.Line
+	return key, true
+}
+
 // entries checks mapping n of named sections (mcp.servers.<name>), each against struct
 // type t.
 func (w *walker) entries(n *yaml.Node, t reflect.Type, prefix string) {
@@ -90,16 +105,10 @@ func (w *walker) entries(n *yaml.Node, t reflect.Type, prefix string) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := resolveAlias(n.Content[i])
-		if k.Kind != yaml.ScalarNode {
-			w.fail(k, prefix, "keys must be plain names")
+		key, ok := w.key(k, prefix, seen, nil)
+		if !ok {
 			continue
 		}
-		key := join(prefix, w.restore.Replace(k.Value))
-		if first, dup := seen[k.Value]; dup {
-			w.fail(k, key, "set twice (first at line %d)", first)
-			continue
-		}
-		seen[k.Value] = k.Line
 		w.lines[key] = k.Line
 		w.section(n.Content[i+1], t, key)
 	}

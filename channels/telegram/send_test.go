@@ -109,20 +109,27 @@ func TestSendRateLimitedResendsOnce(t *testing.T) {
 func TestSendRateLimitedMidMessageKeepsParts(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, 0, nil)
-	text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
 	// Let part 1 through, then rate-limit part 2 once.
 	ctx := testCtx(t)
 	h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 429, RetryAfter: 1})
-	if err := h.ch.Send(ctx, brain.SendMessage{Chat: alice, Text: text}); err != nil {
+	if err := h.ch.Send(ctx, brain.SendMessage{Chat: alice, Text: xyzText}); err != nil {
 		t.Fatal(err)
 	}
-	sent := h.srv.Sent()
+	xyzOnce(t, h.srv.Sent())
+}
+
+// xyzText is a text Send delivers in three parts: 4000 x, 4000 y, 100 z.
+var xyzText = strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
+
+// xyzOnce checks that sent is the three parts of xyzText, each once, in order.
+func xyzOnce(t *testing.T, sent []telegramtest.Message) {
+	t.Helper()
 	if len(sent) != 3 {
-		t.Fatalf("delivered %d parts, want 3", len(sent))
+		t.Fatalf("delivered %d parts, want 3 (none twice)", len(sent))
 	}
 	for i, c := range []string{"x", "y", "z"} {
 		if !strings.HasPrefix(sent[i].Visible, c) {
-			t.Errorf("part %d starts %q", i, sent[i].Visible[:1])
+			t.Errorf("part %d starts %q, want %q", i, sent[i].Visible[:1], c)
 		}
 	}
 }
@@ -298,10 +305,9 @@ func TestSendPartialFailureResumesWithoutRepeats(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, 0, func(_ *Config, o *Options) { o.MaxAttempts = 2 })
-			text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
 			h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
 			h.srv.FailNext("sendMessage", tc.n, tc.code, 0)
-			msg := brain.SendMessage{Chat: alice, Text: text, ReplyTo: 7, Plain: tc.plain}
+			msg := brain.SendMessage{Chat: alice, Text: xyzText, ReplyTo: 7, Plain: tc.plain}
 			err := h.ch.Send(testCtx(t), msg)
 			var partial *brain.PartialSendError
 			if !errors.As(err, &partial) || partial.Sent != 1 || errors.Is(err, brain.ErrUndeliverable) != tc.undeliverable {
@@ -313,14 +319,7 @@ func TestSendPartialFailureResumesWithoutRepeats(t *testing.T) {
 				t.Fatal(err)
 			}
 			sent := h.srv.Sent()
-			if len(sent) != 3 {
-				t.Fatalf("delivered %d parts, want 3 (none twice)", len(sent))
-			}
-			for i, c := range []string{"x", "y", "z"} {
-				if !strings.HasPrefix(sent[i].Visible, c) {
-					t.Errorf("part %d starts %q, want %q", i, sent[i].Visible[:1], c)
-				}
-			}
+			xyzOnce(t, sent)
 			if sent[1].ReplyTo != 0 {
 				t.Errorf("a resumed part replies to %d; only the first part is a reply", sent[1].ReplyTo)
 			}
@@ -333,10 +332,9 @@ func TestSendPartialFailureResumesWithoutRepeats(t *testing.T) {
 func TestSendPartialCountsSkippedParts(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, 0, nil)
-	text := strings.Repeat("x", 4000) + "\n\n" + strings.Repeat("y", 4000) + "\n\n" + strings.Repeat("z", 100)
 	h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
 	h.srv.FailNext("sendMessage", 1, 400, 0)
-	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: text, SkipParts: 1})
+	err := h.ch.Send(testCtx(t), brain.SendMessage{Chat: alice, Text: xyzText, SkipParts: 1})
 	var partial *brain.PartialSendError
 	if !errors.As(err, &partial) || partial.Sent != 2 {
 		t.Fatalf("err = %v, want a PartialSendError with 2 parts delivered (1 before, 1 now)", err)

@@ -88,44 +88,45 @@ func TestSendVoiceFallbacks(t *testing.T) {
 			t.Fatalf("voices %d, texts %+v; want the text alone", len(v), s)
 		}
 	})
-	t.Run("text after the note fails", func(t *testing.T) {
-		t.Parallel()
-		h := newHarness(t, 0, nil)
-		m := spokenMsg(strings.Repeat("word ", 300))
-		h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: chat not found"})
-		err := h.ch.Send(testCtx(t), m)
-		var partial *brain.PartialSendError
-		if !errors.As(err, &partial) || partial.Sent != 1 {
-			t.Fatalf("Send = %v; want a PartialSendError with the note sent", err)
-		}
-		m.SkipParts = partial.Sent
-		if err := h.ch.Send(testCtx(t), m); err != nil {
-			t.Fatal(err)
-		}
-		if v, s := h.srv.Voices(), h.srv.SentTo(alice); len(v) != 1 || len(s) != 1 {
-			t.Fatalf("voices %d, texts %d; want one of each", len(v), len(s))
-		}
-	})
-	t.Run("a retry that fails later counts every part before", func(t *testing.T) {
-		t.Parallel()
-		h := newHarness(t, 0, nil)
-		m := spokenMsg(strings.Repeat("word ", 2500)) // the note, then 4 text parts
-		m.SkipParts = 2                               // the note and text part 1 went out before
-		h.srv.InjectFault("sendMessage", telegramtest.Fault{Pass: true})
-		h.srv.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: chat not found"})
-		err := h.ch.Send(testCtx(t), m)
-		var partial *brain.PartialSendError
-		if !errors.As(err, &partial) || partial.Sent != 3 {
-			t.Fatalf("Send = %v; want a PartialSendError counting 3 parts (the note, text parts 1 and 2)", err)
-		}
-		m.SkipParts = partial.Sent
-		if err := h.ch.Send(testCtx(t), m); err != nil {
-			t.Fatal(err)
-		}
-		if v, s := h.srv.Voices(), h.srv.SentTo(alice); len(v) != 0 || len(s) != 3 {
-			t.Fatalf("voices %d, texts %d; want no note and text parts 2, 3 and 4 once each", len(v), len(s))
-		}
-	})
+	// A text part that fails after earlier parts went out: the error counts every part
+	// delivered so far, this try's and the earlier tries' (SkipParts), and the retry
+	// sends only the rest.
+	chatNotFound := telegramtest.Fault{Code: 400, Description: "Bad Request: chat not found"}
+	for _, tc := range []struct {
+		name        string
+		words, skip int                  // the reply's length in words; the parts an earlier try delivered
+		faults      []telegramtest.Fault // sendMessage's, in order
+		sent        int                  // PartialSendError.Sent
+		voices      int                  // notes sent in all
+		texts       int                  // text messages sent in all
+	}{
+		{"text after the note fails", 300, 0, []telegramtest.Fault{chatNotFound}, 1, 1, 1},
+		// the note, then 4 text parts: the note and text part 1 went out before; part 2
+		// goes, part 3 fails; the retry sends parts 3 and 4: no note, parts 2 to 4 once each
+		{"a retry that fails later counts every part before", 2500, 2, []telegramtest.Fault{{Pass: true}, chatNotFound}, 3, 0, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, 0, nil)
+			m := spokenMsg(strings.Repeat("word ", tc.words))
+			m.SkipParts = tc.skip
+			for _, f := range tc.faults {
+				h.srv.InjectFault("sendMessage", f)
+			}
+			err := h.ch.Send(testCtx(t), m)
+			var partial *brain.PartialSendError
+			if !errors.As(err, &partial) || partial.Sent != tc.sent {
+				t.Fatalf("Send = %v; want a PartialSendError counting %d parts", err, tc.sent)
+			}
+			m.SkipParts = partial.Sent
+			if err := h.ch.Send(testCtx(t), m); err != nil {
+				t.Fatal(err)
+			}
+			if v, s := h.srv.Voices(), h.srv.SentTo(alice); len(v) != tc.voices || len(s) != tc.texts {
+				t.Fatalf("voices %d, texts %d; want %d and %d", len(v), len(s), tc.voices, tc.texts)
+			}
+		})
+	}
 	t.Run("no audio", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t, 0, nil)

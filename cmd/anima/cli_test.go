@@ -199,14 +199,7 @@ func TestCheckAcceptsALongStorePath(t *testing.T) {
 	dir := t.TempDir()
 	path := cliConfig(t, dir, "")
 	long := filepath.Join(dir, strings.Repeat("d", 120), "anima.db")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw = []byte(strings.Replace(string(raw), filepath.Join(dir, "data", "anima.db"), long, 1))
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editConfig(t, path, filepath.Join(dir, "data", "anima.db"), long)
 	if code, stdout, stderr := runCLI(t, "check", path); code != 0 {
 		t.Errorf("exit %d, want 0 for a long store path:\n%s%s", code, stdout, stderr)
 	}
@@ -218,10 +211,7 @@ func TestCheckWarnsOfTheExampleUser(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := cliConfig(t, dir, "")
-	data, _ := os.ReadFile(path)
-	if err := os.WriteFile(path, bytes.Replace(data, []byte("[4242]"), []byte("[123456789]"), 1), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editConfig(t, path, "[4242]", "[123456789]")
 	code, _, stderr := runCLI(t, "check", path)
 	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "123456789") {
 		t.Errorf("exit %d, want 0 and a warning naming 123456789:\n%s", code, stderr)

@@ -8,24 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
-
-// editConfig replaces old with new in the configuration at path.
-func editConfig(t *testing.T, path, old, new string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), old) {
-		t.Fatalf("%s lacks %q", path, old)
-	}
-	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // freePort returns a TCP port nothing listens on right now.
 func freePort(t *testing.T) string {
@@ -58,10 +42,7 @@ func health(t *testing.T, path string) (int, string) {
 // answers /readyz with 200, and says why in one line otherwise. The instance listens on
 // the wildcard address, as in the Docker image; health asks it on loopback.
 func TestHealthCommand(t *testing.T) {
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	_, _, path := fakeService(t)
 	editConfig(t, path, `listen: "127.0.0.1:0"`, `listen: "0.0.0.0:`+freePort(t)+`"`)
 
 	code, out := health(t, path)
@@ -95,8 +76,7 @@ func TestHealthCommand(t *testing.T) {
 
 func TestHealthCommandWithoutMetrics(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
+	path := offlineConfig(t, "")
 	editConfig(t, path, `listen: "127.0.0.1:0"`, `listen: ""`)
 	if code, out := health(t, path); code == 0 || !strings.Contains(out, "metrics.listen is empty") {
 		t.Errorf("health without a metrics server: exit %d, %q; want non-zero naming metrics.listen", code, out)

@@ -54,6 +54,13 @@ func writeConfig(t *testing.T, dir, tgURL, aiURL, extra string) string {
 	return writeConfigWith(t, dir, testConfig{tgURL: tgURL, aiURL: aiURL, extra: extra})
 }
 
+// offlineConfig writes a configuration (see writeConfig) whose Telegram and model are at
+// an address nothing answers on, in a folder of its own, and returns its path.
+func offlineConfig(t *testing.T, extra string) string {
+	t.Helper()
+	return writeConfig(t, t.TempDir(), "http://127.0.0.1:1", "http://127.0.0.1:1/v1", extra)
+}
+
 // testConfig is what a test's configuration differs in.
 type testConfig struct {
 	tgURL, aiURL string
@@ -100,6 +107,21 @@ brain:
 	return path
 }
 
+// editConfig replaces old with new in the configuration at path.
+func editConfig(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s lacks %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 type proc struct {
 	cmd    *exec.Cmd
 	stderr *bytes.Buffer
@@ -143,10 +165,68 @@ func (p *proc) stop(t *testing.T) {
 	}
 }
 
+// restartSendsOnce starts anima again on path after a crash and checks that, over a
+// second in which a duplicate would come, exactly one message is sent in all, reading
+// want; it stops anima and returns the process.
+func restartSendsOnce(ctx context.Context, t *testing.T, tg *telegramtest.Server, path, want string) *proc {
+	t.Helper()
+	p := start(t, "run", "--config", path)
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatalf("nothing sent after the restart: %v", err)
+	}
+	if sent[0].Visible != want {
+		t.Errorf("sent %q after the restart, want %q", sent[0].Visible, want)
+	}
+	time.Sleep(time.Second) // a duplicate would come now
+	p.stop(t)
+	if n := len(tg.Sent()); n != 1 {
+		t.Errorf("%d messages sent in all, want exactly 1", n)
+	}
+	return p
+}
+
+// lastPrompt is the raw body of the latest request the model was sent.
+func lastPrompt(ai *openaitest.Server) string {
+	reqs := ai.Requests()
+	return string(reqs[len(reqs)-1].Raw)
+}
+
+// kill ends anima with SIGKILL, as a crash would, and waits for it to go.
+func (p *proc) kill(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	p.done <- <-p.done // the exit, kept for stop and the cleanup
+}
+
 func waitCtx(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// fakeService starts a fake Telegram and a fake model for the test and writes a
+// configuration pointing at them (see writeConfig) in a folder of its own, which the
+// store is in too; it returns the fakes and the configuration's path.
+func fakeService(t *testing.T) (*telegramtest.Server, *openaitest.Server, string) {
+	t.Helper()
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	return tg, ai, writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
+}
+
+// say has user say text and waits (until ctx ends) for anima to have sent n
+// messages in all; it returns them.
+func say(ctx context.Context, t *testing.T, tg *telegramtest.Server, text string, n int) []telegramtest.Message {
+	t.Helper()
+	tg.PushText(user, user, text)
+	sent, err := tg.WaitSent(ctx, n)
+	if err != nil {
+		t.Fatalf("after %q: no message %d sent: %v", text, n, err)
+	}
+	return sent
 }
 
 func TestCheckNamesTheBadKey(t *testing.T) {
@@ -167,8 +247,7 @@ func TestCheckNamesTheBadKey(t *testing.T) {
 
 func TestRunWithoutTokenFailsFast(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
+	path := offlineConfig(t, "")
 	cmd := exec.Command(binary, "run", "--config", path)
 	cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN=")
 	start := time.Now()
@@ -191,8 +270,7 @@ func TestRunWithoutTokenFailsFast(t *testing.T) {
 // appears nowhere in the output.
 func TestTokenWithNewlineRefused(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := writeConfig(t, dir, "http://127.0.0.1:1", "http://127.0.0.1:1/v1", "")
+	path := offlineConfig(t, "")
 	for _, cmdName := range []string{"check", "run"} {
 		t.Run(cmdName, func(t *testing.T) {
 			t.Parallel()
@@ -225,10 +303,7 @@ func TestVersion(t *testing.T) {
 // checks that, after a restart, the update is answered exactly once.
 func TestKillMidTurnAnswersOnce(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	tg, ai, path := fakeService(t)
 	ai.Enqueue(openaitest.Reply{Hang: true})
 
 	p := start(t, "run", "--config", path)
@@ -237,58 +312,27 @@ func TestKillMidTurnAnswersOnce(t *testing.T) {
 	if err := tg.WaitPollOffset(ctx, id+1); err != nil {
 		t.Fatalf("update never confirmed: %v", err)
 	}
-	for len(ai.Requests()) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("the model was never asked")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := waitFor(ctx, func() bool { return len(ai.Requests()) > 0 }); err != nil {
+		t.Fatal("the model was never asked")
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-p.done
-	p.done <- nil
+	p.kill(t)
 	if n := len(tg.Sent()); n != 0 {
 		t.Fatalf("%d messages sent before the crash", n)
 	}
 
-	p = start(t, "run", "--config", path)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatalf("no answer after restart: %v", err)
-	}
-	if sent[0].Visible != "echo: are you still there after a crash?" {
-		t.Errorf("answer = %q", sent[0].Visible)
-	}
-	time.Sleep(time.Second) // a duplicate would come now
-	p.stop(t)
-	if n := len(tg.Sent()); n != 1 {
-		t.Errorf("%d answers, want exactly 1", n)
-	}
+	restartSendsOnce(ctx, t, tg, path, "echo: are you still there after a crash?")
 }
 
 // TestSIGTERMStopsGracefully checks exit 0 and that state persists across the stop.
 func TestSIGTERMStopsGracefully(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
-	p := start(t, "run", "--config", path)
-	tg.PushText(user, user, "one")
-	if _, err := tg.WaitSent(waitCtx(t, 20*time.Second), 1); err != nil {
-		t.Fatal(err)
+	tg, ai, path := fakeService(t)
+	for i, text := range []string{"one", "two"} {
+		p := start(t, "run", "--config", path)
+		say(waitCtx(t, 20*time.Second), t, tg, text, i+1)
+		p.stop(t)
 	}
-	p.stop(t)
-
-	p = start(t, "run", "--config", path)
-	tg.PushText(user, user, "two")
-	if _, err := tg.WaitSent(waitCtx(t, 20*time.Second), 2); err != nil {
-		t.Fatal(err)
-	}
-	p.stop(t)
-	reqs := ai.Requests()
-	if !strings.Contains(string(reqs[len(reqs)-1].Raw), "echo: one") {
+	if !strings.Contains(lastPrompt(ai), "echo: one") {
 		t.Error("the second run's prompt lacks the first run's exchange")
 	}
 }
@@ -323,15 +367,10 @@ func TestChatOnConsole(t *testing.T) {
 // checks that a second `anima run` on the same store is refused at once.
 func TestHotBackupCLI(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	tg, ai, path := fakeService(t)
+	dir := filepath.Dir(path)
 	p := start(t, "run", "--config", path)
-	tg.PushText(user, user, "keep this safe")
-	if _, err := tg.WaitSent(waitCtx(t, 20*time.Second), 1); err != nil {
-		t.Fatal(err)
-	}
+	say(waitCtx(t, 20*time.Second), t, tg, "keep this safe", 1)
 
 	second := exec.Command(binary, "run", "--config", path)
 	second.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
@@ -360,13 +399,9 @@ func TestHotBackupCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	p = start(t, "run", "--config", restored)
-	tg.PushText(user, user, "what did I ask?")
-	if _, err := tg.WaitSent(waitCtx(t, 20*time.Second), 2); err != nil {
-		t.Fatal(err)
-	}
+	say(waitCtx(t, 20*time.Second), t, tg, "what did I ask?", 2)
 	p.stop(t)
-	reqs := ai.Requests()
-	if !strings.Contains(string(reqs[len(reqs)-1].Raw), "keep this safe") {
+	if !strings.Contains(lastPrompt(ai), "keep this safe") {
 		t.Error("the restored store lost the conversation")
 	}
 }
@@ -379,21 +414,13 @@ func TestHotBackupCLI(t *testing.T) {
 // mark): a kill between the send's return and its mark repeats the reply in flight.
 func TestKillAfterSendRepeatsNothing(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	tg, ai, path := fakeService(t)
+	dir := filepath.Dir(path)
 
 	p := start(t, "run", "--config", path)
 	ctx := waitCtx(t, 30*time.Second)
-	tg.PushText(user, user, "first words")
-	if _, err := tg.WaitSent(ctx, 1); err != nil {
-		t.Fatalf("no first reply: %v", err)
-	}
-	tg.PushText(user, user, "second words")
-	if _, err := tg.WaitSent(ctx, 2); err != nil {
-		t.Fatalf("no second reply: %v", err)
-	}
+	say(ctx, t, tg, "first words", 1)
+	say(ctx, t, tg, "second words", 2)
 	for {
 		if st, err := os.Stat(filepath.Join(dir, "anima.db.sent")); err == nil && st.Size() >= 32 {
 			break
@@ -403,11 +430,7 @@ func TestKillAfterSendRepeatsNothing(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-p.done
-	p.done <- nil
+	p.kill(t)
 
 	p = start(t, "run", "--config", path)
 	// The restart resends what the outbox still holds first thing; give it 10s.
@@ -434,10 +457,7 @@ func TestKillAfterSendRepeatsNothing(t *testing.T) {
 // reply arrives exactly once, from the outbox, without asking the model again.
 func TestKillDuringSendDeliversOnce(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	tg, ai, path := fakeService(t)
 	slow := openaitest.Answer("this reply survives a crash", "active", 0.9)
 	slow.Delay = 300 * time.Millisecond
 	ai.Enqueue(slow)
@@ -445,34 +465,15 @@ func TestKillDuringSendDeliversOnce(t *testing.T) {
 	p := start(t, "run", "--config", path)
 	tg.PushText(user, user, "say something durable")
 	ctx := waitCtx(t, 30*time.Second)
-	for len(ai.Requests()) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("the model was never asked")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := waitFor(ctx, func() bool { return len(ai.Requests()) > 0 }); err != nil {
+		t.Fatal("the model was never asked")
 	}
 	tg.SetLatency(time.Minute) // Telegram stops answering: the send hangs
 	time.Sleep(time.Second)    // the answer arrives, is committed to the outbox, and is being sent
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-p.done
-	p.done <- nil
+	p.kill(t)
 	tg.SetLatency(0)
 
-	p = start(t, "run", "--config", path)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatalf("no reply after restart: %v", err)
-	}
-	if sent[0].Visible != "this reply survives a crash" {
-		t.Errorf("reply = %q", sent[0].Visible)
-	}
-	time.Sleep(time.Second) // a duplicate would come now
-	p.stop(t)
-	if n := len(tg.Sent()); n != 1 {
-		t.Errorf("%d replies, want exactly 1", n)
-	}
+	p = restartSendsOnce(ctx, t, tg, path, "this reply survives a crash")
 	if n := len(ai.Requests()); n != 1 {
 		t.Errorf("%d model calls, want 1: the reply comes from the outbox, not a new turn", n)
 	}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,11 +28,7 @@ func exchange(ctx context.Context, t *testing.T, tg *telegramtest.Server, p *pro
 	t.Helper()
 	var sent []telegramtest.Message
 	for i, text := range texts {
-		tg.PushText(user, user, text)
-		var err error
-		if sent, err = tg.WaitSent(ctx, i+1); err != nil {
-			t.Fatalf("no reply to %q: %v", text, err)
-		}
+		sent = say(ctx, t, tg, text, i+1)
 	}
 	p.stop(t)
 	return sent
@@ -44,9 +38,7 @@ func exchange(ctx context.Context, t *testing.T, tg *telegramtest.Server, p *pro
 // one draft id, at most one update per 300 ms, never raw JSON), then sent exactly once.
 func TestStreamedReplyShowsDrafts(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
+	tg, ai, path := fakeService(t)
 	ai.Enqueue(slowAnswer(streamedText, 40*time.Millisecond))
 
 	p := start(t, "run", "--config", path)
@@ -87,9 +79,7 @@ func TestStreamedReplyShowsDrafts(t *testing.T) {
 // loses nothing and repeats nothing: after the restart the reply is sent exactly once.
 func TestKillDuringStreamDeliversOnce(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
+	tg, ai, path := fakeService(t)
 	ai.Enqueue(slowAnswer(streamedText, 500*time.Millisecond)) // still streaming when killed
 	ai.Enqueue(openaitest.Answer("Here I am again.", "active", 0.9))
 
@@ -99,11 +89,7 @@ func TestKillDuringStreamDeliversOnce(t *testing.T) {
 	if _, err := tg.WaitDrafts(ctx, 1); err != nil {
 		t.Fatalf("no draft shown: %v", err)
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-p.done
-	p.done <- nil
+	p.kill(t)
 	if n := len(tg.Sent()); n != 0 {
 		t.Fatalf("%d messages sent before the crash", n)
 	}
@@ -130,9 +116,7 @@ func TestKillDuringStreamDeliversOnce(t *testing.T) {
 // reply asked for, sent once, without drafts and without an apology.
 func TestStreamRefusedFallsBack(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
+	tg, ai, path := fakeService(t)
 	ai.SetStreaming(openaitest.StreamRefuse)
 
 	p := start(t, "run", "--config", path)
@@ -152,9 +136,7 @@ func TestStreamRefusedFallsBack(t *testing.T) {
 // nothing visible: the reply is sent once.
 func TestDraftRefusedFallsBack(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
+	tg, ai, path := fakeService(t)
 	ai.Enqueue(slowAnswer(streamedText, 20*time.Millisecond))
 	tg.FailNext("sendMessageDraft", 1, 400, 0)
 
@@ -176,22 +158,10 @@ func TestDraftRefusedFallsBack(t *testing.T) {
 // TestStreamRepliesOff: telegram.stream_replies: false sends replies whole, as before.
 func TestStreamRepliesOff(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	path := writeConfig(t, t.TempDir(), tg.URL, ai.URL(), "")
-	cfg, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = []byte(strings.Replace(string(cfg), "  allowed_users:", "  stream_replies: false\n  allowed_users:", 1))
-	if err := os.WriteFile(path, cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tg, ai, path := fakeService(t)
+	editConfig(t, path, "  allowed_users:", "  stream_replies: false\n  allowed_users:")
 	p := start(t, "run", "--config", path)
-	tg.PushText(user, user, "hi")
-	if _, err := tg.WaitSent(waitCtx(t, 30*time.Second), 1); err != nil {
-		t.Fatal(err)
-	}
+	say(waitCtx(t, 30*time.Second), t, tg, "hi", 1)
 	p.stop(t)
 	if ai.Streamed() != 0 || len(tg.Drafts()) != 0 {
 		t.Fatalf("streamed %d, drafts %d; want none", ai.Streamed(), len(tg.Drafts()))

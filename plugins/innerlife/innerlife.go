@@ -172,12 +172,7 @@ const keptEntries = 200
 // addEntry keeps e among its subject's entries not folded (p.mu held).
 func (p *Plugin) addEntry(e Entry) {
 	s := e.subject()
-	es := append(p.entries[s], e)
-	slices.SortStableFunc(es, func(a, b Entry) int { return a.At.Compare(b.At) })
-	if len(es) > keptEntries {
-		es = es[len(es)-keptEntries:]
-	}
-	p.entries[s] = es
+	p.entries[s] = keepLatest(p.entries[s], e, func(e Entry) time.Time { return e.At }, keptEntries)
 	if e.At.After(p.lastOpen[s]) {
 		p.lastOpen[s] = e.At
 	}
@@ -185,6 +180,17 @@ func (p *Plugin) addEntry(e Entry) {
 	slices.SortFunc(ws, time.Time.Compare)
 	newest := ws[len(ws)-1]
 	p.written[s] = slices.DeleteFunc(ws, func(t time.Time) bool { return newest.Sub(t) >= JournalWindow })
+}
+
+// keepLatest adds x to xs, which are in the order of their times (at), in its place after
+// those of the same time, and keeps the latest n.
+func keepLatest[T any](xs []T, x T, at func(T) time.Time, n int) []T {
+	xs = append(xs, x)
+	slices.SortStableFunc(xs, func(a, b T) int { return at(a).Compare(at(b)) })
+	if len(xs) > n {
+		xs = xs[len(xs)-n:]
+	}
+	return xs
 }
 
 // writtenSince counts s's entries in the JournalWindow before now (p.mu held).

@@ -82,12 +82,7 @@ func (p *Plugin) toFold(s subject, now time.Time) []Entry {
 // addReflection keeps r among its subject's latest reflections (p.mu held).
 func (p *Plugin) addReflection(r Reflection) {
 	s := r.subject()
-	rs := append(p.reflections[s], r)
-	slices.SortStableFunc(rs, func(a, b Reflection) int { return a.At.Compare(b.At) })
-	if len(rs) > promptReflections {
-		rs = rs[len(rs)-promptReflections:]
-	}
-	p.reflections[s] = rs
+	p.reflections[s] = keepLatest(p.reflections[s], r, func(r Reflection) time.Time { return r.At }, promptReflections)
 }
 
 // foldJournal folds journal entries into reflections: the entries are marked folded, the

@@ -1,5 +1,6 @@
 // Package pluginstest holds fakes for testing plugins and the code that hosts them: a
-// plugins.Bucket over a map, in place of a store transaction, and a plugins.Store of them.
+// plugins.Bucket over a map, in place of a store transaction, and a plugins.Store of them;
+// and Value, which reads what a plugin counted from its registry.
 package pluginstest
 
 import (

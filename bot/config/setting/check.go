@@ -75,6 +75,20 @@ func (c *Checker) Positive(key string, d Duration) {
 	}
 }
 
+// AtLeast adds a problem when n is below least: "at least 1", or for a least of 0 "0 or
+// more" with what 0 means where zero says it ("0 (no limit) or more").
+func AtLeast[N int | int64](c *Checker, key string, n, least N, zero string) {
+	switch {
+	case n >= least:
+	case least != 0:
+		c.Add(key, "must be at least %d; got %d", least, n)
+	case zero != "":
+		c.Add(key, "must be 0 (%s) or more; got %d", zero, n)
+	default:
+		c.Add(key, "must be 0 or more; got %d", n)
+	}
+}
+
 // NotEmpty adds a problem when v is empty or blank.
 func (c *Checker) NotEmpty(key, v string) {
 	if strings.TrimSpace(v) == "" {

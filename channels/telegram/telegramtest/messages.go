@@ -74,24 +74,13 @@ func (s *Server) sendMessage(p map[string]string, at time.Time) (any, *apiError)
 		return nil, badRequest("message text is empty")
 	}
 	m := Message{ChatID: chat, Text: text, Visible: visible, ParseMode: mode, At: at}
-	if v := p["reply_markup"]; v != "" {
-		if !json.Valid([]byte(v)) {
-			return nil, badRequest("can't parse reply keyboard markup JSON object")
-		}
-		m.ReplyMarkup = json.RawMessage(v)
-	}
 	if v := p["link_preview_options"]; v != "" {
 		m.LinkPreview = json.RawMessage(v)
 	}
-	if m.ReplyTo, aerr = replyTo(p); aerr != nil {
+	if m.ReplyMarkup, m.ReplyTo, aerr = replyFields(p); aerr != nil {
 		return nil, aerr
 	}
-	s.mu.Lock()
-	s.nextMsg++
-	m.ID = s.nextMsg
-	s.sent = append(s.sent, m)
-	s.notifyLocked()
-	s.mu.Unlock()
+	s.keep(func(id int) { m.ID = id; s.sent = append(s.sent, m) })
 	out := s.sentMessage(chat, m.ID)
 	out.Text = visible
 	return out, nil
@@ -105,6 +94,16 @@ func (s *Server) sentMessage(chat int64, id int) models.Message {
 		chatType = models.ChatTypeSupergroup
 	}
 	return models.Message{ID: id, From: &s.Bot, Date: int(s.now().Unix()), Chat: models.Chat{ID: chat, Type: chatType}}
+}
+
+// keep gives a sent message the next message id, records it with add under the lock, and
+// wakes the waiters.
+func (s *Server) keep(add func(id int)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextMsg++
+	add(s.nextMsg)
+	s.notifyLocked()
 }
 
 // NextMessageID reserves and returns the next message id (shared with sent messages).
@@ -174,17 +173,25 @@ func (s *Server) answerCallbackQuery(p map[string]string, at time.Time) (any, *a
 	return true, nil
 }
 
-// replyTo is the message id of p's reply_parameters (0 without them).
-func replyTo(p map[string]string) (int, *apiError) {
+// replyFields are p's reply_markup (nil without it) and the message id of its
+// reply_parameters (0 without them), as a send reads them.
+func replyFields(p map[string]string) (json.RawMessage, int, *apiError) {
+	var markup json.RawMessage
+	if v := p["reply_markup"]; v != "" {
+		if !json.Valid([]byte(v)) {
+			return nil, 0, badRequest("can't parse reply keyboard markup JSON object")
+		}
+		markup = json.RawMessage(v)
+	}
 	v := p["reply_parameters"]
 	if v == "" {
-		return 0, nil
+		return markup, 0, nil
 	}
 	var rp struct {
 		MessageID int `json:"message_id"`
 	}
 	if err := json.Unmarshal([]byte(v), &rp); err != nil {
-		return 0, badRequest("can't parse reply parameters JSON object")
+		return nil, 0, badRequest("can't parse reply parameters JSON object")
 	}
-	return rp.MessageID, nil
+	return markup, rp.MessageID, nil
 }

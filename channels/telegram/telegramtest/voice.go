@@ -112,21 +112,10 @@ func (s *Server) sendVoice(ctx context.Context, p map[string]string, at time.Tim
 			return nil, badRequest("message caption is too long")
 		}
 	}
-	if r := p["reply_markup"]; r != "" {
-		if !json.Valid([]byte(r)) {
-			return nil, badRequest("can't parse reply keyboard markup JSON object")
-		}
-		v.ReplyMarkup = json.RawMessage(r)
-	}
-	if v.ReplyTo, aerr = replyTo(p); aerr != nil {
+	if v.ReplyMarkup, v.ReplyTo, aerr = replyFields(p); aerr != nil {
 		return nil, aerr
 	}
-	s.mu.Lock()
-	s.nextMsg++
-	v.ID = s.nextMsg
-	s.voices = append(s.voices, v)
-	s.notifyLocked()
-	s.mu.Unlock()
+	s.keep(func(id int) { v.ID = id; s.voices = append(s.voices, v) })
 	out := s.sentMessage(chat, v.ID)
 	out.Caption = v.Visible
 	out.Voice = &models.Voice{FileID: "voice-" + strconv.Itoa(v.ID), FileUniqueID: "v" + strconv.Itoa(v.ID), Duration: v.Duration, MimeType: "audio/ogg", FileSize: int64(len(v.Audio))}

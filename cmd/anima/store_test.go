@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/cognition/openaitest"
-	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -34,10 +32,7 @@ func deadCLI(t *testing.T, path string, args ...string) (string, int) {
 // then, is sent at the next start.
 func TestDeadLetterCLI(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	dir := t.TempDir()
-	path := writeConfig(t, dir, tg.URL, ai.URL(), "")
+	tg, _, path := fakeService(t)
 	p := start(t, "run", "--config", path)
 	ctx := waitCtx(t, 60*time.Second)
 
@@ -157,5 +152,24 @@ func TestDeadShowEscapedAndRetryRefused(t *testing.T) {
 	}
 	if out, code := deadCLI(t, path, "retry", "1"); code != 0 || !strings.Contains(out, "from part 2") {
 		t.Errorf("anima dead retry 1 (exit %d), want it sent from part 2:\n%s", code, out)
+	}
+}
+
+// TestCompactCLI: `anima compact` refuses while the service holds the store and
+// compacts it once the service stopped. (The /forget erasure it serves is bot's
+// TestForgetLeavesNoTraceOnDisk, in-process.)
+func TestCompactCLI(t *testing.T) {
+	t.Parallel()
+	tg, _, path := fakeService(t)
+	p := start(t, "run", "--config", path)
+	say(waitCtx(t, 20*time.Second), t, tg, "something to store", 1)
+	// Offline compaction refuses while the service holds the store...
+	if out, err := exec.Command(binary, "compact", "--config", path).CombinedOutput(); err == nil || !strings.Contains(string(out), "in use by another process") {
+		t.Errorf("anima compact while running: err %v, output:\n%s", err, out)
+	}
+	p.stop(t)
+	// ...and works once it stopped.
+	if out, err := exec.Command(binary, "compact", "--config", path).CombinedOutput(); err != nil || !strings.Contains(string(out), "compacted") {
+		t.Errorf("anima compact: err %v, output:\n%s", err, out)
 	}
 }
