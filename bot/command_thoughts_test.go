@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -51,17 +50,7 @@ func TestThoughtsShowsSelfNote(t *testing.T) {
 			if err != nil || len(res.Reply) != 1 {
 				t.Fatalf("Command = %+v, %v", res, err)
 			}
-			got := res.Reply[0].Text
-			for _, w := range tc.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("/thoughts lacks %q:\n%s", w, got)
-				}
-			}
-			for _, w := range tc.dont {
-				if strings.Contains(got, w) {
-					t.Errorf("/thoughts has %q:\n%s", w, got)
-				}
-			}
+			checkText(t, "/thoughts", res.Reply[0].Text, tc.want, tc.dont)
 		})
 	}
 }
