@@ -66,10 +66,7 @@ func TestInnerLifeCommands(t *testing.T) {
 		t.Errorf("/thoughts and /status cost %d model calls, want 0", n-calls)
 	}
 
-	h.tg.PushText(user, user, "/forget")
-	if _, err := h.tg.WaitSent(waitCtx(t), 5); err != nil {
-		t.Fatal(err)
-	}
+	h.sayUntil("/forget", 5)
 	h.tg.PushCallback(user, user, "/forget yes")
 	if _, err := h.tg.WaitSent(waitCtx(t), 6); err != nil {
 		t.Fatal(err)
@@ -168,8 +165,7 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 	if sent[1].Visible != "How did the driving test go?" {
 		t.Errorf("check-in = %q", sent[1].Visible)
 	}
-	reqs := h.ai.Requests()
-	last := string(reqs[len(reqs)-1].Raw)
+	last := string(lastRequest(h.ai).Raw)
 	for _, want := range []string{"driving test this afternoon", "due check-in", "You planned to check in about"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("the check-in's prompt lacks %q:\n%s", want, last)

@@ -248,8 +248,7 @@ func TestReminderSurvivesRestart(t *testing.T) {
 		t.Errorf("reminder = %q", sent[1].Visible)
 	}
 	// The wake prompt told the model what the reminder was about.
-	reqs := h.ai.Requests()
-	if last := string(reqs[len(reqs)-1].Raw); !strings.Contains(last, "stretch your legs") {
+	if last := string(lastRequest(h.ai).Raw); !strings.Contains(last, "stretch your legs") {
 		t.Errorf("the reminder's prompt lacks its note:\n%s", last)
 	}
 	c.advance(2*time.Second, time.Second) // a second firing would come now
