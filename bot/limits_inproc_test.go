@@ -223,33 +223,36 @@ func TestRemindersListIsOnePage(t *testing.T) {
 	}
 }
 
-// TestUserRateLimit: 60 messages spread over a minute from one user cost at most the
-// rate limit's runs (20 a minute) plus the one the excess is folded into, and one notice.
-// The minute is anima's clock: a message a second, each taken by the loop before the
+// TestUserRateLimit: 15 messages spread over a minute from one user cost at most the
+// rate limit's runs (limits.user_runs_per_minute, 5 here: the default 20 would take 60
+// messages to show the same) plus the one the excess is folded into, and one notice.
+// The minute is anima's clock: a message every 4 s, each taken by the loop before the
 // next (and, while runs are allowed, its run over), as a person typing would.
 func TestUserRateLimit(t *testing.T) {
 	t.Parallel()
+	const perMinute, messages = 5, 15
 	h := newHarness(t)
 	clock := h.useClock(testNoon())
+	h.cfg.Limits.UserRunsPerMinute = perMinute
 	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return limitsSilent() })
 	addrs, stop := h.start()
 	defer stop()
 	ctx := testCtx(t, 120*time.Second)
-	for i := range 60 {
+	for i := range messages {
 		h.tg.PushText(user, user, fmt.Sprintf("message %d", i))
 		waitUntil(t, ctx, fmt.Sprintf("message %d taken", i), func() bool {
 			return metricSample(t, addrs.Metrics, `anima_signals_total{type="user_message"}`) == float64(i+1)
 		})
-		if i < 20 {
+		if i < perMinute {
 			waitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool { return inprocRuns(h.ai) == i+1 })
 		}
-		clock.Advance(time.Second)
+		clock.Advance(time.Minute / messages)
 	}
 	// The excess folded into the next allowed run: it comes once the minute is over.
 	clock.Advance(2 * time.Second)
 	waitUntil(t, ctx, "the folded run", func() bool {
 		for _, r := range h.ai.Requests() {
-			if len(r.Body.Tools) > 0 && strings.Contains(string(r.Raw), "message 59") {
+			if len(r.Body.Tools) > 0 && strings.Contains(string(r.Raw), fmt.Sprintf("message %d", messages-1)) {
 				return true
 			}
 		}
@@ -257,9 +260,9 @@ func TestUserRateLimit(t *testing.T) {
 	})
 	modelQuiet(t, ctx, h.ai, addrs.Metrics)
 	got := inprocRuns(h.ai)
-	t.Logf("runs for 60 messages over a minute: %d", got)
-	if got > 22 {
-		t.Errorf("%d runs, want at most 20 a minute plus the folded one", got)
+	t.Logf("runs for %d messages over a minute: %d", messages, got)
+	if got > perMinute+2 {
+		t.Errorf("%d runs, want at most %d a minute plus the folded one", got, perMinute)
 	}
 	var notices int
 	for _, m := range h.tg.Sent() {
