@@ -59,6 +59,10 @@ func newHarness(t *testing.T) *harness {
 	cfg.Proactive.Enabled = false
 	cfg.Brain.Tick = config.Duration(50 * time.Millisecond)
 	h.cfg = cfg
+	// A failing model request is retried after 10 ms and 20 ms of real time instead of 1 s
+	// and 2 s: what the tests check of a failure is what anima does once the retries are
+	// spent (brain/cognition tests the backoff itself).
+	h.opts.RetryBackoff = 10 * time.Millisecond
 	t.Cleanup(func() {
 		if v := h.ai.Violations(); len(v) > 0 {
 			t.Errorf("the fake OpenAI server saw invalid requests: %v", v)
