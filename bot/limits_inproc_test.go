@@ -9,8 +9,11 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+	"github.com/anima-bot/anima/storage"
 )
 
 // The limits' behaviour checks, moved in-process from cmd/anima's limits_test.go: each
@@ -185,19 +188,33 @@ func TestGreedyModelCannotPileUpReminders(t *testing.T) {
 	}
 }
 
-// TestRemindersListIsOnePage: with 120 pending (caps raised), /reminders answers in one
-// message, paged.
+// TestRemindersListIsOnePage: with 120 pending (caps raised; put in the store before the
+// start, as 10 turns of limitsGreedy would leave them, without the turns), /reminders
+// answers in one message, paged.
 func TestRemindersListIsOnePage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.useClock(testNoon())
-	h.ai.SetDefault(limitsGreedy)
+	now := testNoon()
+	h.useClock(now)
 	h.cfg.Limits.PendingRemindersPerChat = 500
-	h.cfg.Limits.RemindersPerRun = 12
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := schedule.New(st, schedule.Options{MaxPending: -1})
+	for i := range 120 {
+		item := brain.ScheduleItem{ID: schedule.NewID(), Chat: user, User: user, Note: fmt.Sprintf("water the plants %d", i),
+			Due: now.Add(24*time.Hour + time.Duration(i)*time.Minute), Created: now, Kind: brain.KindReminder}
+		if err := book.Add(item); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
 	addrs, stop := h.start()
 	defer stop()
 	ctx := testCtx(t, 60*time.Second)
-	limitsGreedyTurns(t, ctx, h, 10)
 	waitUntil(t, ctx, "120 pending", func() bool { return metricSample(t, addrs.Metrics, "anima_schedules_pending") == 120 })
 	h.tg.PushText(user, user, "/reminders")
 	sent, err := h.tg.WaitSent(ctx, 1)
