@@ -24,12 +24,14 @@ const (
 
 // newGroupHarness is a harness allowing groupMemberA and groupMemberB, whose Telegram
 // channel paces a group's messages 30 ms apart instead of 3 s (what these tests check
-// does not depend on the pacing, which channels/telegram tests).
+// does not depend on the pacing, which channels/telegram tests), and whose model is
+// groupScripted.
 func newGroupHarness(t *testing.T) *harness {
 	t.Helper()
 	h := newHarness(t)
 	h.cfg.Telegram.AllowedUsers = []int64{groupMemberA, groupMemberB}
 	h.opts.PerChatInterval = 10 * time.Millisecond
+	h.ai.SetDefault(groupScripted)
 	return h
 }
 
@@ -161,7 +163,6 @@ func TestGroupRunsKeepMembersApart(t *testing.T) {
 	t.Parallel()
 	h := newGroupHarness(t)
 	tg, ai := h.tg, h.ai
-	ai.SetDefault(groupScripted)
 	ctx := testCtx(t, 60*time.Second)
 
 	// A tells anima something private.
@@ -238,7 +239,6 @@ func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
 	t.Parallel()
 	h := newGroupHarness(t)
 	tg, ai := h.tg, h.ai
-	ai.SetDefault(groupScripted)
 	ctx := testCtx(t, 90*time.Second)
 	_, stop := h.start()
 	defer stop()
