@@ -153,35 +153,39 @@ func limitsGreedyTurns(t *testing.T, ctx context.Context, h *harness, n int) {
 	}
 }
 
-// TestGreedyModelCannotPileUpReminders: 60 turns of a model that schedules 12 reminders
-// each leave at most 50 pending (4 a run), and the tool tells the model why.
+// TestGreedyModelCannotPileUpReminders: 6 turns of a model that schedules 12 reminders
+// each leave at most limits.pending_reminders_per_chat pending (10 here; the default 50
+// took 60 turns to show the same), 4 a run (limits.reminders_per_run), and the tool tells
+// the model why.
 func TestGreedyModelCannotPileUpReminders(t *testing.T) {
 	t.Parallel()
+	const turns, perChat, perRun = 6, 10, 4
 	h := newHarness(t)
 	h.useClock(testNoon()) // the reminders, a day away, never come due
 	h.ai.SetDefault(limitsGreedy)
-	// The per-user rate limit would stretch 60 quick turns over three minutes.
-	h.cfg.Limits.UserRunsPerMinute = 0
+	h.cfg.Limits.PendingRemindersPerChat = perChat
+	h.cfg.Limits.RemindersPerRun = perRun
 	addrs, stop := h.start()
 	defer stop()
 	ctx := testCtx(t, 120*time.Second)
-	limitsGreedyTurns(t, ctx, h, 60)
+	limitsGreedyTurns(t, ctx, h, turns)
 	modelQuiet(t, ctx, h.ai, addrs.Metrics) // the last turn commits
 	pending := metricSample(t, addrs.Metrics, "anima_schedules_pending")
-	t.Logf("pending reminders after 60 greedy turns: %v", pending)
-	if pending != 50 {
-		t.Errorf("%v reminders pending, want the cap of 50", pending)
+	t.Logf("pending reminders after %d greedy turns: %v", turns, pending)
+	if pending != perChat {
+		t.Errorf("%v reminders pending, want the cap of %d", pending, perChat)
 	}
-	perRun := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="reminders_per_run"}`)
-	perChat := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="pending_reminders"}`)
-	t.Logf("refused: %v per run, %v per chat", perRun, perChat)
-	if perRun < 12*8 || perRun+perChat != 60*12-50 {
-		t.Errorf("refusals: %v per run + %v per chat, want %d in all", perRun, perChat, 60*12-50)
+	byRun := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="reminders_per_run"}`)
+	byChat := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="pending_reminders"}`)
+	t.Logf("refused: %v per run, %v per chat", byRun, byChat)
+	// Each turn that fits under the cap whole has 12-4 refused by the per-run limit.
+	if byRun < perChat/perRun*(12-perRun) || byRun+byChat != turns*12-perChat {
+		t.Errorf("refusals: %v per run + %v per chat, want %d in all", byRun, byChat, turns*12-perChat)
 	}
 	// The tool told the model why.
 	var told bool
 	for _, r := range h.ai.Requests() {
-		told = told || strings.Contains(string(r.Raw), "at most 4 new reminders")
+		told = told || strings.Contains(string(r.Raw), fmt.Sprintf("at most %d new reminders", perRun))
 	}
 	if !told {
 		t.Error("no tool result told the model why its reminder was refused")
