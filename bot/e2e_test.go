@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,9 +128,16 @@ func (h *harness) say(text string) []telegramtest.Message {
 func (h *harness) sayUntil(text string, n int) []telegramtest.Message {
 	h.t.Helper()
 	h.tg.PushText(user, user, text)
+	return h.waitSent(n, "the answer to "+strconv.Quote(text))
+}
+
+// waitSent waits until anima has sent n messages in all and returns them; it fails the
+// test, naming what it waited for, if they do not come.
+func (h *harness) waitSent(n int, what string) []telegramtest.Message {
+	h.t.Helper()
 	sent, err := h.tg.WaitSent(waitCtx(h.t), n)
 	if err != nil {
-		h.t.Fatal(err)
+		h.t.Fatalf("%s: %v", what, err)
 	}
 	return sent
 }
@@ -319,10 +327,7 @@ func TestBadUpdatesDoNotStopAnything(t *testing.T) {
 	h.tg.PushRaw([]byte(`{"edited_message":{"message_id":6,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"text":"edited"}}`))
 	photo := h.tg.AddFile("photos", ".jpg", []byte("\xff\xd8boat"))
 	h.tg.PushRaw([]byte(`{"message":{"message_id":7,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"photo":[{"file_id":"` + photo + `","file_unique_id":"q","width":1,"height":1}],"caption":"look at my boat"}}`))
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.waitSent(1, "anima's messages")
 	if sent[0].Visible != "echo: [photo] look at my boat" {
 		t.Errorf("reply = %q, want the caption answered", sent[0].Visible)
 	}
@@ -399,10 +404,7 @@ func TestWebhookSecret(t *testing.T) {
 	if code, _ := telegramtest.PostWebhook(waitCtx(t), url, "s3cret_token", update); code != http.StatusOK {
 		t.Errorf("duplicate delivery: status %d, want 200", code)
 	}
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.waitSent(1, "anima's messages")
 	if sent[0].Visible != "echo: via webhook" {
 		t.Errorf("reply = %q", sent[0].Visible)
 	}
@@ -467,9 +469,7 @@ func TestForgetDeletesEverything(t *testing.T) {
 		t.Fatalf("/forget did not ask for confirmation: %+v", sent[1])
 	}
 	h.tg.PushCallback(user, user, "/forget yes")
-	if _, err := h.tg.WaitSent(waitCtx(t), 3); err != nil {
-		t.Fatal(err)
-	}
+	h.waitSent(3, "anima's messages")
 	stop()
 	st := h.store()
 	if turns, _ := st.History(user, 0); len(turns) != 0 {

@@ -68,9 +68,7 @@ func TestInnerLifeCommands(t *testing.T) {
 
 	h.sayUntil("/forget", 5)
 	h.tg.PushCallback(user, user, "/forget yes")
-	if _, err := h.tg.WaitSent(waitCtx(t), 6); err != nil {
-		t.Fatal(err)
-	}
+	h.waitSent(6, "anima's messages")
 	stop()
 	st := h.store()
 	var left []string
@@ -154,10 +152,7 @@ func TestConcernCheckinAskedOnce(t *testing.T) {
 	h.say("I have my driving test this afternoon!")
 	c.settle()
 	gap := c.untilWakes(brain.ReasonConcernCheckin, 1, clock.Now(), 12*time.Second, time.Second)
-	sent, err := h.tg.WaitSent(waitCtx(t), 2)
-	if err != nil {
-		t.Fatalf("the check-in never came: %v", err)
-	}
+	sent := h.waitSent(2, "the check-in never came")
 	t.Logf("check-in asked %v after the answer (planned 5 s ahead)", gap)
 	if gap < 3*time.Second || gap > 12*time.Second {
 		t.Errorf("check-in came %v after the answer, want about 5 s", gap)

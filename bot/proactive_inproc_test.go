@@ -117,17 +117,13 @@ func TestProactiveMessages(t *testing.T) {
 	replyAt := clock.Now()
 	gap := c.untilWakes(brain.ReasonProactive, 1, replyAt, 10*time.Second, step)
 	first := clock.Now()
-	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
-		t.Fatalf("no proactive message: %v", err)
-	}
+	h.waitSent(2, "no proactive message")
 	t.Logf("first proactive message %v after the reply (min_silence 3s)", gap)
 	if gap < 3*time.Second || gap > 10*time.Second {
 		t.Errorf("first proactive message %v after the last exchange, want between min_silence and ~2×", gap)
 	}
 	gap2 := c.untilWakes(brain.ReasonProactive, 2, first, 30*time.Second, step)
-	if _, err := h.tg.WaitSent(waitCtx(t), 3); err != nil {
-		t.Fatalf("no second proactive message: %v", err)
-	}
+	h.waitSent(3, "no second proactive message")
 	t.Logf("second proactive message %v after the first (cooldown 4s, habituation 2×3s)", gap2)
 	if gap2 < 4*time.Second {
 		t.Errorf("second proactive message %v after the first, inside the cooldown", gap2)
@@ -236,10 +232,7 @@ func TestReminderSurvivesRestart(t *testing.T) {
 		return c.wakes(brain.ReasonSchedule) >= 1
 	})
 	delay := clock.Now().Sub(setAt)
-	sent, err := h.tg.WaitSent(waitCtx(t), 2)
-	if err != nil {
-		t.Fatalf("the reminder never came: %v", err)
-	}
+	sent := h.waitSent(2, "the reminder never came")
 	t.Logf("reminder delivered %v after it was set (asked for 6s)", delay)
 	if delay < 5*time.Second || delay > 15*time.Second {
 		t.Errorf("reminder came %v after it was set, want about 6s", delay)

@@ -83,10 +83,7 @@ func TestSpeechCapAndChoice(t *testing.T) {
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("first one"), 2))
 	waitVoices(t, h.tg, 1)
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("second one"), 2))
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.waitSent(1, "anima's messages")
 	if sent[0].Visible != "echo: [voice 0:02] second one" {
 		t.Errorf("past the cap: %q, want the reply in writing", sent[0].Visible)
 	}
@@ -110,10 +107,7 @@ func TestVoiceCommand(t *testing.T) {
 	defer stop()
 	h.say("/voice off")
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("hello"), 1))
-	sent, err := h.tg.WaitSent(waitCtx(t), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.waitSent(2, "anima's messages")
 	if !strings.Contains(sent[0].Visible, "in writing") || sent[1].Visible != "echo: [voice 0:01] hello" {
 		t.Fatalf("sent %q, %q", sent[0].Visible, sent[1].Visible)
 	}
@@ -149,10 +143,7 @@ func TestSpeechFallsBackToText(t *testing.T) {
 			defer stop()
 			for i, words := range []string{"one", "two"} {
 				h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte(words), 1))
-				sent, err := h.tg.WaitSent(waitCtx(t), i+1)
-				if err != nil {
-					t.Fatal(err)
-				}
+				sent := h.waitSent(i+1, "anima's messages")
 				if want := "echo: [voice 0:01] " + words; sent[i].Visible != want {
 					t.Errorf("answer %d = %q, want %q", i, sent[i].Visible, want)
 				}
