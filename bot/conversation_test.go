@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/bot"
-	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
@@ -27,7 +25,8 @@ func TestLongConversationCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 turns")
 	}
-	ai := openaitest.New(t)
+	h := newHarness(t) // its Telegram side stays unused: anima runs over the console
+	ai := h.ai
 	summaries := 0
 	ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
 		if len(req.Tools) == 0 && strings.Contains(req.Messages[0].Content, "summar") {
@@ -36,12 +35,8 @@ func TestLongConversationCost(t *testing.T) {
 		}
 		return openaitest.Echo(req)
 	})
-	cfg := config.Default()
-	cfg.LLM.BaseURL = ai.URL()
-	cfg.LLM.APIKey = "test-key"
-	cfg.Storage.Path = filepath.Join(t.TempDir(), "anima.db")
+	cfg := h.cfg
 	cfg.Metrics.Listen = ""
-	cfg.Proactive.Enabled = false
 
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
