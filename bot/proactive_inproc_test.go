@@ -78,6 +78,20 @@ func (c *proactiveClock) advance(d, step time.Duration) {
 	}
 }
 
+// expect moves the clock by d in steps of step, settling after each, and checks that
+// anima has then woken to write first wakes times and sent sent messages in all (what
+// says which).
+func (c *proactiveClock) expect(h *harness, d, step time.Duration, wakes float64, sent int, what string) {
+	c.t.Helper()
+	c.advance(d, step)
+	if n := c.wakes(brain.ReasonProactive); n != wakes {
+		c.t.Errorf("%v proactive wakes after %v more, want %v", n, d, wakes)
+	}
+	if n := len(h.tg.Sent()); n != sent {
+		c.t.Errorf("%d messages after %v more, want %d: %s", n, d, sent, what)
+	}
+}
+
 // untilWakes moves the clock in steps of step, settling after each, until reason has
 // woken anima n times in all, and returns how far the clock has moved since from; it fails
 // the test if the clock moves limit without that.
@@ -130,13 +144,7 @@ func TestProactiveMessages(t *testing.T) {
 	}
 	// max_per_day 3, whose last wake is kept for a check-in or a follow-up: plain
 	// missing-you pressure gets two, then nothing more today.
-	c.advance(14*time.Second, 2*time.Second)
-	if n := c.wakes(brain.ReasonProactive); n != 2 {
-		t.Errorf("%v proactive wakes, want 2", n)
-	}
-	if n := len(h.tg.Sent()); n != 3 {
-		t.Errorf("%d messages, want the reply and the 2 proactive ones max_per_day=3 leaves plain pressure", n)
-	}
+	c.expect(h, 14*time.Second, 2*time.Second, 2, 3, "the reply and the 2 proactive ones max_per_day=3 leaves plain pressure")
 }
 
 // TestNoProactiveInQuietHours: with quiet hours covering the whole day around now, anima
@@ -182,13 +190,8 @@ func TestLateMessageIsAnsweredNotMissed(t *testing.T) {
 	defer stop()
 	c := newProactiveClock(t, clock, addrs.Metrics)
 	h.say("sorry, fell asleep: how was your evening?")
-	c.advance(2*time.Second, 500*time.Millisecond) // inside min_silence after the answer
-	if n := c.wakes(brain.ReasonProactive); n != 0 {
-		t.Errorf("%v proactive wakes within 2 s of answering a late message, want 0", n)
-	}
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Errorf("%d messages, want only the answer", n)
-	}
+	// 2 s is inside min_silence after the answer.
+	c.expect(h, 2*time.Second, 500*time.Millisecond, 0, 1, "only the answer to a late message")
 }
 
 // TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → stop → restart on the
