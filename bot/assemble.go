@@ -168,7 +168,7 @@ func (b *builder) plugins() error {
 func (b *builder) cognition() error {
 	p := b.p
 	p.Cognition = cognition.New(CognitionConfig(b.cfg, p.Zone), b.opts.LLM, p.Memory, p.Tools, cognition.Options{Logger: b.log, Registerer: b.reg, Clock: p.Clock,
-		Sections: p.Plugins.Sections, Refusals: p.Refusals})
+		Backoff: b.opts.RetryBackoff, Sections: p.Plugins.Sections, Refusals: p.Refusals})
 	return restoreUsage(b.store, p.Cognition)
 }
 

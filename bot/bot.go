@@ -58,6 +58,9 @@ type Options struct {
 	// StopGrace, if set, replaces how long the core loop waits for runs in flight when
 	// stopping before it cancels them (5s) (tests).
 	StopGrace time.Duration
+	// RetryBackoff, if set, replaces the model client's first retry delay (1s, doubled
+	// for each further retry), which passes in real time whatever Clock is (tests).
+	RetryBackoff time.Duration
 }
 
 // Addrs are the addresses Run bound (useful with ":0" ports).

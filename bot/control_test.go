@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/anima-bot/anima/bot"
-	"github.com/anima-bot/anima/storage"
 )
 
 // TestBackupRefusesACutOffCopy: a service that dies halfway through the stream must not
@@ -61,20 +60,7 @@ func TestHotBackupWithALongStorePath(t *testing.T) {
 	_, stop := h.start()
 	defer stop()
 	h.say("remember the lighthouse")
-	fi, err := os.Stat(bot.ControlSocket(h.cfg.Storage.Path))
-	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode().Type() != os.ModeSocket {
-		t.Fatalf("control socket: %v, mode %v; want a 0600 socket beside the store", err, fi.Mode())
-	}
-	out := filepath.Join(t.TempDir(), "backup.db")
-	if _, err := bot.Backup(context.Background(), h.cfg.Storage.Path, out); err != nil {
-		t.Fatalf("hot backup while running: %v", err)
-	}
-	st, err := storage.Open(out, storage.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if turns, err := st.History(user, 0); err != nil || len(turns) != 2 {
+	if turns, err := h.hotBackup().History(user, 0); err != nil || len(turns) != 2 {
 		t.Fatalf("restored history = %+v, %v", turns, err)
 	}
 }

@@ -63,19 +63,12 @@ func TestDeadRunRetried(t *testing.T) {
 func TestDeadLettersPrunedAfterAWeek(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	msg := brain.SendMessage{Chat: user, Text: "refused"}
+	var letters []brain.DeadLetter
 	for _, age := range []time.Duration{storage.DeadKeep + time.Hour, storage.DeadKeep - time.Hour} {
-		if _, err := st.Bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: user, User: user, At: time.Now().Add(-age), Message: &msg}); err != nil {
-			t.Fatal(err)
-		}
+		letters = append(letters, brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: user, User: user, At: time.Now().Add(-age), Message: &msg})
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	h.bury(letters...)
 	_, stop := h.start()
 	defer stop()
 	ctx := waitCtx(t)
@@ -116,15 +109,13 @@ func TestDeadSplitReplyRetrySendsTheRest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var letters []brain.DeadLetter
-	for len(letters) == 0 {
+	waitUntil(t, ctx, "the refused part kept as a dead letter", func() bool {
 		var err error
 		if letters, err = bot.Dead(ctx, h.cfg.Storage.Path, "list"); err != nil {
 			t.Fatal(err)
 		}
-		if ctx.Err() != nil {
-			t.Fatal("the refused part was never kept as a dead letter")
-		}
-	}
+		return len(letters) > 0
+	})
 	d := letters[0]
 	if d.Kind != brain.DeadUndeliverable || d.Message == nil || d.Message.SkipParts != 1 {
 		t.Fatalf("dead letter %+v, want the refused reply with its 1 part delivered recorded", d)
@@ -153,21 +144,12 @@ func TestDeadRetryRefusedForRemovedUser(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	const removed = 5151
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	msg := brain.SendMessage{Chat: removed, Text: "for someone gone", Kind: brain.KindReply}
-	if _, err := st.Bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: removed, User: removed, At: time.Now(), Message: &msg}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	h.bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: removed, User: removed, At: time.Now(), Message: &msg})
 	_, stop := h.start()
 	defer stop()
 	ctx := waitCtx(t)
-	_, err = bot.Dead(ctx, h.cfg.Storage.Path, "retry 1")
+	_, err := bot.Dead(ctx, h.cfg.Storage.Path, "retry 1")
 	if !errors.Is(err, bot.ErrNotAllowed) || !strings.Contains(err.Error(), "user 5151") || !strings.Contains(err.Error(), "kept") {
 		t.Fatalf("retry for a removed user: err %v, want ErrNotAllowed naming the user and saying the letter is kept", err)
 	}

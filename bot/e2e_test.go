@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +60,10 @@ func newHarness(t *testing.T) *harness {
 	cfg.Proactive.Enabled = false
 	cfg.Brain.Tick = config.Duration(50 * time.Millisecond)
 	h.cfg = cfg
+	// A failing model request is retried after 10 ms and 20 ms of real time instead of 1 s
+	// and 2 s: what the tests check of a failure is what anima does once the retries are
+	// spent (brain/cognition tests the backoff itself).
+	h.opts.RetryBackoff = 10 * time.Millisecond
 	t.Cleanup(func() {
 		if v := h.ai.Violations(); len(v) > 0 {
 			t.Errorf("the fake OpenAI server saw invalid requests: %v", v)
@@ -115,12 +119,33 @@ func (h *harness) start() (bot.Addrs, func()) {
 // test that made the harness (it fails h.t).
 func (h *harness) say(text string) []telegramtest.Message {
 	h.t.Helper()
+	return h.sayUntil(text, 1)
+}
+
+// sayUntil pushes text from user in their private chat and waits until anima has sent n
+// messages in all, failing the test if they do not come; it returns the messages sent so
+// far. Call it from the test that made the harness (it fails h.t).
+func (h *harness) sayUntil(text string, n int) []telegramtest.Message {
+	h.t.Helper()
 	h.tg.PushText(user, user, text)
-	sent, err := h.tg.WaitSent(waitCtx(h.t), 1)
+	return h.waitSent(n, "the answer to "+strconv.Quote(text))
+}
+
+// waitSent waits until anima has sent n messages in all and returns them; it fails the
+// test, naming what it waited for, if they do not come.
+func (h *harness) waitSent(n int, what string) []telegramtest.Message {
+	h.t.Helper()
+	sent, err := h.tg.WaitSent(waitCtx(h.t), n)
 	if err != nil {
-		h.t.Fatal(err)
+		h.t.Fatalf("%s: %v", what, err)
 	}
 	return sent
+}
+
+// lastRequest is the newest request the fake model ai has had.
+func lastRequest(ai *openaitest.Server) openaitest.Request {
+	reqs := ai.Requests()
+	return reqs[len(reqs)-1]
 }
 
 // settleTicks is how many ticks of the loop settle waits out after the outbox empties.
@@ -193,12 +218,8 @@ func TestReplyAndRestartKeepsHistory(t *testing.T) {
 	// A second run on the same store: the model sees the earlier exchange.
 	_, stop = h.start()
 	defer stop()
-	h.tg.PushText(user, user, "what do I love?")
-	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
-		t.Fatal(err)
-	}
-	reqs := h.ai.Requests()
-	last := reqs[len(reqs)-1].Raw
+	h.sayUntil("what do I love?", 2)
+	last := lastRequest(h.ai).Raw
 	if !strings.Contains(string(last), "I love sailing") {
 		t.Errorf("the prompt after a restart lacks the earlier turn:\n%s", last)
 	}
@@ -260,10 +281,7 @@ func TestLongReplyIsSplitInOrder(t *testing.T) {
 	}
 	long := strings.Join(paras, "\n\n")
 	h.ai.Enqueue(openaitest.Answer(long, "active", 0.95))
-	h.tg.PushText(user, user, "tell me a long story")
-	if _, err := h.tg.WaitSent(waitCtx(t), 3); err != nil {
-		t.Fatal(err)
-	}
+	h.sayUntil("tell me a long story", 3)
 	settle(t, addrs.Metrics) // more parts would be sent before the reply leaves the outbox
 	sent := h.tg.Sent()
 	var got []string
@@ -309,17 +327,11 @@ func TestBadUpdatesDoNotStopAnything(t *testing.T) {
 	h.tg.PushRaw([]byte(`{"edited_message":{"message_id":6,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"text":"edited"}}`))
 	photo := h.tg.AddFile("photos", ".jpg", []byte("\xff\xd8boat"))
 	h.tg.PushRaw([]byte(`{"message":{"message_id":7,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"photo":[{"file_id":"` + photo + `","file_unique_id":"q","width":1,"height":1}],"caption":"look at my boat"}}`))
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.waitSent(1, "anima's messages")
 	if sent[0].Visible != "echo: [photo] look at my boat" {
 		t.Errorf("reply = %q, want the caption answered", sent[0].Visible)
 	}
-	h.tg.PushText(user, user, "still alive?")
-	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
-		t.Fatal(err)
-	}
+	h.sayUntil("still alive?", 2)
 }
 
 // TestModelFailureGetsOneMessage: a model that refuses the request (400: the endpoint is
@@ -344,11 +356,7 @@ func TestModelFailureGetsOneMessage(t *testing.T) {
 			addrs, stop := h.start()
 			defer stop()
 			h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(tc.status) })
-			h.tg.PushText(user, user, "hello?")
-			sent, err := h.tg.WaitSent(waitCtx(t), 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sent := h.say("hello?")
 			if want := tc.want(h); sent[0].Visible != want {
 				t.Errorf("reply = %q, want %q", sent[0].Visible, want)
 			}
@@ -396,10 +404,7 @@ func TestWebhookSecret(t *testing.T) {
 	if code, _ := telegramtest.PostWebhook(waitCtx(t), url, "s3cret_token", update); code != http.StatusOK {
 		t.Errorf("duplicate delivery: status %d, want 200", code)
 	}
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.waitSent(1, "anima's messages")
 	if sent[0].Visible != "echo: via webhook" {
 		t.Errorf("reply = %q", sent[0].Visible)
 	}
@@ -459,18 +464,12 @@ func TestForgetDeletesEverything(t *testing.T) {
 	h := newHarness(t)
 	_, stop := h.start()
 	h.say("my secret is blue")
-	h.tg.PushText(user, user, "/forget")
-	sent, err := h.tg.WaitSent(waitCtx(t), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.sayUntil("/forget", 2)
 	if !strings.Contains(string(sent[1].ReplyMarkup), "/forget yes") {
 		t.Fatalf("/forget did not ask for confirmation: %+v", sent[1])
 	}
 	h.tg.PushCallback(user, user, "/forget yes")
-	if _, err := h.tg.WaitSent(waitCtx(t), 3); err != nil {
-		t.Fatal(err)
-	}
+	h.waitSent(3, "anima's messages")
 	stop()
 	st := h.store()
 	if turns, _ := st.History(user, 0); len(turns) != 0 {
@@ -487,24 +486,7 @@ func TestHotBackupRestores(t *testing.T) {
 	_, stop := h.start()
 	defer stop()
 	h.say("remember the lighthouse")
-	fi, err := os.Stat(bot.ControlSocket(h.cfg.Storage.Path))
-	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode().Type() != os.ModeSocket {
-		t.Fatalf("control socket: %v, mode %v; want a 0600 socket beside the store", err, fi.Mode())
-	}
-	out := filepath.Join(t.TempDir(), "backup.db")
-	n, err := bot.Backup(context.Background(), h.cfg.Storage.Path, out)
-	if err != nil {
-		t.Fatalf("hot backup while running: %v", err)
-	}
-	if n == 0 {
-		t.Fatal("empty backup")
-	}
-	st, err := storage.Open(out, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	turns, err := st.History(user, 0)
+	turns, err := h.hotBackup().History(user, 0)
 	if err != nil || len(turns) != 2 || turns[0].Text != "remember the lighthouse" {
 		t.Fatalf("restored history = %+v, %v", turns, err)
 	}
@@ -564,20 +546,16 @@ func TestRememberedFactSurvivesRestart(t *testing.T) {
 
 	_, stop = h.start()
 	defer stop()
-	h.tg.PushText(user, user, "what was I telling you?")
-	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
-		t.Fatal(err)
-	}
-	reqs := h.ai.Requests()
-	system := reqs[len(reqs)-1].Body.Messages
+	h.sayUntil("what was I telling you?", 2)
+	last := lastRequest(h.ai)
 	found := false
-	for _, m := range system {
+	for _, m := range last.Body.Messages {
 		if m.Role == "system" && strings.Contains(m.Content, "boat_name") && strings.Contains(m.Content, "Wind Dancer") {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("the remembered fact is not in the prompt after a restart:\n%s", reqs[len(reqs)-1].Raw)
+		t.Errorf("the remembered fact is not in the prompt after a restart:\n%s", last.Raw)
 	}
 }
 

@@ -24,33 +24,45 @@ const (
 
 // newGroupHarness is a harness allowing groupMemberA and groupMemberB, whose Telegram
 // channel paces a group's messages 30 ms apart instead of 3 s (what these tests check
-// does not depend on the pacing, which channels/telegram tests).
+// does not depend on the pacing, which channels/telegram tests), and whose model is
+// groupScripted.
 func newGroupHarness(t *testing.T) *harness {
 	t.Helper()
 	h := newHarness(t)
 	h.cfg.Telegram.AllowedUsers = []int64{groupMemberA, groupMemberB}
 	h.opts.PerChatInterval = 10 * time.Millisecond
+	h.ai.SetDefault(groupScripted)
 	return h
 }
 
-// groupScripted answers a run by what its newest message asks for: "REMEMBER attr=value"
-// calls core_remember, "REMIND note" schedules a reminder an hour ahead, anything else
-// gets a short answer; after a tool result it answers "noted".
-func groupScripted(req openai.ChatCompletionRequest) openaitest.Reply {
-	last := req.Messages[len(req.Messages)-1]
-	if last.Role == openai.ChatMessageRoleTool {
-		return openaitest.Answer("noted", "active", 0.9)
+// groupAnswers is a scripted model for the group tests: a run is answered by what by makes
+// of its newest user message, or with a short "hello there" where by has nothing to say;
+// after a tool result it answers "noted".
+func groupAnswers(by func(text string) (openaitest.Reply, bool)) func(openai.ChatCompletionRequest) openaitest.Reply {
+	return func(req openai.ChatCompletionRequest) openaitest.Reply {
+		if req.Messages[len(req.Messages)-1].Role == openai.ChatMessageRoleTool {
+			return openaitest.Answer("noted", "active", 0.9)
+		}
+		if r, ok := by(groupLastUser(req)); ok {
+			return r
+		}
+		return openaitest.Answer("hello there", "active", 0.9)
 	}
-	text := groupLastUser(req)
+}
+
+// groupScripted answers a run by what its newest message asks for: "REMEMBER attr=value"
+// calls core_remember, "REMIND note" schedules a reminder an hour ahead (groupAnswers
+// does the rest).
+var groupScripted = groupAnswers(func(text string) (openaitest.Reply, bool) {
 	if _, rest, ok := strings.Cut(text, "REMEMBER "); ok {
 		attr, val, _ := strings.Cut(strings.Fields(rest)[0], "=")
-		return openaitest.Tool("core_remember", fmt.Sprintf(`{"attribute":%q,"value":%q}`, attr, val))
+		return openaitest.Tool("core_remember", fmt.Sprintf(`{"attribute":%q,"value":%q}`, attr, val)), true
 	}
 	if _, rest, ok := strings.Cut(text, "REMIND "); ok {
-		return openaitest.Tool("core_schedule", fmt.Sprintf(`{"note":%q,"delay_seconds":3600,"at":null,"cron":null,"kind":"reminder","reason":"asked"}`, strings.TrimSpace(rest)))
+		return openaitest.Tool("core_schedule", fmt.Sprintf(`{"note":%q,"delay_seconds":3600,"at":null,"cron":null,"kind":"reminder","reason":"asked"}`, strings.TrimSpace(rest))), true
 	}
-	return openaitest.Answer("hello there", "active", 0.9)
-}
+	return openaitest.Reply{}, false
+})
 
 // groupMention addresses text to the bot, as a group member writes to it.
 func groupMention(text string) string { return "@" + telegramtest.DefaultBotName + " " + text }
@@ -91,6 +103,59 @@ func groupWaitSent(ctx context.Context, t *testing.T, tg *telegramtest.Server, c
 	return tg.SentTo(chat)
 }
 
+// groupTalk is a conversation with the harness's members in groupChat and in private: each
+// method sends one thing and waits for the chat's next message, counting each chat's
+// messages.
+type groupTalk struct {
+	t   *testing.T
+	ctx context.Context
+	tg  *telegramtest.Server
+	n   map[int64]int // the messages each chat has had
+}
+
+func newGroupTalk(t *testing.T, ctx context.Context, tg *telegramtest.Server) *groupTalk {
+	return &groupTalk{t: t, ctx: ctx, tg: tg, n: map[int64]int{}}
+}
+
+// next waits for chat's next message and returns it.
+func (g *groupTalk) next(chat int64) telegramtest.Message {
+	g.t.Helper()
+	g.n[chat]++
+	return groupWaitSent(g.ctx, g.t, g.tg, chat, g.n[chat])[g.n[chat]-1]
+}
+
+// say is text from user in the group, and the group's next message.
+func (g *groupTalk) say(user int64, text string) telegramtest.Message {
+	g.t.Helper()
+	g.tg.PushGroupText(user, groupChat, text)
+	return g.next(groupChat)
+}
+
+// press is user pressing the button carrying data in the group, and the group's next message.
+func (g *groupTalk) press(user int64, data string) telegramtest.Message {
+	g.t.Helper()
+	g.tg.PushCallback(user, groupChat, data)
+	return g.next(groupChat)
+}
+
+// private is text from user in their private chat, and that chat's next message.
+func (g *groupTalk) private(user int64, text string) telegramtest.Message {
+	g.t.Helper()
+	g.tg.PushText(user, user, text)
+	return g.next(user)
+}
+
+// forget is user's /forget in private, confirmed with its button; it fails the test
+// unless anima says it is done.
+func (g *groupTalk) forget(user int64) {
+	g.t.Helper()
+	g.private(user, "/forget")
+	g.tg.PushCallback(user, user, fmt.Sprintf("/forget yes %d", user))
+	if got := g.next(user).Visible; !strings.HasPrefix(got, "Done.") {
+		g.t.Fatalf("confirmation = %q", got)
+	}
+}
+
 // TestGroupRunsKeepMembersApart: two members' messages in one poll batch are two runs,
 // each about its own sender; a fact told in a group is that member's group fact; what a
 // member told anima in private never reaches the group's prompt.
@@ -98,7 +163,6 @@ func TestGroupRunsKeepMembersApart(t *testing.T) {
 	t.Parallel()
 	h := newGroupHarness(t)
 	tg, ai := h.tg, h.ai
-	ai.SetDefault(groupScripted)
 	ctx := testCtx(t, 60*time.Second)
 
 	// A tells anima something private.
@@ -175,24 +239,12 @@ func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
 	t.Parallel()
 	h := newGroupHarness(t)
 	tg, ai := h.tg, h.ai
-	ai.SetDefault(groupScripted)
 	ctx := testCtx(t, 90*time.Second)
 	_, stop := h.start()
 	defer stop()
 
-	n := 0
-	say := func(user int64, text string) telegramtest.Message {
-		t.Helper()
-		n++
-		tg.PushGroupText(user, groupChat, text)
-		return groupWaitSent(ctx, t, tg, groupChat, n)[n-1]
-	}
-	press := func(user int64, data string) telegramtest.Message {
-		t.Helper()
-		n++
-		tg.PushCallback(user, groupChat, data)
-		return groupWaitSent(ctx, t, tg, groupChat, n)[n-1]
-	}
+	talk := newGroupTalk(t, ctx, tg)
+	say, press := talk.say, talk.press
 
 	say(groupMemberA, groupMention("REMIND water the plants of A"))
 	say(groupMemberA, groupMention("REMEMBER pet=cat"))
@@ -277,5 +329,85 @@ func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
 		if c.Status != 200 {
 			t.Errorf("getChatMember answered %d: %v", c.Status, c.Params)
 		}
+	}
+}
+
+// TestHowTheyAreKeptPerMemberShownAndForgotten (issue 25 item 4): "STATE text" makes the
+// model note how the sender is (core_how_they_are). Member A's private note and A's note
+// in the group are two notes; the group's next prompt shows each member's note under
+// their name and never A's private one, and a plain message still costs one model call;
+// /thoughts shows each person their own note of that chat, without one; A's /forget
+// leaves neither of A's notes in the store file, and B's stays.
+func TestHowTheyAreKeptPerMemberShownAndForgotten(t *testing.T) {
+	t.Parallel()
+	const (
+		privateWord = "wombatprivate"
+		groupWord   = "wombatgroup"
+		keptWord    = "koalakept"
+	)
+	h := newGroupHarness(t)
+	tg, ai := h.tg, h.ai
+	ai.SetDefault(groupAnswers(func(text string) (openaitest.Reply, bool) {
+		_, rest, ok := strings.Cut(text, "STATE ")
+		return openaitest.Tool("core_how_they_are", fmt.Sprintf(`{"note":%q,"replace":false}`, strings.TrimSpace(rest))), ok
+	}))
+	ctx := testCtx(t, 90*time.Second)
+	store := h.cfg.Storage.Path
+	_, stop := h.start()
+	defer stop()
+
+	talk := newGroupTalk(t, ctx, tg)
+	sayPrivate := func(user int64, text string) string { return talk.private(user, text).Visible }
+	say := func(user int64, text string) string { return talk.say(user, text).Visible }
+	sayPrivate(groupMemberA, "STATE "+privateWord+": exhausted, big deadline Friday")
+	say(groupMemberA, groupMention("STATE "+groupWord+": moving house this week"))
+	say(groupMemberB, groupMention("STATE "+keptWord+": back from holiday"))
+	say(groupMemberB, groupMention("how is everyone?"))
+
+	run := groupFirstRequestWith(t, ai, "how is everyone?")
+	prompt := string(run.Raw)
+	for _, w := range []string{`\"User222\":\n[`, keptWord, `\"User111\":\n[`, groupWord} {
+		if !strings.Contains(prompt, w) {
+			t.Errorf("the group's prompt lacks %q:\n%s", w, prompt)
+		}
+	}
+	if strings.Contains(prompt, privateWord) {
+		t.Errorf("A's private note reached the group's prompt:\n%s", prompt)
+	}
+	calls := len(ai.Requests())
+	plain := 0
+	for _, r := range ai.Requests() {
+		if strings.Contains(groupFinalUser(r), "how is everyone?") {
+			plain++
+		}
+	}
+	if plain != 1 {
+		t.Errorf("a plain message cost %d model calls, want 1", plain)
+	}
+
+	if got := sayPrivate(groupMemberA, "/thoughts"); !strings.Contains(got, privateWord) || strings.Contains(got, groupWord) {
+		t.Errorf("A's /thoughts in private = %q, want A's private note alone", got)
+	}
+	if got := say(groupMemberA, "/thoughts"); !strings.Contains(got, groupWord) || strings.Contains(got, privateWord) || strings.Contains(got, keptWord) {
+		t.Errorf("A's /thoughts in the group = %q, want A's group note alone", got)
+	}
+	if n := len(ai.Requests()); n != calls {
+		t.Errorf("/thoughts cost %d model calls, want 0", n-calls)
+	}
+
+	count := func(word string) int { return markerCount(t, store, word) }
+	if count(privateWord) == 0 || count(groupWord) == 0 || count(keptWord) == 0 {
+		t.Fatal("a note is not in the store file before /forget: the test proves nothing")
+	}
+	talk.forget(groupMemberA)
+	// The compaction follows the confirmation.
+	waitUntil(t, ctx, "the store file without A's notes after A's /forget", func() bool {
+		return count(privateWord) == 0 && count(groupWord) == 0
+	})
+	if count(keptWord) == 0 {
+		t.Error("B's note went with A's /forget")
+	}
+	if got := say(groupMemberB, "/thoughts"); !strings.Contains(got, keptWord) {
+		t.Errorf("B's /thoughts in the group after A's /forget = %q, want B's note", got)
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/anima-bot/anima/bot"
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/storage"
@@ -139,6 +142,48 @@ func (h *harness) store() *storage.Store {
 	}
 	h.t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// hotBackup checks the running anima's control socket (a 0600 socket beside the store)
+// and takes a hot backup through it, as `anima backup` does; it returns the copy, opened
+// read-only and closed when the test ends.
+func (h *harness) hotBackup() *storage.Store {
+	h.t.Helper()
+	fi, err := os.Stat(bot.ControlSocket(h.cfg.Storage.Path))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode().Type() != os.ModeSocket {
+		h.t.Fatalf("control socket: %v, mode %v; want a 0600 socket beside the store", err, fi.Mode())
+	}
+	out := filepath.Join(h.t.TempDir(), "backup.db")
+	n, err := bot.Backup(context.Background(), h.cfg.Storage.Path, out)
+	if err != nil {
+		h.t.Fatalf("hot backup while running: %v", err)
+	}
+	if n == 0 {
+		h.t.Fatal("empty backup")
+	}
+	st, err := storage.Open(out, storage.Options{ReadOnly: true})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// bury keeps letters in the harness's store as dead letters before anima starts.
+func (h *harness) bury(letters ...brain.DeadLetter) {
+	h.t.Helper()
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, d := range letters {
+		if _, err := st.Bury(d); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // markerCount is how often marker occurs in file's bytes.

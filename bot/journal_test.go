@@ -58,30 +58,32 @@ func (e *journalEnv) turn(intents ...brain.Intent) brain.TurnRecord {
 		Intents: intents}
 }
 
+// facts are user's facts in chat 5 as attribute=value.
 func (e *journalEnv) facts(t *testing.T, user int64) []string {
 	t.Helper()
 	fs, err := e.mem.Facts(5, user)
+	return listed(t, fs, err, func(f brain.Fact) string { return f.Attribute + "=" + f.Value })
+}
+
+// scheduled are the ids of chat 5's schedule items.
+func (e *journalEnv) scheduled(t *testing.T) []string {
+	t.Helper()
+	items, err := e.sched.List(5)
+	return listed(t, items, err, func(it brain.ScheduleItem) string { return it.ID })
+}
+
+// listed is name of each of items, which a listing returned with err; it fails the test
+// on err.
+func listed[T any](t *testing.T, items []T, err error, name func(T) string) []string {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, f := range fs {
-		out = append(out, f.Attribute+"="+f.Value)
+	for _, it := range items {
+		out = append(out, name(it))
 	}
 	return out
-}
-
-func (e *journalEnv) scheduled(t *testing.T) []string {
-	t.Helper()
-	items, err := e.sched.List(5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, it := range items {
-		ids = append(ids, it.ID)
-	}
-	return ids
 }
 
 func TestJournalAppliesIntentsInTheTurn(t *testing.T) {

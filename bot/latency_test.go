@@ -129,9 +129,7 @@ func TestReplyLatencySurvivesRestart(t *testing.T) {
 	restarted := time.Now()
 	addrs, stop := h.start()
 	defer stop()
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.waitSent(1, "anima's messages")
 	lat := observedLatency(t, addrs.Metrics, "reply")
 	if n := lat.GetSampleCount(); n != 1 {
 		t.Fatalf("%d reply latencies observed after the restart, want 1", n)

@@ -9,8 +9,11 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/brain/schedule"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+	"github.com/anima-bot/anima/storage"
 )
 
 // The limits' behaviour checks, moved in-process from cmd/anima's limits_test.go: each
@@ -150,54 +153,72 @@ func limitsGreedyTurns(t *testing.T, ctx context.Context, h *harness, n int) {
 	}
 }
 
-// TestGreedyModelCannotPileUpReminders: 60 turns of a model that schedules 12 reminders
-// each leave at most 50 pending (4 a run), and the tool tells the model why.
+// TestGreedyModelCannotPileUpReminders: 6 turns of a model that schedules 12 reminders
+// each leave at most limits.pending_reminders_per_chat pending (10 here; the default 50
+// took 60 turns to show the same), 4 a run (limits.reminders_per_run), and the tool tells
+// the model why.
 func TestGreedyModelCannotPileUpReminders(t *testing.T) {
 	t.Parallel()
+	const turns, perChat, perRun = 6, 10, 4
 	h := newHarness(t)
 	h.useClock(testNoon()) // the reminders, a day away, never come due
 	h.ai.SetDefault(limitsGreedy)
-	// The per-user rate limit would stretch 60 quick turns over three minutes.
-	h.cfg.Limits.UserRunsPerMinute = 0
+	h.cfg.Limits.PendingRemindersPerChat = perChat
+	h.cfg.Limits.RemindersPerRun = perRun
 	addrs, stop := h.start()
 	defer stop()
 	ctx := testCtx(t, 120*time.Second)
-	limitsGreedyTurns(t, ctx, h, 60)
+	limitsGreedyTurns(t, ctx, h, turns)
 	modelQuiet(t, ctx, h.ai, addrs.Metrics) // the last turn commits
 	pending := metricSample(t, addrs.Metrics, "anima_schedules_pending")
-	t.Logf("pending reminders after 60 greedy turns: %v", pending)
-	if pending != 50 {
-		t.Errorf("%v reminders pending, want the cap of 50", pending)
+	t.Logf("pending reminders after %d greedy turns: %v", turns, pending)
+	if pending != perChat {
+		t.Errorf("%v reminders pending, want the cap of %d", pending, perChat)
 	}
-	perRun := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="reminders_per_run"}`)
-	perChat := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="pending_reminders"}`)
-	t.Logf("refused: %v per run, %v per chat", perRun, perChat)
-	if perRun < 12*8 || perRun+perChat != 60*12-50 {
-		t.Errorf("refusals: %v per run + %v per chat, want %d in all", perRun, perChat, 60*12-50)
+	byRun := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="reminders_per_run"}`)
+	byChat := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="pending_reminders"}`)
+	t.Logf("refused: %v per run, %v per chat", byRun, byChat)
+	// Each turn that fits under the cap whole has 12-4 refused by the per-run limit.
+	if byRun < perChat/perRun*(12-perRun) || byRun+byChat != turns*12-perChat {
+		t.Errorf("refusals: %v per run + %v per chat, want %d in all", byRun, byChat, turns*12-perChat)
 	}
 	// The tool told the model why.
 	var told bool
 	for _, r := range h.ai.Requests() {
-		told = told || strings.Contains(string(r.Raw), "at most 4 new reminders")
+		told = told || strings.Contains(string(r.Raw), fmt.Sprintf("at most %d new reminders", perRun))
 	}
 	if !told {
 		t.Error("no tool result told the model why its reminder was refused")
 	}
 }
 
-// TestRemindersListIsOnePage: with 120 pending (caps raised), /reminders answers in one
-// message, paged.
+// TestRemindersListIsOnePage: with 120 pending (caps raised; put in the store before the
+// start, as 10 turns of limitsGreedy would leave them, without the turns), /reminders
+// answers in one message, paged.
 func TestRemindersListIsOnePage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.useClock(testNoon())
-	h.ai.SetDefault(limitsGreedy)
+	now := testNoon()
+	h.useClock(now)
 	h.cfg.Limits.PendingRemindersPerChat = 500
-	h.cfg.Limits.RemindersPerRun = 12
+	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := schedule.New(st, schedule.Options{MaxPending: -1})
+	for i := range 120 {
+		item := brain.ScheduleItem{ID: schedule.NewID(), Chat: user, User: user, Note: fmt.Sprintf("water the plants %d", i),
+			Due: now.Add(24*time.Hour + time.Duration(i)*time.Minute), Created: now, Kind: brain.KindReminder}
+		if err := book.Add(item); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
 	addrs, stop := h.start()
 	defer stop()
 	ctx := testCtx(t, 60*time.Second)
-	limitsGreedyTurns(t, ctx, h, 10)
 	waitUntil(t, ctx, "120 pending", func() bool { return metricSample(t, addrs.Metrics, "anima_schedules_pending") == 120 })
 	h.tg.PushText(user, user, "/reminders")
 	sent, err := h.tg.WaitSent(ctx, 1)
@@ -223,33 +244,36 @@ func TestRemindersListIsOnePage(t *testing.T) {
 	}
 }
 
-// TestUserRateLimit: 60 messages spread over a minute from one user cost at most the
-// rate limit's runs (20 a minute) plus the one the excess is folded into, and one notice.
-// The minute is anima's clock: a message a second, each taken by the loop before the
+// TestUserRateLimit: 15 messages spread over a minute from one user cost at most the
+// rate limit's runs (limits.user_runs_per_minute, 5 here: the default 20 would take 60
+// messages to show the same) plus the one the excess is folded into, and one notice.
+// The minute is anima's clock: a message every 4 s, each taken by the loop before the
 // next (and, while runs are allowed, its run over), as a person typing would.
 func TestUserRateLimit(t *testing.T) {
 	t.Parallel()
+	const perMinute, messages = 5, 15
 	h := newHarness(t)
 	clock := h.useClock(testNoon())
+	h.cfg.Limits.UserRunsPerMinute = perMinute
 	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return limitsSilent() })
 	addrs, stop := h.start()
 	defer stop()
 	ctx := testCtx(t, 120*time.Second)
-	for i := range 60 {
+	for i := range messages {
 		h.tg.PushText(user, user, fmt.Sprintf("message %d", i))
 		waitUntil(t, ctx, fmt.Sprintf("message %d taken", i), func() bool {
 			return metricSample(t, addrs.Metrics, `anima_signals_total{type="user_message"}`) == float64(i+1)
 		})
-		if i < 20 {
+		if i < perMinute {
 			waitUntil(t, ctx, fmt.Sprintf("run %d", i+1), func() bool { return inprocRuns(h.ai) == i+1 })
 		}
-		clock.Advance(time.Second)
+		clock.Advance(time.Minute / messages)
 	}
 	// The excess folded into the next allowed run: it comes once the minute is over.
 	clock.Advance(2 * time.Second)
 	waitUntil(t, ctx, "the folded run", func() bool {
 		for _, r := range h.ai.Requests() {
-			if len(r.Body.Tools) > 0 && strings.Contains(string(r.Raw), "message 59") {
+			if len(r.Body.Tools) > 0 && strings.Contains(string(r.Raw), fmt.Sprintf("message %d", messages-1)) {
 				return true
 			}
 		}
@@ -257,9 +281,9 @@ func TestUserRateLimit(t *testing.T) {
 	})
 	modelQuiet(t, ctx, h.ai, addrs.Metrics)
 	got := inprocRuns(h.ai)
-	t.Logf("runs for 60 messages over a minute: %d", got)
-	if got > 22 {
-		t.Errorf("%d runs, want at most 20 a minute plus the folded one", got)
+	t.Logf("runs for %d messages over a minute: %d", messages, got)
+	if got > perMinute+2 {
+		t.Errorf("%d runs, want at most %d a minute plus the folded one", got, perMinute)
 	}
 	var notices int
 	for _, m := range h.tg.Sent() {

@@ -75,11 +75,7 @@ func TestMCPToolInRun(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "mcp gone: down\n") || !strings.Contains(string(body), "mcp web: up\n") {
 		t.Errorf("/readyz = %d %q, want 200 with mcp gone: down and mcp web: up", resp.StatusCode, body)
 	}
-	h.tg.PushText(user, user, "/status")
-	sent, err := h.tg.WaitSent(waitCtx(t), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.sayUntil("/status", 2)
 	if !strings.Contains(sent[1].Visible, "Outside tools not available: gone (for ") {
 		t.Errorf("/status = %q, want the server that is down", sent[1].Visible)
 	}

@@ -78,6 +78,20 @@ func (c *proactiveClock) advance(d, step time.Duration) {
 	}
 }
 
+// expect moves the clock by d in steps of step, settling after each, and checks that
+// anima has then woken to write first wakes times and sent sent messages in all (what
+// says which).
+func (c *proactiveClock) expect(h *harness, d, step time.Duration, wakes float64, sent int, what string) {
+	c.t.Helper()
+	c.advance(d, step)
+	if n := c.wakes(brain.ReasonProactive); n != wakes {
+		c.t.Errorf("%v proactive wakes after %v more, want %v", n, d, wakes)
+	}
+	if n := len(h.tg.Sent()); n != sent {
+		c.t.Errorf("%d messages after %v more, want %d: %s", n, d, sent, what)
+	}
+}
+
 // untilWakes moves the clock in steps of step, settling after each, until reason has
 // woken anima n times in all, and returns how far the clock has moved since from; it fails
 // the test if the clock moves limit without that.
@@ -117,30 +131,20 @@ func TestProactiveMessages(t *testing.T) {
 	replyAt := clock.Now()
 	gap := c.untilWakes(brain.ReasonProactive, 1, replyAt, 10*time.Second, step)
 	first := clock.Now()
-	if _, err := h.tg.WaitSent(waitCtx(t), 2); err != nil {
-		t.Fatalf("no proactive message: %v", err)
-	}
+	h.waitSent(2, "no proactive message")
 	t.Logf("first proactive message %v after the reply (min_silence 3s)", gap)
 	if gap < 3*time.Second || gap > 10*time.Second {
 		t.Errorf("first proactive message %v after the last exchange, want between min_silence and ~2×", gap)
 	}
 	gap2 := c.untilWakes(brain.ReasonProactive, 2, first, 30*time.Second, step)
-	if _, err := h.tg.WaitSent(waitCtx(t), 3); err != nil {
-		t.Fatalf("no second proactive message: %v", err)
-	}
+	h.waitSent(3, "no second proactive message")
 	t.Logf("second proactive message %v after the first (cooldown 4s, habituation 2×3s)", gap2)
 	if gap2 < 4*time.Second {
 		t.Errorf("second proactive message %v after the first, inside the cooldown", gap2)
 	}
 	// max_per_day 3, whose last wake is kept for a check-in or a follow-up: plain
 	// missing-you pressure gets two, then nothing more today.
-	c.advance(14*time.Second, 2*time.Second)
-	if n := c.wakes(brain.ReasonProactive); n != 2 {
-		t.Errorf("%v proactive wakes, want 2", n)
-	}
-	if n := len(h.tg.Sent()); n != 3 {
-		t.Errorf("%d messages, want the reply and the 2 proactive ones max_per_day=3 leaves plain pressure", n)
-	}
+	c.expect(h, 14*time.Second, 2*time.Second, 2, 3, "the reply and the 2 proactive ones max_per_day=3 leaves plain pressure")
 }
 
 // TestNoProactiveInQuietHours: with quiet hours covering the whole day around now, anima
@@ -186,13 +190,8 @@ func TestLateMessageIsAnsweredNotMissed(t *testing.T) {
 	defer stop()
 	c := newProactiveClock(t, clock, addrs.Metrics)
 	h.say("sorry, fell asleep: how was your evening?")
-	c.advance(2*time.Second, 500*time.Millisecond) // inside min_silence after the answer
-	if n := c.wakes(brain.ReasonProactive); n != 0 {
-		t.Errorf("%v proactive wakes within 2 s of answering a late message, want 0", n)
-	}
-	if n := len(h.tg.Sent()); n != 1 {
-		t.Errorf("%d messages, want only the answer", n)
-	}
+	// 2 s is inside min_silence after the answer.
+	c.expect(h, 2*time.Second, 500*time.Millisecond, 0, 1, "only the answer to a late message")
 }
 
 // TestReminderSurvivesRestart: "remind me" → core_schedule (6 s) → stop → restart on the
@@ -236,10 +235,7 @@ func TestReminderSurvivesRestart(t *testing.T) {
 		return c.wakes(brain.ReasonSchedule) >= 1
 	})
 	delay := clock.Now().Sub(setAt)
-	sent, err := h.tg.WaitSent(waitCtx(t), 2)
-	if err != nil {
-		t.Fatalf("the reminder never came: %v", err)
-	}
+	sent := h.waitSent(2, "the reminder never came")
 	t.Logf("reminder delivered %v after it was set (asked for 6s)", delay)
 	if delay < 5*time.Second || delay > 15*time.Second {
 		t.Errorf("reminder came %v after it was set, want about 6s", delay)
@@ -248,8 +244,7 @@ func TestReminderSurvivesRestart(t *testing.T) {
 		t.Errorf("reminder = %q", sent[1].Visible)
 	}
 	// The wake prompt told the model what the reminder was about.
-	reqs := h.ai.Requests()
-	if last := string(reqs[len(reqs)-1].Raw); !strings.Contains(last, "stretch your legs") {
+	if last := string(lastRequest(h.ai).Raw); !strings.Contains(last, "stretch your legs") {
 		t.Errorf("the reminder's prompt lacks its note:\n%s", last)
 	}
 	c.advance(2*time.Second, time.Second) // a second firing would come now

@@ -52,19 +52,11 @@ func TestVoiceNoteAnsweredWithVoice(t *testing.T) {
 	if secs := (v.Length + time.Second - 1) / time.Second; v.Duration != int(secs) || v.Length <= 0 {
 		t.Errorf("duration %d s for a %v recording", v.Duration, v.Length)
 	}
-	h.tg.PushText(user, user, "and in writing?")
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.say("and in writing?")
 	if sent[0].Visible != "echo: and in writing?" {
 		t.Errorf("text answered with %q", sent[0].Visible)
 	}
-	h.tg.PushText(user, user, "/status details")
-	sent, err = h.tg.WaitSent(waitCtx(t), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent = h.sayUntil("/status details", 2)
 	if !strings.Contains(sent[1].Visible, "Spoken for you today: 0:02 of 10:00") {
 		t.Errorf("/status details = %q, want the speech made today", sent[1].Visible)
 	}
@@ -91,10 +83,7 @@ func TestSpeechCapAndChoice(t *testing.T) {
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("first one"), 2))
 	waitVoices(t, h.tg, 1)
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("second one"), 2))
-	sent, err := h.tg.WaitSent(waitCtx(t), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.waitSent(1, "anima's messages")
 	if sent[0].Visible != "echo: [voice 0:02] second one" {
 		t.Errorf("past the cap: %q, want the reply in writing", sent[0].Visible)
 	}
@@ -116,22 +105,13 @@ func TestVoiceCommand(t *testing.T) {
 	h := speakingHarness(t)
 	_, stop := h.start()
 	defer stop()
-	h.tg.PushText(user, user, "/voice off")
-	if _, err := h.tg.WaitSent(waitCtx(t), 1); err != nil {
-		t.Fatal(err)
-	}
+	h.say("/voice off")
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("hello"), 1))
-	sent, err := h.tg.WaitSent(waitCtx(t), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sent := h.waitSent(2, "anima's messages")
 	if !strings.Contains(sent[0].Visible, "in writing") || sent[1].Visible != "echo: [voice 0:01] hello" {
 		t.Fatalf("sent %q, %q", sent[0].Visible, sent[1].Visible)
 	}
-	h.tg.PushText(user, user, "/voice on")
-	if _, err := h.tg.WaitSent(waitCtx(t), 3); err != nil {
-		t.Fatal(err)
-	}
+	h.sayUntil("/voice on", 3)
 	h.tg.PushText(user, user, "speak to me")
 	if v := waitVoices(t, h.tg, 1); v[0].Visible != "echo: speak to me" {
 		t.Errorf("voice note %q", v[0].Visible)
@@ -163,10 +143,7 @@ func TestSpeechFallsBackToText(t *testing.T) {
 			defer stop()
 			for i, words := range []string{"one", "two"} {
 				h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte(words), 1))
-				sent, err := h.tg.WaitSent(waitCtx(t), i+1)
-				if err != nil {
-					t.Fatal(err)
-				}
+				sent := h.waitSent(i+1, "anima's messages")
 				if want := "echo: [voice 0:01] " + words; sent[i].Visible != want {
 					t.Errorf("answer %d = %q, want %q", i, sent[i].Visible, want)
 				}

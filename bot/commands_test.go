@@ -3,12 +3,18 @@ package bot
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/loop"
+	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/innerlife"
 	"github.com/anima-bot/anima/storage"
 )
 
@@ -172,5 +178,104 @@ func TestGroupSettingsAreForAdmins(t *testing.T) {
 	admins.err = errors.New("telegram getChatMember: 502")
 	if res, err := run(group, ann, "/quiet"); err == nil || len(res.Intents) != 0 {
 		t.Errorf("/quiet with the admin check failing = %+v, %v; want an error and no change", res, err)
+	}
+}
+
+type fakeMeter time.Duration
+
+func (m fakeMeter) SpeechToday(int64) time.Duration { return time.Duration(m) }
+
+// /voice: a person's own choice in a private chat or for themselves in a group, the
+// group's switch for its admins only, and nothing to choose without a speech model.
+func TestVoiceCommandChoices(t *testing.T) {
+	t.Parallel()
+	const group, ann, ben = -100, int64(1), int64(2)
+	view := loop.CommandView{Loc: time.UTC, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	speaking := &commands{policy: brain.DefaultProactivePolicy(), admins: &fakeAdmins{admins: map[int64]bool{ann: true}},
+		speech: voiceReplies{mode: brain.VoiceMirror, daily: 10 * time.Minute, meter: fakeMeter(42 * time.Second)}}
+	mute := &commands{policy: brain.DefaultProactivePolicy()}
+	for _, tc := range []struct {
+		name       string
+		c          *commands
+		chat, user int64
+		text       string
+		reply      string
+		intent     *brain.SetVoice
+	}{
+		{"on", speaking, ann, ann, "/voice on", "I answer you with voice notes", &brain.SetVoice{Chat: ann, User: ann, Pref: brain.VoiceOn}},
+		{"off", speaking, ann, ann, "/voice OFF", "I answer you in writing", &brain.SetVoice{Chat: ann, User: ann, Pref: brain.VoiceNo}},
+		{"auto", speaking, ann, ann, "/voice auto", "a voice note gets a voice note back", &brain.SetVoice{Chat: ann, User: ann, Pref: brain.VoiceAuto}},
+		{"shown", speaking, ann, ann, "/voice", "Send /voice on", nil},
+		{"nonsense", speaking, ann, ann, "/voice loud", "Send /voice on (I answer you with voice notes)", nil},
+		{"a member for themselves", speaking, group, ben, "/voice on", "In this group I answer in writing", &brain.SetVoice{Chat: group, User: ben, Pref: brain.VoiceOn}},
+		{"a member may not switch the group", speaking, group, ben, "/voice group on", "Only this group's admins", nil},
+		{"an admin may", speaking, group, ann, "/voice group on", "here I may answer with voice notes", &brain.SetVoice{Chat: group, Group: true, On: true}},
+		{"group in a private chat", speaking, ann, ann, "/voice group on", "for groups", nil},
+		{"no speech model", mute, ann, ann, "/voice on", "I have no voice yet", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := view
+			v.Rel = brain.Relationship{Chat: tc.chat, Group: tc.chat < 0}
+			res, err := tc.c.Command(context.Background(), brain.Signal{Type: brain.SignalCommand, Chat: tc.chat, User: tc.user, Text: tc.text}, v)
+			if err != nil || len(res.Reply) != 1 || !strings.Contains(res.Reply[0].Text, tc.reply) {
+				t.Fatalf("reply = %+v, %v; want it to say %q", res.Reply, err, tc.reply)
+			}
+			var want []brain.Intent
+			if tc.intent != nil {
+				want = []brain.Intent{*tc.intent}
+			}
+			if !slices.Equal(res.Intents, want) {
+				t.Fatalf("intents = %+v, want %+v", res.Intents, want)
+			}
+		})
+	}
+	rel := brain.Relationship{Chat: ann}
+	if got := speaking.voiceDetails(rel, ann); got != "Voice replies: a voice note gets a voice note back. Spoken for you today: 0:42 of 10:00." {
+		t.Errorf("status details line = %q", got)
+	}
+	if got := mute.voiceDetails(rel, ann); got != "" {
+		t.Errorf("status details without a speech model = %q", got)
+	}
+}
+
+// TestThoughtsShowsSelfNote: /thoughts shows, after the inner life's journal, anima's own
+// note about the two of them and the live thoughts it kept to share (not an expired one);
+// without either it is the plugin's answer alone.
+func TestThoughtsShowsSelfNote(t *testing.T) {
+	t.Parallel()
+	e := newJournalEnv(t)
+	p := innerlife.New(innerlife.Config{}, innerlife.Options{Registerer: prometheus.NewRegistry(), Clock: braintest.NewClock(e.at)})
+	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{Store: pluginStore{e.store}}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Load(); err != nil {
+		t.Fatal(err)
+	}
+	c := &commands{plugins: set}
+	now := e.at
+	rel := brain.Relationship{Chat: 7, User: 7, Self: &brain.Self{Note: "You call me the owl.", Shares: []brain.Share{
+		{ID: "x", Text: "an expired thought", Expires: now.Add(-time.Hour)},
+		{ID: "a", Text: "herons are patient", Expires: time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC)},
+	}}}
+	for _, tc := range []struct {
+		name       string
+		rel        brain.Relationship
+		want, dont []string
+	}{
+		{"note and share", rel, []string{"I haven't written anything in my journal about us yet.",
+			"My own note about us:\nYou call me the owl.", "Things I might bring up:\n• herons are patient (until Wed 4 Mar)"},
+			[]string{"an expired thought"}},
+		{"none", brain.Relationship{Chat: 7, User: 7}, []string{"I haven't written anything"}, []string{"My own note", "bring up"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := c.Command(context.Background(), brain.Signal{Type: brain.SignalCommand, Chat: 7, User: 7, Text: "/thoughts"},
+				loop.CommandView{Rel: tc.rel, Now: now, Loc: time.UTC})
+			if err != nil || len(res.Reply) != 1 {
+				t.Fatalf("Command = %+v, %v", res, err)
+			}
+			checkText(t, "/thoughts", res.Reply[0].Text, tc.want, tc.dont)
+		})
 	}
 }
