@@ -64,10 +64,7 @@ func TestNeverAnsweringUserCostsAtMostOneDreamANight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := runScenario(context.Background(), simConfig(), sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl := runExample(t, "never-answers")
 	bm, bw, bc, bs, bf, br, bd := base.totals()
 	m, w, c, s, f, r, d := tl.totals()
 	if bd != 0 {
