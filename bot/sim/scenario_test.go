@@ -111,7 +111,9 @@ func runExample(t *testing.T, name string) *timeline {
 	v, _ := replays.LoadOrStore(name, &replay{})
 	r := v.(*replay)
 	r.once.Do(func() {
+		began := time.Now()
 		r.tl, r.err = runScenario(context.Background(), simConfig(), examples(t)[name], Options{})
+		t.Logf("%s replayed in %v (wall clock)", name, time.Since(began).Round(time.Millisecond))
 	})
 	if r.err != nil {
 		t.Fatal(r.err)
@@ -217,24 +219,32 @@ func TestBlockedUserGetsNothing(t *testing.T) {
 	}
 }
 
+// TestScenarioDeterministic: a second replay of the same scenario and seed, run beside
+// the shared one, writes the same files; another seed writes another timeline.
 func TestScenarioDeterministic(t *testing.T) {
 	t.Parallel()
 	sc := examples(t)["chatty"]
 	other := sc
 	other.Seed++
-	// The three replays run at once; each reads its own files.
+	// The two fresh replays run beside the shared one; each writes its own files.
 	var csvs, summaries [3][]byte
 	var errs [3]error
+	read := func(i int, dir string) {
+		csvs[i], _ = os.ReadFile(filepath.Join(dir, "timeline.csv"))
+		summaries[i], _ = os.ReadFile(filepath.Join(dir, "summary.txt"))
+	}
 	var wg sync.WaitGroup
-	for i, s := range []Scenario{sc, sc, other} {
+	for i, s := range []Scenario{sc, other} {
 		dir := t.TempDir()
 		wg.Go(func() {
-			if _, errs[i] = Run(context.Background(), simConfig(), s, dir, Options{}); errs[i] != nil {
-				return
+			if _, errs[i+1] = Run(context.Background(), simConfig(), s, dir, Options{}); errs[i+1] == nil {
+				read(i+1, dir)
 			}
-			csvs[i], _ = os.ReadFile(filepath.Join(dir, "timeline.csv"))
-			summaries[i], _ = os.ReadFile(filepath.Join(dir, "summary.txt"))
 		})
+	}
+	dir := t.TempDir()
+	if errs[0] = runExample(t, "chatty").write(dir, nil); errs[0] == nil {
+		read(0, dir)
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -242,10 +252,107 @@ func TestScenarioDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if len(csvs[0]) == 0 || len(summaries[0]) == 0 {
+		t.Fatal("the shared replay wrote empty files")
+	}
 	if !bytes.Equal(csvs[0], csvs[1]) || !bytes.Equal(summaries[0], summaries[1]) {
 		t.Error("two runs of the same scenario and seed differ")
 	}
 	if bytes.Equal(csvs[0], csvs[2]) {
 		t.Error("another seed gives the same timeline: the seed is not used")
 	}
+}
+
+// TestChattyWeekDreamsAndChecksIn: the inner life runs in the replay. The concern the
+// model opens on day 2 comes back as a check-in wake, and the nightly dream runs only on
+// nights after the user wrote, at most once a night, each a model call.
+func TestChattyWeekDreamsAndChecksIn(t *testing.T) {
+	t.Parallel()
+	tl := runExample(t, "chatty")
+	checkins, dreams, wroteSince := 0, 0, 0
+	nights := map[int]int{}
+	for _, r := range tl.rows {
+		for _, w := range r.wakes {
+			if w == brain.ReasonConcernCheckin {
+				checkins++
+			}
+		}
+		if r.dreams > 0 {
+			if wroteSince == 0 {
+				t.Errorf("%s: a dream though the user wrote nothing since the last one", r.at)
+			}
+			if r.modelCalls < r.dreams {
+				t.Errorf("%s: %d dream(s) but %d model call(s)", r.at, r.dreams, r.modelCalls)
+			}
+			dreams += r.dreams
+			nights[r.at.In(tl.loc).YearDay()] += r.dreams
+			wroteSince = 0
+		}
+		wroteSince += r.msgs[msgUser]
+	}
+	for day, n := range nights {
+		if n > 1 {
+			t.Errorf("day %d of the year: %d dreams in one night", day, n)
+		}
+	}
+	// The user writes every day; the dream after day 7 falls outside the run.
+	if want := tl.sc.Days - 1; dreams != want {
+		t.Errorf("%d dreams in a chatty week, want %d (one each night after the user wrote)", dreams, want)
+	}
+	if checkins != 1 {
+		t.Errorf("%d concern check-in wakes, want 1 (the concern opened on day 2)", checkins)
+	}
+	res := tl.result()
+	if sum(res.Dreams) != dreams || sum(res.Checkins) != checkins {
+		t.Errorf("per-day table: %d dreams, %d check-ins; rows: %d, %d", sum(res.Dreams), sum(res.Checkins), dreams, checkins)
+	}
+}
+
+// TestNeverAnsweringUserCostsAtMostOneDreamANight: with the inner life switched on, the
+// never-answering scenario does what it does without it, plus at most one dream (one
+// model call) on each night after the user wrote — here only the first.
+func TestNeverAnsweringUserCostsAtMostOneDreamANight(t *testing.T) {
+	t.Parallel()
+	sc := examples(t)["never-answers"]
+	off := simConfig()
+	off.Plugins.Innerlife.Enabled = false
+	base, err := runScenario(context.Background(), off, sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := runExample(t, "never-answers")
+	bm, bw, bc, bs, bf, br, bd := base.totals()
+	m, w, c, s, f, r, d := tl.totals()
+	if bd != 0 {
+		t.Errorf("%d dreams with the inner life off", bd)
+	}
+	if m != bm || w != bw || s != bs || f != bf || r != br {
+		t.Errorf("with the inner life: msgs %v, wakes %d, silent %d, failed %d, refused %d; without: %v, %d, %d, %d, %d",
+			m, w, s, f, r, bm, bw, bs, bf, br)
+	}
+	if c != bc+d {
+		t.Errorf("%d model calls, want %d without the inner life plus %d dream(s)", c, bc, d)
+	}
+	wroteDays := map[int]bool{}
+	for _, row := range tl.rows {
+		if row.msgs[msgUser] > 0 {
+			wroteDays[row.at.In(tl.loc).YearDay()] = true
+		}
+	}
+	if d < 1 || d > len(wroteDays) {
+		t.Errorf("%d dreams; want 1..%d (one per night after a day the user wrote)", d, len(wroteDays))
+	}
+	for _, row := range tl.rows {
+		if row.dreams > 0 && !wroteDays[row.at.In(tl.loc).YearDay()-1] {
+			t.Errorf("%s: a dream after a day the user did not write", row.at)
+		}
+	}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }

@@ -10,10 +10,19 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 )
 
-func TestSimulateSilentWeek(t *testing.T) {
-	t.Parallel()
+// silentConfig is the default configuration in Berlin, with proactive contact and the
+// inner life on or off.
+func silentConfig(proactive, innerlife bool) config.Config {
 	cfg := config.Default()
 	cfg.User.Timezone = "Europe/Berlin"
+	cfg.Proactive.Enabled = proactive
+	cfg.Plugins.Innerlife.Enabled = innerlife
+	return cfg
+}
+
+func TestSimulateSilentWeek(t *testing.T) {
+	t.Parallel()
+	cfg := silentConfig(true, true)
 	res, err := Silent(cfg, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -46,28 +55,47 @@ func TestSimulateSilentWeek(t *testing.T) {
 		!strings.Contains(out.String(), fmt.Sprintf("total: %d model calls over 7 silent days (0 check-in(s), 1 dream(s))", total+1)) {
 		t.Errorf("the table does not show the dream:\n%s", out.String())
 	}
-	cfg.Plugins.Innerlife.Enabled = false
-	if res, err := Silent(cfg, 7); err != nil || slices.Max(res.Dreams) != 0 {
-		t.Errorf("inner life off: dreams %v (%v), want none", res.Dreams, err)
-	}
-	cfg.Plugins.Innerlife.Enabled = true
+}
 
-	cfg.Proactive.Enabled = false
-	res, err = Silent(cfg, 1)
-	if err != nil {
-		t.Fatal(err)
+// TestSimulateSilentDaysWithAPartOff: the inner life off, no dream is listed; proactive
+// contact off, the one model call left in 24 silent hours is the night's dream (it sends
+// nothing), and without the inner life there is none at all.
+func TestSimulateSilentDaysWithAPartOff(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                 string
+		proactive, innerlife bool
+		days                 int
+		wakes                []string // what each listed wake says, in order; nil: any
+	}{
+		{"inner life off", true, false, 7, nil},
+		{"proactive off", false, true, 1, []string{"04:00  dream:"}},
+		{"both off", false, false, 1, []string{}},
 	}
-	// With anima never writing first, the one model call left is the night's dream (it
-	// sends nothing); without the inner life there is none at all.
-	if len(res.Wakes) != 1 || !strings.Contains(res.Wakes[0], "04:00  dream:") || slices.Max(res.PerDay) != 0 {
-		t.Errorf("proactive disabled: wakes %q in 24 silent hours, want only the dream", res.Wakes)
-	}
-	cfg.Plugins.Innerlife.Enabled = false
-	res, err = Silent(cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Wakes) != 0 {
-		t.Errorf("proactive disabled: %d wakes in 24 silent hours, want 0 (zero LLM calls)", len(res.Wakes))
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := Silent(silentConfig(tc.proactive, tc.innerlife), tc.days)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.innerlife && slices.Max(res.Dreams) != 0 {
+				t.Errorf("dreams per day %v with the inner life off, want none", res.Dreams)
+			}
+			if !tc.proactive && slices.Max(res.PerDay) != 0 {
+				t.Errorf("proactive runs per day %v with proactive contact off, want none", res.PerDay)
+			}
+			if tc.wakes == nil {
+				return
+			}
+			if len(res.Wakes) != len(tc.wakes) {
+				t.Fatalf("wakes %q in %d silent day(s), want %d", res.Wakes, tc.days, len(tc.wakes))
+			}
+			for i, want := range tc.wakes {
+				if !strings.Contains(res.Wakes[i], want) {
+					t.Errorf("wake %d is %q, want %q", i, res.Wakes[i], want)
+				}
+			}
+		})
 	}
 }

@@ -14,15 +14,23 @@ import (
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
+// writeFile writes text to the file name in dir (a configuration, a scenario) and returns
+// its path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestRunWritesTheTimeline runs anima-sim in-process on a shipped
 // scenario and finds the three files.
 func TestRunWritesTheTimeline(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte("user:\n  timezone: Europe/Berlin\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeFile(t, dir, "config.yaml", "user:\n  timezone: Europe/Berlin\n")
 	out := filepath.Join(dir, "out")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"--config", cfg, "--scenario", "../../examples/sim/never-answers.yaml", "--out", out, "--days", "3"},
@@ -47,14 +55,8 @@ func TestRunWritesTheTimeline(t *testing.T) {
 func TestRunRejectsAnUnknownScenarioKey(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, []byte("{}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	bad := filepath.Join(dir, "bad.yaml")
-	if err := os.WriteFile(bad, []byte("name: x\nusr: {}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeFile(t, dir, "config.yaml", "{}\n")
+	bad := writeFile(t, dir, "bad.yaml", "name: x\nusr: {}\n")
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"--config", cfg, "--scenario", bad, "--out", filepath.Join(dir, "o")}, &stdout, &stderr); code != 1 {
 		t.Errorf("exit %d, want 1; stderr: %s", code, stderr.String())
@@ -77,11 +79,8 @@ func TestLive(t *testing.T) {
 		return openaitest.Answer(fmt.Sprintf("Live words %d.", n.Add(1)), "active", 0.9)
 	})
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "config.yaml")
-	conf := fmt.Sprintf("user:\n  timezone: Europe/Berlin\nllm:\n  base_url: %s\n  api_key: %s\n  fast_model: small-one\n", srv.URL(), key)
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeFile(t, dir, "config.yaml",
+		fmt.Sprintf("user:\n  timezone: Europe/Berlin\nllm:\n  base_url: %s\n  api_key: %s\n  fast_model: small-one\n", srv.URL(), key))
 	scenario := []string{"--config", cfg, "--scenario", "../../examples/sim/never-answers.yaml", "--days", "3"}
 	tests := []struct {
 		name     string
