@@ -91,7 +91,7 @@ func (c *Cognition) Perceive(ctx context.Context, w brain.Wake, f brain.MediaFet
 		case outcome == mediaLimited:
 			c.log.Info("media not perceived: the user's daily share or audio is spent", "chat", w.Chat, "media_kind", m.Kind)
 		}
-		c.mm.media.WithLabelValues(string(m.Kind), outcome).Inc()
+		c.m.media.WithLabelValues(string(m.Kind), outcome).Inc()
 		s.Text = strings.TrimSpace(note + " " + caption)
 		if m.Kind.Listened() && outcome == mediaOK && caption != "" {
 			s.Text = note + "\n" + caption // a transcript, then the audio's caption
@@ -182,8 +182,8 @@ func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, s
 		return "", fmt.Errorf("transcribe %s: %w", name, redactProvider(err)) // logged by Perceive
 	}
 	c.m.requests.WithLabelValues(model, outcomeOK).Inc()
-	c.mm.transcription.Observe(took)
-	c.mm.audio.Add(float64(seconds))
+	c.m.transcription.Observe(took)
+	c.m.transcribed.Add(float64(seconds))
 	tokens := max(1, seconds) * audioTokensPerSecond
 	c.budget.add(tokens)
 	c.budget.chargeAudio(user, seconds, tokens)
