@@ -28,6 +28,15 @@ func varied(i int) brain.Turn {
 	}
 }
 
+// variedTurns is n varied turns from the from-th on.
+func variedTurns(from, n int) []brain.Turn {
+	out := make([]brain.Turn, n)
+	for i := range out {
+		out[i] = varied(from + i)
+	}
+	return out
+}
+
 // TestFoldedIndexSearchesAsTheTail: the same turns searched while all unfolded (read
 // directly) and after Maintain folded them into merged segments give the same hits with
 // the same scores.
@@ -37,8 +46,10 @@ func TestFoldedIndexSearchesAsTheTail(t *testing.T) {
 	m := newMemory(t, st, nil, memory.Options{})
 	const chat = 5
 	const turns = 1500 // 23 folds of 64, merged to tiers of 256 and 1024, and a tail
-	for i := 0; i < turns; i += 2 {
-		commit(t, st, m, chat, varied(i), varied(i+1))
+	// Committed 100 at a time: the index and history are byte for byte those of a commit
+	// per pair (folding is Maintain's, not the commit's), in 15 transactions, not 750.
+	for i := 0; i < turns; i += 100 {
+		commit(t, st, m, chat, variedTurns(i, 100)...)
 	}
 	queries := []string{"lisbon violin", "tomato and saffron", "turn 17", "walnut walnut zephyr copper", "turn 1499 harbour", "nothing matches xyzzy"}
 	before := map[string][]brain.Hit{}
@@ -130,10 +141,7 @@ func TestSearchFoldsALongTail(t *testing.T) {
 	st := storagetest.New()
 	m := newMemory(t, st, nil, memory.Options{})
 	const chat, n = 4, 4200 // more than foldMax (4096)
-	turns := make([]brain.Turn, n)
-	for i := range turns {
-		turns[i] = varied(i)
-	}
+	turns := variedTurns(0, n)
 	turns[123].Text = "the stolen bicycle in lisbon"
 	commit(t, st, m, chat, turns...)
 	if got := segments(t, st, chat); got != 0 {
