@@ -661,16 +661,7 @@ func TestScheduleDue(t *testing.T) {
 				t.Errorf("sends = %+v, want kind %s", s, tc.wantKind)
 			}
 			sys := systemText(e.srv.Requests()[0].Body.Messages)
-			for _, s := range tc.want {
-				if !strings.Contains(sys, s) {
-					t.Errorf("system prompt lacks %q:\n%s", s, sys)
-				}
-			}
-			for _, s := range tc.dontWant {
-				if strings.Contains(sys, s) {
-					t.Errorf("system prompt has %q:\n%s", s, sys)
-				}
-			}
+			checkText(t, "system prompt", sys, tc.want, tc.dontWant)
 		})
 	}
 }

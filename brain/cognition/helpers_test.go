@@ -270,17 +270,18 @@ func promptText(msgs []openai.ChatCompletionMessage) string {
 	return b.String()
 }
 
-// checkPrompt fails t for each of want the prompt text all lacks and each of dont it holds.
-func checkPrompt(t *testing.T, all string, want, dont []string) {
+// checkText fails t for each of want the text lacks and each of dont it holds; what names
+// the text (the prompt, a block of it) in the failure.
+func checkText(t *testing.T, what, text string, want, dont []string) {
 	t.Helper()
 	for _, w := range want {
-		if !strings.Contains(all, w) {
-			t.Errorf("prompt lacks %q:\n%s", w, all)
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
 		}
 	}
 	for _, w := range dont {
-		if strings.Contains(all, w) {
-			t.Errorf("prompt has %q:\n%s", w, all)
+		if strings.Contains(text, w) {
+			t.Errorf("%s has %q:\n%s", what, w, text)
 		}
 	}
 }

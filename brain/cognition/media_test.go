@@ -186,11 +186,7 @@ func TestPromptCarriesPerceivedMedia(t *testing.T) {
 	w = e.c.Perceive(context.Background(), mediaWake("", brain.Media{Kind: brain.MediaDocument, FileID: "d", Name: "a.txt"}), files{"d": []byte(long)})
 	msgs = e.c.BuildMessages(w, brain.Recall{}, t0)
 	block := msgs[len(msgs)-2].Content
-	for _, want := range []string{`File "a.txt":`, "<untrusted>\nall work", "[… cut here: the file is 34 KB"} {
-		if !strings.Contains(block, want) {
-			t.Errorf("file block lacks %q:\n%.300s", want, block)
-		}
-	}
+	checkText(t, "file block", block, []string{`File "a.txt":`, "<untrusted>\nall work", "[… cut here: the file is 34 KB"}, nil)
 	if strings.Count(block, "</untrusted>") != 1 {
 		t.Error("the file's text closes the untrusted block")
 	}

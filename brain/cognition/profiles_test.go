@@ -59,7 +59,7 @@ func TestProfilePrompts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			msgs := e.c.BuildMessages(tc.w, recall(6), t0)
 			all := promptText(msgs)
-			checkPrompt(t, all, tc.want, append(tc.dont, reason.Text, "unspecified"))
+			checkText(t, "prompt", all, tc.want, append(tc.dont, reason.Text, "unspecified"))
 			if s := machineText.FindString(all); s != "" {
 				t.Errorf("machine text %q reached the prompt:\n%s", s, all)
 			}

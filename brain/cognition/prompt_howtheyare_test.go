@@ -66,7 +66,7 @@ func TestHowTheyAreSection(t *testing.T) {
 			if len(tc.want) > 0 && (at < 1 || !strings.HasPrefix(msgs[at-1].Content, "How things stand:")) {
 				t.Fatalf("the note is not right after the brief (at message %d)", at)
 			}
-			checkPrompt(t, promptText(msgs), tc.want, tc.dont)
+			checkText(t, "prompt", promptText(msgs), tc.want, tc.dont)
 		})
 	}
 }

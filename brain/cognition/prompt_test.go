@@ -78,11 +78,7 @@ func TestPromptStaysFlatWithHistory(t *testing.T) {
 
 	req := prompts[1000]
 	all := promptText(req.Messages)
-	for _, want := range []string{"turn-0999", "a cat named Miso", "<untrusted>", "Sam said the job starts in April"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("1000-turn prompt lacks %q", want)
-		}
-	}
+	checkText(t, "1000-turn prompt", all, []string{"turn-0999", "a cat named Miso", "<untrusted>", "Sam said the job starts in April"}, nil)
 	if strings.Contains(all, "turn-0000 ") {
 		t.Error("1000-turn prompt still holds the oldest turn")
 	}
@@ -117,11 +113,7 @@ func TestBudgetDropsOrder(t *testing.T) {
 	}
 	// The last few turns survive; old ones and the weakest memory go first; the summary keeps
 	// its most recent end.
-	for _, want := range []string{"turn-0039", "turn-0036", "SUMMARY-END"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("prompt lacks %q", want)
-		}
-	}
+	checkText(t, "prompt", all, []string{"turn-0039", "turn-0036", "SUMMARY-END"}, nil)
 	if strings.Contains(all, "turn-0010") {
 		t.Error("prompt holds an old turn")
 	}
@@ -212,11 +204,7 @@ func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 		}
 	}
 	sys := with.c.BuildMessages(userWake("my exam is on Monday"), brain.Recall{}, t0)[0].Content
-	for _, want := range []string{"coming up (an exam", "a worry or a plan", "check_in_at"} {
-		if !strings.Contains(sys, want) {
-			t.Errorf("guidance lacks %q:\n%s", want, sys)
-		}
-	}
+	checkText(t, "guidance", sys, []string{"coming up (an exam", "a worry or a plan", "check_in_at"}, nil)
 }
 
 // TestInterestsInProactivePrompt: a run that writes first because it misses the user is
@@ -255,16 +243,7 @@ func TestInterestsInProactivePrompt(t *testing.T) {
 			[]string{`bring up "where words come from"`}, nil},
 	} {
 		final := ask(tc.w)
-		for _, want := range tc.want {
-			if !strings.Contains(final, want) {
-				t.Errorf("%s: the ask lacks %q:\n%s", tc.name, want, final)
-			}
-		}
-		for _, not := range tc.not {
-			if strings.Contains(final, not) {
-				t.Errorf("%s: the ask has %q:\n%s", tc.name, not, final)
-			}
-		}
+		checkText(t, tc.name+": the ask", final, tc.want, tc.not)
 	}
 	for _, m := range e.c.BuildMessages(userWake("hi"), brain.Recall{}, t0) {
 		if strings.Contains(m.Content, "where words come from") {
