@@ -251,9 +251,8 @@ func BenchmarkSearch1000Turns(b *testing.B) {
 // segments too, and the statistics stay consistent (the rest is still found).
 func TestUnindexRewritesSegments(t *testing.T) {
 	t.Parallel()
-	st, m := openMemory(t)
 	const grp = -200
-	commitBicycles(t, st, m, grp)
+	st, m := bicycleGroup(t, grp)
 	for i := 0; i < 300; i += 2 {
 		a, b := varied(i), varied(i+1)
 		a.User, b.User = 2, 2
@@ -338,9 +337,8 @@ func TestTurnCommitWritesNoIndexKey(t *testing.T) {
 // are not found any more; the others still are, labelled with their writer.
 func TestUnindexRemovesTurnsFromSearch(t *testing.T) {
 	t.Parallel()
-	st, m := openMemory(t)
 	const grp = -100
-	commitBicycles(t, st, m, grp)
+	st, m := bicycleGroup(t, grp)
 	h, _ := st.History(grp, 0)
 	rep, err := st.ForgetUser(1, unindexer(m))
 	if err != nil {
@@ -371,13 +369,15 @@ func openMemory(t *testing.T) (*storage.Store, *memory.Memory) {
 	return st, newMemory(t, st, nil, memory.Options{})
 }
 
-// commitBicycles commits a turn of two members of group grp, each saying a colour of their
-// bicycle: Ann (user 1) red, Ben (user 2) blue.
-func commitBicycles(t *testing.T, st *storage.Store, m *memory.Memory, grp int64) {
+// bicycleGroup is a memory on a fresh store where group grp has a turn of two members,
+// each saying a colour of their bicycle: Ann (user 1) red, Ben (user 2) blue.
+func bicycleGroup(t *testing.T, grp int64) (*storage.Store, *memory.Memory) {
 	t.Helper()
+	st, m := openMemory(t)
 	commit(t, st, m, grp,
 		brain.Turn{Role: "user", Text: "my bicycle is red", At: t0, User: 1, Name: "Ann"},
 		brain.Turn{Role: "user", Text: "my bicycle is blue", At: t0, User: 2, Name: "Ben"})
+	return st, m
 }
 
 func unindexer(m *memory.Memory) storage.Unindexer {
