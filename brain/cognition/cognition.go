@@ -196,7 +196,6 @@ type Cognition struct {
 	retries int
 	backoff time.Duration
 	m       *metrics
-	mm      *mediaMetrics
 	brk     *breaker
 	// noStreamUntil (unix nanoseconds of the clock) keeps streaming off after the endpoint
 	// refused a stream.
@@ -227,7 +226,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		cfg: cfg, client: client, mem: mem, reg: reg,
 		log: opts.Logger, clock: opts.Clock, sleep: opts.Sleep,
 		retries: opts.Retries, backoff: opts.Backoff, sects: opts.Sections,
-		m: newMetrics(opts.Registerer), mm: newMediaMetrics(opts.Registerer),
+		m:         newMetrics(opts.Registerer),
 		refused:   opts.Refusals,
 		toolShare: int(float64(cfg.ContextTokens) * cfg.ToolShare), droppedTold: map[string]bool{},
 	}

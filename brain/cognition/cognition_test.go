@@ -207,9 +207,7 @@ func TestLowConfidenceAfterSideEffectIsNotRetried(t *testing.T) {
 			if diff := cmp.Diff([]string{fast, fast}, e.srv.Models()); diff != "" {
 				t.Errorf("models (-want +got):\n%s", diff)
 			}
-			if s := sends(out); len(s) != 1 || s[0].Text != "Done, I think" {
-				t.Errorf("sends = %+v", s)
-			}
+			wantSent(t, out, "Done, I think")
 			if wantIntents := map[bool]int{false: 2, true: 1}[silent]; len(out.Intents) != wantIntents {
 				t.Errorf("intents = %+v, want %d", out.Intents, wantIntents)
 			}
@@ -271,9 +269,7 @@ func TestProviderErrors(t *testing.T) {
 			e := newEnv(t, setup{})
 			e.srv.Enqueue(tc.script...)
 			out := think(t, e, userWake("hello"))
-			if s := sends(out); len(s) != 1 || s[0].Text != "echo: hello" {
-				t.Errorf("sends = %+v", s)
-			}
+			wantSent(t, out, "echo: hello")
 			if diff := cmp.Diff(tc.wantModels, e.srv.Models()); diff != "" {
 				t.Errorf("models (-want +got):\n%s", diff)
 			}
@@ -398,9 +394,7 @@ func TestOddToolNameIsAnErrorResult(t *testing.T) {
 			e := newEnv(t, setup{})
 			e.srv.Enqueue(openaitest.Tool(name, `{}`), openaitest.Answer("ok", "active", 0.9))
 			out := think(t, e, userWake("hi"))
-			if s := sends(out); len(s) != 1 || s[0].Text != "ok" {
-				t.Errorf("sends = %+v", s)
-			}
+			wantSent(t, out, "ok")
 			reqs := e.srv.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("requests = %d, want 2", len(reqs))
@@ -472,9 +466,7 @@ func TestThirdIdenticalCallForcesAnswer(t *testing.T) {
 	if note := final.Messages[len(final.Messages)-1]; note.Role != "system" || !strings.Contains(note.Content, "repeated") {
 		t.Errorf("forced request's last message = %+v", note)
 	}
-	if s := sends(out); len(s) != 1 || s[0].Text != "final" {
-		t.Errorf("sends = %+v", s)
-	}
+	wantSent(t, out, "final")
 }
 
 func TestToolBudgetForcesAnswer(t *testing.T) {
@@ -537,9 +529,7 @@ func TestDeadlineForcesAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Think: %v, want a forced final answer", err)
 	}
-	if s := sends(out); len(s) != 1 || s[0].Text != "final" {
-		t.Errorf("sends = %+v", s)
-	}
+	wantSent(t, out, "final")
 	if n := len(memo.Calls()); len(out.Intents) != n+1 {
 		t.Errorf("intents = %d, want the %d tool intents and the answer", len(out.Intents), n)
 	}
@@ -671,16 +661,7 @@ func TestScheduleDue(t *testing.T) {
 				t.Errorf("sends = %+v, want kind %s", s, tc.wantKind)
 			}
 			sys := systemText(e.srv.Requests()[0].Body.Messages)
-			for _, s := range tc.want {
-				if !strings.Contains(sys, s) {
-					t.Errorf("system prompt lacks %q:\n%s", s, sys)
-				}
-			}
-			for _, s := range tc.dontWant {
-				if strings.Contains(sys, s) {
-					t.Errorf("system prompt has %q:\n%s", s, sys)
-				}
-			}
+			checkText(t, "system prompt", sys, tc.want, tc.dontWant)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package cognition_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/anima-bot/anima/brain"
@@ -20,9 +19,5 @@ func TestDreamPromptSaysOpen(t *testing.T) {
 	think(t, e, w)
 	msgs := e.srv.Requests()[0].Body.Messages
 	last := msgs[len(msgs)-1].Content
-	for _, want := range []string{"open concerns for what the day's conversation implied", "touch or close", "fold"} {
-		if !strings.Contains(last, want) {
-			t.Errorf("the dream's instruction lacks %q:\n%s", want, last)
-		}
-	}
+	checkText(t, "the dream's instruction", last, []string{"open concerns for what the day's conversation implied", "touch or close", "fold"}, nil)
 }

@@ -19,13 +19,7 @@ import (
 
 // EstimateTokens is the prompt size estimate used for budgets: a quarter of the characters
 // of every message, plus a few tokens of overhead per message.
-func EstimateTokens(msgs []openai.ChatCompletionMessage) int {
-	n := 0
-	for _, m := range msgs {
-		n += msgTokens(m)
-	}
-	return n
-}
+func EstimateTokens(msgs []openai.ChatCompletionMessage) int { return sumOf(msgs, msgTokens) }
 
 func msgTokens(m openai.ChatCompletionMessage) int {
 	n := 4 + tokens(m.Content)
@@ -45,10 +39,13 @@ func msgTokens(m openai.ChatCompletionMessage) int {
 func tokens(s string) int { return (len(s) + 3) / 4 }
 
 // specTokens estimates what the tool definitions add to a prompt.
-func specTokens(specs []brain.ToolSpec) int {
+func specTokens(specs []brain.ToolSpec) int { return sumOf(specs, toolTokens) }
+
+// sumOf adds up f over xs.
+func sumOf[T any](xs []T, f func(T) int) int {
 	n := 0
-	for _, s := range specs {
-		n += toolTokens(s)
+	for _, x := range xs {
+		n += f(x)
 	}
 	return n
 }

@@ -186,6 +186,16 @@ func sends(out brain.Outcome) []brain.SendMessage {
 	return s
 }
 
+// wantSent fails t unless out sends exactly one message, with text; it returns the message.
+func wantSent(t *testing.T, out brain.Outcome, text string) brain.SendMessage {
+	t.Helper()
+	s := sends(out)
+	if len(s) != 1 || s[0].Text != text {
+		t.Fatalf("sends = %+v, want only %q", s, text)
+	}
+	return s[0]
+}
+
 func toolNames(req openai.ChatCompletionRequest) []string {
 	var out []string
 	for _, tl := range req.Tools {
@@ -249,6 +259,31 @@ func metric(t *testing.T, e *env, name string, labels ...string) float64 {
 		}
 	}
 	return 0
+}
+
+// promptText is every message of a prompt, each followed by a newline.
+func promptText(msgs []openai.ChatCompletionMessage) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Content + "\n")
+	}
+	return b.String()
+}
+
+// checkText fails t for each of want the text lacks and each of dont it holds; what names
+// the text (the prompt, a block of it) in the failure.
+func checkText(t *testing.T, what, text string, want, dont []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+	for _, w := range dont {
+		if strings.Contains(text, w) {
+			t.Errorf("%s has %q:\n%s", what, w, text)
+		}
+	}
 }
 
 // systemText is every system message of a prompt, joined by blank lines: what the model is

@@ -91,7 +91,7 @@ func (c *Cognition) Perceive(ctx context.Context, w brain.Wake, f brain.MediaFet
 		case outcome == mediaLimited:
 			c.log.Info("media not perceived: the user's daily share or audio is spent", "chat", w.Chat, "media_kind", m.Kind)
 		}
-		c.mm.media.WithLabelValues(string(m.Kind), outcome).Inc()
+		c.m.media.WithLabelValues(string(m.Kind), outcome).Inc()
 		s.Text = strings.TrimSpace(note + " " + caption)
 		if m.Kind.Listened() && outcome == mediaOK && caption != "" {
 			s.Text = note + "\n" + caption // a transcript, then the audio's caption
@@ -106,31 +106,27 @@ func (c *Cognition) Perceive(ctx context.Context, w brain.Wake, f brain.MediaFet
 // text without its caption: "[voice 0:42] the words", or "[voice 0:42, not heard]". A
 // recording past the user's daily audio is not downloaded.
 func (c *Cognition) listen(ctx context.Context, m *brain.Media, f brain.MediaFetcher, user int64) (note, outcome string, err error) {
-	refuse := func(notice, outcome string, err error) (string, string, error) {
-		m.Notice = notice
-		return unperceivedNote(*m), outcome, err
-	}
 	switch {
 	case c.cfg.TranscriptionModel == "":
-		return refuse(noticeCannotListen, mediaDisabled, nil)
+		return refuse(m, noticeCannotListen, mediaDisabled, nil)
 	case time.Duration(m.Duration)*time.Second > c.cfg.MaxAudio:
-		return refuse(fmt.Sprintf(noticeTooLong, human(c.cfg.MaxAudio)), mediaRefused, nil)
+		return refuse(m, fmt.Sprintf(noticeTooLong, human(c.cfg.MaxAudio)), mediaRefused, nil)
 	case m.Size > brain.MaxMediaBytes:
-		return refuse(noticeTooLarge, mediaRefused, nil)
+		return refuse(m, noticeTooLarge, mediaRefused, nil)
 	case !c.budget.audioAllowed(user, m.Duration):
 		c.refused.Refused(brain.LimitUserAudio)
-		return refuse(fmt.Sprintf(noticeAudioSpent, human(c.cfg.DailyUserAudio)), mediaLimited, nil)
+		return refuse(m, fmt.Sprintf(noticeAudioSpent, human(c.cfg.DailyUserAudio)), mediaLimited, nil)
 	}
 	data, mime, err := fetch(ctx, f, *m)
 	switch {
 	case errors.Is(err, brain.ErrMediaTooLarge):
-		return refuse(noticeTooLarge, mediaRefused, nil)
+		return refuse(m, noticeTooLarge, mediaRefused, nil)
 	case err != nil:
-		return refuse(noticeNotHeard, mediaFailed, err)
+		return refuse(m, noticeNotHeard, mediaFailed, err)
 	}
 	text, err := c.transcribe(ctx, data, audioName(m.Kind, mime), m.Duration, user)
 	if err != nil {
-		return refuse(noticeNotHeard, mediaFailed, err)
+		return refuse(m, noticeNotHeard, mediaFailed, err)
 	}
 	if text == "" {
 		text = "(no words)"
@@ -182,8 +178,8 @@ func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, s
 		return "", fmt.Errorf("transcribe %s: %w", name, redactProvider(err)) // logged by Perceive
 	}
 	c.m.requests.WithLabelValues(model, outcomeOK).Inc()
-	c.mm.transcription.Observe(took)
-	c.mm.audio.Add(float64(seconds))
+	c.m.transcription.Observe(took)
+	c.m.transcribed.Add(float64(seconds))
 	tokens := max(1, seconds) * audioTokensPerSecond
 	c.budget.add(tokens)
 	c.budget.chargeAudio(user, seconds, tokens)
@@ -192,19 +188,15 @@ func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, s
 
 // see downloads a photo for the model to look at in this run.
 func (c *Cognition) see(ctx context.Context, m *brain.Media, f brain.MediaFetcher) (note, outcome string, err error) {
-	refuse := func(notice, outcome string, err error) (string, string, error) {
-		m.Notice = notice
-		return unperceivedNote(*m), outcome, err
-	}
 	if !c.cfg.Vision {
-		return refuse(noticeCannotSee, mediaDisabled, nil)
+		return refuse(m, noticeCannotSee, mediaDisabled, nil)
 	}
 	data, mime, err := fetch(ctx, f, *m)
 	switch {
 	case errors.Is(err, brain.ErrMediaTooLarge):
-		return refuse(noticeTooLarge, mediaRefused, nil)
+		return refuse(m, noticeTooLarge, mediaRefused, nil)
 	case err != nil:
-		return refuse(noticeNotFetched, mediaFailed, err)
+		return refuse(m, noticeNotFetched, mediaFailed, err)
 	}
 	if !strings.HasPrefix(mime, "image/") {
 		mime = "image/jpeg" // Telegram re-encodes every photo as JPEG
@@ -216,27 +208,30 @@ func (c *Cognition) see(ctx context.Context, m *brain.Media, f brain.MediaFetche
 // read downloads a text file for the model to read in this run; other files get a short
 // answer saying what anima can read.
 func (c *Cognition) read(ctx context.Context, m *brain.Media, f brain.MediaFetcher) (note, outcome string, err error) {
-	refuse := func(notice, outcome string, err error) (string, string, error) {
-		m.Notice = notice
-		return unperceivedNote(*m), outcome, err
-	}
 	switch {
 	case !textLike(m.Mime, m.Name):
-		return refuse(noticeCannotRead, mediaRefused, nil)
+		return refuse(m, noticeCannotRead, mediaRefused, nil)
 	case m.Size > MaxDocumentBytes:
-		return refuse(noticeDocTooLarge, mediaRefused, nil)
+		return refuse(m, noticeDocTooLarge, mediaRefused, nil)
 	}
 	data, _, err := fetch(ctx, f, *m)
 	switch {
 	case errors.Is(err, brain.ErrMediaTooLarge) || err == nil && len(data) > MaxDocumentBytes:
-		return refuse(noticeDocTooLarge, mediaRefused, nil)
+		return refuse(m, noticeDocTooLarge, mediaRefused, nil)
 	case err != nil:
-		return refuse(noticeNotFetched, mediaFailed, err)
+		return refuse(m, noticeNotFetched, mediaFailed, err)
 	case !utf8.Valid(data):
-		return refuse(noticeCannotRead, mediaRefused, nil)
+		return refuse(m, noticeCannotRead, mediaRefused, nil)
 	}
 	m.Content = data
 	return "[file " + fileName(*m) + "]", mediaOK, nil
+}
+
+// refuse leaves m unperceived with the notice the user is told; it returns m's note, the
+// outcome and err, as listen, see and read do.
+func refuse(m *brain.Media, notice, outcome string, err error) (string, string, error) {
+	m.Notice = notice
+	return unperceivedNote(*m), outcome, err
 }
 
 // fetch downloads m through f; a nil f fails.

@@ -58,22 +58,10 @@ func TestProfilePrompts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msgs := e.c.BuildMessages(tc.w, recall(6), t0)
-			var all strings.Builder
-			for _, m := range msgs {
-				all.WriteString(m.Content + "\n")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(all.String(), w) {
-					t.Errorf("prompt lacks %q:\n%s", w, all.String())
-				}
-			}
-			for _, w := range append(tc.dont, reason.Text, "unspecified") {
-				if strings.Contains(all.String(), w) {
-					t.Errorf("prompt has %q:\n%s", w, all.String())
-				}
-			}
-			if s := machineText.FindString(all.String()); s != "" {
-				t.Errorf("machine text %q reached the prompt:\n%s", s, all.String())
+			all := promptText(msgs)
+			checkText(t, "prompt", all, tc.want, append(tc.dont, reason.Text, "unspecified"))
+			if s := machineText.FindString(all); s != "" {
+				t.Errorf("machine text %q reached the prompt:\n%s", s, all)
 			}
 			if !strings.HasPrefix(msgs[0].Content, "You are Mira.") {
 				t.Errorf("the prompt does not open with the persona: %q", msgs[0].Content)

@@ -66,20 +66,7 @@ func TestHowTheyAreSection(t *testing.T) {
 			if len(tc.want) > 0 && (at < 1 || !strings.HasPrefix(msgs[at-1].Content, "How things stand:")) {
 				t.Fatalf("the note is not right after the brief (at message %d)", at)
 			}
-			var all strings.Builder
-			for _, m := range msgs {
-				all.WriteString(m.Content + "\n")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(all.String(), w) {
-					t.Errorf("prompt lacks %q:\n%s", w, all.String())
-				}
-			}
-			for _, w := range tc.dont {
-				if strings.Contains(all.String(), w) {
-					t.Errorf("prompt has %q", w)
-				}
-			}
+			checkText(t, "prompt", promptText(msgs), tc.want, tc.dont)
 		})
 	}
 }

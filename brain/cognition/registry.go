@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/sashabaranov/go-openai"
@@ -256,12 +256,7 @@ func checkSchemaNode(path string, node map[string]any) error {
 			}
 			required[name] = true
 		}
-		names := make([]string, 0, len(props))
-		for name := range props {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			if !required[name] {
 				return bad("property %q must be in required (write an optional field as a null union)", name)
 			}

@@ -187,18 +187,26 @@ func classify(err error) (outcome string, retryable bool) {
 	return outcomeError, true // transport errors, garbled bodies
 }
 
-// httpStatus is the HTTP status an endpoint answered a failed request with, from go-openai's
-// *APIError (a JSON error body) or *RequestError (any other body); 0 when there was no answer.
+// httpStatus is the HTTP status an endpoint answered a failed request with; 0 when there
+// was no answer.
 func httpStatus(err error) int {
+	status, _ := providerAnswer(err)
+	return status
+}
+
+// providerAnswer is an endpoint's error answer to a failed request, from go-openai's
+// *APIError (a JSON error body: the status and its message) or *RequestError (any other
+// body: the status and the raw body); 0 and "" when there was no answer.
+func providerAnswer(err error) (status int, msg string) {
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	switch {
 	case errors.As(err, &apiErr):
-		return apiErr.HTTPStatusCode
+		return apiErr.HTTPStatusCode, apiErr.Message
 	case errors.As(err, &reqErr):
-		return reqErr.HTTPStatusCode
+		return reqErr.HTTPStatusCode, string(reqErr.Body)
 	}
-	return 0
+	return 0, ""
 }
 
 // setMaxTokens caps the response: reasoning models take max_completion_tokens, the others

@@ -2,7 +2,8 @@ package cognition
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/anima-bot/anima/metric"
 )
 
 // speechMetrics measure speaking; they exist only with a speech model.
@@ -15,32 +16,15 @@ type speechMetrics struct {
 }
 
 func newSpeechMetrics(reg prometheus.Registerer) *speechMetrics {
-	f := promauto.With(reg)
-	m := &speechMetrics{
-		requests: f.NewCounterVec(prometheus.CounterOpts{
-			Name: "anima_speech_requests_total",
-			Help: "Replies to be spoken by outcome (ok, too_long, limited, failed, unsupported); only ok, failed and unsupported reached the endpoint.",
-		}, []string{"outcome"}),
-		duration: f.NewHistogram(prometheus.HistogramOpts{
-			Name:    "anima_speech_request_seconds",
-			Help:    "Duration of speech requests, the audio read.",
-			Buckets: []float64{0.25, 0.5, 1, 2, 4, 8, 15, 30, 60},
-		}),
-		chars: f.NewCounter(prometheus.CounterOpts{
-			Name: "anima_speech_characters_total",
-			Help: "Characters spoken (and charged, a token each).",
-		}),
-		audio: f.NewCounter(prometheus.CounterOpts{
-			Name: "anima_speech_audio_seconds_total",
-			Help: "Seconds of voice notes made.",
-		}),
-		bytes: f.NewCounter(prometheus.CounterOpts{
-			Name: "anima_speech_bytes_total",
-			Help: "Bytes of Ogg/Opus voice notes made.",
-		}),
+	f := metric.With(reg)
+	return &speechMetrics{
+		requests: metric.Known(f.CounterVec("anima_speech_requests_total",
+			"Replies to be spoken by outcome (ok, too_long, limited, failed, unsupported); only ok, failed and unsupported reached the endpoint.", "outcome"),
+			speechOK, speechTooLong, speechLimited, speechFailed, speechUnsupported),
+		duration: f.Histogram("anima_speech_request_seconds",
+			"Duration of speech requests, the audio read.", []float64{0.25, 0.5, 1, 2, 4, 8, 15, 30, 60}),
+		chars: f.Counter("anima_speech_characters_total", "Characters spoken (and charged, a token each)."),
+		audio: f.Counter("anima_speech_audio_seconds_total", "Seconds of voice notes made."),
+		bytes: f.Counter("anima_speech_bytes_total", "Bytes of Ogg/Opus voice notes made."),
 	}
-	for _, o := range []string{speechOK, speechTooLong, speechLimited, speechFailed, speechUnsupported} {
-		m.requests.WithLabelValues(o)
-	}
-	return m
 }

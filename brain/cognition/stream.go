@@ -114,15 +114,8 @@ func refusesStream(err error) bool {
 // providerMessage is the message of an endpoint's error answer: the JSON error's message,
 // or the raw body.
 func providerMessage(err error) string {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		return apiErr.Message
-	case errors.As(err, &reqErr):
-		return string(reqErr.Body)
-	}
-	return ""
+	_, msg := providerAnswer(err)
+	return msg
 }
 
 // assembler puts a streamed message back together: content deltas are concatenated, tool

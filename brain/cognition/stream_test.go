@@ -108,9 +108,7 @@ func TestStreamedAnswerIsDrafted(t *testing.T) {
 func TestUndraftedWakeIsNotStreamed(t *testing.T) {
 	e := newEnv(t, setup{})
 	e.srv.Enqueue(openaitest.Answer("hi", "active", 0.9))
-	if s := sends(think(t, e, userWake("hello"))); len(s) != 1 || s[0].Text != "hi" {
-		t.Fatalf("sends = %+v", s)
-	}
+	wantSent(t, think(t, e, userWake("hello")), "hi")
 	if got := e.srv.Streamed(); got != 0 {
 		t.Fatalf("streamed requests = %d, want 0 without a Drafter", got)
 	}
@@ -139,9 +137,7 @@ func TestToolStepsAreNotDrafted(t *testing.T) {
 	if diff := cmp.Diff([]string{`{"note":"call mum on sunday","tag":"family"}`}, other.Calls()); diff != "" {
 		t.Errorf("other calls (-want +got):\n%s", diff)
 	}
-	if s := sends(out); len(s) != 1 || s[0].Text != "Noted both." {
-		t.Fatalf("sends = %+v", s)
-	}
+	wantSent(t, out, "Noted both.")
 	for _, dr := range d.drafts() {
 		if !strings.HasPrefix("Noted both.", dr) {
 			t.Errorf("draft %q is not part of the final answer", dr)
@@ -165,9 +161,7 @@ func TestSmartRetryReplacesTheDraft(t *testing.T) {
 	d := &drafter{}
 	out := think(t, e, draftedWake(d, "my phone froze"))
 
-	if s := sends(out); len(s) != 1 || s[0].Text != "Hold the power button for ten seconds." {
-		t.Fatalf("sends = %+v, want only the smart answer", s)
-	}
+	wantSent(t, out, "Hold the power button for ten seconds.")
 	ds := d.drafts()
 	reset := slices.Index(ds, "")
 	if reset < 1 {
@@ -227,9 +221,7 @@ func TestRefusedDraftsStopStreaming(t *testing.T) {
 		openaitest.Answer("Done.", "active", 0.9),
 	)
 	d := &drafter{refuse: true}
-	if s := sends(think(t, e, draftedWake(d, "note x"))); len(s) != 1 || s[0].Text != "Done." {
-		t.Fatalf("sends = %+v", s)
-	}
+	wantSent(t, think(t, e, draftedWake(d, "note x")), "Done.")
 	if got := len(d.drafts()); got != 1 {
 		t.Errorf("drafts tried = %d, want 1 (the refused one)", got)
 	}
@@ -247,9 +239,7 @@ func TestStreamBadRequestKeepsStreaming(t *testing.T) {
 	e.srv.Enqueue(openaitest.Reply{Status: 400, Message: "This model's maximum context length is 8192 tokens"},
 		openaitest.Answer("from the other model", "active", 0.9), openaitest.Answer("second", "active", 0.9))
 	d := &drafter{}
-	if s := sends(think(t, e, draftedWake(d, "one"))); len(s) != 1 || s[0].Text != "from the other model" {
-		t.Fatalf("sends = %+v", s)
-	}
+	wantSent(t, think(t, e, draftedWake(d, "one")), "from the other model")
 	if s := sends(think(t, e, draftedWake(d, "two"))); len(s) != 1 || s[0].Text != "second" {
 		t.Fatalf("second sends = %+v", s)
 	}

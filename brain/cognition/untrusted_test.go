@@ -29,10 +29,7 @@ func TestUntrustedFenceCannotBeClosed(t *testing.T) {
 				Memories: []brain.Hit{{Source: "turn", Text: payload("memory"), At: t0, Score: 0.9}},
 			}
 			msgs := e.c.BuildMessages(userWake("hi"), rc, t0)
-			all := ""
-			for _, m := range msgs {
-				all += m.Content + "\n"
-			}
+			all := promptText(msgs)
 			if n := len(fenceClose.FindAllString(all, -1)); n != 1 {
 				t.Errorf("prompt has %d closing tags, want 1 (the fence's own):\n%s", n, all)
 			}

@@ -82,12 +82,7 @@ func rememberTx(tx Tx, chat, user int64, attr, val string, at time.Time) error {
 // Facts returns what user told anima in chat, sorted by attribute: in a private chat
 // the user's private facts, in a group what the member said there.
 func (m *Memory) Facts(chat, user int64) ([]brain.Fact, error) {
-	var facts []brain.Fact
-	err := m.st.View(func(tx Tx) error {
-		var err error
-		facts, err = loadFacts(tx, chat, user)
-		return err
-	})
+	facts, err := viewed(m.st, func(tx Tx) ([]brain.Fact, error) { return loadFacts(tx, chat, user) })
 	if err != nil {
 		return nil, fmt.Errorf("read facts of user %d in chat %d: %w", user, chat, err)
 	}

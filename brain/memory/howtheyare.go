@@ -78,12 +78,7 @@ func (m *Memory) NoteStateTx(tx Tx, chat, user int64, text string, replace bool,
 // HowTheyAre returns the fresh lines (brain.FreshLines at the memory's clock) of the note
 // of how user is in chat, oldest first; nil without one.
 func (m *Memory) HowTheyAre(chat, user int64) ([]brain.StateLine, error) {
-	var lines []brain.StateLine
-	err := m.st.View(func(tx Tx) error {
-		var err error
-		lines, err = loadState(tx, chat, user)
-		return err
-	})
+	lines, err := viewed(m.st, func(tx Tx) ([]brain.StateLine, error) { return loadState(tx, chat, user) })
 	if err != nil {
 		return nil, err
 	}

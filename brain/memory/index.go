@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -154,7 +153,7 @@ func withSeqs(tx Tx, chat int64, turns []brain.Turn) []brain.Turn {
 		if err := json.Unmarshal(v, &t); err != nil {
 			return err
 		}
-		t.Seq = binary.BigEndian.Uint64(k[len(k)-8:])
+		t.Seq = historySeq(k)
 		last = append(last, t)
 		if len(last) == len(turns) {
 			return brain.ErrStop
@@ -208,20 +207,7 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 		if err != nil {
 			return err
 		}
-		var behind []brain.Turn
-		err = tx.HistoryReverse(chat, func(k, v []byte) error {
-			seq := binary.BigEndian.Uint64(k[len(k)-8:])
-			if seq <= through {
-				return brain.ErrStop
-			}
-			var t brain.Turn
-			if err := json.Unmarshal(v, &t); err != nil {
-				return fmt.Errorf("decode history entry: %w", err)
-			}
-			t.Seq = seq
-			behind = append(behind, t)
-			return nil
-		})
+		behind, err := turnsAfter(tx, chat, through)
 		if err != nil {
 			return err
 		}

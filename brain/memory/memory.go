@@ -138,12 +138,7 @@ func (m *Memory) loadSummary(tx Tx, chat int64) (summary, error) {
 // Summary returns the persisted summary of chat ("" if none) and the Seq of the last turn
 // it covers.
 func (m *Memory) Summary(chat int64) (string, uint64, error) {
-	var s summary
-	err := m.st.View(func(tx Tx) error {
-		var err error
-		s, err = m.loadSummary(tx, chat)
-		return err
-	})
+	s, err := viewed(m.st, func(tx Tx) (summary, error) { return m.loadSummary(tx, chat) })
 	return s.Text, s.Through, err
 }
 
@@ -187,10 +182,8 @@ func (m *Memory) Recall(ctx context.Context, chat, user int64, query string, bud
 		}
 	}
 	r = fit(budgetTokens*4, facts, text, turns, hits)
-	err = m.st.View(func(tx Tx) error {
-		var err error
-		r.HowTheyAre, err = recallStates(tx, chat, user, turns, m.clock.Now())
-		return err
+	r.HowTheyAre, err = viewed(m.st, func(tx Tx) ([]brain.StateNote, error) {
+		return recallStates(tx, chat, user, turns, m.clock.Now())
 	})
 	return r, err
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -525,5 +526,119 @@ func TestMaintainWithRecentTurnsAboveThreshold(t *testing.T) {
 				t.Errorf("Summarize calls = %d, folded = %+v; want one call folding the %d oldest turns", sum.calls, sum.folded, tc.after+1)
 			}
 		})
+	}
+}
+
+// TestFactsAreScopedByChatAndUser: what a user told anima in private never enters a
+// group's recall or search, and a fact told in a group is that member's fact there.
+func TestFactsAreScopedByChatAndUser(t *testing.T) {
+	t.Parallel()
+	st := storagetest.New()
+	m := newMemory(t, st, nil, memory.Options{})
+	const ann, ben, grp = 1, 2, -100
+	for _, f := range []struct {
+		chat, user int64
+		attr, val  string
+	}{{ann, ann, "diagnosis", "secretflu"}, {grp, ben, "colour", "green"}, {grp, ann, "pet", "cat"}} {
+		if err := m.Remember(f.chat, f.user, f.attr, f.val, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(t, st, m, grp, brain.Turn{Role: "user", Text: "hello", At: t0, User: ann, Name: "Ann"})
+
+	for _, c := range []struct {
+		name       string
+		chat, user int64
+		want       string
+	}{
+		{"ann in private", ann, ann, "diagnosis=secretflu"},
+		{"ann in the group", grp, ann, "pet=cat"},
+		{"ben in the group", grp, ben, "colour=green"},
+		{"ben in private", ben, ben, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := m.Recall(context.Background(), c.chat, c.user, "secretflu green cat diagnosis", 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range r.Facts {
+				got = append(got, f.Attribute+"="+f.Value)
+			}
+			if strings.Join(got, ",") != c.want {
+				t.Errorf("facts %q, want %q", got, c.want)
+			}
+			hits, err := m.Search(c.chat, c.user, "secretflu green cat", 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if h.Source == "fact" && !strings.Contains(c.want, strings.ReplaceAll(h.Text, ": ", "=")) {
+					t.Errorf("search hit %q is not this chat's fact about this user", h.Text)
+				}
+			}
+		})
+	}
+}
+
+func TestRememberReplacesSurvivesReopenAndRecalls(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	st := storagetest.Open(t, path)
+	m := newMemory(t, st, nil, memory.Options{})
+	if err := m.Remember(7, 7, "Favourite Colour", "green", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remember(7, 7, "name", "Ann", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remember(7, 7, "  favourite-colour ", "deep\nblue", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Remember(8, 8, "name", "Bob", t0); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.Close()
+
+	st = storagetest.Open(t, path)
+	m = newMemory(t, st, nil, memory.Options{})
+	facts, err := m.Facts(7, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []brain.Fact{
+		{Attribute: "favourite_colour", Value: "deep blue", At: t0.Add(time.Hour)},
+		{Attribute: "name", Value: "Ann", At: t0},
+	}
+	if len(facts) != len(want) {
+		t.Fatalf("facts = %+v, want %+v", facts, want)
+	}
+	for i := range want {
+		if facts[i].Attribute != want[i].Attribute || facts[i].Value != want[i].Value || !facts[i].At.Equal(want[i].At) {
+			t.Errorf("fact %d = %+v, want %+v", i, facts[i], want[i])
+		}
+	}
+
+	commit(t, st, m, 7, brain.Turn{Role: "user", Text: "hello", At: t0})
+	r, err := m.Recall(context.Background(), 7, 7, "what colour do I like", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Facts) != 2 || r.Facts[0].Value != "deep blue" {
+		t.Errorf("recall facts = %+v", r.Facts)
+	}
+	if len(r.Turns) != 1 || r.Turns[0].Text != "hello" {
+		t.Errorf("recall turns = %+v", r.Turns)
+	}
+
+	// Forget removes the facts with the rest of the user's data.
+	if err := st.Forget(7); err != nil {
+		t.Fatal(err)
+	}
+	if facts, _ := m.Facts(7, 7); len(facts) != 0 {
+		t.Errorf("facts after forget = %+v", facts)
+	}
+	if facts, _ := m.Facts(8, 8); len(facts) != 1 {
+		t.Errorf("facts of another user = %+v", facts)
 	}
 }

@@ -2,7 +2,8 @@ package memory
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/anima-bot/anima/metric"
 )
 
 type metrics struct {
@@ -12,16 +13,10 @@ type metrics struct {
 
 // newMetrics builds the package's metrics on reg; a nil reg leaves them unregistered.
 func newMetrics(reg prometheus.Registerer) *metrics {
-	f := promauto.With(reg)
+	f := metric.With(reg)
 	return &metrics{
-		summaries: f.NewCounterVec(prometheus.CounterOpts{
-			Name: "anima_memory_summaries_total",
-			Help: "Summaries folded by Maintain, by result (ok, error).",
-		}, []string{"result"}),
-		searchSeconds: f.NewHistogram(prometheus.HistogramOpts{
-			Name:    "anima_memory_search_seconds",
-			Help:    "Time spent in memory search.",
-			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 8),
-		}),
+		summaries: f.CounterVec("anima_memory_summaries_total", "Summaries folded by Maintain, by result (ok, error).", "result"),
+		searchSeconds: f.Histogram("anima_memory_search_seconds",
+			"Time spent in memory search.", prometheus.ExponentialBuckets(0.0001, 4, 8)),
 	}
 }

@@ -94,11 +94,31 @@ func writeSchemaThree(t *testing.T, path string) {
 	}
 }
 
-// oldFiles are the old stores the migration tests start from.
-var oldFiles = []struct {
+// oldFile is an old store: its name (of its golden file) and what writes it.
+type oldFile struct {
 	name  string
 	write func(t *testing.T, path string)
-}{
+}
+
+// open writes the old store in t's temporary directory and opens it with storage alone;
+// it returns the store and its path.
+func (o oldFile) open(t *testing.T) (*storage.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	o.write(t, path)
+	return storagetest.Open(t, path), path
+}
+
+// wantMigrated builds memory on st and compares what the migration wrote with
+// testdata/migrated-<name>.golden.
+func (o oldFile) wantMigrated(t *testing.T, st *storage.Store) {
+	t.Helper()
+	newMemory(t, st, nil, memory.Options{})
+	golden(t, filepath.Join("testdata", "migrated-"+o.name+".golden"), dump(t, st))
+}
+
+// oldFiles are the old stores the migration tests start from.
+var oldFiles = []oldFile{
 	{"schema-2", func(t *testing.T, path string) { writeSchemaTwo(t, path, 9) }},
 	{"schema-3", writeSchemaThree},
 }
@@ -157,11 +177,8 @@ func TestMigratedIndexBytes(t *testing.T) {
 	for _, tc := range oldFiles {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "anima.db")
-			tc.write(t, path)
-			st := storagetest.Open(t, path)
-			newMemory(t, st, nil, memory.Options{})
-			golden(t, filepath.Join("testdata", "migrated-"+tc.name+".golden"), dump(t, st))
+			st, _ := tc.open(t)
+			tc.wantMigrated(t, st)
 		})
 	}
 }
@@ -292,9 +309,7 @@ func TestStoreAloneKeepsTheIndexOwed(t *testing.T) {
 	for i, tc := range oldFiles {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "anima.db")
-			tc.write(t, path)
-			st := storagetest.Open(t, path)
+			st, path := tc.open(t)
 			if from, ok := owed(t, st); !ok || from != i+2 {
 				t.Errorf("opened by storage: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
 			}
@@ -326,8 +341,7 @@ func TestStoreAloneKeepsTheIndexOwed(t *testing.T) {
 			}
 			oldKeys("compacted and reopened")
 
-			newMemory(t, st, nil, memory.Options{})
-			golden(t, filepath.Join("testdata", "migrated-"+tc.name+".golden"), dump(t, st))
+			tc.wantMigrated(t, st)
 		})
 	}
 }

@@ -95,6 +95,17 @@ func txnsOf[T Tx](st Store[T]) txns {
 	}
 }
 
+// viewed is what read returns, read in a read-only transaction of st.
+func viewed[V any](st txns, read func(tx Tx) (V, error)) (V, error) {
+	var v V
+	err := st.View(func(tx Tx) error {
+		var err error
+		v, err = read(tx)
+		return err
+	})
+	return v, err
+}
+
 // View runs fn in a read-only transaction.
 func (t txns) View(fn func(tx Tx) error) error { return t.view(fn) }
 

@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -51,7 +49,7 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		// decoding (this runs after every turn).
 		n := 0
 		if err := tx.HistoryReverse(chat, func(k, _ []byte) error {
-			if binary.BigEndian.Uint64(k[len(k)-8:]) <= prev.Through {
+			if historySeq(k) <= prev.Through {
 				return brain.ErrStop
 			}
 			n++
@@ -59,19 +57,8 @@ func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 		}); err != nil || n <= m.after {
 			return err
 		}
-		return tx.HistoryReverse(chat, func(k, v []byte) error {
-			seq := binary.BigEndian.Uint64(k[len(k)-8:])
-			if seq <= prev.Through {
-				return brain.ErrStop
-			}
-			var t brain.Turn
-			if err := json.Unmarshal(v, &t); err != nil {
-				return fmt.Errorf("decode history entry: %w", err)
-			}
-			t.Seq = seq
-			pending = append(pending, t)
-			return nil
-		})
+		pending, err = turnsAfter(tx, chat, prev.Through)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("maintain chat %d: %w", chat, err)

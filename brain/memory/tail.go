@@ -2,6 +2,8 @@ package memory
 
 import (
 	"encoding/binary"
+	"encoding/json"
+	"fmt"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -56,7 +58,7 @@ func tailLen(tx Tx, chat int64, through uint64, limit int) (int, error) {
 func indexedThrough(tx Tx, chat int64, st indexStats) (uint64, error) {
 	through := st.Through
 	err := tx.HistoryReverse(chat, func(k, v []byte) error {
-		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		seq := historySeq(k)
 		if seq <= st.Through {
 			return brain.ErrStop
 		}
@@ -71,4 +73,26 @@ func indexedThrough(tx Tx, chat int64, st indexStats) (uint64, error) {
 		return nil
 	})
 	return through, err
+}
+
+// historySeq is the Seq a history key ends in.
+func historySeq(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
+
+// turnsAfter is chat's history after Seq through, newest first.
+func turnsAfter(tx Tx, chat int64, through uint64) ([]brain.Turn, error) {
+	var out []brain.Turn
+	err := tx.HistoryReverse(chat, func(k, v []byte) error {
+		seq := historySeq(k)
+		if seq <= through {
+			return brain.ErrStop
+		}
+		var t brain.Turn
+		if err := json.Unmarshal(v, &t); err != nil {
+			return fmt.Errorf("decode history entry: %w", err)
+		}
+		t.Seq = seq
+		out = append(out, t)
+		return nil
+	})
+	return out, err
 }

@@ -2,7 +2,8 @@ package schedule
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/anima-bot/anima/metric"
 )
 
 type metrics struct {
@@ -12,15 +13,9 @@ type metrics struct {
 
 // newMetrics builds the package's metrics on reg; a nil reg leaves them unregistered.
 func newMetrics(reg prometheus.Registerer) *metrics {
-	f := promauto.With(reg)
+	f := metric.With(reg)
 	return &metrics{
-		fired: f.NewCounterVec(prometheus.CounterOpts{
-			Name: "anima_schedules_fired_total",
-			Help: "Schedule items fired, by message kind (reminder, followup).",
-		}, []string{"kind"}),
-		pending: f.NewGauge(prometheus.GaugeOpts{
-			Name: "anima_schedules_pending",
-			Help: "Schedule items waiting to fire.",
-		}),
+		fired:   f.CounterVec("anima_schedules_fired_total", "Schedule items fired, by message kind (reminder, followup).", "kind"),
+		pending: f.Gauge("anima_schedules_pending", "Schedule items waiting to fire."),
 	}
 }

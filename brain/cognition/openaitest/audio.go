@@ -81,13 +81,10 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	idx := len(s.heard)
 	s.heard = append(s.heard, t)
-	for _, p := range problems {
-		s.violations = append(s.violations, fmt.Sprintf("transcription %d: %s", idx, p))
-	}
+	s.noteLocked("transcription", idx, problems)
 	hear := s.hear
 	s.mu.Unlock()
-	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", strings.Join(problems, "; "))
+	if rejected(w, problems) {
 		return
 	}
 	if hear == nil {
@@ -95,10 +92,7 @@ func (s *Server) transcription(w http.ResponseWriter, r *http.Request) {
 	}
 	text, status := hear(t)
 	if status >= 400 {
-		if text == "" {
-			text = http.StatusText(status)
-		}
-		writeError(w, status, "server_error", text)
+		writeFailure(w, status, "server_error", text)
 		return
 	}
 	if t.Format == "text" {

@@ -30,9 +30,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		problems = append(problems, fmt.Sprintf("go-openai cannot decode the request: %v", decodeErr))
 	}
 	s.reqs = append(s.reqs, Request{Body: body, Raw: raw, Violations: problems})
-	for _, p := range problems {
-		s.violations = append(s.violations, fmt.Sprintf("request %d: %s", idx, p))
-	}
+	s.noteLocked("request", idx, problems)
 	refuse := len(problems) == 0 && s.refusesFormat(body)
 	var reply Reply
 	if len(problems) == 0 && !refuse {
@@ -44,8 +42,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeFormatRefusal(w, body)
 		return
 	}
-	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", strings.Join(problems, "; "))
+	if rejected(w, problems) {
 		return
 	}
 	if reply.Hang {
@@ -158,6 +155,32 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"error": map[string]any{"message": msg, "type": typ, "code": nil},
 	})
+}
+
+// noteLocked adds what is wrong with the idx-th request of a kind (request, transcription,
+// speech) to the server's violations; s.mu is held.
+func (s *Server) noteLocked(kind string, idx int, problems []string) {
+	for _, p := range problems {
+		s.violations = append(s.violations, fmt.Sprintf("%s %d: %s", kind, idx, p))
+	}
+}
+
+// rejected answers 400 with the problems, if there are any, and says whether it did.
+func rejected(w http.ResponseWriter, problems []string) bool {
+	if len(problems) == 0 {
+		return false
+	}
+	writeError(w, http.StatusBadRequest, "invalid_request_error", strings.Join(problems, "; "))
+	return true
+}
+
+// writeFailure answers a scripted failure: the status with msg, or the status's text if msg
+// is empty.
+func writeFailure(w http.ResponseWriter, status int, typ, msg string) {
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	writeError(w, status, typ, msg)
 }
 
 // messageText is a message's text: its content, or its text parts joined by newlines.

@@ -21,15 +21,10 @@ func (s *Server) RefuseResponseFormat(refuse bool) {
 
 // Formatted returns how many recorded requests asked for a json_schema response_format.
 func (s *Server) Formatted() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, r := range s.reqs {
-		if f := r.Body.ResponseFormat; f != nil && f.Type == openai.ChatCompletionResponseFormatTypeJSONSchema {
-			n++
-		}
-	}
-	return n
+	return s.count(func(r Request) bool {
+		f := r.Body.ResponseFormat
+		return f != nil && f.Type == openai.ChatCompletionResponseFormatTypeJSONSchema
+	})
 }
 
 // refusesFormat reports whether req is refused for its response_format (s.mu held).

@@ -180,6 +180,19 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
+// count returns how many recorded requests match.
+func (s *Server) count(match func(Request) bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.reqs {
+		if match(r) {
+			n++
+		}
+	}
+	return n
+}
+
 // Models returns the model of each recorded request, in arrival order.
 func (s *Server) Models() []string {
 	s.mu.Lock()

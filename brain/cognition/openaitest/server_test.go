@@ -138,63 +138,47 @@ func TestValidation(t *testing.T) {
 	  "xs":{"type":"array","items":{"type":"object","additionalProperties":false,"properties":{"b":{"type":"string"}},"required":[]}}},"required":["xs"]}`)
 	tests := []struct {
 		name string
-		req  func() openai.ChatCompletionRequest
+		edit func(r *openai.ChatCompletionRequest) // applied to a valid request
 		want string
 	}{
-		{"no model", func() openai.ChatCompletionRequest { r := userReq("x"); r.Model = ""; return r }, "model is empty"},
-		{"no messages", func() openai.ChatCompletionRequest { r := userReq("x"); r.Messages = nil; return r }, "messages is empty"},
-		{"bad role", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"no model", func(r *openai.ChatCompletionRequest) { r.Model = "" }, "model is empty"},
+		{"no messages", func(r *openai.ChatCompletionRequest) { r.Messages = nil }, "messages is empty"},
+		{"bad role", func(r *openai.ChatCompletionRequest) {
 			r.Messages = append(r.Messages, openai.ChatCompletionMessage{Role: "robot", Content: "x"})
-			return r
 		}, `invalid role "robot"`},
-		{"orphan tool message", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"orphan tool message", func(r *openai.ChatCompletionRequest) {
 			r.Messages = append(r.Messages, openai.ChatCompletionMessage{Role: "tool", ToolCallID: "call_9", Content: "x"})
-			return r
 		}, "no preceding assistant message issued"},
-		{"unissued tool call id", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"unissued tool call id", func(r *openai.ChatCompletionRequest) {
 			r.Messages = append(r.Messages,
 				openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "made_up", Type: "function", Function: openai.FunctionCall{Name: "a", Arguments: "{}"}}}},
 				openai.ChatCompletionMessage{Role: "tool", ToolCallID: "made_up", Content: "x"})
-			return r
 		}, "never issued"},
-		{"bad tool name", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"bad tool name", func(r *openai.ChatCompletionRequest) {
 			r.Tools = []openai.Tool{tool("core.remember", strictParams)}
-			return r
 		}, "does not match"},
-		{"not strict", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"not strict", func(r *openai.ChatCompletionRequest) {
 			r.Tools = []openai.Tool{{Type: "function", Function: &openai.FunctionDefinition{Name: "a", Parameters: strictParams}}}
-			return r
 		}, "not strict"},
-		{"loose schema", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"loose schema", func(r *openai.ChatCompletionRequest) {
 			r.Tools = []openai.Tool{tool("a", loose)}
-			return r
 		}, "additionalProperties must be false"},
-		{"nested loose schema", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"nested loose schema", func(r *openai.ChatCompletionRequest) {
 			r.Tools = []openai.Tool{tool("a", nested)}
-			return r
 		}, "parameters.o: additionalProperties must be false"},
-		{"array items not required", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"array items not required", func(r *openai.ChatCompletionRequest) {
 			r.Tools = []openai.Tool{tool("a", arrayItems)}
-			return r
 		}, `parameters.xs[]: property "b" is not in required`},
-		{"tool choice without tools", func() openai.ChatCompletionRequest {
-			r := userReq("x")
+		{"tool choice without tools", func(r *openai.ChatCompletionRequest) {
 			r.ToolChoice = "auto"
-			return r
 		}, "tool_choice is set"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openaitest.New(t)
-			_, err := s.Client(5*time.Second).CreateChatCompletion(context.Background(), tc.req())
+			req := userReq("x")
+			tc.edit(&req)
+			_, err := s.Client(5*time.Second).CreateChatCompletion(context.Background(), req)
 			var apiErr *openai.APIError
 			if !errors.As(err, &apiErr) || apiErr.HTTPStatusCode != 400 {
 				t.Fatalf("err = %v, want 400", err)

@@ -85,13 +85,10 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	idx := len(s.spoken)
 	s.spoken = append(s.spoken, sp)
-	for _, p := range problems {
-		s.violations = append(s.violations, fmt.Sprintf("speech %d: %s", idx, p))
-	}
+	s.noteLocked("speech", idx, problems)
 	speak := s.speak
 	s.mu.Unlock()
-	if len(problems) > 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", strings.Join(problems, "; "))
+	if rejected(w, problems) {
 		return
 	}
 	if speak == nil {
@@ -99,11 +96,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	}
 	audio, status := speak(sp)
 	if status >= 400 {
-		msg := string(audio)
-		if msg == "" {
-			msg = http.StatusText(status)
-		}
-		writeError(w, status, "invalid_request_error", msg)
+		writeFailure(w, status, "invalid_request_error", string(audio))
 		return
 	}
 	w.Header().Set("Content-Type", "audio/ogg")

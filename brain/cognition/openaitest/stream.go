@@ -34,15 +34,7 @@ func (s *Server) SetStreaming(m StreamMode) {
 
 // Streamed returns how many recorded requests asked for a stream.
 func (s *Server) Streamed() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, r := range s.reqs {
-		if r.Body.Stream {
-			n++
-		}
-	}
-	return n
+	return s.count(func(r Request) bool { return r.Body.Stream })
 }
 
 // stream writes reply as server-sent events.

@@ -3,9 +3,9 @@ package openaitest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -122,7 +122,7 @@ func checkMessages(msgs []wireMessage, issued func(id string) bool) []string {
 	answered := map[string]bool{} // tool call ids already answered
 	for i, m := range msgs {
 		if m.Role != "tool" && len(open) > 0 {
-			add("messages[%d] (%s) comes before the tool results of %v", i, m.Role, keys(open))
+			add("messages[%d] (%s) comes before the tool results of %v", i, m.Role, slices.Sorted(maps.Keys(open)))
 			clear(open)
 		}
 		switch m.Role {
@@ -169,7 +169,7 @@ func checkMessages(msgs []wireMessage, issued func(id string) bool) []string {
 		}
 	}
 	if len(open) > 0 {
-		add("tool calls %v are never answered", keys(open))
+		add("tool calls %v are never answered", slices.Sorted(maps.Keys(open)))
 	}
 	return bad
 }
@@ -218,18 +218,7 @@ func checkResponseFormat(typ string, js *wireSchema, msgs []wireMessage) []strin
 // CheckFormatSchema reports why raw is not a schema strict structured outputs take: the
 // root is an object schema, and every object schema in it has additionalProperties false
 // and lists every property in required (see CheckSchema). It returns nil for a valid one.
-func CheckFormatSchema(raw json.RawMessage) []string {
-	var root map[string]any
-	if err := json.Unmarshal(raw, &root); err != nil || root == nil {
-		return []string{"schema is not a JSON object"}
-	}
-	if t, _ := root["type"].(string); t != "object" {
-		return []string{`schema: root type must be "object"`}
-	}
-	var bad []string
-	checkNode("schema", root, &bad)
-	return bad
-}
+func CheckFormatSchema(raw json.RawMessage) []string { return checkRoot("schema", raw) }
 
 func isEmptyContent(c json.RawMessage) bool {
 	if len(c) == 0 || string(c) == "null" || string(c) == `""` {
@@ -242,29 +231,24 @@ func isEmptyContent(c json.RawMessage) bool {
 	return false
 }
 
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // CheckSchema reports why raw is not a strict-mode function parameter schema: the root is
 // an object schema, every object schema (nested ones too, inside properties, items and
 // anyOf) has additionalProperties false and lists every property in required. Optional
 // fields are expected as a type union with "null". It returns nil for a valid schema.
-func CheckSchema(raw json.RawMessage) []string {
+func CheckSchema(raw json.RawMessage) []string { return checkRoot("parameters", raw) }
+
+// checkRoot checks the schema raw, named path in what it reports: an object schema at the
+// root, then every node (checkNode).
+func checkRoot(path string, raw json.RawMessage) []string {
 	var root map[string]any
 	if err := json.Unmarshal(raw, &root); err != nil || root == nil {
-		return []string{"parameters is not a JSON object"}
+		return []string{path + " is not a JSON object"}
 	}
 	if t, _ := root["type"].(string); t != "object" {
-		return []string{`parameters: root type must be "object"`}
+		return []string{path + `: root type must be "object"`}
 	}
 	var bad []string
-	checkNode("parameters", root, &bad)
+	checkNode(path, root, &bad)
 	return bad
 }
 
@@ -298,12 +282,7 @@ func checkNode(path string, node map[string]any, bad *[]string) {
 			}
 			req[name] = true
 		}
-		names := make([]string, 0, len(props))
-		for name := range props {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			if !req[name] {
 				add("property %q is not in required (strict mode needs every property required; use a null union for optional fields)", name)
 			}

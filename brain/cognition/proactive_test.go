@@ -1,0 +1,277 @@
+package cognition_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/storage"
+)
+
+// TestOpenerAnswerCarriesItsTopic: a run that may write first asks for the answer with a
+// topic (a strict schema, the topic a required null union) and its message carries the
+// opener for the ledger: its kind, the model's topic and the subject code chose; a chat
+// run's schema and message are as before, without.
+func TestOpenerAnswerCarriesItsTopic(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) {
+		c.PersonaInterests = []string{"where words come from", "birds in winter"}
+	}})
+	used := proactiveWake()
+	used.Rel.Openers = []brain.Opener{{Kind: brain.OpenerThought, Subject: "interest:where words come from", At: t0.Add(-time.Hour)}}
+	checkin := proactiveWake()
+	checkin.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due: the exam"}
+	checkin.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Chat: 42, Text: "the exam on Monday", Ref: "c7",
+		Detail: brain.ReasonConcernCheckin, At: t0}}
+	for _, tc := range []struct {
+		name      string
+		w         brain.Wake
+		reply     openaitest.Reply
+		want      brain.Opener
+		topicProp bool
+	}{
+		{"missing you, the first interest", proactiveWake(),
+			openaitest.OpenerAnswer("Did you know 'salary' comes from salt?", "awaiting_answer", 0.9, "the word salary"),
+			brain.Opener{Kind: brain.OpenerMissingYou, Topic: "the word salary", Subject: "interest:where words come from"}, true},
+		{"not the interest of the last opener; the label when the model gives none", used,
+			openaitest.OpenerAnswer("The robins are back.", "active", 0.9, ""),
+			brain.Opener{Kind: brain.OpenerMissingYou, Topic: "birds in winter", Subject: "interest:birds in winter"}, true},
+		{"a check-in", checkin,
+			openaitest.OpenerAnswer("How did the exam go?", "awaiting_answer", 0.9, "the exam"),
+			brain.Opener{Kind: brain.OpenerCheckin, Topic: "the exam", Subject: "checkin:c7"}, true},
+		{"a chat answer is no opener", userWake("hi"),
+			openaitest.Answer("Hi Sam", "active", 0.9), brain.Opener{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(e.srv.Requests())
+			e.srv.Enqueue(tc.reply)
+			s := sends(think(t, e, tc.w))
+			if len(s) != 1 {
+				t.Fatalf("sends = %+v, want one", s)
+			}
+			if s[0].Opener != tc.want {
+				t.Errorf("opener = %+v, want %+v", s[0].Opener, tc.want)
+			}
+			reqs := e.srv.Requests()[before:]
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			raw, _ := json.Marshal(reqs[0].Body.ResponseFormat.JSONSchema.Schema)
+			var schema struct {
+				Required   []string                   `json:"required"`
+				Properties map[string]json.RawMessage `json:"properties"`
+			}
+			if err := json.Unmarshal(raw, &schema); err != nil {
+				t.Fatal(err)
+			}
+			_, hasTopic := schema.Properties["topic"]
+			if hasTopic != tc.topicProp || strings.Contains(strings.Join(schema.Required, ","), "topic") != tc.topicProp {
+				t.Errorf("schema %s: topic property and required = %v, want %v", raw, hasTopic, tc.topicProp)
+			}
+			if tc.topicProp && !strings.Contains(string(schema.Properties["topic"]), `"type":["string","null"]`) {
+				t.Errorf("topic schema %s, want a string or null", schema.Properties["topic"])
+			}
+		})
+	}
+}
+
+// TestLedgerSection: a run that may write first reads its last openers in plain words, the
+// newest five; a chat run does not get them.
+func TestLedgerSection(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, setup{})
+	tue := time.Date(2025, 3, 11, 19, 10, 0, 0, time.UTC) // t0 is Friday 14 March, 10:30 in Berlin
+	ledger := []brain.Opener{{Kind: brain.OpenerThought, Topic: "too old to show", At: tue.Add(-time.Hour)}}
+	for range 3 {
+		ledger = append(ledger, brain.Opener{Kind: brain.OpenerThought, Topic: "filler", At: tue.Add(-time.Hour)})
+	}
+	ledger = append(ledger,
+		brain.Opener{Kind: brain.OpenerCheckin, Topic: "her driving test", At: tue, Answered: tue.Add(40 * time.Minute)},
+		brain.Opener{Kind: brain.OpenerMissingYou, At: tue.Add(37 * time.Hour)})
+	text := func(w brain.Wake) string { return promptText(e.c.BuildMessages(w, brain.Recall{}, t0)) }
+	w := proactiveWake()
+	w.Rel.Openers = ledger
+	got := text(w)
+	for _, want := range []string{
+		"Your last openers (messages you wrote first), oldest first:",
+		`- on Tuesday evening: a check-in about "her driving test" — they answered within the hour.`,
+		"- yesterday morning: missing you — no answer yet.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("proactive prompt lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "too old to show") {
+		t.Errorf("more than the last five openers shown:\n%s", got)
+	}
+	chat := userWake("hi")
+	chat.Rel.Openers = ledger
+	if got := text(chat); strings.Contains(got, "Your last openers") {
+		t.Errorf("a chat run got the ledger:\n%s", got)
+	}
+}
+
+// realMemory is a memory.Memory on a bbolt file in t.TempDir(), holding chat 42's history:
+// turns, oldest first, one minute apart, ending an hour before t0.
+func realMemory(t *testing.T, turns []brain.Turn) *memory.Memory {
+	t.Helper()
+	st, err := storage.Open(t.TempDir()+"/anima.db", storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	m, err := memory.New(st, nil, memory.Options{RecentTurns: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range turns {
+		turns[i].At = t0.Add(-time.Hour - time.Duration(len(turns)-i)*time.Minute)
+		turns[i].User = 7
+	}
+	if _, err := st.CommitTurn(storage.Commit{Chat: 42, Turns: turns,
+		Also: func(tx *storage.Tx) error { return m.IndexTx(tx, 42, turns) }}, turns[0].At); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func chatTurns(texts ...string) []brain.Turn {
+	out := make([]brain.Turn, len(texts))
+	for i, tx := range texts {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		out[i] = brain.Turn{Role: role, Text: tx}
+	}
+	return out
+}
+
+func smallTalk(n int) []string {
+	topics := []string{"weather", "coffee", "lunch", "music", "dinner", "football"}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("small talk %d about %s", i, topics[i%len(topics)])
+	}
+	return out
+}
+
+// TestProactiveRecallSearchesTopics: a proactive wake searches memory on the concerns in
+// the sections, the open thread and the user's last turns — not on its reason text — so
+// the relevant memories reach the prompt.
+func TestProactiveRecallSearchesTopics(t *testing.T) {
+	t.Parallel()
+	history := append([]string{
+		"My driving test is on Friday morning and I'm so nervous about parallel parking",
+		"You'll do fine! Practise the parking once more on Thursday.",
+		"My cello teacher Marta says my bowing got much better",
+		"That's lovely to hear.",
+	}, smallTalk(10)...)
+	history = append(history, "cello practice was rough today, my fingers hurt", "Do you want to tell me about it?")
+
+	tests := []struct {
+		name     string
+		wake     func() brain.Wake
+		sections []brain.Section
+		want     []string // in the memories block
+	}{
+		{"a concern in the sections", func() brain.Wake {
+			w := proactiveWake()
+			w.Reason.Text = "17h29m since we last talked; pressure 0.87"
+			return w
+		}, []brain.Section{{Source: "innerlife", Title: "Your inner life", Lines: []string{
+			"journal, Thu 13 Mar 21:00, digest: a quiet day",
+			"concern c1 (active, event): driving test on Friday — check-in planned 2025-03-14T18:00:00Z",
+		}}}, []string{"parallel parking"}},
+		{"the user's last turns", func() brain.Wake {
+			w := proactiveWake()
+			w.Reason.Text = "6h since we last talked; pressure 0.50"
+			w.Rel.Status = brain.StatusAwaitingAnswer
+			return w
+		}, nil, []string{"Marta"}},
+		{"a check-in's thought", func() brain.Wake {
+			w := proactiveWake()
+			w.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due"}
+			w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought", Chat: 42,
+				Text: "how the driving test went", At: t0}}
+			return w
+		}, nil, []string{"parallel parking"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			secs := tc.sections
+			e := newEnv(t, setup{mem: realMemory(t, chatTurns(history...)),
+				opts: func(o *cognition.Options) {
+					o.Sections = func(brain.Wake, time.Time) []brain.Section { return secs }
+				}})
+			e.srv.Enqueue(openaitest.Answer("", "idle", 0.9))
+			think(t, e, tc.wake())
+			var mems string
+			for _, m := range e.srv.Requests()[0].Body.Messages {
+				if strings.Contains(m.Content, "Possibly relevant memories:") {
+					_, mems, _ = strings.Cut(m.Content, "Possibly relevant memories:")
+				}
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(mems, want) {
+					t.Errorf("relevant memories lack %q:\n%s", want, mems)
+				}
+			}
+		})
+	}
+}
+
+// TestShareConsumed: a run a thought to share woke names that thought in its ask, and the
+// thought is consumed (brain.ShareUsed) only when a message goes out; a run woken by
+// silence consumes none.
+func TestShareConsumed(t *testing.T) {
+	t.Parallel()
+	share := brain.Share{ID: "sh1", Text: "herons are patient", TiedTo: "their driving lessons", At: t0, Expires: t0.Add(48 * time.Hour)}
+	woken := proactiveWake()
+	woken.Reason, woken.Gated = brain.Reason{Code: brain.ReasonThought}, true
+	woken.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Chat: 42, Text: share.Text, Ref: "sh1",
+		Detail: brain.ReasonThought, At: t0}}
+	woken.Rel.Self = &brain.Self{Shares: []brain.Share{share}}
+	silence := proactiveWake()
+	silence.Rel.Self = &brain.Self{Shares: []brain.Share{share}}
+	for _, tc := range []struct {
+		name     string
+		w        brain.Wake
+		reply    string
+		used     bool
+		asksWith bool
+	}{
+		{"woken by it, sent", woken, "Herons, Sam: patience as a skill.", true, true},
+		{"woken by it, silent", woken, "", false, true},
+		{"woken by silence, sent", silence, "Hi Sam!", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, setup{})
+			e.srv.Enqueue(openaitest.Answer(tc.reply, "active", 0.9))
+			out := think(t, e, tc.w)
+			var used []string
+			for _, in := range out.Intents {
+				if u, ok := in.(brain.ShareUsed); ok && u.Chat == 42 {
+					used = append(used, u.ID)
+				}
+			}
+			if got := len(used) == 1 && used[0] == "sh1"; got != tc.used || len(used) > 1 {
+				t.Errorf("shares used %v, want sh1 used: %v", used, tc.used)
+			}
+			reqs := e.srv.Requests()
+			last := reqs[len(reqs)-1].Body.Messages
+			ask := last[len(last)-1].Content
+			if got := strings.Contains(ask, `You have been meaning to share something with them: "herons are patient"`); got != tc.asksWith {
+				t.Errorf("ask names the thought: %v, want %v:\n%s", got, tc.asksWith, ask)
+			}
+		})
+	}
+}
