@@ -3,7 +3,7 @@ package cognition
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/anima-bot/anima/metric"
+	"github.com/anima-bot/anima/brain/metric"
 )
 
 // Outcomes of one LLM request (the outcome label of anima_llm_requests_total).

@@ -3,7 +3,7 @@ package cognition
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/anima-bot/anima/metric"
+	"github.com/anima-bot/anima/brain/metric"
 )
 
 // speechMetrics measure speaking; they exist only with a speech model.

@@ -3,7 +3,7 @@ package memory
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/anima-bot/anima/metric"
+	"github.com/anima-bot/anima/brain/metric"
 )
 
 type metrics struct {

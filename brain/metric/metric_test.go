@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/anima-bot/anima/metric"
+	"github.com/anima-bot/anima/brain/metric"
 )
 
 // TestFactoryRegistersWhatItIsTold: each kind is registered under its name with its help,
