@@ -40,6 +40,9 @@ type Options struct {
 	Out     io.Writer
 	// Started, if set, is called once everything listens, with the bound addresses.
 	Started func(Addrs)
+	// Settled, if set, is called once the start-up is over: everything listens and every
+	// MCP server's first start has ended (up or down), or settleWait after it listens.
+	Settled func()
 	// Plugins extend anima beyond the built-in ones (config.PluginsConfig, switched in the
 	// configuration); tests use it for plugins of their own.
 	Plugins []plugins.Plugin
@@ -158,6 +161,9 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 	if opts.Started != nil {
 		g.Go(func() error { return s.started(gctx, opts.Started) })
 	}
+	if opts.Settled != nil {
+		g.Go(func() error { return s.started(gctx, func(Addrs) { s.settle(gctx, opts.Settled) }) })
+	}
 	s.log.Info("anima started", "version", Version, "mode", modeName(cfg, opts), "allowed_users", len(cfg.Telegram.AllowedUsers))
 	err := g.Wait()
 	s.log.Info("anima stopped")
@@ -185,6 +191,22 @@ func (s *service) started(ctx context.Context, f func(Addrs)) error {
 	}
 	f(a)
 	return nil
+}
+
+// settleWait bounds how long the start-up waits for MCP servers before it counts as over.
+const settleWait = 30 * time.Second
+
+// settle calls f once every MCP server's first start has ended, or settleWait from now.
+func (s *service) settle(ctx context.Context, f func()) {
+	t := time.NewTimer(settleWait)
+	defer t.Stop()
+	select {
+	case <-s.mcp.Settled():
+	case <-t.C:
+	case <-ctx.Done():
+		return
+	}
+	f()
 }
 
 func modeName(cfg config.Config, opts Options) string {

@@ -80,3 +80,28 @@ func TestMCPToolInRun(t *testing.T) {
 		t.Errorf("/status = %q, want the server that is down", sent[1].Visible)
 	}
 }
+
+// TestSettledAfterMCPStarts: Options.Settled is called once anima listens and every MCP
+// server's first start has ended: web is up with its tools by then (gone, whose program
+// does not exist, fails at once).
+func TestSettledAfterMCPStarts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.cfg.MCP = mcpServers(t)
+	settled := make(chan struct{})
+	h.opts.Settled = func() { close(settled) }
+	addrs, stop := h.start()
+	defer stop()
+	select {
+	case <-settled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Settled not called within 10 s")
+	}
+	up := map[string]float64{}
+	for _, m := range scrape(t, addrs.Metrics)["anima_mcp_server_up"].GetMetric() {
+		up[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+	}
+	if up["web"] != 1 || up["gone"] != 0 {
+		t.Errorf("anima_mcp_server_up when Settled was called = %v, want web 1 and gone 0", up)
+	}
+}

@@ -21,8 +21,9 @@ func tuneMemory() {
 	}
 }
 
-// afterStart is called once `anima run` listens: the start-up's garbage (the config's
-// YAML, the store's migrations, the plugins' loading) goes back to the system, and so do
+// afterStart is called once the start-up of `anima run` is over (it listens, and every MCP
+// server's first start has ended): the start-up's garbage (the config's YAML, the store's
+// migrations, the plugins' loading, the MCP listings) goes back to the system, and so do
 // the pages of the executable that only the start-up read (releaseImage).
 func afterStart(log *slog.Logger) {
 	debug.FreeOSMemory()

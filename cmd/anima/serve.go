@@ -38,7 +38,7 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 		opts.Console, opts.In, opts.Out = true, stdin, stdout
 	} else {
 		tuneMemory()
-		opts.Started = func(bot.Addrs) { afterStart(log) }
+		opts.Settled = func() { afterStart(log) }
 	}
 	stopProfiles, err := startProfiles(*f.cpuProfile, *f.memProfile)
 	if err != nil {

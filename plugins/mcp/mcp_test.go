@@ -319,3 +319,37 @@ func alive(pid int) bool {
 	_, after, _ := strings.Cut(string(stat), ") ")
 	return !strings.HasPrefix(after, "Z")
 }
+
+// TestSettled: Settled closes once every server's first start has ended, whether it came
+// up with its tools or failed; with no server it is closed from the start.
+func TestSettled(t *testing.T) {
+	t.Parallel()
+	if none := New(nil, nil, Options{}); !closed(none.Settled()) {
+		t.Error("Settled of a manager without servers is open")
+	}
+	e := startHold(t, 1, helperServer("helper"), Server{Name: "gone", Command: []string{"/nonexistent/mcp-server"}, Timeout: time.Second})
+	select {
+	case <-e.mgr.Settled():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Settled still open 10 s after start")
+	}
+	up := 0
+	for _, st := range e.mgr.Status() {
+		if st.Up && st.Tools > 0 {
+			up++
+		}
+	}
+	if up != 1 {
+		t.Errorf("Settled closed with %d servers up with tools, want helper's tools published first: %+v", up, e.mgr.Status())
+	}
+}
+
+// closed reports whether c is closed.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}

@@ -22,6 +22,8 @@ type Manager struct {
 	m       *metrics
 	opts    Options
 	procs   *procFile // the stdio servers' process groups
+	// settling closes Settled once every server's first start has ended.
+	settling *settling
 }
 
 // New returns a manager of servers that publishes their tools to sink (nil: nowhere, as
@@ -44,6 +46,7 @@ func New(servers []Server, sink Sink, opts Options) *Manager {
 	}
 	m := &Manager{sink: sink, log: slog.New(redactHandler{opts.Logger.Handler()}).With("component", "mcp"), m: newMetrics(opts.Registerer), opts: opts}
 	m.procs = newProcFile(opts.Pids, m.log)
+	m.settling = newSettling(len(servers))
 	for _, cfg := range servers {
 		cfg.Limits = cfg.Limits.withDefaults()
 		s := &server{cfg: cfg, mgr: m, log: m.log.With("server", cfg.Name), changed: make(chan struct{}, 1)}
@@ -97,6 +100,7 @@ type server struct {
 	mgr     *Manager
 	log     *slog.Logger
 	changed chan struct{} // tools/list_changed arrived
+	settled sync.Once     // the first start has ended (Manager.Settled)
 
 	mu      sync.Mutex
 	sess    *mcp.ClientSession // nil while down
@@ -150,6 +154,7 @@ func (s *server) serve(ctx context.Context) (err error) {
 		return err
 	}
 	s.mgr.m.up.WithLabelValues(s.cfg.Name).Set(1)
+	s.mgr.settling.settle(&s.settled)
 	tick := time.NewTicker(summaryEvery)
 	defer tick.Stop()
 	var sum summary
@@ -221,6 +226,7 @@ func (s *server) down(why error) {
 	}
 	s.mu.Unlock()
 	s.mgr.m.up.WithLabelValues(s.cfg.Name).Set(0)
+	s.mgr.settling.settle(&s.settled)
 	if wasUp && s.mgr.sink != nil {
 		s.mgr.sink.SetTools(groupName(s.cfg.Name), nil)
 	}

@@ -1,0 +1,37 @@
+package mcp
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// settling tells when every server's first start has ended: up with its tools published,
+// or down with the reason. It is what the start-up waits for before it counts as over.
+type settling struct {
+	left atomic.Int64
+	done chan struct{}
+}
+
+func newSettling(servers int) *settling {
+	s := &settling{done: make(chan struct{})}
+	s.left.Store(int64(servers))
+	if servers == 0 {
+		close(s.done)
+	}
+	return s
+}
+
+// settle counts one server's first start as ended; once is that server's, so a later
+// restart never counts again.
+func (s *settling) settle(once *sync.Once) {
+	once.Do(func() {
+		if s.left.Add(-1) == 0 {
+			close(s.done)
+		}
+	})
+}
+
+// Settled is closed once every server's first start has ended (up with its tools
+// published, or down), at once when no server is configured. A server that keeps failing
+// counts as settled after its first failure.
+func (m *Manager) Settled() <-chan struct{} { return m.settling.done }
