@@ -303,3 +303,38 @@ func failFirst(err error) func(brain.SendMessage) error {
 		return nil
 	}
 }
+
+// perceiver is a fakeThinker that perceives: a document gets a notice, anything else is
+// "heard" as hello. It records the fetcher it was given and how often it ran.
+type perceiver struct {
+	*fakeThinker
+	mu    sync.Mutex
+	runs  int
+	fetch brain.MediaFetcher
+}
+
+func (p *perceiver) Perceive(_ context.Context, w brain.Wake, f brain.MediaFetcher) brain.Wake {
+	p.mu.Lock()
+	p.runs++
+	p.fetch = f
+	p.mu.Unlock()
+	sigs := slices.Clone(w.Signals)
+	for i := range sigs {
+		if sigs[i].Media == nil {
+			continue
+		}
+		m := *sigs[i].Media
+		if m.Kind == brain.MediaDocument {
+			m.Notice, sigs[i].Text = "I can't open that one.", "[file x.pdf, not read]"
+		} else {
+			sigs[i].Text = "[voice 0:05] hello"
+		}
+		sigs[i].Media = &m
+	}
+	w.Signals = sigs
+	return w
+}
+
+type nopFetcher struct{}
+
+func (nopFetcher) Fetch(context.Context, brain.Media) ([]byte, string, error) { return nil, "", nil }
