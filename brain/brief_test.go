@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 // rhythmAt is the learned rhythm of someone who writes at hours (local) every day for
@@ -21,10 +22,7 @@ func rhythmAt(loc *time.Location, hours ...int) brain.Rhythm {
 
 func TestClockWords(t *testing.T) {
 	t.Parallel()
-	berlin, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	for _, tc := range []struct {
 		at   time.Time
 		want string

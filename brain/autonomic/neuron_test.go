@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
@@ -254,10 +255,7 @@ func TestSocialPressureWakingTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	berlin, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	st := brain.NewState(berlin)
 	last := time.Date(2026, 3, 2, 21, 0, 0, 0, berlin)
 	rel := st.Upsert(brain.Relationship{Chat: 1, User: 1, LastUserMsg: last})

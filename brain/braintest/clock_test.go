@@ -1,7 +1,9 @@
 package braintest_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,5 +46,24 @@ func TestGaps(t *testing.T) {
 	}
 	if got := braintest.Gaps(t0, nil); len(got) != 0 {
 		t.Errorf("Gaps of no events = %v, want none", got)
+	}
+}
+
+// fataler records what Zone reports instead of ending the test.
+type fataler struct{ msg string }
+
+func (*fataler) Helper() {}
+
+func (f *fataler) Fatalf(format string, args ...any) { f.msg = fmt.Sprintf(format, args...) }
+
+func TestZone(t *testing.T) {
+	t.Parallel()
+	var f fataler
+	if loc := braintest.Zone(&f, "Europe/Berlin"); loc == nil || loc.String() != "Europe/Berlin" || f.msg != "" {
+		t.Errorf("Zone(Europe/Berlin) = %v, reported %q", loc, f.msg)
+	}
+	braintest.Zone(&f, "Nowhere/Atlantis")
+	if !strings.Contains(f.msg, "Nowhere/Atlantis") {
+		t.Errorf("Zone of an unknown zone reported %q, want a failure naming it", f.msg)
 	}
 }
