@@ -108,14 +108,10 @@ func TestPerceptionInTheChatsRun(t *testing.T) {
 
 	t.Run("a file that cannot be read gets its notice alone and is recorded", func(t *testing.T) {
 		h, _ := newMediaHarness(t)
-		h.start()
 		sig := h.msg(1, 7, "")
 		sig.MessageID = 31
 		sig.Media = &brain.Media{Kind: brain.MediaDocument, FileID: "f", Name: "x.pdf"}
-		h.submit(sig)
-		m := recv(t, h.sender.attempts, "the notice")
-		h.stop()
-		wantSystemReply(t, m, "I can't open that one.", 31)
+		answeredBySystem(t, h, sig, "I can't open that one.")
 		if n := len(h.think.Wakes()); n != 0 {
 			t.Errorf("the model was asked %d times about a file it cannot read", n)
 		}
@@ -134,12 +130,17 @@ func TestPerceptionInTheChatsRun(t *testing.T) {
 	})
 }
 
-// wantSystemReply checks that m is a plain system message with text, answering the user's
-// message replyTo: the notice or apology a turn sends in place of the model's answer.
-func wantSystemReply(t *testing.T, m brain.SendMessage, text string, replyTo int) {
+// answeredBySystem runs the loop on the user message sig and checks that the first message
+// sent is a plain system message with text, answering sig: the notice or apology a turn
+// sends in place of the model's answer.
+func answeredBySystem(t *testing.T, h *harness, sig brain.Signal, text string) {
 	t.Helper()
-	if m.Text != text || m.Kind != brain.KindSystem || !m.Plain || m.ReplyTo != replyTo {
-		t.Errorf("sent %+v, want %q (system, plain, reply to %d)", m, text, replyTo)
+	h.start()
+	h.submit(sig)
+	m := recv(t, h.sender.attempts, "the system reply")
+	h.stop()
+	if m.Text != text || m.Kind != brain.KindSystem || !m.Plain || m.ReplyTo != sig.MessageID {
+		t.Errorf("sent %+v, want %q (system, plain, reply to %d)", m, text, sig.MessageID)
 	}
 }
 
@@ -195,13 +196,9 @@ func TestLoopThinkFailures(t *testing.T) {
 		h.think.script = func(context.Context, brain.Wake) (brain.Outcome, error) {
 			return brain.Outcome{}, errors.New("provider down")
 		}
-		h.start()
 		in := h.msg(1, 7, "are you there?")
 		in.MessageID = 55
-		h.submit(in)
-		m := recv(t, h.sender.attempts, "the apology")
-		h.stop()
-		wantSystemReply(t, m, "sorry, try again", 55)
+		answeredBySystem(t, h, in, "sorry, try again")
 		if n := len(h.sender.Sent()); n != 1 {
 			t.Errorf("%d messages sent, want 1", n)
 		}
