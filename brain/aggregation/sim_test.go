@@ -104,6 +104,15 @@ func (s *sim) proactive() []time.Time {
 	return at
 }
 
+// wantFirstProactive checks that the first proactive wake came exactly after monday, the
+// start of the tests' exchanges; why says what decides that moment.
+func (s *sim) wantFirstProactive(after time.Duration, why string) {
+	s.t.Helper()
+	if at := s.proactive(); len(at) == 0 || at[0].Sub(monday) != after {
+		s.t.Errorf("proactive wakes %v; want the first %v after the exchange: %s", at, after, why)
+	}
+}
+
 func (s *sim) count(code string) int {
 	n := 0
 	for _, w := range s.wakes {
@@ -279,10 +288,7 @@ func TestClosedWaitsFourTimes(t *testing.T) {
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusClosed)
 	s.run(2*24*time.Hour, time.Minute)
-	at := s.proactive()
-	if len(at) == 0 || at[0].Sub(monday) != 24*time.Hour {
-		t.Errorf("closed conversation: first wake at %v, want 24h (4 × min_silence)", at)
-	}
+	s.wantFirstProactive(24*time.Hour, "a closed conversation waits 4 × min_silence")
 }
 
 func TestDisabled(t *testing.T) {
