@@ -9,15 +9,6 @@ import (
 	"github.com/anima-bot/anima/brain/braintest"
 )
 
-func zoneOf(t testing.TB, name string) *time.Location {
-	t.Helper()
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		t.Skipf("no zone data for %s: %v", name, err)
-	}
-	return loc
-}
-
 // noQuiet is the default policy without quiet hours.
 func noQuiet() brain.ProactivePolicy {
 	c := brain.DefaultProactivePolicy()
@@ -127,7 +118,7 @@ var monday = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) // a Monday, 10:00 UTC
 
 func TestFirstProactiveWake(t *testing.T) {
 	t.Parallel()
-	berlin := zoneOf(t, "Europe/Berlin")
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	for _, status := range []brain.ConversationStatus{brain.StatusActive, brain.StatusIdle, ""} {
 		t.Run(string(status), func(t *testing.T) {
 			start := time.Date(2026, 3, 2, 9, 0, 0, 0, berlin)
@@ -151,7 +142,7 @@ func TestQuietHoursWrapMidnight(t *testing.T) {
 	t.Parallel()
 	for _, zone := range []string{"America/New_York", "Europe/Berlin"} {
 		t.Run(zone, func(t *testing.T) {
-			loc := zoneOf(t, zone)
+			loc := braintest.Zone(t, zone)
 			cfg := brain.DefaultProactivePolicy()
 			cfg.MinSilence, cfg.Cooldown, cfg.MaxPerDay = time.Hour, time.Hour, 100
 			var err error
@@ -191,7 +182,7 @@ func TestQuietHoursWrapMidnight(t *testing.T) {
 
 func TestCooldownAndMaxPerDay(t *testing.T) {
 	t.Parallel()
-	berlin := zoneOf(t, "Europe/Berlin")
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	cfg := noQuiet()
 	// max_per_day 3: plain pressure may take 2 a day, the last is kept for a check-in or
 	// a follow-up (TestLastWakeKeptForCheckin).
@@ -306,7 +297,7 @@ func TestDisabled(t *testing.T) {
 
 func TestSilentWeekDefaults(t *testing.T) {
 	t.Parallel()
-	berlin := zoneOf(t, "Europe/Berlin")
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, berlin)
 	s := newSim(t, brain.DefaultProactivePolicy(), berlin, start)
 	s.send = true

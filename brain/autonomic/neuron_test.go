@@ -134,10 +134,7 @@ func TestSocialPressureRelationshipsChange(t *testing.T) {
 
 func TestTimeOfDay(t *testing.T) {
 	t.Parallel()
-	berlin, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		t.Skipf("no zone data: %v", err)
-	}
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	st := brain.NewState(berlin)
 	n := NewTimeOfDay()
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, berlin)
