@@ -8,6 +8,7 @@ import (
 	_ "time/tzdata" // the DST cases must not depend on the host's zoneinfo
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 func mustQuiet(t *testing.T, s string) brain.QuietHours {
@@ -111,14 +112,7 @@ func TestQuietHoursText(t *testing.T) {
 // by second (from t, over a day) across daylight saving changes in both hemispheres.
 func TestQuietHoursNextEnd(t *testing.T) {
 	t.Parallel()
-	zone := func(name string) *time.Location {
-		loc, err := time.LoadLocation(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return loc
-	}
-	berlin, ny, howe := zone("Europe/Berlin"), zone("America/New_York"), zone("Australia/Lord_Howe")
+	berlin, ny, howe := braintest.Zone(t, "Europe/Berlin"), braintest.Zone(t, "America/New_York"), braintest.Zone(t, "Australia/Lord_Howe")
 	tests := []struct {
 		name  string
 		quiet string
@@ -181,10 +175,7 @@ func zoneOr(loc *time.Location) *time.Location {
 
 func TestNextDay(t *testing.T) {
 	t.Parallel()
-	berlin, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	tests := []struct {
 		t    time.Time
 		loc  *time.Location

@@ -6,16 +6,14 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 // owl folds in a night owl's fortnight in Auckland: every night at 00:30 and 02:10, and
 // most evenings at 21:40.
 func owl(t *testing.T, days int) (*brain.Rhythm, *time.Location) {
 	t.Helper()
-	loc, err := time.LoadLocation("Pacific/Auckland")
-	if err != nil {
-		t.Skip("no tzdata:", err)
-	}
+	loc := braintest.Zone(t, "Pacific/Auckland")
 	var r brain.Rhythm
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, loc)
 	for d := range days {

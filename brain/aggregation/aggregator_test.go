@@ -19,10 +19,7 @@ func TestFirmDeferralBlocksUntilExpiry(t *testing.T) {
 	s.agg.Ack(brain.Ack{Key: ProactiveKey(1), Kind: brain.AckDeferred, Until: s.now.Add(10 * time.Hour),
 		Value: 0.44, Firm: true, Reason: "/quiet", At: s.now})
 	s.run(15*time.Hour, time.Minute) // pressure climbs from 0.44 to 0.90
-	at := s.proactive()
-	if len(at) == 0 || at[0].Sub(monday) != 15*time.Hour {
-		t.Errorf("proactive wakes %v; want the first exactly at the deferral's expiry, 15h after the exchange", at)
-	}
+	s.wantFirstProactive(15*time.Hour, "the firm deferral's expiry")
 }
 
 func TestNonFirmDeferralOverride(t *testing.T) {
@@ -61,9 +58,7 @@ func TestDeferralCappedAt24h(t *testing.T) {
 	s.talk(1, brain.StatusIdle)
 	s.agg.Ack(brain.Ack{Key: ProactiveKey(1), Kind: brain.AckDeferred, Until: monday.Add(72 * time.Hour), Firm: true, At: monday})
 	s.run(30*time.Hour, time.Minute)
-	if at := s.proactive(); len(at) == 0 || at[0].Sub(monday) != 24*time.Hour {
-		t.Errorf("wakes %v; want the first at 24h, when the capped deferral ends", at)
-	}
+	s.wantFirstProactive(24*time.Hour, "when the capped deferral ends")
 }
 
 func TestSuppressedUntilCleared(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 // TestNextProactiveMatchesDecide: for each relationship state, stepping the aggregator
@@ -12,7 +13,7 @@ import (
 // NextProactive said (at the first step not before it), or never when it said never.
 func TestNextProactiveMatchesDecide(t *testing.T) {
 	t.Parallel()
-	berlin := zoneOf(t, "Europe/Berlin")
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	start := time.Date(2026, 3, 2, 10, 0, 0, 0, berlin) // a Monday morning
 	today := start.Format("2006-01-02")
 	h := time.Hour
@@ -156,7 +157,7 @@ func TestNextProactiveFollowsHabituation(t *testing.T) {
 // cognition does not look it up again.
 func TestWakesCarryTheUserZone(t *testing.T) {
 	t.Parallel()
-	berlin, ny := zoneOf(t, "Europe/Berlin"), zoneOf(t, "America/New_York")
+	berlin, ny := braintest.Zone(t, "Europe/Berlin"), braintest.Zone(t, "America/New_York")
 	now := time.Date(2026, 3, 2, 15, 0, 0, 0, berlin)
 	st := brain.NewState(berlin)
 	st.Upsert(brain.Relationship{Chat: 1, User: 1, Timezone: "America/New_York", LastUserMsg: now.Add(-7 * time.Hour)}) // proactive

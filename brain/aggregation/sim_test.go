@@ -9,15 +9,6 @@ import (
 	"github.com/anima-bot/anima/brain/braintest"
 )
 
-func zoneOf(t testing.TB, name string) *time.Location {
-	t.Helper()
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		t.Skipf("no zone data for %s: %v", name, err)
-	}
-	return loc
-}
-
 // noQuiet is the default policy without quiet hours.
 func noQuiet() brain.ProactivePolicy {
 	c := brain.DefaultProactivePolicy()
@@ -104,6 +95,15 @@ func (s *sim) proactive() []time.Time {
 	return at
 }
 
+// wantFirstProactive checks that the first proactive wake came exactly after monday, the
+// start of the tests' exchanges; why says what decides that moment.
+func (s *sim) wantFirstProactive(after time.Duration, why string) {
+	s.t.Helper()
+	if at := s.proactive(); len(at) == 0 || at[0].Sub(monday) != after {
+		s.t.Errorf("proactive wakes %v; want the first %v after the exchange: %s", at, after, why)
+	}
+}
+
 func (s *sim) count(code string) int {
 	n := 0
 	for _, w := range s.wakes {
@@ -118,7 +118,7 @@ var monday = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) // a Monday, 10:00 UTC
 
 func TestFirstProactiveWake(t *testing.T) {
 	t.Parallel()
-	berlin := zoneOf(t, "Europe/Berlin")
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	for _, status := range []brain.ConversationStatus{brain.StatusActive, brain.StatusIdle, ""} {
 		t.Run(string(status), func(t *testing.T) {
 			start := time.Date(2026, 3, 2, 9, 0, 0, 0, berlin)
@@ -142,7 +142,7 @@ func TestQuietHoursWrapMidnight(t *testing.T) {
 	t.Parallel()
 	for _, zone := range []string{"America/New_York", "Europe/Berlin"} {
 		t.Run(zone, func(t *testing.T) {
-			loc := zoneOf(t, zone)
+			loc := braintest.Zone(t, zone)
 			cfg := brain.DefaultProactivePolicy()
 			cfg.MinSilence, cfg.Cooldown, cfg.MaxPerDay = time.Hour, time.Hour, 100
 			var err error
@@ -182,7 +182,7 @@ func TestQuietHoursWrapMidnight(t *testing.T) {
 
 func TestCooldownAndMaxPerDay(t *testing.T) {
 	t.Parallel()
-	berlin := zoneOf(t, "Europe/Berlin")
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	cfg := noQuiet()
 	// max_per_day 3: plain pressure may take 2 a day, the last is kept for a check-in or
 	// a follow-up (TestLastWakeKeptForCheckin).
@@ -279,10 +279,7 @@ func TestClosedWaitsFourTimes(t *testing.T) {
 	s := newSim(t, noQuiet(), time.UTC, monday)
 	s.talk(1, brain.StatusClosed)
 	s.run(2*24*time.Hour, time.Minute)
-	at := s.proactive()
-	if len(at) == 0 || at[0].Sub(monday) != 24*time.Hour {
-		t.Errorf("closed conversation: first wake at %v, want 24h (4 × min_silence)", at)
-	}
+	s.wantFirstProactive(24*time.Hour, "a closed conversation waits 4 × min_silence")
 }
 
 func TestDisabled(t *testing.T) {
@@ -300,7 +297,7 @@ func TestDisabled(t *testing.T) {
 
 func TestSilentWeekDefaults(t *testing.T) {
 	t.Parallel()
-	berlin := zoneOf(t, "Europe/Berlin")
+	berlin := braintest.Zone(t, "Europe/Berlin")
 	start := time.Date(2026, 3, 2, 9, 0, 0, 0, berlin)
 	s := newSim(t, brain.DefaultProactivePolicy(), berlin, start)
 	s.send = true

@@ -1,6 +1,6 @@
 // Package braintest holds test helpers shared across anima's packages: a manual clock
-// that tests move by hand instead of waiting on real time, and a buffer a logger can write
-// while the test reads it.
+// that tests move by hand instead of waiting on real time, the time zones tests place
+// people in, and a buffer a logger can write while the test reads it.
 package braintest
 
 import (
@@ -53,4 +53,22 @@ func Gaps(start time.Time, at []time.Time) []time.Duration {
 		prev = t
 	}
 	return gaps
+}
+
+// Fataler is the part of testing.TB that Zone needs (so that the simulator, which links
+// this package, does not link package testing).
+type Fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// Zone returns the time zone name ("Europe/Berlin"); the test fails when there is no zone
+// data for it.
+func Zone(t Fataler, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatalf("time zone %s: %v", name, err)
+	}
+	return loc
 }

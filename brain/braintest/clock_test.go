@@ -46,3 +46,22 @@ func TestGaps(t *testing.T) {
 		t.Errorf("Gaps of no events = %v, want none", got)
 	}
 }
+
+// fataler records what Zone reports instead of ending the test.
+type fataler struct{ args []any }
+
+func (*fataler) Helper() {}
+
+func (f *fataler) Fatalf(_ string, args ...any) { f.args = args }
+
+func TestZone(t *testing.T) {
+	t.Parallel()
+	var f fataler
+	if loc := braintest.Zone(&f, "Europe/Berlin"); loc == nil || loc.String() != "Europe/Berlin" || f.args != nil {
+		t.Errorf("Zone(Europe/Berlin) = %v, reported %v", loc, f.args)
+	}
+	braintest.Zone(&f, "Nowhere/Atlantis")
+	if !slices.Contains(f.args, any("Nowhere/Atlantis")) {
+		t.Errorf("Zone of an unknown zone reported %v, want a failure naming it", f.args)
+	}
+}

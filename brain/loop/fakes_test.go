@@ -14,6 +14,14 @@ import (
 	"github.com/anima-bot/anima/brain/loop"
 )
 
+// cloned is a copy of *s taken under mu: what a test reads of a fake the loop's goroutines
+// may still be writing.
+func cloned[T any](mu *sync.Mutex, s *[]T) []T {
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Clone(*s)
+}
+
 // fakeThinker records wakes and answers each user message with "re: <texts>". It can gate
 // runs until the test releases them, and a script can replace the answer.
 type fakeThinker struct {
@@ -73,11 +81,7 @@ func (f *fakeThinker) Think(ctx context.Context, w brain.Wake) (brain.Outcome, e
 	return answer(w), nil
 }
 
-func (f *fakeThinker) Wakes() []brain.Wake {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.wakes)
-}
+func (f *fakeThinker) Wakes() []brain.Wake { return cloned(&f.mu, &f.wakes) }
 
 // answer is the default outcome: one reply naming the user messages it answers.
 func answer(w brain.Wake) brain.Outcome {
@@ -161,17 +165,9 @@ func (j *fakeJournal) Recent(chat int64, n int) ([]brain.Turn, error) {
 	return slices.Clone(ts), nil
 }
 
-func (j *fakeJournal) Recs() []brain.TurnRecord {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return slices.Clone(j.recs)
-}
+func (j *fakeJournal) Recs() []brain.TurnRecord { return cloned(&j.mu, &j.recs) }
 
-func (j *fakeJournal) Marked() []uint64 {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return slices.Clone(j.marked)
-}
+func (j *fakeJournal) Marked() []uint64 { return cloned(&j.mu, &j.marked) }
 
 // fakeSender records deliveries; fail, when set, decides a send's error.
 type fakeSender struct {
@@ -198,11 +194,7 @@ func (s *fakeSender) Send(_ context.Context, m brain.SendMessage) error {
 	return err
 }
 
-func (s *fakeSender) Sent() []brain.SendMessage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.sent)
-}
+func (s *fakeSender) Sent() []brain.SendMessage { return cloned(&s.mu, &s.sent) }
 
 func (s *fakeSender) SentTo(chat int64) []string {
 	var out []string
@@ -303,3 +295,38 @@ func failFirst(err error) func(brain.SendMessage) error {
 		return nil
 	}
 }
+
+// perceiver is a fakeThinker that perceives: a document gets a notice, anything else is
+// "heard" as hello. It records the fetcher it was given and how often it ran.
+type perceiver struct {
+	*fakeThinker
+	mu    sync.Mutex
+	runs  int
+	fetch brain.MediaFetcher
+}
+
+func (p *perceiver) Perceive(_ context.Context, w brain.Wake, f brain.MediaFetcher) brain.Wake {
+	p.mu.Lock()
+	p.runs++
+	p.fetch = f
+	p.mu.Unlock()
+	sigs := slices.Clone(w.Signals)
+	for i := range sigs {
+		if sigs[i].Media == nil {
+			continue
+		}
+		m := *sigs[i].Media
+		if m.Kind == brain.MediaDocument {
+			m.Notice, sigs[i].Text = "I can't open that one.", "[file x.pdf, not read]"
+		} else {
+			sigs[i].Text = "[voice 0:05] hello"
+		}
+		sigs[i].Media = &m
+	}
+	w.Signals = sigs
+	return w
+}
+
+type nopFetcher struct{}
+
+func (nopFetcher) Fetch(context.Context, brain.Media) ([]byte, string, error) { return nil, "", nil }

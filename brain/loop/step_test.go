@@ -9,6 +9,7 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/loop"
 )
 
@@ -123,22 +124,13 @@ func (s *sim) exchange(chat int64, status brain.ConversationStatus) {
 	rel.Status = status
 }
 
-func berlin(t testing.TB) *time.Location {
-	t.Helper()
-	loc, err := time.LoadLocation("Europe/Berlin")
-	if err != nil {
-		t.Skipf("no zone data: %v", err)
-	}
-	return loc
-}
-
 // TestSimProactiveDisabledNeverWakes: with proactive contact off, a day of silence after
 // one exchange costs no LLM call at all, whatever the neurons notice.
 func TestSimProactiveDisabledNeverWakes(t *testing.T) {
 	t.Parallel()
 	cfg := brain.DefaultProactivePolicy()
 	cfg.Enabled = false
-	loc := berlin(t)
+	loc := braintest.Zone(t, "Europe/Berlin")
 	s := newSim(t, cfg, loc, time.Date(2026, 3, 10, 9, 0, 0, 0, loc))
 	s.exchange(1, brain.StatusAwaitingAnswer) // would invite a follow-up if enabled
 	end := s.now.Add(24 * time.Hour)
@@ -166,7 +158,7 @@ func TestSimProactiveDisabledNeverWakes(t *testing.T) {
 // simulated minute.
 func TestSimSilentWeek(t *testing.T) {
 	t.Parallel()
-	loc := berlin(t)
+	loc := braintest.Zone(t, "Europe/Berlin")
 	start := time.Date(2026, 3, 23, 9, 0, 0, 0, loc) // Monday; DST starts Sunday 29th
 	tests := []struct {
 		name   string
@@ -305,7 +297,7 @@ func aggregationQuiet(cfg brain.ProactivePolicy, local time.Time) bool {
 
 // idleSim is n relationships whose last exchange was an hour ago: nothing should wake.
 func idleSim(tb testing.TB, n int) *sim {
-	loc := berlin(tb)
+	loc := braintest.Zone(tb, "Europe/Berlin")
 	start := time.Date(2026, 3, 10, 11, 0, 0, 0, loc)
 	s := newSim(tb, brain.DefaultProactivePolicy(), loc, start)
 	for i := range n {
