@@ -56,8 +56,9 @@ func readImage(pid int, binary string) (imageReport, error) {
 		rep.sections = append(rep.sections, use)
 	}
 	for _, sym := range syms {
-		if sym.Size == 0 || sym.Section == elf.SHN_UNDEF || int(sym.Section) >= len(f.Sections) {
-			continue
+		if sym.Size == 0 || sym.Section == elf.SHN_UNDEF || int(sym.Section) >= len(f.Sections) ||
+			f.Sections[sym.Section].Type == elf.SHT_NOBITS {
+			continue // not in the file: .bss and .noptrbss are anonymous memory
 		}
 		name := family(sym.Name)
 		u := fam[name]
@@ -186,7 +187,7 @@ func (lt *loadtest) printImage(rep imageReport) {
 	for _, s := range rep.sections {
 		lt.printf("   %-56s %10.0f %10.0f\n", s.name, float64(s.size)/1024, s.resident/1024)
 	}
-	lt.printf("   %-56s %10s %10s\n", "part (symbols, all sections)", "size KiB", "resident")
+	lt.printf("   %-56s %10s %10s\n", "part (its symbols in the file's sections)", "size KiB", "resident")
 	for _, u := range rep.families {
 		if u.resident < 4096 && u.size < 256<<10 {
 			continue
