@@ -1,11 +1,14 @@
 package bot_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -114,6 +117,14 @@ func (h *harness) start() (bot.Addrs, func()) {
 	return addrs, stop
 }
 
+// run starts anima and returns its addresses; anima stops when the test ends (a test
+// that stops and restarts it calls start).
+func (h *harness) run() bot.Addrs {
+	h.t.Helper()
+	addrs, _ := h.start()
+	return addrs
+}
+
 // say pushes text from user in their private chat and waits for anima's first message,
 // failing the test if none comes; it returns the messages sent so far. Call it from the
 // test that made the harness (it fails h.t).
@@ -181,6 +192,14 @@ func settle(t *testing.T, addr string) {
 	}
 }
 
+// settled waits until anima, its metrics at addr, has settled (settle) and returns all the
+// messages it has sent: a duplicate or a further part would be among them by then.
+func (h *harness) settled(addr string) []telegramtest.Message {
+	h.t.Helper()
+	settle(h.t, addr)
+	return h.tg.Sent()
+}
+
 // metricValue is the value of the unlabelled gauge or counter name in mfs.
 func metricValue(t *testing.T, mfs map[string]*dto.MetricFamily, name string) float64 {
 	t.Helper()
@@ -231,8 +250,7 @@ func TestReplyAndRestartKeepsHistory(t *testing.T) {
 func TestUnauthorizedUserCostsNothing(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	id := h.tg.PushText(999, 999, "let me in")
 	if err := h.tg.WaitPollOffset(waitCtx(t), id+1); err != nil {
 		t.Fatal(err)
@@ -249,12 +267,10 @@ func TestUnauthorizedUserCostsNothing(t *testing.T) {
 func TestRateLimitedSendIsRetriedOnce(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	h.tg.FailNext("sendMessage", 1, 429, 1)
 	h.say("are you there?")
-	settle(t, addrs.Metrics) // a duplicate would arrive right after
-	if n := len(h.tg.Sent()); n != 1 {
+	if n := len(h.settled(addrs.Metrics)); n != 1 { // a duplicate would arrive right after
 		t.Fatalf("%d messages delivered after a 429, want exactly 1", n)
 	}
 	var rejected, accepted time.Time
@@ -273,8 +289,7 @@ func TestRateLimitedSendIsRetriedOnce(t *testing.T) {
 func TestLongReplyIsSplitInOrder(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	var paras []string
 	for i := range 30 {
 		paras = append(paras, fmt.Sprintf("Paragraph %02d. %s", i, strings.Repeat("All work and no play makes a dull bot. ", 8)))
@@ -282,8 +297,7 @@ func TestLongReplyIsSplitInOrder(t *testing.T) {
 	long := strings.Join(paras, "\n\n")
 	h.ai.Enqueue(openaitest.Answer(long, "active", 0.95))
 	h.sayUntil("tell me a long story", 3)
-	settle(t, addrs.Metrics) // more parts would be sent before the reply leaves the outbox
-	sent := h.tg.Sent()
+	sent := h.settled(addrs.Metrics) // more parts would be sent before the reply leaves the outbox
 	var got []string
 	for _, m := range sent {
 		if n := telegramtest.UTF16Len(m.Visible); n > telegramtest.MaxMessageLength {
@@ -307,8 +321,7 @@ func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
 func TestUnparseableHTMLFallsBackToPlainText(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	h.tg.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag"})
 	h.ai.Enqueue(openaitest.Answer("**bold** move", "active", 0.9))
 	sent := h.say("format something")
@@ -320,8 +333,7 @@ func TestUnparseableHTMLFallsBackToPlainText(t *testing.T) {
 func TestBadUpdatesDoNotStopAnything(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	h.tg.PushRaw([]byte(`{"message": {"message_id": "not a number", "chat": 5}}`))
 	h.tg.PushRaw([]byte(`{"message":{"message_id":5,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"sticker":{"file_id":"x","file_unique_id":"y","type":"regular","width":1,"height":1,"is_animated":false,"is_video":false}}}`))
 	h.tg.PushRaw([]byte(`{"edited_message":{"message_id":6,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"text":"edited"}}`))
@@ -353,15 +365,13 @@ func TestModelFailureGetsOneMessage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
-			addrs, stop := h.start()
-			defer stop()
+			addrs := h.run()
 			h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(tc.status) })
 			sent := h.say("hello?")
 			if want := tc.want(h); sent[0].Visible != want {
 				t.Errorf("reply = %q, want %q", sent[0].Visible, want)
 			}
-			settle(t, addrs.Metrics)
-			if n := len(h.tg.Sent()); n != 1 {
+			if n := len(h.settled(addrs.Metrics)); n != 1 {
 				t.Errorf("%d messages, want one", n)
 			}
 		})
@@ -376,8 +386,7 @@ func TestWebhookSecret(t *testing.T) {
 	h.cfg.Telegram.Webhook.Path = "/telegram"
 	h.cfg.Telegram.Webhook.PublicURL = "https://bot.example.com"
 	h.cfg.Telegram.Webhook.SecretToken = "s3cret_token"
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	if _, err := h.tg.WaitCalls(waitCtx(t), "setWebhook", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -408,8 +417,7 @@ func TestWebhookSecret(t *testing.T) {
 	if sent[0].Visible != "echo: via webhook" {
 		t.Errorf("reply = %q", sent[0].Visible)
 	}
-	settle(t, addrs.Metrics)
-	if n := len(h.tg.Sent()); n != 1 {
+	if n := len(h.settled(addrs.Metrics)); n != 1 {
 		t.Errorf("%d replies, want 1", n)
 	}
 }
@@ -417,8 +425,7 @@ func TestWebhookSecret(t *testing.T) {
 func TestMetricsAndHealth(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	h.say("count me")
 	get := func(path string) (int, string) {
 		resp, err := http.Get("http://" + addrs.Metrics + path)
@@ -480,15 +487,65 @@ func TestForgetDeletesEverything(t *testing.T) {
 	}
 }
 
+// TestHotBackupRestores: a hot backup of the running service holds its history. A store
+// path too long for a unix socket address (83 characters or more made `anima run` fail)
+// still gets its 0600 control socket beside the store, and a hot backup finds it there.
 func TestHotBackupRestores(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
-	h.say("remember the lighthouse")
-	turns, err := h.hotBackup().History(user, 0)
-	if err != nil || len(turns) != 2 || turns[0].Text != "remember the lighthouse" {
-		t.Fatalf("restored history = %+v, %v", turns, err)
+	for _, tc := range []struct{ name, dir string }{
+		{"store in a short path", ""},
+		{"store in a long path", strings.Repeat("a-long-directory-name-", 6)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			if tc.dir != "" {
+				h.cfg.Storage.Path = filepath.Join(t.TempDir(), tc.dir, "anima.db")
+				if n := len(bot.ControlSocket(h.cfg.Storage.Path)); n <= 108 {
+					t.Fatalf("the socket path is %d bytes: short enough for a socket address, the test proves nothing", n)
+				}
+			}
+			h.run()
+			h.say("remember the lighthouse")
+			turns, err := h.hotBackup().History(user, 0)
+			if err != nil || len(turns) != 2 || turns[0].Text != "remember the lighthouse" {
+				t.Fatalf("restored history = %+v, %v", turns, err)
+			}
+		})
+	}
+}
+
+// TestBackupRefusesACutOffCopy: a service that dies halfway through the stream must not
+// leave a truncated file that looks like a backup.
+func TestBackupRefusesACutOffCopy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "anima.db")
+	ln, err := net.Listen("unix", bot.ControlSocket(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = bufio.NewReader(conn).ReadString('\n')
+		_, _ = conn.Write([]byte("65536\n" + strings.Repeat("x", 1000))) // then the "service" dies
+	}()
+	out := filepath.Join(dir, "backup.db")
+	_, err = bot.Backup(context.Background(), store, out)
+	if err == nil || !strings.Contains(err.Error(), "cut off after 1000 of 65536 bytes") {
+		t.Fatalf("err = %v, want the cut-off reported", err)
+	}
+	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+		t.Errorf("a cut-off copy was left at %s", out)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "backup.db.tmp*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
 	}
 }
 
@@ -497,8 +554,7 @@ func TestCommands(t *testing.T) {
 	h := newHarness(t)
 	h.opts.PerChatInterval = 10 * time.Millisecond // the answers, not Telegram's pacing, are checked
 	h.cfg.Proactive.Enabled = true
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	steps := []struct{ send, want string }{
 		{"/start", "I'm Anima"},
 		{"/help", "/forget"},

@@ -234,8 +234,7 @@ func TestInnerLifeKeptPerMember(t *testing.T) {
 	dir := t.TempDir()
 	store := h.cfg.Storage.Path
 	ctx := testCtx(t, 90*time.Second)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 
 	talk := newGroupTalk(t, ctx, tg)
 	say := func(user int64, text string) string { return talk.say(user, text).Visible }

@@ -39,7 +39,6 @@ func TestVoiceNotesAfterUserShare(t *testing.T) {
 	h := newHarness(t)
 	h.cfg.LLM.DailyUserTokenBudget = 1 // spent by the first answer
 	addrs, stop := h.start()
-	defer stop()
 	h.say("hello")
 	for range 6 {
 		h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("a long story"), 600))
@@ -73,7 +72,6 @@ func TestVoiceNotesPastDailyAudio(t *testing.T) {
 	h := newHarness(t)
 	h.cfg.Limits.AudioPerUserPerDay = config.Duration(15 * time.Minute)
 	addrs, stop := h.start()
-	defer stop()
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("first story"), 600))
 	ctx := waitCtx(t)
 	sent, err := h.tg.WaitSent(ctx, 1)

@@ -38,7 +38,6 @@ func TestVoiceNoteAnsweredWithVoice(t *testing.T) {
 	t.Parallel()
 	h := speakingHarness(t)
 	addrs, stop := h.start()
-	defer stop()
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("how are **you** today"), 4))
 	v := waitVoices(t, h.tg, 1)[0]
 	want := "echo: [voice 0:04] how are you today"
@@ -79,7 +78,6 @@ func TestSpeechCapAndChoice(t *testing.T) {
 	h := speakingHarness(t)
 	h.cfg.Limits.SpeechPerUserPerDay = config.Duration(3 * time.Second) // one short reply
 	addrs, stop := h.start()
-	defer stop()
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("first one"), 2))
 	waitVoices(t, h.tg, 1)
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("second one"), 2))
@@ -104,7 +102,6 @@ func TestVoiceCommand(t *testing.T) {
 	t.Parallel()
 	h := speakingHarness(t)
 	_, stop := h.start()
-	defer stop()
 	h.say("/voice off")
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("hello"), 1))
 	sent := h.waitSent(2, "anima's messages")
@@ -140,7 +137,6 @@ func TestSpeechFallsBackToText(t *testing.T) {
 			h := speakingHarness(t)
 			h.ai.SetSpeaker(func(openaitest.Speech) ([]byte, int) { return nil, tc.status })
 			addrs, stop := h.start()
-			defer stop()
 			for i, words := range []string{"one", "two"} {
 				h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte(words), 1))
 				sent := h.waitSent(i+1, "anima's messages")
