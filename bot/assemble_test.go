@@ -9,6 +9,7 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 // TestAssembleMigratesAnOldIndex: `anima run`, `anima chat` and the simulator build
@@ -44,11 +45,7 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err = storage.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st = storagetest.Open(t, path)
 	cfg := config.Default()
 	cfg.LLM.BaseURL = openaitest.New(t).URL()
 	cfg.LLM.APIKey = "test-key"

@@ -12,18 +12,14 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain/braintest"
-
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
+// openStore opens a store in a fresh temporary directory, closed when the test ends.
 func openStore(t *testing.T) *storage.Store {
 	t.Helper()
-	st, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
+	return storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 }
 
 // serveDone runs c.serve on conn and returns a channel closed when it returns.

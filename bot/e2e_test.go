@@ -643,16 +643,12 @@ func TestDailyTokenBudgetSurvivesRestart(t *testing.T) {
 	_, stop := h.start()
 	h.say("hello")
 	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := h.store()
 	var u struct {
 		Day    string `json:"day"`
 		Tokens int    `json:"tokens"`
 	}
 	ok, err := st.Get(storage.BucketState, []byte("llm_usage"), &u)
-	_ = st.Close()
 	if err != nil || !ok || u.Tokens <= 0 || u.Day != time.Now().UTC().Format(time.DateOnly) {
 		t.Fatalf("saved usage = %+v (found %v, %v); want today's tokens", u, ok, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 // The waits the package's tests share: a deadline, a condition, the loop's ticks and the
@@ -136,12 +137,7 @@ func modelQuiet(t *testing.T, ctx context.Context, ai *openaitest.Server, addr s
 // when the test ends.
 func (h *harness) store() *storage.Store {
 	h.t.Helper()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { st.Close() })
-	return st
+	return storagetest.Open(h.t, h.cfg.Storage.Path)
 }
 
 // hotBackup checks the running anima's control socket (a 0600 socket beside the store)

@@ -20,6 +20,7 @@ import (
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 // TestInnerLifeCommands: /thoughts shows the journal and the concerns, /status the
@@ -306,11 +307,7 @@ func TestDreamLeavesSomethingOfItsOwn(t *testing.T) {
 	cfg.Proactive.Cooldown = config.Duration(time.Hour)
 	cfg.Proactive.MaxPerDay = 3
 	cfg.Proactive.QuietHours = proactiveQuiet(t, "22:00-08:00")
-	store, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	start := time.Date(2026, 3, 2, 18, 0, 0, 0, time.UTC) // a Monday evening
 	clock := braintest.NewClock(start)
 	parts, err := bot.Assemble(cfg, store, bot.Options{Clock: clock, Logger: slog.New(slog.DiscardHandler),

@@ -221,11 +221,7 @@ func (keeper) Forget(b plugins.Bucket, user int64) error {
 // nothing), so the words stayed in the file's free pages.
 func TestPluginOnlyForgetOwesAnErasure(t *testing.T) {
 	t.Parallel()
-	st, err := storage.Open(t.TempDir()+"/anima.db", storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := openStore(t)
 	set, err := plugins.Install(cognitionRegistry{}, plugins.Options{Store: pluginStore{st}}, keeper{})
 	if err != nil {
 		t.Fatal(err)
