@@ -182,6 +182,31 @@ func (h *harness) bury(letters ...brain.DeadLetter) {
 	}
 }
 
+// forgetYes presses the user's /forget confirmation and waits for anima's confirmation,
+// its nth message in all.
+func (h *harness) forgetYes(ctx context.Context, n int) {
+	h.t.Helper()
+	h.tg.PushCallback(user, user, fmt.Sprintf("/forget yes %d", user))
+	sent, err := h.tg.WaitSent(ctx, n)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if !strings.HasPrefix(sent[n-1].Visible, "Done.") {
+		h.t.Fatalf("confirmation = %q", sent[n-1].Visible)
+	}
+}
+
+// backupMarkers takes a hot backup of the anima running on the store at path and
+// returns how often marker occurs in the copy's bytes.
+func backupMarkers(t *testing.T, ctx context.Context, path, marker string) int {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "backup.db")
+	if _, err := bot.Backup(ctx, path, out); err != nil {
+		t.Fatalf("hot backup: %v", err)
+	}
+	return markerCount(t, out, marker)
+}
+
 // markerCount is how often marker occurs in file's bytes.
 func markerCount(t *testing.T, file, marker string) int {
 	t.Helper()
