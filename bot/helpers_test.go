@@ -133,10 +133,11 @@ func modelQuiet(t *testing.T, ctx context.Context, ai *openaitest.Server, addr s
 	})
 }
 
-// store opens the harness's store file, anima stopped, for the test to read; it is closed
-// when the test ends.
-func (h *harness) store() *storage.Store {
+// stopped stops anima (stop, from h.start) and opens its store file for the test to
+// read; it is closed when the test ends.
+func (h *harness) stopped(stop func()) *storage.Store {
 	h.t.Helper()
+	stop()
 	return storagetest.Open(h.t, h.cfg.Storage.Path)
 }
 

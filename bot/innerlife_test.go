@@ -74,8 +74,7 @@ func TestInnerLifeCommands(t *testing.T) {
 	h.sayUntil("/forget", 5)
 	h.tg.PushCallback(user, user, "/forget yes")
 	h.waitSent(6, "anima's messages")
-	stop()
-	st := h.store()
+	st := h.stopped(stop)
 	var left []string
 	if err := st.View(func(tx *storage.Tx) error {
 		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { left = append(left, fmt.Sprintf("%q", k)); return nil })
@@ -101,8 +100,7 @@ func TestInnerLifeBucketFilledBeforeForget(t *testing.T) {
 		openaitest.Answer("Congratulations!", "active", 0.95),
 	)
 	h.say("I got the job")
-	stop()
-	st := h.store()
+	st := h.stopped(stop)
 	tags := map[byte]int{}
 	if err := st.View(func(tx *storage.Tx) error {
 		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { tags[k[0]]++; return nil })
