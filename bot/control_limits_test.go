@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain/braintest"
+	"github.com/anima-bot/anima/channels/channelstest"
 	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
@@ -93,15 +94,7 @@ func TestControlCapsConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.maxConns = 1
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	channelstest.Run(t, c.Run)
 
 	dial := func() net.Conn {
 		conn, err := net.Dial("unix", c.path)
