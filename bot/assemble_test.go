@@ -1,15 +1,15 @@
-package bot_test
+package bot
 
 import (
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 // TestAssembleMigratesAnOldIndex: `anima run`, `anima chat` and the simulator build
@@ -45,16 +45,12 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err = storage.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st = storagetest.Open(t, path)
 	cfg := config.Default()
 	cfg.LLM.BaseURL = openaitest.New(t).URL()
 	cfg.LLM.APIKey = "test-key"
 	cfg.Storage.Path = path
-	parts, err := bot.Assemble(cfg, st, bot.Options{})
+	parts, err := Assemble(cfg, st, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,11 +95,33 @@ func TestLoopConfigLogReplies(t *testing.T) {
 		{"console", true, true, false},
 	} {
 		cfg.Log.Replies = tc.replies
-		if got := bot.LoopConfig(cfg, tc.console).LogReplies; got != tc.want {
+		if got := LoopConfig(cfg, tc.console).LogReplies; got != tc.want {
 			t.Errorf("%s: LogReplies %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	if !config.Default().Log.Replies {
 		t.Error("log.replies is off by default, want on")
+	}
+}
+
+// TestAnswerFormatResolved: llm.answer_format auto asks for the json_schema format of
+// OpenAI's own API only; json_schema and text are taken as said.
+func TestAnswerFormatResolved(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		format, base string
+		want         bool
+	}{
+		{"auto", "https://api.openai.com/v1", true},
+		{"auto", "https://API.OpenAI.com:443/v1", true},
+		{"auto", "http://127.0.0.1:11434/v1", false},
+		{"auto", "https://openrouter.ai/api/v1", false},
+		{"json_schema", "http://127.0.0.1:11434/v1", true},
+		{"text", "https://api.openai.com/v1", false},
+	}
+	for _, tc := range tests {
+		if got := answerFormat(config.LLMConfig{AnswerFormat: tc.format, BaseURL: tc.base}); got != tc.want {
+			t.Errorf("answer_format %s at %s: %v, want %v", tc.format, tc.base, got, tc.want)
+		}
 	}
 }

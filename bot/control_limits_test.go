@@ -6,24 +6,22 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/anima-bot/anima/brain/braintest"
-
+	"github.com/anima-bot/anima/channels/channelstest"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
+// openStore opens a store in a fresh temporary directory, closed when the test ends.
 func openStore(t *testing.T) *storage.Store {
 	t.Helper()
-	st, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
+	return storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 }
 
 // serveDone runs c.serve on conn and returns a channel closed when it returns.
@@ -96,15 +94,7 @@ func TestControlCapsConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.maxConns = 1
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	}()
+	channelstest.Run(t, c.Run)
 
 	dial := func() net.Conn {
 		conn, err := net.Dial("unix", c.path)
@@ -141,5 +131,39 @@ func TestControlDefaultLimits(t *testing.T) {
 	defer c.ln.Close()
 	if c.readTimeout != controlReadTimeout || c.writeTimeout != controlWriteTimeout || c.maxConns != controlMaxConns {
 		t.Errorf("control limits: read %v write %v conns %d", c.readTimeout, c.writeTimeout, c.maxConns)
+	}
+}
+
+// TestBackupRefusesACutOffCopy: a service that dies halfway through the stream must not
+// leave a truncated file that looks like a backup.
+func TestBackupRefusesACutOffCopy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "anima.db")
+	ln, err := net.Listen("unix", ControlSocket(store))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = bufio.NewReader(conn).ReadString('\n')
+		_, _ = conn.Write([]byte("65536\n" + strings.Repeat("x", 1000))) // then the "service" dies
+	}()
+	out := filepath.Join(dir, "backup.db")
+	_, err = Backup(context.Background(), store, out)
+	if err == nil || !strings.Contains(err.Error(), "cut off after 1000 of 65536 bytes") {
+		t.Fatalf("err = %v, want the cut-off reported", err)
+	}
+	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+		t.Errorf("a cut-off copy was left at %s", out)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "backup.db.tmp*"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
 	}
 }

@@ -214,8 +214,7 @@ func TestDashboardMetricsExist(t *testing.T) {
 	}
 	h := newHarness(t)
 	h.cfg.MCP = mcpServers(t) // the MCP row's metrics exist once a server is up
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	waitMetric(waitCtx(t), t, addrs.Metrics, `anima_mcp_server_up{server="web"} 1`)
 	h.say("hello")
 	resp, err := http.Get("http://" + addrs.Metrics + "/metrics")

@@ -23,8 +23,7 @@ import (
 func TestDeadRunRetried(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	ctx := waitCtx(t)
 	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(400) })
 	h.tg.PushText(user, user, "hello?")
@@ -69,8 +68,7 @@ func TestDeadLettersPrunedAfterAWeek(t *testing.T) {
 		letters = append(letters, brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: user, User: user, At: time.Now().Add(-age), Message: &msg})
 	}
 	h.bury(letters...)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	ctx := waitCtx(t)
 	poll := time.NewTicker(10 * time.Millisecond)
 	defer poll.Stop()
@@ -97,8 +95,7 @@ func TestDeadSplitReplyRetrySendsTheRest(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.cfg.Telegram.StreamReplies = false
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	ctx := waitCtx(t)
 	// The echo answer, "echo: " and 1,000 words of 6 letters, is split in two parts.
 	words := strings.TrimSpace(strings.Repeat("words ", 1000))
@@ -146,8 +143,7 @@ func TestDeadRetryRefusedForRemovedUser(t *testing.T) {
 	const removed = 5151
 	msg := brain.SendMessage{Chat: removed, Text: "for someone gone", Kind: brain.KindReply}
 	h.bury(brain.DeadLetter{Kind: brain.DeadUndeliverable, Chat: removed, User: removed, At: time.Now(), Message: &msg})
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	ctx := waitCtx(t)
 	_, err := bot.Dead(ctx, h.cfg.Storage.Path, "retry 1")
 	if !errors.Is(err, bot.ErrNotAllowed) || !strings.Contains(err.Error(), "user 5151") || !strings.Contains(err.Error(), "kept") {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
-	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 // registered returns the name of every anima_ metric assembled anima registers, whether
@@ -31,11 +31,7 @@ func registered(t *testing.T) []string {
 	if !cfg.Plugins.Innerlife.Enabled {
 		t.Fatal("the default configuration should enable the inner life, whose metrics are documented too")
 	}
-	store, err := storage.Open(cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := storagetest.Open(t, cfg.Storage.Path)
 	s, err := assemble(cfg, Options{}, store, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,10 @@ package bot_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
@@ -114,6 +117,14 @@ func (h *harness) start() (bot.Addrs, func()) {
 	return addrs, stop
 }
 
+// run starts anima and returns its addresses; anima stops when the test ends (a test
+// that stops and restarts it calls start).
+func (h *harness) run() bot.Addrs {
+	h.t.Helper()
+	addrs, _ := h.start()
+	return addrs
+}
+
 // say pushes text from user in their private chat and waits for anima's first message,
 // failing the test if none comes; it returns the messages sent so far. Call it from the
 // test that made the harness (it fails h.t).
@@ -181,6 +192,14 @@ func settle(t *testing.T, addr string) {
 	}
 }
 
+// settled waits until anima, its metrics at addr, has settled (settle) and returns all the
+// messages it has sent: a duplicate or a further part would be among them by then.
+func (h *harness) settled(addr string) []telegramtest.Message {
+	h.t.Helper()
+	settle(h.t, addr)
+	return h.tg.Sent()
+}
+
 // metricValue is the value of the unlabelled gauge or counter name in mfs.
 func metricValue(t *testing.T, mfs map[string]*dto.MetricFamily, name string) float64 {
 	t.Helper()
@@ -231,8 +250,7 @@ func TestReplyAndRestartKeepsHistory(t *testing.T) {
 func TestUnauthorizedUserCostsNothing(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	id := h.tg.PushText(999, 999, "let me in")
 	if err := h.tg.WaitPollOffset(waitCtx(t), id+1); err != nil {
 		t.Fatal(err)
@@ -249,12 +267,10 @@ func TestUnauthorizedUserCostsNothing(t *testing.T) {
 func TestRateLimitedSendIsRetriedOnce(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	h.tg.FailNext("sendMessage", 1, 429, 1)
 	h.say("are you there?")
-	settle(t, addrs.Metrics) // a duplicate would arrive right after
-	if n := len(h.tg.Sent()); n != 1 {
+	if n := len(h.settled(addrs.Metrics)); n != 1 { // a duplicate would arrive right after
 		t.Fatalf("%d messages delivered after a 429, want exactly 1", n)
 	}
 	var rejected, accepted time.Time
@@ -273,8 +289,7 @@ func TestRateLimitedSendIsRetriedOnce(t *testing.T) {
 func TestLongReplyIsSplitInOrder(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	var paras []string
 	for i := range 30 {
 		paras = append(paras, fmt.Sprintf("Paragraph %02d. %s", i, strings.Repeat("All work and no play makes a dull bot. ", 8)))
@@ -282,8 +297,7 @@ func TestLongReplyIsSplitInOrder(t *testing.T) {
 	long := strings.Join(paras, "\n\n")
 	h.ai.Enqueue(openaitest.Answer(long, "active", 0.95))
 	h.sayUntil("tell me a long story", 3)
-	settle(t, addrs.Metrics) // more parts would be sent before the reply leaves the outbox
-	sent := h.tg.Sent()
+	sent := h.settled(addrs.Metrics) // more parts would be sent before the reply leaves the outbox
 	var got []string
 	for _, m := range sent {
 		if n := telegramtest.UTF16Len(m.Visible); n > telegramtest.MaxMessageLength {
@@ -307,8 +321,7 @@ func norm(s string) string { return strings.Join(strings.Fields(s), " ") }
 func TestUnparseableHTMLFallsBackToPlainText(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	h.tg.InjectFault("sendMessage", telegramtest.Fault{Code: 400, Description: "Bad Request: can't parse entities: Unsupported start tag"})
 	h.ai.Enqueue(openaitest.Answer("**bold** move", "active", 0.9))
 	sent := h.say("format something")
@@ -320,8 +333,7 @@ func TestUnparseableHTMLFallsBackToPlainText(t *testing.T) {
 func TestBadUpdatesDoNotStopAnything(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	h.tg.PushRaw([]byte(`{"message": {"message_id": "not a number", "chat": 5}}`))
 	h.tg.PushRaw([]byte(`{"message":{"message_id":5,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"sticker":{"file_id":"x","file_unique_id":"y","type":"regular","width":1,"height":1,"is_animated":false,"is_video":false}}}`))
 	h.tg.PushRaw([]byte(`{"edited_message":{"message_id":6,"date":1,"chat":{"id":4242,"type":"private"},"from":{"id":4242,"is_bot":false,"first_name":"A"},"text":"edited"}}`))
@@ -353,15 +365,13 @@ func TestModelFailureGetsOneMessage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
-			addrs, stop := h.start()
-			defer stop()
+			addrs := h.run()
 			h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(tc.status) })
 			sent := h.say("hello?")
 			if want := tc.want(h); sent[0].Visible != want {
 				t.Errorf("reply = %q, want %q", sent[0].Visible, want)
 			}
-			settle(t, addrs.Metrics)
-			if n := len(h.tg.Sent()); n != 1 {
+			if n := len(h.settled(addrs.Metrics)); n != 1 {
 				t.Errorf("%d messages, want one", n)
 			}
 		})
@@ -376,8 +386,7 @@ func TestWebhookSecret(t *testing.T) {
 	h.cfg.Telegram.Webhook.Path = "/telegram"
 	h.cfg.Telegram.Webhook.PublicURL = "https://bot.example.com"
 	h.cfg.Telegram.Webhook.SecretToken = "s3cret_token"
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	if _, err := h.tg.WaitCalls(waitCtx(t), "setWebhook", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -408,8 +417,7 @@ func TestWebhookSecret(t *testing.T) {
 	if sent[0].Visible != "echo: via webhook" {
 		t.Errorf("reply = %q", sent[0].Visible)
 	}
-	settle(t, addrs.Metrics)
-	if n := len(h.tg.Sent()); n != 1 {
+	if n := len(h.settled(addrs.Metrics)); n != 1 {
 		t.Errorf("%d replies, want 1", n)
 	}
 }
@@ -417,8 +425,7 @@ func TestWebhookSecret(t *testing.T) {
 func TestMetricsAndHealth(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	h.say("count me")
 	get := func(path string) (int, string) {
 		resp, err := http.Get("http://" + addrs.Metrics + path)
@@ -470,8 +477,7 @@ func TestForgetDeletesEverything(t *testing.T) {
 	}
 	h.tg.PushCallback(user, user, "/forget yes")
 	h.waitSent(3, "anima's messages")
-	stop()
-	st := h.store()
+	st := h.stopped(stop)
 	if turns, _ := st.History(user, 0); len(turns) != 0 {
 		t.Errorf("history survived /forget: %+v", turns)
 	}
@@ -480,15 +486,193 @@ func TestForgetDeletesEverything(t *testing.T) {
 	}
 }
 
-func TestHotBackupRestores(t *testing.T) {
+// TestForgetLeavesNoTraceOnDisk: a marker word in 30 private messages and in a dead
+// letter (an answer Telegram refused); after /forget the raw store file and a fresh hot
+// backup hold it 0 times; an offline compaction refuses while the service runs and works
+// once it stopped. (Moved from cmd/anima; the CLI words over bot.Dead, bot.Backup and
+// bot.Compact are cmd/anima's TestDeadLetterCLI, TestHotBackupCLI and TestCompactCLI.)
+func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	clock := h.useClock(testNoon())
+	h.opts.PerChatInterval = 10 * time.Millisecond // Telegram's 1 s spacing per chat would make 30 replies take 30 s
+	var logs braintest.Buffer
+	h.opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	store := h.cfg.Storage.Path
+	const marker = "quetzalmarker"
 	_, stop := h.start()
-	defer stop()
-	h.say("remember the lighthouse")
-	turns, err := h.hotBackup().History(user, 0)
-	if err != nil || len(turns) != 2 || turns[0].Text != "remember the lighthouse" {
-		t.Fatalf("restored history = %+v, %v", turns, err)
+	// Replies to one chat are paced a second apart (real time): 30 of them take 30 s.
+	ctx := testCtx(t, 90*time.Second)
+	for i := range 30 {
+		clock.Advance(4 * time.Second) // 15 runs a minute: under the per-user rate limit
+		h.tg.PushText(user, user, fmt.Sprintf("secret %d: my %s is blue", i, marker))
+		if _, err := h.tg.WaitSent(ctx, i+1); err != nil {
+			t.Fatalf("message %d not answered: %v", i, err)
+		}
+	}
+	// One answer Telegram refuses for good is kept as a dead letter, marker and all.
+	h.tg.FailNext("sendMessage", 1, 400, 0)
+	clock.Advance(4 * time.Second)
+	h.tg.PushText(user, user, fmt.Sprintf("refused: my %s is blue", marker))
+	waitUntil(t, ctx, "the refused answer kept as a dead letter", func() bool {
+		return forgetHasUndeliverable(t, ctx, store)
+	})
+	before := backupMarkers(t, ctx, store, marker)
+	t.Logf("before /forget: a backup holds the marker %d times", before)
+	if before == 0 {
+		t.Fatal("the marker is not in a backup before /forget: the test proves nothing")
+	}
+
+	clock.Advance(4 * time.Second)
+	h.tg.PushText(user, user, "/forget")
+	if _, err := h.tg.WaitSent(ctx, 31); err != nil {
+		t.Fatal(err)
+	}
+	if !forgetHasUndeliverable(t, ctx, store) {
+		t.Fatal("the dead letter is gone before /forget yes")
+	}
+	h.forgetYes(ctx, 32)
+	// The compaction follows the confirmation a second later on anima's clock.
+	clock.Advance(2 * time.Second)
+	waitUntil(t, ctx, "the store file without the marker", func() bool { return markerCount(t, store, marker) == 0 })
+	t.Logf("after /forget: the store file holds the marker 0 times")
+	if letters, err := bot.Dead(ctx, store, "list"); err != nil || len(letters) != 0 {
+		t.Errorf("dead letters after /forget: %+v, %v; want none", letters, err)
+	}
+	after := backupMarkers(t, ctx, store, marker)
+	t.Logf("after /forget: a fresh backup holds the marker %d times", after)
+	if after != 0 {
+		t.Errorf("a backup taken after /forget holds the marker %d times", after)
+	}
+
+	// The service still works on the compacted file.
+	clock.Advance(4 * time.Second)
+	h.tg.PushText(user, user, "hello again")
+	if _, err := h.tg.WaitSent(ctx, 33); err != nil {
+		t.Fatalf("no answer after the compaction: %v", err)
+	}
+
+	// Offline compaction refuses while the service holds the store...
+	if _, err := bot.Compact(store); !errors.Is(err, storage.ErrLocked) || !strings.Contains(err.Error(), "in use by another process") {
+		t.Errorf("offline compaction while running: err %v, want the store in use", err)
+	}
+	stop()
+	if !strings.Contains(logs.String(), "store compacted") {
+		t.Errorf("the service did not log its compaction:\n%s", logs.String())
+	}
+	// ...and works once it stopped.
+	if rep, err := bot.Compact(store); err != nil || rep.After == 0 {
+		t.Errorf("offline compaction: %+v, %v", rep, err)
+	}
+}
+
+// forgetHasUndeliverable reports whether the store at path keeps an undeliverable dead
+// letter (what `anima dead list` shows).
+func forgetHasUndeliverable(t *testing.T, ctx context.Context, path string) bool {
+	t.Helper()
+	letters, err := bot.Dead(ctx, path, "list")
+	if err != nil {
+		t.Fatalf("dead letters: %v", err)
+	}
+	for _, d := range letters {
+		if d.Kind == brain.DeadUndeliverable {
+			return true
+		}
+	}
+	return false
+}
+
+// TestForgetReachesAWaitingReaction is issue 24's reproduction: the user writes a secret,
+// the echo model answers it back, the user reacts ❤ to the answer (a reaction waits in
+// the inbox, quoting the answer, for the chat's next run) and confirms /forget; then
+// reacts again to the same answer. A hot backup taken before the owed compaction holds
+// the secret 0 times; after the compaction the store file holds it 0 times and, anima
+// stopped, the inbox holds no reaction. Before: the waiting reaction stayed in the
+// inbox for good, the backup held the secret, and the second reaction was taken (the
+// answer's id, waiting for a commit, was still "sent"), quoting the secret again.
+func TestForgetReachesAWaitingReaction(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	clock := h.useClock(testNoon())
+	var logs braintest.Buffer
+	h.opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	store := h.cfg.Storage.Path
+	const marker = "SILVERKEY4711"
+	addrs, stop := h.start()
+	ctx := testCtx(t, 60*time.Second)
+	h.tg.PushText(user, user, "my bank pin is "+marker)
+	sent, err := h.tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sent[0].Visible, marker) {
+		t.Fatalf("the answer %q does not echo the secret: the test proves nothing", sent[0].Visible)
+	}
+	answer := sent[0].ID
+	modelQuiet(t, ctx, h.ai, addrs.Metrics) // the turn ends: anima has noted the message it sent
+	h.tg.PushReaction(user, user, answer, "❤")
+	waitMetric(ctx, t, addrs.Metrics, `anima_signals_total{type="reaction"} 1`)
+
+	clock.Advance(4 * time.Second)
+	h.tg.PushText(user, user, "/forget")
+	if _, err := h.tg.WaitSent(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	h.forgetYes(ctx, 3)
+	// A reaction to the answer from before the forget.
+	late := h.tg.PushReaction(user, user, answer, "👍")
+	if err := h.tg.WaitPollOffset(ctx, late+1); err != nil {
+		t.Fatal(err)
+	}
+	if v := metricSample(t, addrs.Metrics, `anima_telegram_updates_total{kind="reaction_other"}`); v != 1 {
+		t.Errorf("a reaction to the answer from before /forget: reaction_other = %v, want 1 (not anima's message any more)", v)
+	}
+
+	// The compaction is owed and not yet due on anima's clock: a backup now.
+	if n := backupMarkers(t, ctx, store, marker); n != 0 {
+		t.Errorf("a backup taken while the erasure is owed holds the secret %d times", n)
+	}
+	clock.Advance(2 * time.Second)
+	waitUntil(t, ctx, "the compaction", func() bool { return strings.Contains(logs.String(), "store compacted") })
+	if n := markerCount(t, store, marker); n != 0 {
+		t.Errorf("the compacted store file holds the secret %d times", n)
+	}
+	pending, err := h.stopped(stop).Pending()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range pending {
+		if sig.Type == brain.SignalReaction {
+			t.Errorf("the inbox keeps a reaction after /forget: %+v", sig)
+		}
+	}
+}
+
+// TestHotBackupRestores: a hot backup of the running service holds its history. A store
+// path too long for a unix socket address (83 characters or more made `anima run` fail)
+// still gets its 0600 control socket beside the store, and a hot backup finds it there.
+func TestHotBackupRestores(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, dir string }{
+		{"store in a short path", ""},
+		{"store in a long path", strings.Repeat("a-long-directory-name-", 6)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			if tc.dir != "" {
+				h.cfg.Storage.Path = filepath.Join(t.TempDir(), tc.dir, "anima.db")
+				if n := len(bot.ControlSocket(h.cfg.Storage.Path)); n <= 108 {
+					t.Fatalf("the socket path is %d bytes: short enough for a socket address, the test proves nothing", n)
+				}
+			}
+			h.run()
+			h.say("remember the lighthouse")
+			turns, err := h.hotBackup().History(user, 0)
+			if err != nil || len(turns) != 2 || turns[0].Text != "remember the lighthouse" {
+				t.Fatalf("restored history = %+v, %v", turns, err)
+			}
+		})
 	}
 }
 
@@ -497,8 +681,7 @@ func TestCommands(t *testing.T) {
 	h := newHarness(t)
 	h.opts.PerChatInterval = 10 * time.Millisecond // the answers, not Telegram's pacing, are checked
 	h.cfg.Proactive.Enabled = true
-	_, stop := h.start()
-	defer stop()
+	h.run()
 	steps := []struct{ send, want string }{
 		{"/start", "I'm Anima"},
 		{"/help", "/forget"},
@@ -569,8 +752,7 @@ func TestBlockedUserGoesDormant(t *testing.T) {
 		t.Fatal(err)
 	}
 	settle(t, addrs.Metrics) // let the loop take the result in
-	stop()
-	st := h.store()
+	st := h.stopped(stop)
 	rels, _ := st.Relationships()
 	if len(rels) != 1 || !rels[0].Dormant {
 		t.Fatalf("relationship after a 403 = %+v, want dormant", rels)
@@ -586,17 +768,12 @@ func TestDailyTokenBudgetSurvivesRestart(t *testing.T) {
 	h.cfg.LLM.DailyTokenBudget = 1 // spent by the first answer
 	_, stop := h.start()
 	h.say("hello")
-	stop()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := h.stopped(stop)
 	var u struct {
 		Day    string `json:"day"`
 		Tokens int    `json:"tokens"`
 	}
 	ok, err := st.Get(storage.BucketState, []byte("llm_usage"), &u)
-	_ = st.Close()
 	if err != nil || !ok || u.Tokens <= 0 || u.Day != time.Now().UTC().Format(time.DateOnly) {
 		t.Fatalf("saved usage = %+v (found %v, %v); want today's tokens", u, ok, err)
 	}

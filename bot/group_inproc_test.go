@@ -240,8 +240,7 @@ func TestGroupCommandsStayWithTheirOwner(t *testing.T) {
 	h := newGroupHarness(t)
 	tg, ai := h.tg, h.ai
 	ctx := testCtx(t, 90*time.Second)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 
 	talk := newGroupTalk(t, ctx, tg)
 	say, press := talk.say, talk.press
@@ -353,8 +352,7 @@ func TestHowTheyAreKeptPerMemberShownAndForgotten(t *testing.T) {
 	}))
 	ctx := testCtx(t, 90*time.Second)
 	store := h.cfg.Storage.Path
-	_, stop := h.start()
-	defer stop()
+	h.run()
 
 	talk := newGroupTalk(t, ctx, tg)
 	sayPrivate := func(user int64, text string) string { return talk.private(user, text).Visible }

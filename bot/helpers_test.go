@@ -15,6 +15,7 @@ import (
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 // The waits the package's tests share: a deadline, a condition, the loop's ticks and the
@@ -132,16 +133,12 @@ func modelQuiet(t *testing.T, ctx context.Context, ai *openaitest.Server, addr s
 	})
 }
 
-// store opens the harness's store file, anima stopped, for the test to read; it is closed
-// when the test ends.
-func (h *harness) store() *storage.Store {
+// stopped stops anima (stop, from h.start) and opens its store file for the test to
+// read; it is closed when the test ends.
+func (h *harness) stopped(stop func()) *storage.Store {
 	h.t.Helper()
-	st, err := storage.Open(h.cfg.Storage.Path, storage.Options{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { st.Close() })
-	return st
+	stop()
+	return storagetest.Open(h.t, h.cfg.Storage.Path)
 }
 
 // hotBackup checks the running anima's control socket (a 0600 socket beside the store)
@@ -184,6 +181,31 @@ func (h *harness) bury(letters ...brain.DeadLetter) {
 	if err := st.Close(); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// forgetYes presses the user's /forget confirmation and waits for anima's confirmation,
+// its nth message in all.
+func (h *harness) forgetYes(ctx context.Context, n int) {
+	h.t.Helper()
+	h.tg.PushCallback(user, user, fmt.Sprintf("/forget yes %d", user))
+	sent, err := h.tg.WaitSent(ctx, n)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if !strings.HasPrefix(sent[n-1].Visible, "Done.") {
+		h.t.Fatalf("confirmation = %q", sent[n-1].Visible)
+	}
+}
+
+// backupMarkers takes a hot backup of the anima running on the store at path and
+// returns how often marker occurs in the copy's bytes.
+func backupMarkers(t *testing.T, ctx context.Context, path, marker string) int {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "backup.db")
+	if _, err := bot.Backup(ctx, path, out); err != nil {
+		t.Fatalf("hot backup: %v", err)
+	}
+	return markerCount(t, out, marker)
 }
 
 // markerCount is how often marker occurs in file's bytes.

@@ -20,6 +20,7 @@ import (
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/storage"
+	"github.com/anima-bot/anima/storage/storagetest"
 )
 
 // TestInnerLifeCommands: /thoughts shows the journal and the concerns, /status the
@@ -73,8 +74,7 @@ func TestInnerLifeCommands(t *testing.T) {
 	h.sayUntil("/forget", 5)
 	h.tg.PushCallback(user, user, "/forget yes")
 	h.waitSent(6, "anima's messages")
-	stop()
-	st := h.store()
+	st := h.stopped(stop)
 	var left []string
 	if err := st.View(func(tx *storage.Tx) error {
 		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { left = append(left, fmt.Sprintf("%q", k)); return nil })
@@ -100,8 +100,7 @@ func TestInnerLifeBucketFilledBeforeForget(t *testing.T) {
 		openaitest.Answer("Congratulations!", "active", 0.95),
 	)
 	h.say("I got the job")
-	stop()
-	st := h.store()
+	st := h.stopped(stop)
 	tags := map[byte]int{}
 	if err := st.View(func(tx *storage.Tx) error {
 		return tx.Scan("plugin_innerlife", nil, func(k, _ []byte) error { tags[k[0]]++; return nil })
@@ -234,8 +233,7 @@ func TestInnerLifeKeptPerMember(t *testing.T) {
 	dir := t.TempDir()
 	store := h.cfg.Storage.Path
 	ctx := testCtx(t, 90*time.Second)
-	_, stop := h.start()
-	defer stop()
+	h.run()
 
 	talk := newGroupTalk(t, ctx, tg)
 	say := func(user int64, text string) string { return talk.say(user, text).Visible }
@@ -307,11 +305,7 @@ func TestDreamLeavesSomethingOfItsOwn(t *testing.T) {
 	cfg.Proactive.Cooldown = config.Duration(time.Hour)
 	cfg.Proactive.MaxPerDay = 3
 	cfg.Proactive.QuietHours = proactiveQuiet(t, "22:00-08:00")
-	store, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))
 	start := time.Date(2026, 3, 2, 18, 0, 0, 0, time.UTC) // a Monday evening
 	clock := braintest.NewClock(start)
 	parts, err := bot.Assemble(cfg, store, bot.Options{Clock: clock, Logger: slog.New(slog.DiscardHandler),

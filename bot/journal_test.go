@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -27,11 +26,7 @@ type journalEnv struct {
 
 func newJournalEnv(t *testing.T) *journalEnv {
 	t.Helper()
-	store, err := storage.Open(filepath.Join(t.TempDir(), "anima.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
+	store := openStore(t)
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	mem, err := memory.New(store, nil, memory.Options{})
 	if err != nil {

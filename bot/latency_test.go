@@ -81,8 +81,7 @@ func bucket(t *testing.T, h *dto.Histogram, le float64) uint64 {
 func TestReplyLatencyIsMeasured(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	for _, kind := range []string{"reply", "system", "reminder", "followup"} {
 		if n := replyLatency(t, scrape(t, addrs.Metrics), kind).GetSampleCount(); n != 0 {
 			t.Errorf("kind %s starts at %d observations, want 0", kind, n)
@@ -127,8 +126,7 @@ func TestReplyLatencySurvivesRestart(t *testing.T) {
 	}
 
 	restarted := time.Now()
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	h.waitSent(1, "anima's messages")
 	lat := observedLatency(t, addrs.Metrics, "reply")
 	if n := lat.GetSampleCount(); n != 1 {

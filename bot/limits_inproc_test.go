@@ -66,8 +66,7 @@ func TestReactionsCostNoRuns(t *testing.T) {
 		return r
 	})
 	h.ai.Enqueue(openaitest.Answer("hello there", "active", 0.9))
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	ctx := testCtx(t, 40*time.Second)
 	userMsg := h.tg.NextMessageID()
 	m := telegramtest.TextMessage(user, user, "private", "hi")
@@ -165,8 +164,7 @@ func TestGreedyModelCannotPileUpReminders(t *testing.T) {
 	h.ai.SetDefault(limitsGreedy)
 	h.cfg.Limits.PendingRemindersPerChat = perChat
 	h.cfg.Limits.RemindersPerRun = perRun
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	ctx := testCtx(t, 120*time.Second)
 	limitsGreedyTurns(t, ctx, h, turns)
 	modelQuiet(t, ctx, h.ai, addrs.Metrics) // the last turn commits
@@ -216,8 +214,7 @@ func TestRemindersListIsOnePage(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	ctx := testCtx(t, 60*time.Second)
 	waitUntil(t, ctx, "120 pending", func() bool { return metricSample(t, addrs.Metrics, "anima_schedules_pending") == 120 })
 	h.tg.PushText(user, user, "/reminders")
@@ -225,8 +222,7 @@ func TestRemindersListIsOnePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settle(t, addrs.Metrics) // further parts would come now (one a second)
-	n := len(h.tg.Sent())
+	n := len(h.settled(addrs.Metrics)) // further parts would come now (one a second)
 	t.Logf("/reminders with 120 pending sent %d message(s)", n)
 	if n != 1 {
 		t.Errorf("/reminders sent %d messages, want 1", n)
@@ -256,8 +252,7 @@ func TestUserRateLimit(t *testing.T) {
 	clock := h.useClock(testNoon())
 	h.cfg.Limits.UserRunsPerMinute = perMinute
 	h.ai.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return limitsSilent() })
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	ctx := testCtx(t, 120*time.Second)
 	for i := range messages {
 		h.tg.PushText(user, user, fmt.Sprintf("message %d", i))

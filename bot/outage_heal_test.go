@@ -23,7 +23,6 @@ func TestOutageHealsItself(t *testing.T) {
 	clock := h.useClock(testNoon())
 	h.ai.SetDefault(outageFailing)
 	addrs, stop := h.start()
-	defer stop()
 	ctx := testCtx(t, 60*time.Second)
 
 	h.tg.PushText(user, user, "first: are you there?")

@@ -121,8 +121,7 @@ func TestProactiveMessages(t *testing.T) {
 		return openaitest.Echo(req)
 	})
 	proactiveFast(h)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	c := newProactiveClock(t, clock, addrs.Metrics)
 	const step = time.Second
 
@@ -186,8 +185,7 @@ func TestLateMessageIsAnsweredNotMissed(t *testing.T) {
 	h, clock := proactiveHarness(t, testNoon())
 	h.tg.SetClock(func() time.Time { return clock.Now().Add(-10 * time.Hour) })
 	proactiveFast(h)
-	addrs, stop := h.start()
-	defer stop()
+	addrs := h.run()
 	c := newProactiveClock(t, clock, addrs.Metrics)
 	h.say("sorry, fell asleep: how was your evening?")
 	// 2 s is inside min_silence after the answer.

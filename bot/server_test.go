@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain/braintest"
-
+	"github.com/anima-bot/anima/channels/channelstest"
 	"github.com/anima-bot/anima/channels/listener"
 	"github.com/anima-bot/anima/channels/listener/listenertest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,20 +28,7 @@ func startMetrics(t *testing.T, lim listener.Limits, ready map[string]ReadyFunc,
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return")
-		}
-	})
+	channelstest.Run(t, s.Run)
 	return s
 }
 

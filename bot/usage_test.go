@@ -3,7 +3,6 @@ package bot
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -68,12 +67,7 @@ func TestUsageKeepsUserAudio(t *testing.T) {
 // none of them back. Other users' counts and the day's total stay.
 func TestForgetDropsUsageAndSent(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "anima.db")
-	store, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = store.Close() }()
+	store := openStore(t)
 	const user, other = 1003, 1004
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	clock := braintest.NewClock(now)

@@ -1,6 +1,8 @@
 package bot_test
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -30,6 +32,18 @@ func waitVoices(t *testing.T, tg *telegramtest.Server, n int) []telegramtest.Voi
 	return tg.Voices()
 }
 
+// spent is what anima asked of the fake servers in all: text messages and voice notes
+// sent, files downloaded, recordings transcribed and speech made.
+type spent struct{ texts, voices, downloads, transcriptions, speeches int }
+
+// stopSpent stops anima (stop, from h.start) and returns what it asked of the fakes in all:
+// nothing more came after what the test waited for.
+func (h *harness) stopSpent(stop func()) spent {
+	h.t.Helper()
+	stop()
+	return spent{len(h.tg.Sent()), len(h.tg.Voices()), len(h.tg.Downloads()), len(h.ai.Transcriptions()), len(h.ai.Speeches())}
+}
+
 // A voice note in, a voice note out: the echo of the transcript spoken through
 // /v1/audio/speech as Ogg/Opus, sent with sendVoice, its duration from the Ogg pages and
 // the text as the caption (no text message besides); a text in, a text out (mirror);
@@ -38,7 +52,6 @@ func TestVoiceNoteAnsweredWithVoice(t *testing.T) {
 	t.Parallel()
 	h := speakingHarness(t)
 	addrs, stop := h.start()
-	defer stop()
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("how are **you** today"), 4))
 	v := waitVoices(t, h.tg, 1)[0]
 	want := "echo: [voice 0:04] how are you today"
@@ -66,9 +79,8 @@ func TestVoiceNoteAnsweredWithVoice(t *testing.T) {
 	if got := metricSample(t, addrs.Metrics, `anima_speech_bytes_total`); got != float64(len(v.Audio)) {
 		t.Errorf("anima_speech_bytes_total = %v, want %d", got, len(v.Audio))
 	}
-	stop()
-	if n := len(h.tg.Voices()); n != 1 {
-		t.Errorf("%d voice notes, want 1", n)
+	if got, want := h.stopSpent(stop), (spent{texts: 2, voices: 1, downloads: 1, transcriptions: 1, speeches: 1}); got != want {
+		t.Errorf("in all %+v, want %+v", got, want)
 	}
 }
 
@@ -79,7 +91,6 @@ func TestSpeechCapAndChoice(t *testing.T) {
 	h := speakingHarness(t)
 	h.cfg.Limits.SpeechPerUserPerDay = config.Duration(3 * time.Second) // one short reply
 	addrs, stop := h.start()
-	defer stop()
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("first one"), 2))
 	waitVoices(t, h.tg, 1)
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("second one"), 2))
@@ -90,12 +101,9 @@ func TestSpeechCapAndChoice(t *testing.T) {
 	if got := metricSample(t, addrs.Metrics, `anima_limits_refused_total{limit="user_speech"}`); got != 1 {
 		t.Errorf("user_speech refusals = %v, want 1", got)
 	}
-	if n := len(h.ai.Speeches()); n != 1 {
-		t.Errorf("%d speech requests, want 1: a refused reply is not sent to the endpoint", n)
-	}
-	stop()
-	if n := len(h.tg.Voices()); n != 1 {
-		t.Errorf("%d voice notes, want 1", n)
+	// One speech request: a refused reply is not sent to the endpoint.
+	if got, want := h.stopSpent(stop), (spent{texts: 1, voices: 1, downloads: 2, transcriptions: 2, speeches: 1}); got != want {
+		t.Errorf("in all %+v, want %+v", got, want)
 	}
 }
 
@@ -104,7 +112,6 @@ func TestVoiceCommand(t *testing.T) {
 	t.Parallel()
 	h := speakingHarness(t)
 	_, stop := h.start()
-	defer stop()
 	h.say("/voice off")
 	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("hello"), 1))
 	sent := h.waitSent(2, "anima's messages")
@@ -116,9 +123,8 @@ func TestVoiceCommand(t *testing.T) {
 	if v := waitVoices(t, h.tg, 1); v[0].Visible != "echo: speak to me" {
 		t.Errorf("voice note %q", v[0].Visible)
 	}
-	stop()
-	if n := len(h.ai.Speeches()); n != 1 {
-		t.Errorf("%d speech requests, want 1", n)
+	if got, want := h.stopSpent(stop), (spent{texts: 3, voices: 1, downloads: 1, transcriptions: 1, speeches: 1}); got != want {
+		t.Errorf("in all %+v, want %+v", got, want)
 	}
 }
 
@@ -140,7 +146,6 @@ func TestSpeechFallsBackToText(t *testing.T) {
 			h := speakingHarness(t)
 			h.ai.SetSpeaker(func(openaitest.Speech) ([]byte, int) { return nil, tc.status })
 			addrs, stop := h.start()
-			defer stop()
 			for i, words := range []string{"one", "two"} {
 				h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte(words), 1))
 				sent := h.waitSent(i+1, "anima's messages")
@@ -152,13 +157,88 @@ func TestSpeechFallsBackToText(t *testing.T) {
 			if got := metricSample(t, addrs.Metrics, `anima_speech_requests_total{outcome="`+outcome+`"}`); got != float64(tc.requests) {
 				t.Errorf("anima_speech_requests_total{outcome=%q} = %v, want %d", outcome, got, tc.requests)
 			}
-			stop()
-			if n := len(h.tg.Sent()); n != 2 || len(h.tg.Voices()) != 0 {
-				t.Errorf("%d texts and %d voice notes, want the 2 texts alone", n, len(h.tg.Voices()))
-			}
-			if n := len(h.ai.Speeches()); n != tc.requests {
-				t.Errorf("%d speech requests, want %d", n, tc.requests)
+			// The 2 texts alone.
+			if got, want := h.stopSpent(stop), (spent{texts: 2, downloads: 2, transcriptions: 2, speeches: tc.requests}); got != want {
+				t.Errorf("in all %+v, want %+v", got, want)
 			}
 		})
+	}
+}
+
+// waitMetric polls /metrics on addr until it holds line, or fails the test when ctx ends.
+func waitMetric(ctx context.Context, t *testing.T, addr, line string) {
+	t.Helper()
+	for {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if strings.Contains(string(b), line) {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("/metrics never showed %s", line)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestVoiceNotesAfterUserShare is issue 16's reproduction: once a user's daily token
+// share is spent, six 10-minute voice notes are neither downloaded nor transcribed, and
+// get the share's one notice, as a text would.
+func TestVoiceNotesAfterUserShare(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.cfg.LLM.DailyUserTokenBudget = 1 // spent by the first answer
+	addrs, stop := h.start()
+	h.say("hello")
+	for range 6 {
+		h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("a long story"), 600))
+	}
+	ctx := waitCtx(t)
+	waitMetric(ctx, t, addrs.Metrics, `anima_media_total{kind="voice",outcome="limited"} 6`)
+	sent, err := h.tg.WaitSent(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sent[1].Visible, "daily share") {
+		t.Errorf("the answer to the voice notes = %q, want the share's notice", sent[1].Visible)
+	}
+	// The answer, then one notice; nothing downloaded or transcribed after the share.
+	if got, want := h.stopSpent(stop), (spent{texts: 2}); got != want {
+		t.Errorf("in all %+v, want %+v", got, want)
+	}
+}
+
+// TestVoiceNotesPastDailyAudio: limits.audio_per_user_per_day is checked by a voice
+// note's duration before its download: a 10-minute note is heard, a second one (20
+// minutes in all, past 15) is not downloaded and gets a notice.
+func TestVoiceNotesPastDailyAudio(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.cfg.Limits.AudioPerUserPerDay = config.Duration(15 * time.Minute)
+	addrs, stop := h.start()
+	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("first story"), 600))
+	ctx := waitCtx(t)
+	sent, err := h.tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "echo: [voice 10:00] first story"; sent[0].Visible != want {
+		t.Errorf("answer = %q, want %q", sent[0].Visible, want)
+	}
+	h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte("second story"), 600))
+	if sent, err = h.tg.WaitSent(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sent[1].Visible, "could you type it for me?") {
+		t.Errorf("the answer to the second note = %q, want the daily audio notice", sent[1].Visible)
+	}
+	waitMetric(ctx, t, addrs.Metrics, `anima_limits_refused_total{limit="user_audio"} 1`)
+	// Only the first note downloaded and transcribed.
+	if got, want := h.stopSpent(stop), (spent{texts: 2, downloads: 1, transcriptions: 1}); got != want {
+		t.Errorf("in all %+v, want %+v", got, want)
 	}
 }

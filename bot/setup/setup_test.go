@@ -6,10 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-telegram/bot/models"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
@@ -191,5 +194,228 @@ func TestScriptedErrors(t *testing.T) {
 				t.Errorf("a file was written despite the error")
 			}
 		})
+	}
+}
+
+var codeLine = regexp.MustCompile(`(?m)^    /start (\d{6})$`)
+
+// printedCode is the one-time code init printed in out.
+func printedCode(t *testing.T, out string) string {
+	t.Helper()
+	m := codeLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no one-time code printed:\n%s", out)
+	}
+	if !strings.Contains(out, "https://t.me/anima_bot?start="+m[1]) {
+		t.Errorf("no deep link with the code %s:\n%s", m[1], out)
+	}
+	return m[1]
+}
+
+// otherCode is a six-digit code that is not code.
+func otherCode(code string) string {
+	b := []byte(code)
+	b[0] = '0' + (b[0]-'0'+1)%10
+	return string(b)
+}
+
+// pushFrom queues a private text message from a user with the given names.
+func pushFrom(tg *telegramtest.Server, id int64, first, username, text string) int64 {
+	m := telegramtest.TextMessage(id, id, models.ChatTypePrivate, text)
+	m.From.FirstName, m.From.Username = first, username
+	m.Chat.FirstName = first
+	return tg.PushMessage(m)
+}
+
+// TestOwnerProvesIt: anima init offered whoever wrote first as the owner, yes by default,
+// and --yes took them without asking (issue 24). Now only a message carrying the printed
+// code is taken, from whoever sends it: a stranger's hello, a wrong code, a bare
+// "/start" and a guesser's fourth try (their first three wrong) are ignored and shown
+// escaped, and the owner's id is written although someone else wrote first; so with
+// --yes and without a terminal. A first_name with CR, ESC[2K and an OSC title sequence
+// reaches the terminal as visible escapes, never as control bytes.
+func TestOwnerProvesIt(t *testing.T) {
+	t.Parallel()
+	const (
+		guesser = 778
+		evil    = "Alice\r\x1b[2K\x1b]0;pwned\x07"
+		ownerN  = "Bob\r\x1b[2KEve\u202e"
+	)
+	for _, tc := range []struct {
+		name string
+		yes  bool
+	}{{"dialogue", false}, {"yes", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tg := telegramtest.New(t)
+			ai := openaitest.New(t)
+			ai.SetModels("m1")
+			tg.PushText(stranger, stranger, "from before init started")
+			var out bytes.Buffer
+			sleeps := 0
+			opt := Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1",
+				Timezone: "UTC", Yes: tc.yes, Out: filepath.Join(t.TempDir(), "c.yaml"),
+				Sleep: func(ctx context.Context, _ time.Duration) error {
+					sleeps++
+					switch sleeps {
+					case 1: // the first writers have no code, or a wrong one
+						code := printedCode(t, out.String())
+						pushFrom(tg, stranger, "Mallory", "", "hi, I am your owner")
+						pushFrom(tg, guesser, evil, "", "/start "+otherCode(code))
+						pushFrom(tg, guesser, evil, "", otherCode(otherCode(code)))
+						pushFrom(tg, guesser, evil, "", "/start@anima_bot "+otherCode(otherCode(otherCode(code))))
+						pushFrom(tg, guesser, evil, "", "/start "+code) // right, but after three wrong codes
+						pushFrom(tg, stranger, "Mallory", "", "/start") // counted, not shown
+					case 2:
+						if strings.Contains(out.String(), "came from") {
+							t.Errorf("a message without the code was taken:\n%s", out.String())
+						}
+						pushFrom(tg, owner, ownerN, "bob", "/start "+printedCode(t, out.String()))
+					}
+					return ctx.Err()
+				}}
+			stdin := "\n" // the dialogue asks nothing about the owner: nothing to answer yes to
+			cfg, err := Run(testCtx(t), opt, strings.NewReader(stdin), &out)
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, out.String())
+			}
+			got := out.String()
+			if !slices.Equal(cfg.Telegram.AllowedUsers, []int64{owner}) {
+				t.Errorf("allowed users %v, want the code's sender %d\n%s", cfg.Telegram.AllowedUsers, owner, got)
+			}
+			file, err := config.Check(opt.Out, true)
+			if err != nil || !slices.Equal(file.Telegram.AllowedUsers, []int64{owner}) {
+				t.Errorf("written allowed users %v (%v), want [%d]", file.Telegram.AllowedUsers, err, owner)
+			}
+			for _, want := range []string{
+				`Ignored a message from user id 777 (Mallory): no code.`,
+				`Ignored a message from user id 778 (Alice\r\x1b[2K\x1b]0;pwned\a): wrong code.`,
+				`Ignored a message from user id 778 (Alice\r\x1b[2K\x1b]0;pwned\a): 3 wrong codes from them already.`,
+				`Further messages without the code are counted, not shown.`,
+				`The code came from user id 4242 (Bob\r\x1b[2KEve\u202e @bob)`,
+				`(6 messages without the code were ignored.)`,
+			} {
+				if !strings.Contains(got, want) {
+					t.Errorf("output lacks %q:\n%s", want, got)
+				}
+			}
+			if strings.ContainsAny(got, "\r\x1b\x07\u202e") {
+				t.Errorf("output carries control characters from Telegram: %q", got)
+			}
+			if strings.Contains(got, "(y/n)") {
+				t.Errorf("init still asks to confirm a sender:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestOwnerWaitEnds: with nobody sending the code, init ends at --wait, says how many
+// messages it ignored, and writes nothing.
+func TestOwnerWaitEnds(t *testing.T) {
+	t.Parallel()
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	ai.SetModels("m1")
+	tg.PushText(stranger, stranger, "old")
+	sleeps := 0
+	opt := Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1",
+		Yes: true, Out: filepath.Join(t.TempDir(), "c.yaml"), Wait: time.Hour,
+		Sleep: func(ctx context.Context, _ time.Duration) error {
+			if sleeps++; sleeps == 1 {
+				tg.PushText(stranger, stranger, "let me in")
+				return ctx.Err()
+			}
+			return context.DeadlineExceeded // the wait is over
+		}}
+	var out bytes.Buffer
+	_, err := Run(testCtx(t), opt, strings.NewReader(""), &out)
+	if err == nil || !strings.Contains(err.Error(), "the code did not reach @anima_bot") ||
+		!strings.Contains(err.Error(), "1 message without the code was ignored") {
+		t.Errorf("Run = %v, want the wait to end naming the ignored message\n%s", err, out.String())
+	}
+	if _, serr := os.Stat(opt.Out); !os.IsNotExist(serr) {
+		t.Error("a file was written without the code")
+	}
+}
+
+// TestSecretsFromPipe: stdin that is a file but not a terminal (a pipe, as in scripts)
+// is read line by line for the token and key, the non-terminal side of askSecret; the
+// terminal side reads with echo off (term.ReadPassword), which a test cannot drive
+// without a pty.
+func TestSecretsFromPipe(t *testing.T) {
+	t.Parallel()
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	ai.SetModels("m1")
+	ai.SetKey("sk-good")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	if _, err := w.WriteString(telegramtest.DefaultToken + "\nsk-good\n"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if terminal(r) != -1 {
+		t.Fatal("a pipe taken for a terminal")
+	}
+	opt := Options{APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1", Timezone: "UTC",
+		UserID: owner, Out: filepath.Join(t.TempDir(), "c.yaml")}
+	var out bytes.Buffer
+	cfg, err := Run(testCtx(t), opt, r, &out)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	if cfg.Telegram.Token.Reveal() != telegramtest.DefaultToken || cfg.LLM.APIKey.Reveal() != "sk-good" {
+		t.Errorf("token or key not read from the pipe")
+	}
+	if strings.Contains(out.String(), "not shown as you type") {
+		t.Errorf("a pipe was read as a terminal:\n%s", out.String())
+	}
+}
+
+func TestCodeArg(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text, arg string
+		ok        bool
+	}{
+		{"/start 123456", "123456", true},
+		{"  /start   123456 ", "123456", true},
+		{"/start@anima_bot 123456", "123456", true},
+		{"/start@Anima_Bot 123456", "123456", true},
+		{"/start@other_bot 123456", "", false},
+		{"123456", "123456", true},
+		{"12345", "", false},
+		{"12345a", "", false},
+		{"/start", "", false},
+		{"hello", "", false},
+		{"my code is 123456", "", false},
+		{"/start 123456 extra", "", false},
+		{"/begin 123456", "", false},
+	} {
+		arg, ok := codeArg(tc.text, "anima_bot")
+		if arg != tc.arg || ok != tc.ok {
+			t.Errorf("codeArg(%q) = %q, %v; want %q, %v", tc.text, arg, ok, tc.arg, tc.ok)
+		}
+	}
+}
+
+func TestNewCode(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for range 50 {
+		c, err := newCode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c) != codeDigits || strings.Trim(c, "0123456789") != "" {
+			t.Fatalf("code %q is not %d digits", c, codeDigits)
+		}
+		seen[c] = true
+	}
+	if len(seen) < 45 {
+		t.Errorf("%d distinct codes in 50 draws: not random", len(seen))
 	}
 }

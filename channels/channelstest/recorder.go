@@ -1,5 +1,5 @@
 // Package channelstest holds fakes for testing channels: an in-memory Recorder in place
-// of the store's inbox.
+// of the store's inbox, and Run, which runs a channel (or a server) until the test ends.
 package channelstest
 
 import (
