@@ -36,8 +36,15 @@ func newPlugin(t *testing.T, start time.Time) (*innerlife.Plugin, pluginstest.Bu
 
 func newPluginReg(t *testing.T, start time.Time) (*innerlife.Plugin, pluginstest.Bucket, *prometheus.Registry) {
 	t.Helper()
-	p, reg := newPluginOn(braintest.NewClock(start))
+	p, _, reg := newPluginAt(start)
 	return p, pluginstest.Bucket{}, reg
+}
+
+// newPluginAt is newPluginOn a manual clock set at start.
+func newPluginAt(start time.Time) (*innerlife.Plugin, *braintest.Clock, *prometheus.Registry) {
+	clock := braintest.NewClock(start)
+	p, reg := newPluginOn(clock)
+	return p, clock, reg
 }
 
 // newPluginOn is a plugin with the default configuration on clock, measured into a
@@ -315,8 +322,7 @@ func TestJournalCappedPerDay(t *testing.T) {
 func TestOneDreamPer20HoursWhateverTheZone(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 3, 4, 0, 0, 0, time.UTC) // 04:00 in Etc/GMT+0
-	clock := braintest.NewClock(start.Add(-40 * time.Minute))
-	p, _ := newPluginOn(clock)
+	p, clock, _ := newPluginAt(start.Add(-40 * time.Minute))
 	set, err := plugins.Install(nopRegistry{}, plugins.Options{}, p)
 	if err != nil {
 		t.Fatal(err)

@@ -101,8 +101,7 @@ func themesArgs(themes ...string) json.RawMessage {
 func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
-	clock := braintest.NewClock(start)
-	p, reg := newPluginOn(clock)
+	p, clock, reg := newPluginAt(start)
 	b := pluginstest.Bucket{}
 	// An entry every evening for 14 days.
 	for day := range 14 {
@@ -210,8 +209,7 @@ func TestDreamFoldsOldJournalIntoReflections(t *testing.T) {
 func TestReflectRefusesBadThemes(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 1, 20, 0, 0, 0, time.UTC)
-	clock := braintest.NewClock(start)
-	p, _ := newPluginOn(clock)
+	p, clock, _ := newPluginAt(start)
 	b := pluginstest.Bucket{}
 	apply(t, p, b, start, innerlife.EntryChange(7, "an old note", start))
 	night := start.AddDate(0, 0, 9)
@@ -245,8 +243,7 @@ func TestReflectRefusesBadThemes(t *testing.T) {
 func TestDreamOpensConcerns(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 3, 20, 0, 0, 0, time.UTC)
-	clock := braintest.NewClock(start)
-	p, reg := newPluginOn(clock)
+	p, clock, reg := newPluginAt(start)
 	cog := cognition.NewRegistry()
 	for _, tool := range p.Tools() {
 		if err := cog.Register(tool); err != nil {
@@ -345,8 +342,7 @@ func TestDreamWeek(t *testing.T) {
 	t.Parallel()
 	zone := time.UTC
 	start := time.Date(2025, 3, 3, 10, 0, 0, 0, zone) // a Monday
-	clock := braintest.NewClock(start)
-	p, _ := newPluginOn(clock)
+	p, clock, _ := newPluginAt(start)
 	set, err := plugins.Install(nopRegistry{}, plugins.Options{}, p)
 	if err != nil {
 		t.Fatal(err)
@@ -405,8 +401,7 @@ func TestDreamInEachUsersZone(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)
-	clock := braintest.NewClock(start)
-	p, _ := newPluginOn(clock)
+	p, clock, _ := newPluginAt(start)
 	set, err := plugins.Install(nopRegistry{}, plugins.Options{}, p)
 	if err != nil {
 		t.Fatal(err)
