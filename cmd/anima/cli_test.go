@@ -497,12 +497,8 @@ func TestMCPRunEverything(t *testing.T) {
 	ai.Enqueue(openaitest.Tool("everything_echo", `{"message":"ping from anima"}`),
 		openaitest.Answer("It says ping.", "open", 0.9))
 	tg.PushText(user, user, "what does the echo say?")
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sent[0].Visible != "It says ping." {
-		t.Errorf("reply = %q", sent[0].Visible)
+	if got := firstSent(ctx, t, tg); got != "It says ping." {
+		t.Errorf("reply = %q", got)
 	}
 	reqs := ai.Requests()
 	if len(reqs) < 2 {
