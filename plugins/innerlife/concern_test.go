@@ -404,3 +404,24 @@ func TestStatusInWords(t *testing.T) {
 		t.Errorf("member 8's /status in the group lacks their own concern: %q", got)
 	}
 }
+
+// TestStatusNamesFiveAndCountsTheRest: /status names the five latest touched active
+// concerns and how many more there are; /status details names them all.
+func TestStatusNamesFiveAndCountsTheRest(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	p, b := newPlugin(t, start)
+	for i := range 7 { // touched 48 h before their check-ins: c6 latest
+		checkIn := start.Add(48*time.Hour + time.Duration(i)*time.Minute)
+		apply(t, p, b, start, innerlife.OpenConcernChange(7, fmt.Sprintf("c%d", i), checkIn))
+	}
+	now := start.Add(time.Hour)
+	following, _, _ := strings.Cut(p.Status(7, 7, now, time.UTC), "\n")
+	if want := "I'm following: concern c6; concern c5; concern c4; concern c3; concern c2; and 2 more."; following != want {
+		t.Errorf("/status:\n%s\nwant:\n%s", following, want)
+	}
+	details, _, _ := strings.Cut(p.StatusDetails(7, 7, now, time.UTC), "\n")
+	if want := "Things of yours I'm following: concern c6; concern c5; concern c4; concern c3; concern c2; concern c1; concern c0."; details != want {
+		t.Errorf("/status details:\n%s\nwant:\n%s", details, want)
+	}
+}
