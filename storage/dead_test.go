@@ -29,15 +29,7 @@ func buryAll(t *testing.T, s *storage.Store, letters ...brain.DeadLetter) []uint
 // deadIDs are the ids of every letter kept, oldest first.
 func deadIDs(t *testing.T, s *storage.Store) []uint64 {
 	t.Helper()
-	all, err := s.DeadLetters()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []uint64
-	for _, d := range all {
-		ids = append(ids, d.ID)
-	}
-	return ids
+	return listed(t, s.DeadLetters, func(d brain.DeadLetter) (uint64, bool) { return d.ID, true })
 }
 
 // TestDeadLetters: buried letters are listed oldest first whatever their chat, shown
@@ -197,17 +189,9 @@ func TestDeadLettersCapped(t *testing.T) {
 	}
 	texts := func(t *testing.T, s *storage.Store, chat, user int64) []string {
 		t.Helper()
-		all, err := s.DeadLetters()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, d := range all {
-			if d.Chat == chat && d.User == user {
-				out = append(out, d.Signals[0].Text)
-			}
-		}
-		return out
+		return listed(t, s.DeadLetters, func(d brain.DeadLetter) (string, bool) {
+			return d.Signals[0].Text, d.Chat == chat && d.User == user
+		})
 	}
 	for _, tc := range []struct {
 		name             string

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,6 +148,130 @@ func TestRecordOffsetAndCommit(t *testing.T) {
 	rels, _ := s.Relationships()
 	if len(rels) != 1 || !rels[0].LastUserMsg.Equal(now) {
 		t.Fatalf("relationships = %+v", rels)
+	}
+}
+
+// TestHistoryAcrossEpochs: with epochs of 4 turns, a chat's history spread over several
+// epochs reads as one — newest first, from a Seq on, by Seq — survives a reopen and a
+// compaction without reusing a Seq, and forgetting removes it from every epoch.
+func TestHistoryAcrossEpochs(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	opts := storage.Options{EpochTurns: 4}
+	s := openWith(t, path, opts)
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	say := func(s *storage.Store, chat, user int64, text string) {
+		t.Helper()
+		if _, err := s.CommitTurn(storage.Commit{Chat: chat, Turns: []brain.Turn{{Role: "user", Text: text, User: user, At: now}}}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 9 { // chat 1: a0..a8; chats 2 and 3 between them
+		say(s, 1, 1, fmt.Sprintf("a%d", i))
+		say(s, 2, 2, fmt.Sprintf("b%d", i))
+		if i%3 == 0 {
+			say(s, -5, 3, fmt.Sprintf("g%d", i)) // a group: user 3 speaks
+		}
+	}
+	texts := func(s *storage.Store, chat int64) []string {
+		t.Helper()
+		history := func() ([]brain.Turn, error) { return s.History(chat, 0) }
+		return listed(t, history, func(tu brain.Turn) (string, bool) { return tu.Text, true })
+	}
+	want := []string{"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"}
+	if got := texts(s, 1); !slices.Equal(got, want) {
+		t.Fatalf("history of chat 1 = %v, want %v", got, want)
+	}
+	var seqs []uint64
+	err := s.View(func(tx *storage.Tx) error {
+		return tx.HistoryReverse(1, func(k, _ []byte) error {
+			seqs = append(seqs, brain.HistorySeq(k))
+			return nil
+		})
+	})
+	if err != nil || len(seqs) != 9 || !slices.IsSortedFunc(seqs, func(a, b uint64) int { return int(b) - int(a) }) {
+		t.Fatalf("HistoryReverse seqs = %v, %v; want 9, newest first", seqs, err)
+	}
+	// From a Seq in the middle, across epochs, stopping early; and each entry by Seq.
+	err = s.View(func(tx *storage.Tx) error {
+		var got []string
+		if err := tx.HistoryFrom(1, seqs[6], func(_, v []byte) error {
+			tu, _, err := brain.DecodeHistory(v)
+			got = append(got, tu.Text)
+			if len(got) == 4 {
+				return brain.ErrStop
+			}
+			return err
+		}); err != nil {
+			return err
+		}
+		if !slices.Equal(got, []string{"a2", "a3", "a4", "a5"}) {
+			t.Errorf("HistoryFrom(seq of a2) = %v", got)
+		}
+		for i, seq := range seqs {
+			var tu brain.Turn
+			if ok, err := tx.HistoryGet(1, seq, &tu); err != nil || !ok || tu.Text != want[8-i] {
+				t.Errorf("HistoryGet(%d) = %q, %v, %v; want %q", seq, tu.Text, ok, err, want[8-i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Update(func(tx *storage.Tx) error {
+		ok, err := tx.MarkIndexed(1, seqs[8]) // a0, in the first epoch
+		if !ok || err != nil {
+			t.Errorf("MarkIndexed in the first epoch = %v, %v", ok, err)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Reopened: the epochs are found again and Seqs go on from the newest.
+	s = openWith(t, path, opts)
+	say(s, 1, 1, "a9")
+	if got := texts(s, 1); !slices.Equal(got, append(want, "a9")) {
+		t.Fatalf("after a reopen, history of chat 1 = %v", got)
+	}
+	if _, err := s.Compact(); err != nil {
+		t.Fatal(err)
+	}
+	say(s, 1, 1, "a10")
+	got := texts(s, 1)
+	if !slices.Equal(got, append(want, "a9", "a10")) {
+		t.Fatalf("after a compaction, history of chat 1 = %v", got)
+	}
+	var all []uint64
+	_ = s.View(func(tx *storage.Tx) error {
+		return tx.HistoryEach(func(k, _ []byte) error { all = append(all, brain.HistorySeq(k)); return nil })
+	})
+	slices.Sort(all)
+	if len(slices.Compact(slices.Clone(all))) != len(all) || len(all) != 9+9+3+2 {
+		t.Errorf("Seqs over all epochs = %v: want %d, none twice", all, 9+9+3+2)
+	}
+
+	// Forgetting: chat 2 entirely; user 3's turns in the group.
+	if err := s.Forget(2); err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(s, 2); len(got) != 0 {
+		t.Errorf("after Forget(2), its history = %v", got)
+	}
+	rep, err := s.ForgetUser(3, nil)
+	if err != nil || rep.Turns != 3 {
+		t.Errorf("ForgetUser(3) = %+v, %v; want its 3 group turns", rep, err)
+	}
+	if got := texts(s, -5); len(got) != 0 {
+		t.Errorf("after ForgetUser(3), the group's history = %v", got)
+	}
+	if got := texts(s, 1); !strings.HasPrefix(strings.Join(got, " "), "a0 a1") {
+		t.Errorf("forgetting others changed chat 1: %v", got)
 	}
 }
 
@@ -316,6 +443,23 @@ func TestSentIsBoundedPerChat(t *testing.T) {
 	}
 }
 
+// listed is what keep makes of each item that list returns and keep keeps, in order; a
+// failed list fails t.
+func listed[T, V any](t *testing.T, list func() ([]T, error), keep func(T) (V, bool)) []V {
+	t.Helper()
+	items, err := list()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []V
+	for _, it := range items {
+		if v, ok := keep(it); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // writeOldFile writes, at path, a bbolt file whose meta bucket says schema and whose other
 // buckets fill makes, as an older anima left it.
 func writeOldFile(t *testing.T, path, schema string, fill func(tx *bolt.Tx) error) {
@@ -336,6 +480,69 @@ func writeOldFile(t *testing.T, path, schema string, fill func(tx *bolt.Tx) erro
 	})
 	if err = errors.Join(err, db.Close()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOpenMigratesSchemaOneFacts: a schema-1 file keyed facts by user alone; opened by
+// this version they are the users' private-chat facts, and the file says schema 2.
+func TestOpenMigratesSchemaOneFacts(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "anima.db")
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	writeOldFile(t, path, "1", func(tx *bolt.Tx) error {
+		facts, err := tx.CreateBucket([]byte(brain.BucketFacts))
+		if err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			user int64
+			attr string
+		}{{7, "diagnosis"}, {7, "name"}, {-3, "name"}} {
+			v, _ := json.Marshal(brain.Fact{Attribute: f.attr, Value: "v", At: at})
+			if err := facts.Put(brain.Key(f.user, []byte(f.attr)), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+
+	for range 2 { // a second open changes nothing
+		s := openWith(t, path, storage.Options{})
+		var got []string
+		err := s.View(func(tx *storage.Tx) error {
+			return tx.Scan(brain.BucketFacts, nil, func(k, v []byte) error {
+				var f brain.Fact
+				if err := json.Unmarshal(v, &f); err != nil {
+					return err
+				}
+				for _, user := range []int64{7, -3} {
+					if string(k) == string(brain.FactKey(user, user, f.Attribute)) {
+						got = append(got, f.Attribute)
+						return nil
+					}
+				}
+				t.Errorf("fact %q under an unexpected key %x", f.Attribute, k)
+				return nil
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"diagnosis", "name", "name"}; !slices.Equal(got, want) {
+			t.Errorf("migrated facts %q, want %q", got, want)
+		}
+		var schema string
+		_ = s.View(func(tx *storage.Tx) error {
+			v, err := tx.GetRaw(storage.BucketMeta, []byte("schema"))
+			schema = string(v)
+			return err
+		})
+		if want := strconv.Itoa(storage.SchemaVersion); schema != want {
+			t.Errorf("schema %q after migration, want %s", schema, want)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

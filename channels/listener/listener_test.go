@@ -21,6 +21,29 @@ func accepted(ln net.Listener) <-chan net.Conn {
 	return ch
 }
 
+// limitedTCP is Limit(n) over a loopback TCP listener, closed when the test ends.
+func limitedTCP(t *testing.T, n int) net.Listener {
+	t.Helper()
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := Limit(inner, n)
+	t.Cleanup(func() { _ = ln.Close() })
+	return ln
+}
+
+// accept is ln.Accept; an error fails the test.
+func accept(t *testing.T, ln net.Listener) net.Conn {
+	t.Helper()
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// dial connects to ln; the connection is closed when the test ends.
 func dial(t *testing.T, ln net.Listener) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", ln.Addr().String())
@@ -33,20 +56,12 @@ func dial(t *testing.T, ln net.Listener) net.Conn {
 
 func TestLimitHoldsConnectionsBeyondTheCap(t *testing.T) {
 	t.Parallel()
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := Limit(inner, 2)
-	defer ln.Close()
+	ln := limitedTCP(t, 2)
 
 	var conns []net.Conn
 	for range 2 {
 		dial(t, ln)
-		c, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := accept(t, ln)
 		conns = append(conns, c)
 	}
 	dial(t, ln) // connected in the backlog, not accepted
@@ -91,11 +106,7 @@ func TestLimitHoldsConnectionsBeyondTheCap(t *testing.T) {
 
 func TestLimitAcceptAfterClose(t *testing.T) {
 	t.Parallel()
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := Limit(inner, 1)
+	ln := limitedTCP(t, 1)
 	_ = ln.Close()
 	if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Accept after Close: %v, want net.ErrClosed", err)
@@ -104,17 +115,9 @@ func TestLimitAcceptAfterClose(t *testing.T) {
 
 func TestLimitForwardsCloseWrite(t *testing.T) {
 	t.Parallel()
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := Limit(inner, 1)
-	defer ln.Close()
+	ln := limitedTCP(t, 1)
 	client := dial(t, ln)
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := accept(t, ln)
 	defer c.Close()
 	if err := c.(interface{ CloseWrite() error }).CloseWrite(); err != nil {
 		t.Fatal(err)

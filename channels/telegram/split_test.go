@@ -64,7 +64,7 @@ func TestSplit(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Split(tc.s, tc.limit, tc.html)
-			if !equalStrings(got, tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Errorf("Split(%q, %d, %v)\n got: %q\nwant: %q", tc.s, tc.limit, tc.html, got, tc.want)
 			}
 			if tc.limit > 0 {
@@ -131,18 +131,6 @@ func TestSplitHTMLFromMarkdown(t *testing.T) {
 		t.Fatalf("got %d parts, want several", len(parts))
 	}
 	checkSplit(t, h, 4096, true, parts)
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSplitShortFastPath checks that Split's shortcut for text that fits gives what the

@@ -165,18 +165,25 @@ func (p *proc) stop(t *testing.T) {
 	}
 }
 
+// firstSent waits for the first message anima sends and returns its visible text; none
+// before ctx ends fails the test.
+func firstSent(ctx context.Context, t *testing.T, tg *telegramtest.Server) string {
+	t.Helper()
+	sent, err := tg.WaitSent(ctx, 1)
+	if err != nil {
+		t.Fatalf("no message sent: %v", err)
+	}
+	return sent[0].Visible
+}
+
 // restartSendsOnce starts anima again on path after a crash and checks that, over a
 // second in which a duplicate would come, exactly one message is sent in all, reading
 // want; it stops anima and returns the process.
 func restartSendsOnce(ctx context.Context, t *testing.T, tg *telegramtest.Server, path, want string) *proc {
 	t.Helper()
 	p := start(t, "run", "--config", path)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatalf("nothing sent after the restart: %v", err)
-	}
-	if sent[0].Visible != want {
-		t.Errorf("sent %q after the restart, want %q", sent[0].Visible, want)
+	if got := firstSent(ctx, t, tg); got != want {
+		t.Errorf("sent %q after the restart, want %q", got, want)
 	}
 	time.Sleep(time.Second) // a duplicate would come now
 	p.stop(t)

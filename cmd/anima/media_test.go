@@ -19,18 +19,12 @@ import (
 // words; the transcript is the user's message, marked as voice.
 func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
-	ai := openaitest.New(t)
-	a := startLogged(t, tg.URL, ai.URL(), validToken, "log:\n  level: debug\n")
+	tg, ai, a := startWithToken(t, "log:\n  level: debug\n")
 
 	tg.PushMessage(tg.VoiceMessage(user, user, []byte("please remind me to water the ferns"), 42))
 	ctx := waitCtx(t, 30*time.Second)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatalf("no answer: %v", err)
-	}
-	if want := "echo: [voice 0:42] please remind me to water the ferns"; sent[0].Visible != want {
-		t.Errorf("answer = %q, want %q (answered from the transcript)", sent[0].Visible, want)
+	if got, want := firstSent(ctx, t, tg), "echo: [voice 0:42] please remind me to water the ferns"; got != want {
+		t.Errorf("answer = %q, want %q (answered from the transcript)", got, want)
 	}
 	tr := ai.Transcriptions()
 	if len(tr) != 1 || tr[0].Model != "whisper-1" || tr[0].FileName != "voice.ogg" {
@@ -38,9 +32,6 @@ func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
 	}
 	if d := tg.Downloads(); len(d) != 1 || d[0].Status != http.StatusOK {
 		t.Errorf("downloads = %+v, want one that succeeded", d)
-	}
-	if v := ai.Violations(); len(v) > 0 {
-		t.Errorf("the model endpoint saw invalid requests: %v", v)
 	}
 	body := metricsBody(t, a.metrics)
 	for _, want := range []string{
@@ -52,8 +43,7 @@ func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	a.stop()
-	assertNoToken(t, ai, a)
+	stopClean(t, ai, a)
 }
 
 // TestPhotoReachesTheModelAsDataURL: a photo reaches the model as a base64 data: image
@@ -61,9 +51,7 @@ func TestVoiceNoteIsTranscribedAndAnswered(t *testing.T) {
 // to the model endpoint, and the next turn's prompt holds the note, not the image.
 func TestPhotoReachesTheModelAsDataURL(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
-	ai := openaitest.New(t)
-	a := startLogged(t, tg.URL, ai.URL(), validToken, "log:\n  level: debug\n")
+	tg, ai, a := startWithToken(t, "log:\n  level: debug\n")
 
 	small, fit, big := []byte("\xff\xd8small-jpeg"), []byte("\xff\xd8fitting-jpeg"), []byte("\xff\xd8huge-jpeg")
 	tg.PushMessage(tg.PhotoMessage(user, user, "my new kitchen!",
@@ -71,12 +59,8 @@ func TestPhotoReachesTheModelAsDataURL(t *testing.T) {
 		telegramtest.Image{Width: 1280, Height: 960, Data: fit},
 		telegramtest.Image{Width: 2560, Height: 1920, Data: big}))
 	ctx := waitCtx(t, 30*time.Second)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatalf("no answer: %v", err)
-	}
-	if want := "echo: [photo] my new kitchen!"; sent[0].Visible != want {
-		t.Errorf("answer = %q, want %q", sent[0].Visible, want)
+	if got, want := firstSent(ctx, t, tg), "echo: [photo] my new kitchen!"; got != want {
+		t.Errorf("answer = %q, want %q", got, want)
 	}
 	reqs := ai.Requests()
 	if len(reqs) != 1 {
@@ -100,30 +84,20 @@ func TestPhotoReachesTheModelAsDataURL(t *testing.T) {
 	if !bytes.Contains(last.Raw, []byte("[photo] my new kitchen!")) {
 		t.Errorf("the next turn's prompt lacks the photo note from history")
 	}
-	if v := ai.Violations(); len(v) > 0 {
-		t.Errorf("the model endpoint saw invalid requests: %v", v)
-	}
-	a.stop()
-	assertNoToken(t, ai, a)
+	stopClean(t, ai, a)
 }
 
 // TestLargeFileGetsTheShortRefusal: a 300 KB text file is not downloaded nor shown to
 // the model; the user gets the short refusal, and the message is recorded.
 func TestLargeFileGetsTheShortRefusal(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
-	ai := openaitest.New(t)
-	a := startLogged(t, tg.URL, ai.URL(), validToken, "")
+	tg, ai, a := startWithToken(t, "")
 
 	data := bytes.Repeat([]byte("a line of notes\n"), 300<<10/16)
 	id := tg.PushMessage(tg.DocumentMessage(user, user, "notes.txt", "text/plain", data, ""))
 	ctx := waitCtx(t, 30*time.Second)
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatalf("no answer: %v", err)
-	}
-	if want := "That file is too big for me: I can read text files (.txt, .md, .csv, .json) up to 256 KB."; sent[0].Visible != want {
-		t.Errorf("answer = %q, want %q", sent[0].Visible, want)
+	if got, want := firstSent(ctx, t, tg), "That file is too big for me: I can read text files (.txt, .md, .csv, .json) up to 256 KB."; got != want {
+		t.Errorf("answer = %q, want %q", got, want)
 	}
 	if err := tg.WaitPollOffset(ctx, id+1); err != nil {
 		t.Fatalf("the update was never confirmed: %v", err)
@@ -139,10 +113,14 @@ func TestLargeFileGetsTheShortRefusal(t *testing.T) {
 	}
 }
 
-// assertNoToken checks that neither half of the token reached the model endpoint nor the
-// log.
-func assertNoToken(t *testing.T, ai *openaitest.Server, a *running) {
+// stopClean stops anima and checks that the model endpoint saw only valid requests and
+// that neither half of the token reached it nor the log.
+func stopClean(t *testing.T, ai *openaitest.Server, a *running) {
 	t.Helper()
+	if v := ai.Violations(); len(v) > 0 {
+		t.Errorf("the model endpoint saw invalid requests: %v", v)
+	}
+	a.stop()
 	secretHalf := validToken[strings.IndexByte(validToken, ':')+1:]
 	for _, leaked := range []string{validToken, secretHalf} {
 		if ai.Contains(leaked) {

@@ -61,12 +61,8 @@ func TestDeadLetterCLI(t *testing.T) {
 	if out, code := deadCLI(t, path, "retry", "1"); code != 0 || !strings.Contains(out, "retried dead letter 1") {
 		t.Fatalf("anima dead retry 1 (exit %d):\n%s", code, out)
 	}
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sent[0].Visible != "echo: first words" {
-		t.Errorf("sent %q after the retry, want the refused answer", sent[0].Visible)
+	if got := firstSent(ctx, t, tg); got != "echo: first words" {
+		t.Errorf("sent %q after the retry, want the refused answer", got)
 	}
 	if out, code := deadCLI(t, path, "show", "1"); code != 1 || !strings.Contains(out, "no such dead letter") {
 		t.Errorf("anima dead show 1 after its retry (exit %d, want 1):\n%s", code, out)
@@ -87,7 +83,7 @@ func TestDeadLetterCLI(t *testing.T) {
 		t.Errorf("anima dead list after both retries:\n%s", out)
 	}
 	start(t, "run", "--config", path)
-	sent, err = tg.WaitSent(ctx, 2)
+	sent, err := tg.WaitSent(ctx, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,15 @@ type running struct {
 	stop    func()            // SIGTERM, then wait for exit 0 (idempotent)
 }
 
+// startWithToken starts anima with validToken (startLogged, extra added to its
+// configuration) against a fresh fake Telegram that knows the token and a fresh fake model.
+func startWithToken(t *testing.T, extra string) (*telegramtest.Server, *openaitest.Server, *running) {
+	t.Helper()
+	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
+	ai := openaitest.New(t)
+	return tg, ai, startLogged(t, tg.URL, ai.URL(), validToken, extra)
+}
+
 // startLogged runs `anima run` against the fakes with token and the metrics server on a
 // free loopback port; extra is appended to the configuration.
 func startLogged(t *testing.T, tgURL, aiURL, token, extra string) *running {
@@ -142,12 +151,8 @@ func TestTokenNeverLeaks(t *testing.T) {
 	}
 	tg.PushCallback(user, user, "noop")
 	tg.PushText(user, user, "are you there?")
-	sent, err := tg.WaitSent(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sent[0].Visible != "here I am" {
-		t.Errorf("reply = %q", sent[0].Visible)
+	if got := firstSent(ctx, t, tg); got != "here I am" {
+		t.Errorf("reply = %q", got)
 	}
 
 	// /readyz while getMe fails: 503, then ready again once Telegram answers.
@@ -199,9 +204,7 @@ func TestTokenNeverLeaks(t *testing.T) {
 func TestMetricsServerHoldsBoundedConnections(t *testing.T) {
 	t.Parallel()
 	const limit = 64
-	tg := telegramtest.New(t, telegramtest.WithToken(validToken))
-	ai := openaitest.New(t)
-	a := startLogged(t, tg.URL, ai.URL(), validToken, "")
+	_, _, a := startWithToken(t, "")
 
 	request := func(conn net.Conn) {
 		t.Helper()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -76,28 +75,11 @@ func (lt *loadtest) crashPass(ctx context.Context, name string, pauses []time.Du
 	for i := range users {
 		users[i] = firstUser + int64(i)
 	}
-	dir := filepath.Join(lt.dir, name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return cp, fmt.Errorf("mkdir: %w", err)
-	}
-	cfg, err := writeConfig(dir, f.tg.URL, f.ai.URL(), lt.metricsListen(), users, lt.o.mcp)
+	dir, cfg, err := lt.configure(f, name, users)
 	if err != nil {
 		return cp, err
 	}
-	start := func() (*proc, error) {
-		polls := len(f.tg.Polls())
-		p, err := startAnima(lt.o.binary, dir, cfg)
-		if err != nil {
-			return nil, err
-		}
-		wctx, cancel := context.WithTimeout(ctx, firstPollWait)
-		defer cancel()
-		if err := f.tg.WaitFor(wctx, func() bool { return len(f.tg.Polls()) > polls }); err != nil {
-			p.kill()
-			return nil, lt.procErr(p, wctx, fmt.Errorf("no getUpdates within %v: %w", firstPollWait, err))
-		}
-		return p, nil
-	}
+	start := func() (*proc, error) { return lt.startPolling(ctx, f, dir, cfg) }
 	// account adds what p has handed to write and written so far.
 	account := func(p *proc) error {
 		wchar, wbytes, err := ioCounters(p.pid())

@@ -42,11 +42,7 @@ func (lt *loadtest) growing(ctx context.Context, f *fakes, p *proc, users []int6
 		}
 	}
 	wall := time.Since(start)
-	user1, sys1, err := cpuSplit(p.pid())
-	if err != nil {
-		return err
-	}
-	mem, err := readMemory(p.pid())
+	user1, sys1, mem, err := phaseEnd(p.pid())
 	if err != nil {
 		return err
 	}

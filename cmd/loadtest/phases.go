@@ -65,14 +65,28 @@ func (f *fakes) close() {
 // launch starts anima with a fresh store in dir/name, talking to f, and waits for its
 // first getUpdates.
 func (lt *loadtest) launch(ctx context.Context, f *fakes, name string, users []int64, extra ...string) (*proc, error) {
-	dir := filepath.Join(lt.dir, name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("mkdir: %w", err)
-	}
-	cfg, err := writeConfig(dir, f.tg.URL, f.ai.URL(), lt.metricsListen(), users, lt.o.mcp)
+	dir, cfg, err := lt.configure(f, name, users)
 	if err != nil {
 		return nil, err
 	}
+	return lt.startPolling(ctx, f, dir, cfg, extra...)
+}
+
+// configure makes the folder dir/name for a run and writes there a configuration that
+// talks to f and allows users; it returns the folder and the configuration's path.
+func (lt *loadtest) configure(f *fakes, name string, users []int64) (dir, cfg string, err error) {
+	dir = filepath.Join(lt.dir, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("mkdir: %w", err)
+	}
+	cfg, err = writeConfig(dir, f.tg.URL, f.ai.URL(), lt.metricsListen(), users, lt.o.mcp)
+	return dir, cfg, err
+}
+
+// startPolling starts anima in dir on cfg and waits until it calls getUpdates once more
+// than f had seen before (within firstPollWait, and while the process lives).
+func (lt *loadtest) startPolling(ctx context.Context, f *fakes, dir, cfg string, extra ...string) (*proc, error) {
+	polls := len(f.tg.Polls())
 	p, err := startAnima(lt.o.binary, dir, cfg, extra...)
 	if err != nil {
 		return nil, err
@@ -81,7 +95,7 @@ func (lt *loadtest) launch(ctx context.Context, f *fakes, name string, users []i
 	defer cancel()
 	wctx, cancelT := context.WithTimeout(wctx, firstPollWait)
 	defer cancelT()
-	if err := f.tg.WaitFor(wctx, func() bool { return len(f.tg.Polls()) > 0 }); err != nil {
+	if err := f.tg.WaitFor(wctx, func() bool { return len(f.tg.Polls()) > polls }); err != nil {
 		p.kill()
 		return nil, lt.procErr(p, wctx, fmt.Errorf("no getUpdates within %v: %w", firstPollWait, err))
 	}

@@ -208,6 +208,16 @@ type memory struct {
 	Anon, FileMap int64 // RssAnon (heap, stacks) and RssFile (the binary's mapped pages), bytes
 }
 
+// phaseEnd is the CPU time the process at pid has used (user and system, in clock ticks)
+// and its memory, read together as a phase ends.
+func phaseEnd(pid int) (user, system int64, mem memory, err error) {
+	if user, system, err = cpuSplit(pid); err != nil {
+		return 0, 0, memory{}, err
+	}
+	mem, err = readMemory(pid)
+	return user, system, mem, err
+}
+
 // readMemory reads VmRSS and VmHWM from /proc/<pid>/status.
 func readMemory(pid int) (memory, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

@@ -67,11 +67,7 @@ func (lt *loadtest) sequential(ctx context.Context, f *fakes, p *proc, users []i
 		prev = f.tg.SentTo(u)[0].At
 	}
 	wall := time.Since(start)
-	user1, sys1, err := cpuSplit(p.pid())
-	if err != nil {
-		return err
-	}
-	mem, err := readMemory(p.pid())
+	user1, sys1, mem, err := phaseEnd(p.pid())
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,19 @@ func userOf(k []byte) (int64, bool) {
 	return int64(binary.BigEndian.Uint64(k[9:17])), true
 }
 
+// scanJSON calls each with the key and the decoded value of every record under prefix; a
+// value that does not decode as T stops the scan with an error that names what it is.
+func scanJSON[T any](b plugins.Bucket, prefix []byte, what string, each func(k []byte, v *T)) error {
+	return b.Scan(prefix, func(k, v []byte) error {
+		var x T
+		if err := json.Unmarshal(v, &x); err != nil {
+			return fmt.Errorf("decode %s: %w", what, err)
+		}
+		each(k, &x)
+		return nil
+	})
+}
+
 // Load implements plugins.Stateful. It first migrates records keyed by chat alone (written
 // before records were scoped): a private chat's (a positive chat id, which is its user's
 // id) become that user's; a group's, whose subject nobody recorded, are deleted, since
@@ -54,39 +67,24 @@ func (p *Plugin) Load(b plugins.Bucket) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := b.Scan([]byte{'C'}, func(_, v []byte) error {
-		var c Concern
-		if err := json.Unmarshal(v, &c); err != nil {
-			return fmt.Errorf("decode concern: %w", err)
-		}
-		p.put(&c)
-		return nil
+	if err := scanJSON(b, []byte{'C'}, "concern", func(_ []byte, c *Concern) {
+		p.put(c)
 	}); err != nil {
 		return err
 	}
-	if err := b.Scan([]byte{'J'}, func(k, v []byte) error {
-		var e Entry
-		if err := json.Unmarshal(v, &e); err != nil {
-			return fmt.Errorf("decode journal entry: %w", err)
-		}
+	if err := scanJSON(b, []byte{'J'}, "journal entry", func(k []byte, e *Entry) {
 		e.seq = seqOf(k)
 		p.seq = max(p.seq, e.seq)
 		if !e.Folded {
-			p.addEntry(e)
+			p.addEntry(*e)
 		}
-		return nil
 	}); err != nil {
 		return err
 	}
-	if err := b.Scan([]byte{'R'}, func(k, v []byte) error {
-		var r Reflection
-		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("decode reflection: %w", err)
-		}
+	if err := scanJSON(b, []byte{'R'}, "reflection", func(k []byte, r *Reflection) {
 		r.seq = seqOf(k)
 		p.seq = max(p.seq, r.seq)
-		p.addReflection(r)
-		return nil
+		p.addReflection(*r)
 	}); err != nil {
 		return err
 	}

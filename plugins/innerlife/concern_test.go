@@ -36,8 +36,15 @@ func newPlugin(t *testing.T, start time.Time) (*innerlife.Plugin, pluginstest.Bu
 
 func newPluginReg(t *testing.T, start time.Time) (*innerlife.Plugin, pluginstest.Bucket, *prometheus.Registry) {
 	t.Helper()
-	p, reg := newPluginOn(braintest.NewClock(start))
+	p, _, reg := newPluginAt(start)
 	return p, pluginstest.Bucket{}, reg
+}
+
+// newPluginAt is newPluginOn a manual clock set at start.
+func newPluginAt(start time.Time) (*innerlife.Plugin, *braintest.Clock, *prometheus.Registry) {
+	clock := braintest.NewClock(start)
+	p, reg := newPluginOn(clock)
+	return p, clock, reg
 }
 
 // newPluginOn is a plugin with the default configuration on clock, measured into a
@@ -315,8 +322,7 @@ func TestJournalCappedPerDay(t *testing.T) {
 func TestOneDreamPer20HoursWhateverTheZone(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 3, 3, 4, 0, 0, 0, time.UTC) // 04:00 in Etc/GMT+0
-	clock := braintest.NewClock(start.Add(-40 * time.Minute))
-	p, _ := newPluginOn(clock)
+	p, clock, _ := newPluginAt(start.Add(-40 * time.Minute))
 	set, err := plugins.Install(nopRegistry{}, plugins.Options{}, p)
 	if err != nil {
 		t.Fatal(err)
@@ -360,5 +366,62 @@ func TestSalienceDayBoundaries(t *testing.T) {
 				t.Errorf("after %v: %v, want %v", tc.age, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStatusInWords (issue 17 item 5): /status names what anima follows and when it means
+// to ask, in words relative to the user's zone; /status details has the date and time; a
+// group member sees only their own.
+func TestStatusInWords(t *testing.T) {
+	t.Parallel()
+	auckland, err := time.LoadLocation("Pacific/Auckland")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, auckland) // a Monday morning there
+	p, b := newPlugin(t, now)
+	checkIn := time.Date(2026, 3, 6, 19, 0, 0, 0, auckland)
+	speak(t, p, b, p.Tools()[0], 7, 7, now, `{"action":"open","id":null,"summary":"your driving test on Friday","kind":"event",`+
+		`"check_in_at":"`+checkIn.UTC().Format(time.RFC3339)+`","note":null}`)
+	speak(t, p, b, p.Tools()[0], -5, 8, now, `{"action":"open","id":null,"summary":"member 8's move","kind":"event","check_in_at":null,"note":null}`)
+
+	got := p.Status(7, 7, now, auckland)
+	want := "I'm following: your driving test on Friday.\nI'd like to ask how it went — your driving test on Friday — on Friday evening, if the moment is right."
+	if got != want {
+		t.Errorf("/status:\n%s\nwant:\n%s", got, want)
+	}
+	if got := p.Status(7, 7, checkIn.Add(time.Hour), auckland); !strings.HasSuffix(got, "— when the moment is right.") {
+		t.Errorf("/status once the check-in is due: %q", got)
+	}
+	details := p.StatusDetails(7, 7, now, auckland)
+	if !strings.Contains(details, "Next check-in: your driving test on Friday, Fri 6 Mar 19:00") {
+		t.Errorf("/status details lacks the check-in's local date and time:\n%s", details)
+	}
+	if got := p.Status(-5, 9, now, auckland); got != "" {
+		t.Errorf("member 9's /status in the group shows %q; member 8's concern is not theirs", got)
+	}
+	if got := p.Status(-5, 8, now, auckland); !strings.Contains(got, "member 8's move") {
+		t.Errorf("member 8's /status in the group lacks their own concern: %q", got)
+	}
+}
+
+// TestStatusNamesFiveAndCountsTheRest: /status names the five latest touched active
+// concerns and how many more there are; /status details names them all.
+func TestStatusNamesFiveAndCountsTheRest(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	p, b := newPlugin(t, start)
+	for i := range 7 { // touched 48 h before their check-ins: c6 latest
+		checkIn := start.Add(48*time.Hour + time.Duration(i)*time.Minute)
+		apply(t, p, b, start, innerlife.OpenConcernChange(7, fmt.Sprintf("c%d", i), checkIn))
+	}
+	now := start.Add(time.Hour)
+	following, _, _ := strings.Cut(p.Status(7, 7, now, time.UTC), "\n")
+	if want := "I'm following: concern c6; concern c5; concern c4; concern c3; concern c2; and 2 more."; following != want {
+		t.Errorf("/status:\n%s\nwant:\n%s", following, want)
+	}
+	details, _, _ := strings.Cut(p.StatusDetails(7, 7, now, time.UTC), "\n")
+	if want := "Things of yours I'm following: concern c6; concern c5; concern c4; concern c3; concern c2; concern c1; concern c0."; details != want {
+		t.Errorf("/status details:\n%s\nwant:\n%s", details, want)
 	}
 }

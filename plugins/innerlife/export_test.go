@@ -6,6 +6,12 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
+// The dream's self note and share tools, for TestSelfTools.
+var (
+	SelfNoteTool   brain.Tool = selfNoteTool{}
+	ShareLaterTool brain.Tool = shareLaterTool{}
+)
+
 // OpenConcernChange is the change that opens an event concern with a check-in at checkIn.
 func OpenConcernChange(chat int64, id string, checkIn time.Time) brain.PluginChange {
 	return change(chat, chat, openConcern{Concern: Concern{ID: id, Chat: chat, User: chat, Summary: "concern " + id, Kind: "event",

@@ -106,9 +106,8 @@ var reflectSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"required":["themes"],"additionalProperties":false}`)
 
 func (reflectTool) Spec() brain.ToolSpec {
-	return brain.ToolSpec{Name: "innerlife_reflect", Description: "Nightly reflection only, when journal entries are listed " +
-		"\"to fold\": fold them into 1-3 themes on what they show over time. The themes replace them in your notes.",
-		Parameters: reflectSchema, SideEffects: true, Profiles: []brain.Profile{brain.ProfileDream}}
+	return dreamSpec("innerlife_reflect", "Nightly reflection only, when journal entries are listed "+
+		"\"to fold\": fold them into 1-3 themes on what they show over time. The themes replace them in your notes.", reflectSchema)
 }
 
 func (t reflectTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {

@@ -2,6 +2,7 @@ package innerlife
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -32,17 +33,40 @@ func (p *Plugin) following(chat, user int64, now time.Time) (active []*Concern, 
 // check-in's event went, in words relative to the user's zone.
 func (p *Plugin) Status(chat, user int64, now time.Time, loc *time.Location) string {
 	loc = zoneOr(loc)
+	return p.report(chat, user, now, statusConcerns, "I'm following: ", func(next *Concern) string {
+		when := brain.WhenWords(next.CheckInAt, now, loc)
+		if when == "now" {
+			when = "when the moment is right"
+		} else {
+			when += ", if the moment is right"
+		}
+		return fmt.Sprintf("I'd like to ask how it went — %s — %s.", next.Summary, when)
+	})
+}
+
+// StatusDetails implements plugins.Detailer: /status details lists user's active
+// concerns in chat and the next check-in with its date and time.
+func (p *Plugin) StatusDetails(chat, user int64, now time.Time, loc *time.Location) string {
+	loc = zoneOr(loc)
+	return p.report(chat, user, now, math.MaxInt, "Things of yours I'm following: ", func(next *Concern) string {
+		return fmt.Sprintf("Next check-in: %s, %s (if the moment is right).", next.Summary, next.CheckInAt.In(loc).Format("Mon 2 Jan 15:04"))
+	})
+}
+
+// report is a line naming, after lead, user's active concerns in chat (the latest touched
+// first, at most most of them and how many more), then a line that says the next check-in.
+func (p *Plugin) report(chat, user int64, now time.Time, most int, lead string, says func(next *Concern) string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	active, next := p.following(chat, user, now)
 	var b strings.Builder
 	if len(active) > 0 {
-		names := make([]string, 0, statusConcerns)
-		for _, c := range active[:min(len(active), statusConcerns)] {
+		names := make([]string, 0, min(len(active), most))
+		for _, c := range active[:min(len(active), most)] {
 			names = append(names, c.Summary)
 		}
-		b.WriteString("I'm following: " + strings.Join(names, "; "))
-		if n := len(active) - statusConcerns; n > 0 {
+		b.WriteString(lead + strings.Join(names, "; "))
+		if n := len(active) - most; n > 0 {
 			fmt.Fprintf(&b, "; and %d more", n)
 		}
 		b.WriteString(".")
@@ -51,37 +75,7 @@ func (p *Plugin) Status(chat, user int64, now time.Time, loc *time.Location) str
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		when := brain.WhenWords(next.CheckInAt, now, loc)
-		if when == "now" {
-			when = "when the moment is right"
-		} else {
-			when += ", if the moment is right"
-		}
-		fmt.Fprintf(&b, "I'd like to ask how it went — %s — %s.", next.Summary, when)
-	}
-	return b.String()
-}
-
-// StatusDetails implements plugins.Detailer: /status details lists user's active
-// concerns in chat and the next check-in with its date and time.
-func (p *Plugin) StatusDetails(chat, user int64, now time.Time, loc *time.Location) string {
-	loc = zoneOr(loc)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	active, next := p.following(chat, user, now)
-	var b strings.Builder
-	if len(active) > 0 {
-		names := make([]string, len(active))
-		for i, c := range active {
-			names[i] = c.Summary
-		}
-		b.WriteString("Things of yours I'm following: " + strings.Join(names, "; ") + ".")
-	}
-	if next != nil {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "Next check-in: %s, %s (if the moment is right).", next.Summary, next.CheckInAt.In(loc).Format("Mon 2 Jan 15:04"))
+		b.WriteString(says(next))
 	}
 	return b.String()
 }

@@ -1,8 +1,6 @@
 package innerlife
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -43,41 +41,26 @@ func (p *Plugin) Search(b plugins.Bucket, chat, user int64, query string, limit 
 		}
 		return float64(n) / float64(len(terms))
 	}
-	if err := b.Scan(subjectKey('C', s), func(_, v []byte) error {
-		var c Concern
-		if err := json.Unmarshal(v, &c); err != nil {
-			return fmt.Errorf("decode concern: %w", err)
-		}
+	if err := scanJSON(b, subjectKey('C', s), "concern", func(_ []byte, c *Concern) {
 		text := c.Summary + " " + strings.Join(c.Notes, " ")
 		if s := score(text); s > 0 {
 			hits = append(hits, brain.Hit{Source: SourceConcern, At: c.Touched, Score: s,
 				Text: "you followed (" + SalienceAt(c.Touched, now).String() + ", " + c.Kind + "): " + c.Summary + lastNote(c.Notes)})
 		}
-		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if err := b.Scan(subjectKey('J', s), func(_, v []byte) error {
-		var e Entry
-		if err := json.Unmarshal(v, &e); err != nil {
-			return fmt.Errorf("decode journal entry: %w", err)
-		}
+	if err := scanJSON(b, subjectKey('J', s), "journal entry", func(_ []byte, e *Entry) {
 		if s := score(e.Text); s > 0 {
 			hits = append(hits, brain.Hit{Source: SourceJournal, At: e.At, Score: s, Text: "you wrote (" + e.Kind + "): " + e.Text})
 		}
-		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if err := b.Scan(subjectKey('R', s), func(_, v []byte) error {
-		var r Reflection
-		if err := json.Unmarshal(v, &r); err != nil {
-			return fmt.Errorf("decode reflection: %w", err)
-		}
+	if err := scanJSON(b, subjectKey('R', s), "reflection", func(_ []byte, r *Reflection) {
 		if s := score(r.Text); s > 0 {
-			hits = append(hits, brain.Hit{Source: SourceReflection, At: r.At, Score: s, Text: "you concluded, " + reflectionLine(r, time.UTC)})
+			hits = append(hits, brain.Hit{Source: SourceReflection, At: r.At, Score: s, Text: "you concluded, " + reflectionLine(*r, time.UTC)})
 		}
-		return nil
 	}); err != nil {
 		return nil, err
 	}

@@ -18,6 +18,11 @@ import (
 
 var dreamOnly = []brain.Profile{brain.ProfileDream}
 
+// dreamSpec is the spec of a tool offered to the dream alone, whose calls have side effects.
+func dreamSpec(name, description string, params json.RawMessage) brain.ToolSpec {
+	return brain.ToolSpec{Name: name, Description: description, Parameters: params, SideEffects: true, Profiles: dreamOnly}
+}
+
 // selfNoteTool is innerlife_self_note: the dream rewrites anima's own note.
 type selfNoteTool struct{}
 
@@ -26,11 +31,10 @@ var selfNoteSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"required":["note"],"additionalProperties":false}`)
 
 func (selfNoteTool) Spec() brain.ToolSpec {
-	return brain.ToolSpec{Name: "innerlife_self_note", Description: "Nightly reflection only: rewrite your own note " +
-		"about this relationship — what you have been thinking about, opinions you formed, running jokes with " +
-		"this person — in your own voice, at most 1000 characters. Not a digest of their day: that is the " +
-		"journal's. Keep what still matters from the note you have.",
-		Parameters: selfNoteSchema, SideEffects: true, Profiles: dreamOnly}
+	return dreamSpec("innerlife_self_note", "Nightly reflection only: rewrite your own note "+
+		"about this relationship — what you have been thinking about, opinions you formed, running jokes with "+
+		"this person — in your own voice, at most 1000 characters. Not a digest of their day: that is the "+
+		"journal's. Keep what still matters from the note you have.", selfNoteSchema)
 }
 
 func (selfNoteTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
@@ -61,11 +65,10 @@ var shareLaterSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"required":["text","tied_to","expires_in_days"],"additionalProperties":false}`)
 
 func (shareLaterTool) Spec() brain.ToolSpec {
-	return brain.ToolSpec{Name: "innerlife_share_later", Description: "Nightly reflection only: keep a thought you " +
-		"might share with them when you next write first (0 to 3 a night) — tied to something they said or to one " +
-		"of your interests, the way a friend saves something to tell. It makes you want to write; it is dropped " +
-		"once said or when it expires.",
-		Parameters: shareLaterSchema, SideEffects: true, Profiles: dreamOnly}
+	return dreamSpec("innerlife_share_later", "Nightly reflection only: keep a thought you "+
+		"might share with them when you next write first (0 to 3 a night) — tied to something they said or to one "+
+		"of your interests, the way a friend saves something to tell. It makes you want to write; it is dropped "+
+		"once said or when it expires.", shareLaterSchema)
 }
 
 func (shareLaterTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {

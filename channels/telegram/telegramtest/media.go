@@ -92,11 +92,7 @@ func (s *Server) FileURL(id string) string {
 }
 
 // Downloads returns the file downloads asked for, in order.
-func (s *Server) Downloads() []Download {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.downloads)
-}
+func (s *Server) Downloads() []Download { return snapshot(s, &s.downloads) }
 
 // VoiceMessage builds a voice note from userID in the private chat chatID saying audio
 // (held by the server as voice/file_<n>.oga, audio/ogg) that lasts seconds.

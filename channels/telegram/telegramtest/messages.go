@@ -114,12 +114,15 @@ func (s *Server) NextMessageID() int {
 	return s.nextMsg
 }
 
-// Sent returns the messages sent successfully, in the order received.
-func (s *Server) Sent() []Message {
+// snapshot is a copy of a list that s.mu guards.
+func snapshot[T any](s *Server, list *[]T) []T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.sent)
+	return slices.Clone(*list)
 }
+
+// Sent returns the messages sent successfully, in the order received.
+func (s *Server) Sent() []Message { return snapshot(s, &s.sent) }
 
 // SentTo returns the messages sent to chat.
 func (s *Server) SentTo(chat int64) []Message {
@@ -127,18 +130,10 @@ func (s *Server) SentTo(chat int64) []Message {
 }
 
 // Actions returns the sendChatAction calls.
-func (s *Server) Actions() []ChatAction {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.actions)
-}
+func (s *Server) Actions() []ChatAction { return snapshot(s, &s.actions) }
 
 // CallbackAnswers returns the answerCallbackQuery calls.
-func (s *Server) CallbackAnswers() []CallbackAnswer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.answers)
-}
+func (s *Server) CallbackAnswers() []CallbackAnswer { return snapshot(s, &s.answers) }
 
 // WaitSent waits until at least n messages were sent and returns them all.
 func (s *Server) WaitSent(ctx context.Context, n int) ([]Message, error) {

@@ -16,13 +16,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func newClient(t *testing.T, s *Server) *bot.Bot {
+// newClient is a fake Bot API server and a real go-telegram client of it.
+func newClient(t *testing.T) (*Server, *bot.Bot) {
 	t.Helper()
+	s := New(t)
 	b, err := bot.New(s.Token, bot.WithServerURL(s.URL), bot.WithSkipGetMe())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return s, b
 }
 
 // rawCall posts a JSON body and decodes the envelope.
@@ -189,8 +191,7 @@ func TestGetUpdatesLongPollEndsOnClose(t *testing.T) {
 
 func TestGetUpdatesConflictWhileWebhookSet(t *testing.T) {
 	t.Parallel()
-	s := New(t)
-	b := newClient(t, s)
+	s, b := newClient(t)
 	ctx := testCtx(t)
 	if _, err := b.SetWebhook(ctx, &bot.SetWebhookParams{URL: "https://example.org/hook", SecretToken: "s3cret"}); err != nil {
 		t.Fatal(err)
@@ -211,8 +212,7 @@ func TestGetUpdatesConflictWhileWebhookSet(t *testing.T) {
 
 func TestSendMessageThroughLibrary(t *testing.T) {
 	t.Parallel()
-	s := New(t)
-	b := newClient(t, s)
+	s, b := newClient(t)
 	ctx := testCtx(t)
 	_, err := b.SendMessage(ctx, &bot.SendMessageParams{
 		ChatID:          int64(42),
@@ -241,8 +241,7 @@ func TestSendMessageThroughLibrary(t *testing.T) {
 
 func TestSendMessageLength(t *testing.T) {
 	t.Parallel()
-	s := New(t)
-	b := newClient(t, s)
+	_, b := newClient(t)
 	ctx := testCtx(t)
 	tests := []struct {
 		name, text string
@@ -317,8 +316,7 @@ func TestParseHTML(t *testing.T) {
 
 func TestHTMLErrorThroughLibrary(t *testing.T) {
 	t.Parallel()
-	s := New(t)
-	b := newClient(t, s)
+	s, b := newClient(t)
 	_, err := b.SendMessage(testCtx(t), &bot.SendMessageParams{ChatID: int64(1), Text: "<b>x", ParseMode: models.ParseModeHTML})
 	if !errors.Is(err, bot.ErrorBadRequest) || !strings.Contains(err.Error(), "can't parse entities") {
 		t.Fatalf("err = %v", err)
@@ -330,8 +328,7 @@ func TestHTMLErrorThroughLibrary(t *testing.T) {
 
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	s := New(t)
-	b := newClient(t, s)
+	s, b := newClient(t)
 	ctx := testCtx(t)
 	send := func() error {
 		_, err := b.SendMessage(ctx, &bot.SendMessageParams{ChatID: int64(1), Text: "x"})
@@ -448,5 +445,91 @@ func TestReactionMatchesSpec(t *testing.T) {
 	if g := got[0]; g.ID != id || g.MessageReaction == nil || g.MessageReaction.MessageID != 3 ||
 		len(g.MessageReaction.NewReaction) != 1 || g.MessageReaction.NewReaction[0].ReactionTypeEmoji.Emoji != "❤" {
 		t.Errorf("update = %s", raw)
+	}
+}
+
+func TestSendMessageDraftFollowsTheSpec(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	tests := []struct {
+		name, body string
+		status     int
+	}{
+		{"private chat", `{"chat_id": 42, "draft_id": 7, "text": "<b>Hel</b>lo", "parse_mode": "HTML"}`, 200},
+		{"placeholder", `{"chat_id": 42, "draft_id": 7}`, 200},
+		{"group chat", `{"chat_id": -100123, "draft_id": 7, "text": "hi"}`, 400},
+		{"no draft id", `{"chat_id": 42, "text": "hi"}`, 400},
+		{"zero draft id", `{"chat_id": 42, "draft_id": 0, "text": "hi"}`, 400},
+		{"no chat", `{"draft_id": 7, "text": "hi"}`, 400},
+		{"bad HTML", `{"chat_id": 42, "draft_id": 7, "text": "<b>open", "parse_mode": "HTML"}`, 400},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if status, env := rawCall(t, s, s.Token, "sendMessageDraft", tc.body); status != tc.status {
+				t.Errorf("status %d (%v), want %d", status, env, tc.status)
+			}
+		})
+	}
+	ds := s.DraftsTo(42)
+	if len(ds) != 2 || ds[0].Visible != "Hello" || ds[0].DraftID != 7 || ds[1].Text != "" {
+		t.Fatalf("drafts = %+v", ds)
+	}
+	if got, err := s.WaitDrafts(context.Background(), 2); err != nil || len(got) != 2 {
+		t.Fatalf("WaitDrafts = %d, %v", len(got), err)
+	}
+	if len(s.Sent()) != 0 {
+		t.Error("a draft was recorded as a sent message")
+	}
+}
+
+// The media builders and getFile's answer are what the Bot API spec says they are.
+func TestMediaBuildersMatchTheSpec(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	voice := s.VoiceMessage(1, 1, []byte("hi"), 3)
+	photo := s.PhotoMessage(1, 1, "c", Image{Width: 2, Height: 1, Data: []byte("p")})
+	doc := s.DocumentMessage(1, 1, "a.txt", "text/plain", []byte("x"), "")
+	for name, v := range map[string]any{"Voice": voice.Voice, "PhotoSize": photo.Photo[0], "Document": doc.Document,
+		"File": models.File{FileID: "f", FileUniqueID: "u", FilePath: "voice/file_0.oga"}} {
+		bad, err := CheckType(name, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bad {
+			t.Error(b)
+		}
+	}
+	if bad, _ := CheckType("Voice", map[string]any{"file_id": "x", "colour": 1}); len(bad) != 3 {
+		t.Errorf("CheckType missed problems: %v", bad)
+	}
+}
+
+// The download path carries the token, as Telegram's does: a wrong one is refused.
+func TestFileDownloadPath(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	id := s.AddFile("voice", ".oga", []byte("audio"))
+	get := func(url string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get(s.URL + "/bot" + s.Token + "/getFile?file_id=" + id)
+	if code != http.StatusOK {
+		t.Fatalf("getFile = %d %s", code, body)
+	}
+	if code, body := get(s.URL + "/file/bot" + s.Token + "/voice/file_0.oga"); code != http.StatusOK || body != "audio" {
+		t.Errorf("download = %d %q", code, body)
+	}
+	if code, _ := get(s.URL + "/file/botWRONG/voice/file_0.oga"); code != http.StatusUnauthorized {
+		t.Errorf("download with a wrong token = %d, want 401", code)
+	}
+	if code, _ := get(s.URL + "/bot" + s.Token + "/getFile?file_id=nope"); code != http.StatusBadRequest {
+		t.Errorf("getFile of an unknown id = %d, want 400", code)
 	}
 }

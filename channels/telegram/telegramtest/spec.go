@@ -20,75 +20,66 @@ type methodSpec struct {
 	Required []string // required parameter names
 }
 
-var (
-	specOnce    sync.Once
-	specMethods map[string]methodSpec // keyed by lower-case name: the Bot API ignores case
-	specErr     error
-)
-
-// loadSpec parses the embedded spec once.
-func loadSpec() (map[string]methodSpec, error) {
-	specOnce.Do(func() {
-		var doc struct {
-			Methods map[string]struct {
-				Name   string `json:"name"`
-				Fields []struct {
-					Name     string `json:"name"`
-					Required bool   `json:"required"`
-				} `json:"fields"`
-			} `json:"methods"`
-		}
-		if err := json.Unmarshal(specJSON, &doc); err != nil {
-			specErr = fmt.Errorf("decode embedded bot api spec: %w", err)
-			return
-		}
-		specMethods = make(map[string]methodSpec, len(doc.Methods))
-		for key, m := range doc.Methods {
-			name := m.Name
-			if name == "" {
-				name = key
-			}
-			ms := methodSpec{Name: name}
-			for _, f := range m.Fields {
-				if f.Required {
-					ms.Required = append(ms.Required, f.Name)
-				}
-			}
-			specMethods[strings.ToLower(name)] = ms
-		}
-	})
-	return specMethods, specErr
+// specField is one field of a method or an object type in the spec.
+type specField struct {
+	Name     string `json:"name"`
+	Required bool   `json:"required"`
 }
 
-var (
-	typesOnce sync.Once
-	specTypes map[string]map[string]bool // type name → field name → required
-	typesErr  error
-)
+// specIndex is what the fake looks up in the spec.
+type specIndex struct {
+	methods map[string]methodSpec      // keyed by lower-case name: the Bot API ignores case
+	types   map[string]map[string]bool // object type name → field name → required
+}
 
-// loadTypes parses the spec's object types once.
-func loadTypes() (map[string]map[string]bool, error) {
-	typesOnce.Do(func() {
-		var doc struct {
-			Types map[string]struct {
-				Fields []struct {
-					Name     string `json:"name"`
-					Required bool   `json:"required"`
-				} `json:"fields"`
-			} `json:"types"`
+// parsedSpec is the embedded spec, parsed once.
+var parsedSpec = sync.OnceValues(func() (specIndex, error) {
+	var out specIndex
+	var doc struct {
+		Methods map[string]struct {
+			Name   string      `json:"name"`
+			Fields []specField `json:"fields"`
+		} `json:"methods"`
+		Types map[string]struct {
+			Fields []specField `json:"fields"`
+		} `json:"types"`
+	}
+	if err := json.Unmarshal(specJSON, &doc); err != nil {
+		return out, fmt.Errorf("decode embedded bot api spec: %w", err)
+	}
+	out.methods = make(map[string]methodSpec, len(doc.Methods))
+	for key, m := range doc.Methods {
+		name := m.Name
+		if name == "" {
+			name = key
 		}
-		if err := json.Unmarshal(specJSON, &doc); err != nil {
-			typesErr = fmt.Errorf("decode embedded bot api spec: %w", err)
-			return
-		}
-		specTypes = make(map[string]map[string]bool, len(doc.Types))
-		for name, t := range doc.Types {
-			fields := make(map[string]bool, len(t.Fields))
-			for _, f := range t.Fields {
-				fields[f.Name] = f.Required
+		ms := methodSpec{Name: name}
+		for _, f := range m.Fields {
+			if f.Required {
+				ms.Required = append(ms.Required, f.Name)
 			}
-			specTypes[name] = fields
 		}
-	})
-	return specTypes, typesErr
+		out.methods[strings.ToLower(name)] = ms
+	}
+	out.types = make(map[string]map[string]bool, len(doc.Types))
+	for name, t := range doc.Types {
+		fields := make(map[string]bool, len(t.Fields))
+		for _, f := range t.Fields {
+			fields[f.Name] = f.Required
+		}
+		out.types[name] = fields
+	}
+	return out, nil
+})
+
+// loadSpec is the spec's methods, keyed by lower-case name.
+func loadSpec() (map[string]methodSpec, error) {
+	s, err := parsedSpec()
+	return s.methods, err
+}
+
+// loadTypes is the spec's object types: type name → field name → required.
+func loadTypes() (map[string]map[string]bool, error) {
+	s, err := parsedSpec()
+	return s.types, err
 }

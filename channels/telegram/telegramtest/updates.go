@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -222,11 +221,7 @@ func (s *Server) Pending() []int64 {
 }
 
 // Polls returns the getUpdates calls answered or in progress.
-func (s *Server) Polls() []Poll {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.polls)
-}
+func (s *Server) Polls() []Poll { return snapshot(s, &s.polls) }
 
 // MaxPollOffset is the highest offset any getUpdates call has carried: every update below
 // it is confirmed.

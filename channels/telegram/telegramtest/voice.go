@@ -123,11 +123,7 @@ func (s *Server) sendVoice(ctx context.Context, p map[string]string, at time.Tim
 }
 
 // Voices returns the voice notes sent successfully, in the order received.
-func (s *Server) Voices() []Voice {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.voices)
-}
+func (s *Server) Voices() []Voice { return snapshot(s, &s.voices) }
 
 // VoicesTo returns the voice notes sent to chat.
 func (s *Server) VoicesTo(chat int64) []Voice {

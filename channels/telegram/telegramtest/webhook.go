@@ -3,7 +3,6 @@ package telegramtest
 import (
 	"encoding/json"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 )
@@ -18,11 +17,7 @@ type Webhook struct {
 }
 
 // Webhooks returns the setWebhook calls that succeeded.
-func (s *Server) Webhooks() []Webhook {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.webhooks)
-}
+func (s *Server) Webhooks() []Webhook { return snapshot(s, &s.webhooks) }
 
 // setWebhook checks and records a webhook; while one is set, getUpdates answers 409.
 func (s *Server) setWebhook(p map[string]string, at time.Time) (any, *apiError) {
