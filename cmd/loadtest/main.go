@@ -51,6 +51,9 @@ type options struct {
 	// resident then and after the sequential messages.
 	idle  time.Duration
 	image bool
+	// touched, after the idle reading, drops the binary's unmapped pages from the page
+	// cache, so that what anima maps of its image afterwards is what it touches.
+	touched bool
 	// growing, when positive, sends this many more messages after the burst from 50 of
 	// the sequential users in turn (each after the previous reply) and reports their CPU.
 	growing int
@@ -87,6 +90,7 @@ func run() int {
 	fs.Uint64Var(&o.seed, "seed", 0, "with --crash: seed of the pauses and kill points (0: from the clock; printed)")
 	fs.DurationVar(&o.idle, "idle", 20*time.Second, "before the traffic: read the memory of the untouched anima after this long (0: skip)")
 	fs.IntVar(&o.growing, "growing", 0, "after the burst: this many more messages from 50 users in turn, each after the previous reply, and their CPU (issue 27: 1000; 0: skip)")
+	fs.BoolVar(&o.touched, "touched", false, "after the idle reading, drop the binary's pages anima no longer maps from the page cache (Linux), so that the memory read after the messages counts the pages of the image they touched, not their 64 KB neighbours")
 	fs.BoolVar(&o.image, "image", false, "print which pages of the binary image are resident, by section and by part, when idle and after the sequential messages")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return 2

@@ -256,7 +256,14 @@ func (lt *loadtest) idleMemory(ctx context.Context, p *proc) error {
 	lt.printf("2a. idle: %s after start, no message yet\n", lt.o.idle)
 	lt.printf("   VmRSS %s (anonymous %s, file-backed %s)\n", mb(mem.RSS), mb(mem.Anon), mb(mem.FileMap))
 	lt.judge("VmRSS idle", mib(mem.RSS), "≤ "+mib(targetIdleRSS), mem.RSS <= targetIdleRSS)
-	return lt.image(p)
+	if err := lt.image(p); err != nil {
+		return err
+	}
+	if lt.o.touched {
+		lt.printf("   --touched: the binary's unmapped pages dropped from the page cache; the memory below counts pages touched\n")
+		return evictImage(binaryPath(p.pid(), lt.o.binary))
+	}
+	return nil
 }
 
 // image prints, with --image, which pages of the binary image p has resident.
