@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
@@ -78,7 +79,7 @@ func TestPromptStaysFlatWithHistory(t *testing.T) {
 
 	req := prompts[1000]
 	all := promptText(req.Messages)
-	checkText(t, "1000-turn prompt", all, []string{"turn-0999", "a cat named Miso", "<untrusted>", "Sam said the job starts in April"}, nil)
+	braintest.CheckText(t, "1000-turn prompt", all, []string{"turn-0999", "a cat named Miso", "<untrusted>", "Sam said the job starts in April"}, nil)
 	if strings.Contains(all, "turn-0000 ") {
 		t.Error("1000-turn prompt still holds the oldest turn")
 	}
@@ -113,7 +114,7 @@ func TestBudgetDropsOrder(t *testing.T) {
 	}
 	// The last few turns survive; old ones and the weakest memory go first; the summary keeps
 	// its most recent end.
-	checkText(t, "prompt", all, []string{"turn-0039", "turn-0036", "SUMMARY-END"}, nil)
+	braintest.CheckText(t, "prompt", all, []string{"turn-0039", "turn-0036", "SUMMARY-END"}, nil)
 	if strings.Contains(all, "turn-0010") {
 		t.Error("prompt holds an old turn")
 	}
@@ -204,7 +205,7 @@ func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 		}
 	}
 	sys := with.c.BuildMessages(userWake("my exam is on Monday"), brain.Recall{}, t0)[0].Content
-	checkText(t, "guidance", sys, []string{"coming up (an exam", "a worry or a plan", "check_in_at"}, nil)
+	braintest.CheckText(t, "guidance", sys, []string{"coming up (an exam", "a worry or a plan", "check_in_at"}, nil)
 }
 
 // TestInterestsInProactivePrompt: a run that writes first because it misses the user is
@@ -243,7 +244,7 @@ func TestInterestsInProactivePrompt(t *testing.T) {
 			[]string{`bring up "where words come from"`}, nil},
 	} {
 		final := ask(tc.w)
-		checkText(t, tc.name+": the ask", final, tc.want, tc.not)
+		braintest.CheckText(t, tc.name+": the ask", final, tc.want, tc.not)
 	}
 	for _, m := range e.c.BuildMessages(userWake("hi"), brain.Recall{}, t0) {
 		if strings.Contains(m.Content, "where words come from") {
