@@ -8,6 +8,7 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/brain/memory/memorytest"
 	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
@@ -32,18 +33,8 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 	if err != nil || len(turns) != 1 {
 		t.Fatalf("history = %+v, %v", turns, err)
 	}
-	tail := brain.Key(chat, []byte{'t'}, brain.U64(turns[0].Seq)) // schema 3: one key per unfolded turn
-	if err := st.Update(func(tx *storage.Tx) error {
-		if err := tx.PutRaw(brain.BucketIndex, tail, []byte{}); err != nil {
-			return err
-		}
-		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3"))
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	tail := memorytest.TailKey(chat, turns[0].Seq)
+	memorytest.OweIndexUpgrade(t, st, chat, turns[0].Seq)
 
 	st = storagetest.Open(t, path)
 	cfg := config.Default()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/memory/memorytest"
 	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
@@ -72,7 +73,7 @@ func writeSchemaThree(t *testing.T, path string) {
 				if chat == 12 && i%2 == 0 {
 					v = []byte{2, 1, 4, 't', 'u', 'r', 'n', 1} // schema 3: the turn's terms
 				}
-				if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'t'}, brain.U64(tn.Seq)), v); err != nil {
+				if err := tx.PutRaw(brain.BucketIndex, memorytest.TailKey(chat, tn.Seq), v); err != nil {
 					return err
 				}
 			}
@@ -121,6 +122,19 @@ func (o oldFile) wantMigrated(t *testing.T, st *storage.Store) {
 var oldFiles = []oldFile{
 	{"schema-2", func(t *testing.T, path string) { writeSchemaTwo(t, path, 9) }},
 	{"schema-3", writeSchemaThree},
+}
+
+// eachOldFile runs test in parallel subtests, one per old store (the i-th of oldFiles,
+// of schema i+2), written and opened by storage alone (oldFile.open).
+func eachOldFile(t *testing.T, test func(t *testing.T, i int, tc oldFile, st *storage.Store, path string)) {
+	t.Helper()
+	for i, tc := range oldFiles {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, path := tc.open(t)
+			test(t, i, tc, st, path)
+		})
+	}
 }
 
 // dump lists every key and value of the buckets a migration of the index reads or
@@ -174,13 +188,9 @@ func golden(t *testing.T, path string, got []byte) {
 // when storage.Open ran them (before they moved into memory).
 func TestMigratedIndexBytes(t *testing.T) {
 	t.Parallel()
-	for _, tc := range oldFiles {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			st, _ := tc.open(t)
-			tc.wantMigrated(t, st)
-		})
-	}
+	eachOldFile(t, func(t *testing.T, _ int, tc oldFile, st *storage.Store, _ string) {
+		tc.wantMigrated(t, st)
+	})
 }
 
 // searchesAsBefore checks that search on chat (bicycleHistory's, 90 turns indexed in the
@@ -306,44 +316,40 @@ func TestNewMigratesSchemaThreeTail(t *testing.T) {
 // index to the same bytes as memory built on it at once (TestMigratedIndexBytes).
 func TestStoreAloneKeepsTheIndexOwed(t *testing.T) {
 	t.Parallel()
-	for i, tc := range oldFiles {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			st, path := tc.open(t)
-			if from, ok := owed(t, st); !ok || from != i+2 {
-				t.Errorf("opened by storage: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
-			}
-			oldKeys := func(stage string) {
-				t.Helper()
-				n := 0
-				_ = st.View(func(tx *storage.Tx) error {
-					return tx.Scan(brain.BucketIndex, nil, func(k, _ []byte) error {
-						if len(k) > 8 && (k[8] == 'd' || k[8] == 't') {
-							n++
-						}
-						return nil
-					})
+	eachOldFile(t, func(t *testing.T, i int, tc oldFile, st *storage.Store, path string) {
+		if from, ok := owed(t, st); !ok || from != i+2 {
+			t.Errorf("opened by storage: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
+		}
+		oldKeys := func(stage string) {
+			t.Helper()
+			n := 0
+			_ = st.View(func(tx *storage.Tx) error {
+				return tx.Scan(brain.BucketIndex, nil, func(k, _ []byte) error {
+					if len(k) > 8 && (k[8] == 'd' || k[8] == 't') {
+						n++
+					}
+					return nil
 				})
-				if want := []int{90, 180}[i]; n != want {
-					t.Errorf("%s: %d old-layout index keys, want %d", stage, n, want)
-				}
+			})
+			if want := []int{90, 180}[i]; n != want {
+				t.Errorf("%s: %d old-layout index keys, want %d", stage, n, want)
 			}
-			oldKeys("opened by storage")
-			if _, err := st.Compact(); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Close(); err != nil {
-				t.Fatal(err)
-			}
-			st = storagetest.Open(t, path)
-			if from, ok := owed(t, st); !ok || from != i+2 {
-				t.Errorf("compacted and reopened: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
-			}
-			oldKeys("compacted and reopened")
+		}
+		oldKeys("opened by storage")
+		if _, err := st.Compact(); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		st = storagetest.Open(t, path)
+		if from, ok := owed(t, st); !ok || from != i+2 {
+			t.Errorf("compacted and reopened: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
+		}
+		oldKeys("compacted and reopened")
 
-			tc.wantMigrated(t, st)
-		})
-	}
+		tc.wantMigrated(t, st)
+	})
 }
 
 // TestForgetBeforeTheIndexMigrates: Forget on a store whose index is still owed its
@@ -398,19 +404,11 @@ func TestForgetUserBeforeTheIndexMigrates(t *testing.T) {
 	const grp = -300
 	st := storagetest.Open(t, path)
 	h := bicycleHistory(t, st, grp) // every turn is user 7's
-	if err := st.Update(func(tx *storage.Tx) error {
-		for _, tn := range h[:90] {
-			if err := tx.PutRaw(brain.BucketIndex, brain.Key(grp, []byte{'t'}, brain.U64(tn.Seq)), []byte{}); err != nil {
-				return err
-			}
-		}
-		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3"))
-	}); err != nil {
-		t.Fatal(err)
+	var seqs []uint64
+	for _, tn := range h[:90] {
+		seqs = append(seqs, tn.Seq)
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	memorytest.OweIndexUpgrade(t, st, grp, seqs...)
 
 	st = storagetest.Open(t, path)
 	if rep, err := st.ForgetUser(7, nil); err != nil || rep.Turns != 100 {
