@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 )
 
@@ -128,5 +129,17 @@ func TestCheckText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSpecTool(t *testing.T) {
+	t.Parallel()
+	spec := brain.ToolSpec{Name: "plugin_memo", Description: "notes", Profiles: []brain.Profile{brain.ProfileDream}}
+	tool := braintest.SpecTool(spec)
+	if got := tool.Spec(); got.Name != spec.Name || got.Description != spec.Description || !slices.Equal(got.Profiles, spec.Profiles) {
+		t.Errorf("Spec = %+v, want %+v", got, spec)
+	}
+	if res, err := tool.Call(t.Context(), brain.ToolCall{}); err != nil || res.Content != "" {
+		t.Errorf("Call = %+v, %v; want an empty result", res, err)
 	}
 }

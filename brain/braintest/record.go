@@ -1,8 +1,11 @@
 package braintest
 
 import (
+	"context"
 	"strings"
 	"sync"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // Recorder keeps what a fake is handed (the messages a sender sends, the waits a sleeper
@@ -47,4 +50,16 @@ func CheckText(t Errorer, what, text string, want, dont []string) {
 			t.Errorf("%s has %q:\n%s", what, w, text)
 		}
 	}
+}
+
+// SpecTool is a brain.Tool that is only its spec: what a registry is given to check and
+// offer. Its Call answers nothing and fails never.
+type SpecTool brain.ToolSpec
+
+// Spec returns the tool's spec.
+func (s SpecTool) Spec() brain.ToolSpec { return brain.ToolSpec(s) }
+
+// Call returns an empty result.
+func (SpecTool) Call(context.Context, brain.ToolCall) (brain.ToolResult, error) {
+	return brain.ToolResult{}, nil
 }

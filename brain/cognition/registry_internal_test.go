@@ -1,21 +1,14 @@
 package cognition
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
-
-type fixedTool brain.ToolSpec
-
-func (f fixedTool) Spec() brain.ToolSpec { return brain.ToolSpec(f) }
-func (fixedTool) Call(context.Context, brain.ToolCall) (brain.ToolResult, error) {
-	return brain.ToolResult{}, nil
-}
 
 func defNames(o *offer) (specs, defs, calm []string) {
 	for _, s := range o.specs {
@@ -42,10 +35,10 @@ func TestOfferCacheFollowsRegister(t *testing.T) {
 	if r.offerFor(brain.ProfileChat, 1000) != r.offerFor("", 1000) || r.offerFor(brain.ProfileChat, 1000) != r.offerFor(brain.ProfileChat, 1000) {
 		t.Error("offer is not cached per profile (\"\" meaning chat)")
 	}
-	if err := r.Register(fixedTool{Name: "plugin_dream", Parameters: schema, Profiles: []brain.Profile{brain.ProfileDream}}); err != nil {
+	if err := r.Register(braintest.SpecTool{Name: "plugin_dream", Parameters: schema, Profiles: []brain.Profile{brain.ProfileDream}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Register(fixedTool{Name: "plugin_chat", Parameters: schema}); err != nil {
+	if err := r.Register(braintest.SpecTool{Name: "plugin_chat", Parameters: schema}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -13,16 +13,10 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
-
-type specTool brain.ToolSpec
-
-func (s specTool) Spec() brain.ToolSpec { return brain.ToolSpec(s) }
-func (specTool) Call(context.Context, brain.ToolCall) (brain.ToolResult, error) {
-	return brain.ToolResult{}, nil
-}
 
 func TestRegister(t *testing.T) {
 	strict := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
@@ -50,7 +44,7 @@ func TestRegister(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := cognition.NewRegistry().Register(specTool(tc.spec))
+			err := cognition.NewRegistry().Register(braintest.SpecTool(tc.spec))
 			if tc.wantOK != (err == nil) {
 				t.Fatalf("Register = %v, want ok %v", err, tc.wantOK)
 			}
