@@ -29,7 +29,7 @@ func writeSchemaTwo(t *testing.T, path string, chat int64) []brain.Turn {
 	t.Helper()
 	st := storagetest.Open(t, path)
 	h := bicycleHistory(t, st, chat)
-	err := st.Update(func(tx *storage.Tx) error {
+	memorytest.Leave(t, st, 2, func(tx *storage.Tx) error {
 		for i, tn := range h[:90] {
 			doc, _ := json.Marshal(map[string]any{"seq": tn.Seq, "role": tn.Role, "text": tn.Text, "at": tn.At})
 			if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'d'}, brain.U64(uint64(i+1))), doc); err != nil {
@@ -43,17 +43,8 @@ func writeSchemaTwo(t *testing.T, path string, chat int64) []brain.Turn {
 			}
 		}
 		stats, _ := json.Marshal(map[string]uint64{"docs": 90, "total_len": 720, "next_doc": 90, "through_seq": h[89].Seq})
-		if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'s'}), stats); err != nil {
-			return err
-		}
-		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("2"))
+		return tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'s'}), stats)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
 	return h
 }
 
@@ -65,10 +56,10 @@ func writeSchemaTwo(t *testing.T, path string, chat int64) []brain.Turn {
 func writeSchemaThree(t *testing.T, path string) {
 	t.Helper()
 	st := storagetest.Open(t, path)
-	for _, chat := range []int64{11, 12} {
-		h := bicycleHistory(t, st, chat)
-		err := st.Update(func(tx *storage.Tx) error {
-			for i, tn := range h[:90] {
+	h := map[int64][]brain.Turn{11: bicycleHistory(t, st, 11), 12: bicycleHistory(t, st, 12)}
+	memorytest.Leave(t, st, 3, func(tx *storage.Tx) error {
+		for _, chat := range []int64{11, 12} {
+			for i, tn := range h[chat][:90] {
 				v := []byte{} // schema 2 → 3: read the turn from history
 				if chat == 12 && i%2 == 0 {
 					v = []byte{2, 1, 4, 't', 'u', 'r', 'n', 1} // schema 3: the turn's terms
@@ -77,22 +68,10 @@ func writeSchemaThree(t *testing.T, path string) {
 					return err
 				}
 			}
-			if chat == 12 {
-				return nil
-			}
-			stats, _ := json.Marshal(map[string]uint64{"docs": 0, "total_len": 0, "through_seq": h[89].Seq})
-			return tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'s'}), stats)
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-	}
-	if err := st.Update(func(tx *storage.Tx) error { return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3")) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+		stats, _ := json.Marshal(map[string]uint64{"docs": 0, "total_len": 0, "through_seq": h[11][89].Seq})
+		return tx.PutRaw(brain.BucketIndex, brain.Key(11, []byte{'s'}), stats)
+	})
 }
 
 // oldFile is an old store: its name (of its golden file) and what writes it.

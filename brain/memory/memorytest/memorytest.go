@@ -3,6 +3,7 @@
 package memorytest
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/anima-bot/anima/brain"
@@ -15,13 +16,26 @@ import (
 // It closes st; the test reopens the file.
 func OweIndexUpgrade(tb testing.TB, st *storage.Store, chat int64, seqs ...uint64) {
 	tb.Helper()
-	err := st.Update(func(tx *storage.Tx) error {
+	Leave(tb, st, 3, func(tx *storage.Tx) error {
 		for _, seq := range seqs {
 			if err := tx.PutRaw(brain.BucketIndex, TailKey(chat, seq), []byte{}); err != nil {
 				return err
 			}
 		}
-		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3"))
+		return nil
+	})
+}
+
+// Leave leaves st as an older anima of schema left it: write puts what that anima kept
+// (index keys in their old layout, say) and the store gets the schema mark, in one update.
+// It closes st; the test reopens the file.
+func Leave(tb testing.TB, st *storage.Store, schema int, write func(tx *storage.Tx) error) {
+	tb.Helper()
+	err := st.Update(func(tx *storage.Tx) error {
+		if err := write(tx); err != nil {
+			return err
+		}
+		return tx.PutRaw(storage.BucketMeta, []byte("schema"), strconv.AppendInt(nil, int64(schema), 10))
 	})
 	if err != nil {
 		tb.Fatal(err)
