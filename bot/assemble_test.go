@@ -22,10 +22,7 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	const chat = 5
-	st, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storagetest.Open(t, path)
 	if _, err := st.CommitTurn(storage.Commit{Chat: chat, Turns: []brain.Turn{{Role: "user", Text: "my kitten is called Miso", At: at}}}, at); err != nil {
 		t.Fatal(err)
 	}
