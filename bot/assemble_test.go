@@ -8,6 +8,7 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/brain/memory/memorytest"
 	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
@@ -21,10 +22,7 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "anima.db")
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	const chat = 5
-	st, err := storage.Open(path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storagetest.Open(t, path)
 	if _, err := st.CommitTurn(storage.Commit{Chat: chat, Turns: []brain.Turn{{Role: "user", Text: "my kitten is called Miso", At: at}}}, at); err != nil {
 		t.Fatal(err)
 	}
@@ -32,18 +30,8 @@ func TestAssembleMigratesAnOldIndex(t *testing.T) {
 	if err != nil || len(turns) != 1 {
 		t.Fatalf("history = %+v, %v", turns, err)
 	}
-	tail := brain.Key(chat, []byte{'t'}, brain.U64(turns[0].Seq)) // schema 3: one key per unfolded turn
-	if err := st.Update(func(tx *storage.Tx) error {
-		if err := tx.PutRaw(brain.BucketIndex, tail, []byte{}); err != nil {
-			return err
-		}
-		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3"))
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	tail := memorytest.TailKey(chat, turns[0].Seq)
+	memorytest.OweIndexUpgrade(t, st, chat, turns[0].Seq)
 
 	st = storagetest.Open(t, path)
 	cfg := config.Default()

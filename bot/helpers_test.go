@@ -208,6 +208,16 @@ func backupMarkers(t *testing.T, ctx context.Context, path, marker string) int {
 	return markerCount(t, out, marker)
 }
 
+// wantWithin logs how long after its cause what came (gap) and fails t unless that is
+// between lo and hi.
+func wantWithin(t *testing.T, what string, gap, lo, hi time.Duration) {
+	t.Helper()
+	t.Logf("%s: %v", what, gap)
+	if gap < lo || gap > hi {
+		t.Errorf("%s came %v later, want between %v and %v", what, gap, lo, hi)
+	}
+}
+
 // markerCount is how often marker occurs in file's bytes.
 func markerCount(t *testing.T, file, marker string) int {
 	t.Helper()

@@ -289,7 +289,7 @@ func TestThoughtsShowsSelfNote(t *testing.T) {
 			if err != nil || len(res.Reply) != 1 {
 				t.Fatalf("Command = %+v, %v", res, err)
 			}
-			checkText(t, "/thoughts", res.Reply[0].Text, tc.want, tc.dont)
+			braintest.CheckText(t, "/thoughts", res.Reply[0].Text, tc.want, tc.dont)
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/loop"
 )
 
@@ -38,22 +39,6 @@ func loadBerlin(t *testing.T) *time.Location {
 		t.Fatal(err)
 	}
 	return berlin
-}
-
-// checkText fails the test for each of want that the answer got (to what) lacks and each
-// of avoid that it has.
-func checkText(t *testing.T, what, got string, want, avoid []string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(got, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, got)
-		}
-	}
-	for _, w := range avoid {
-		if strings.Contains(got, w) {
-			t.Errorf("%s has %q:\n%s", what, w, got)
-		}
-	}
 }
 
 // evenings is the learned rhythm of someone who writes every evening, in loc.
@@ -129,7 +114,7 @@ func TestStatusSpeaksPlainly(t *testing.T) {
 			if err != nil || len(res.Reply) != 1 {
 				t.Fatalf("/status → %+v, %v", res, err)
 			}
-			checkText(t, "/status", res.Reply[0].Text, tc.want, tc.avoid)
+			braintest.CheckText(t, "/status", res.Reply[0].Text, tc.want, tc.avoid)
 			for _, u := range plugs.asked {
 				if u != tc.rel.User {
 					t.Errorf("the plugins were asked about user %d, want only the sender %d", u, tc.rel.User)
@@ -196,7 +181,7 @@ func TestStatusFormatsNextProactive(t *testing.T) {
 			fake := tc.fake
 			c := &commands{policy: tc.policy, next: &fake}
 			got := c.status(loop.CommandView{Rel: tc.rel, Acks: acks, Now: now, Loc: berlin})
-			checkText(t, "status", got, tc.want, tc.notWant)
+			braintest.CheckText(t, "status", got, tc.want, tc.notWant)
 			if asked := fake.calls > 0; asked != tc.asked {
 				t.Fatalf("forecaster asked: %v, want %v", asked, tc.asked)
 			}

@@ -111,12 +111,7 @@ func TestAnswerFormatRefused(t *testing.T) {
 	if out.Status != brain.StatusAwaitingAnswer || out.Confidence != 0.8 {
 		t.Errorf("status %q confidence %v, want awaiting_answer 0.8", out.Status, out.Confidence)
 	}
-	if n := len(e.srv.Requests()); n != 2 || e.srv.Formatted() != 1 {
-		t.Errorf("%d requests, %d with response_format; want the refused one and one without", n, e.srv.Formatted())
-	}
-	if got := metric(t, e, "anima_llm_format_fallbacks_total"); got != 1 {
-		t.Errorf("format fallbacks = %v, want 1", got)
-	}
+	wantFormatted(t, e, 2, 1, 1, "the refused request and one without the format")
 	if got := metric(t, e, "anima_llm_requests_total", "model", fast, "outcome", "error"); got != 0 {
 		t.Errorf("failed requests = %v, want 0: the refusal is not the request's failure", got)
 	}
@@ -125,12 +120,7 @@ func TestAnswerFormatRefused(t *testing.T) {
 	if s := sends(out); len(s) != 1 || s[0].Text != "Just prose this time." {
 		t.Errorf("second run sends = %+v, want the prose", s)
 	}
-	if n := len(e.srv.Requests()); n != 3 || e.srv.Formatted() != 1 {
-		t.Errorf("%d requests, %d with response_format; want the model not asked with it again", n, e.srv.Formatted())
-	}
-	if got := metric(t, e, "anima_llm_format_fallbacks_total"); got != 1 {
-		t.Errorf("format fallbacks = %v, want still 1", got)
-	}
+	wantFormatted(t, e, 3, 1, 1, "the model not asked with the format again")
 }
 
 // TestAnswerFormatOtherErrorsNotFallback: a 400 that does not name response_format is the
@@ -142,11 +132,17 @@ func TestAnswerFormatOtherErrorsNotFallback(t *testing.T) {
 		openaitest.Answer("Hello", "active", 0.9))
 	out := think(t, e, userWake("hi"))
 	wantSent(t, out, "Hello")
-	if n := len(e.srv.Requests()); n != 2 || e.srv.Formatted() != 2 {
-		t.Errorf("%d requests, %d with response_format; want 2 and 2", n, e.srv.Formatted())
-	}
-	if got := metric(t, e, "anima_llm_format_fallbacks_total"); got != 0 {
-		t.Errorf("format fallbacks = %v, want 0", got)
+	wantFormatted(t, e, 2, 2, 0, "both models asked with the format, no fallback")
+}
+
+// wantFormatted fails t unless the model server got requests requests, formatted of them
+// with response_format, and the format fell back fallbacks times; why says what that shows.
+func wantFormatted(t *testing.T, e *env, requests, formatted int, fallbacks float64, why string) {
+	t.Helper()
+	n, f := len(e.srv.Requests()), e.srv.Formatted()
+	if got := metric(t, e, "anima_llm_format_fallbacks_total"); n != requests || f != formatted || got != fallbacks {
+		t.Errorf("%d requests, %d with response_format, %v format fallbacks; want %d, %d, %v: %s",
+			n, f, got, requests, formatted, fallbacks, why)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
@@ -273,7 +274,7 @@ func TestProviderErrors(t *testing.T) {
 			if diff := cmp.Diff(tc.wantModels, e.srv.Models()); diff != "" {
 				t.Errorf("models (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tc.wantWaits, e.sleep.waits()); diff != "" {
+			if diff := cmp.Diff(tc.wantWaits, e.sleep.All()); diff != "" {
 				t.Errorf("waits (-want +got):\n%s", diff)
 			}
 			if got := metric(t, e, "anima_llm_requests_total", "model", fast, "outcome", tc.wantClass); got != tc.wantCount {
@@ -661,7 +662,7 @@ func TestScheduleDue(t *testing.T) {
 				t.Errorf("sends = %+v, want kind %s", s, tc.wantKind)
 			}
 			sys := systemText(e.srv.Requests()[0].Body.Messages)
-			checkText(t, "system prompt", sys, tc.want, tc.dontWant)
+			braintest.CheckText(t, "system prompt", sys, tc.want, tc.dontWant)
 		})
 	}
 }

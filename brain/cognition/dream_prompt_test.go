@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
@@ -19,5 +20,5 @@ func TestDreamPromptSaysOpen(t *testing.T) {
 	think(t, e, w)
 	msgs := e.srv.Requests()[0].Body.Messages
 	last := msgs[len(msgs)-1].Content
-	checkText(t, "the dream's instruction", last, []string{"open concerns for what the day's conversation implied", "touch or close", "fold"}, nil)
+	braintest.CheckText(t, "the dream's instruction", last, []string{"open concerns for what the day's conversation implied", "touch or close", "fold"}, nil)
 }

@@ -40,22 +40,10 @@ func (m *fakeMemory) Recall(_ context.Context, _, _ int64, query string, _ int) 
 
 // sleeper records the waits the loop asks for and returns at once.
 type sleeper struct {
-	mu sync.Mutex
-	ds []time.Duration
+	braintest.Recorder[time.Duration]
 }
 
-func (s *sleeper) sleep(_ context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ds = append(s.ds, d)
-	return nil
-}
-
-func (s *sleeper) waits() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.ds...)
-}
+func (s *sleeper) sleep(_ context.Context, d time.Duration) error { return s.Add(d) }
 
 // memoTool is a test tool with a strict schema {"note": string}; it records its calls.
 type memoTool struct {
@@ -268,22 +256,6 @@ func promptText(msgs []openai.ChatCompletionMessage) string {
 		b.WriteString(m.Content + "\n")
 	}
 	return b.String()
-}
-
-// checkText fails t for each of want the text lacks and each of dont it holds; what names
-// the text (the prompt, a block of it) in the failure.
-func checkText(t *testing.T, what, text string, want, dont []string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(text, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, text)
-		}
-	}
-	for _, w := range dont {
-		if strings.Contains(text, w) {
-			t.Errorf("%s has %q:\n%s", what, w, text)
-		}
-	}
 }
 
 // systemText is every system message of a prompt, joined by blank lines: what the model is

@@ -17,6 +17,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
@@ -186,7 +187,7 @@ func TestPromptCarriesPerceivedMedia(t *testing.T) {
 	w = e.c.Perceive(context.Background(), mediaWake("", brain.Media{Kind: brain.MediaDocument, FileID: "d", Name: "a.txt"}), files{"d": []byte(long)})
 	msgs = e.c.BuildMessages(w, brain.Recall{}, t0)
 	block := msgs[len(msgs)-2].Content
-	checkText(t, "file block", block, []string{`File "a.txt":`, "<untrusted>\nall work", "[… cut here: the file is 34 KB"}, nil)
+	braintest.CheckText(t, "file block", block, []string{`File "a.txt":`, "<untrusted>\nall work", "[… cut here: the file is 34 KB"}, nil)
 	if strings.Count(block, "</untrusted>") != 1 {
 		t.Error("the file's text closes the untrusted block")
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 )
 
@@ -59,7 +60,7 @@ func TestProfilePrompts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			msgs := e.c.BuildMessages(tc.w, recall(6), t0)
 			all := promptText(msgs)
-			checkText(t, "prompt", all, tc.want, append(tc.dont, reason.Text, "unspecified"))
+			braintest.CheckText(t, "prompt", all, tc.want, append(tc.dont, reason.Text, "unspecified"))
 			if s := machineText.FindString(all); s != "" {
 				t.Errorf("machine text %q reached the prompt:\n%s", s, all)
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 // TestHowTheyAreSection: the note of how they are comes right after the brief, each fresh
@@ -66,7 +67,7 @@ func TestHowTheyAreSection(t *testing.T) {
 			if len(tc.want) > 0 && (at < 1 || !strings.HasPrefix(msgs[at-1].Content, "How things stand:")) {
 				t.Fatalf("the note is not right after the brief (at message %d)", at)
 			}
-			checkText(t, "prompt", promptText(msgs), tc.want, tc.dont)
+			braintest.CheckText(t, "prompt", promptText(msgs), tc.want, tc.dont)
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
@@ -78,7 +79,7 @@ func TestPromptStaysFlatWithHistory(t *testing.T) {
 
 	req := prompts[1000]
 	all := promptText(req.Messages)
-	checkText(t, "1000-turn prompt", all, []string{"turn-0999", "a cat named Miso", "<untrusted>", "Sam said the job starts in April"}, nil)
+	braintest.CheckText(t, "1000-turn prompt", all, []string{"turn-0999", "a cat named Miso", "<untrusted>", "Sam said the job starts in April"}, nil)
 	if strings.Contains(all, "turn-0000 ") {
 		t.Error("1000-turn prompt still holds the oldest turn")
 	}
@@ -113,7 +114,7 @@ func TestBudgetDropsOrder(t *testing.T) {
 	}
 	// The last few turns survive; old ones and the weakest memory go first; the summary keeps
 	// its most recent end.
-	checkText(t, "prompt", all, []string{"turn-0039", "turn-0036", "SUMMARY-END"}, nil)
+	braintest.CheckText(t, "prompt", all, []string{"turn-0039", "turn-0036", "SUMMARY-END"}, nil)
 	if strings.Contains(all, "turn-0010") {
 		t.Error("prompt holds an old turn")
 	}
@@ -204,7 +205,7 @@ func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 		}
 	}
 	sys := with.c.BuildMessages(userWake("my exam is on Monday"), brain.Recall{}, t0)[0].Content
-	checkText(t, "guidance", sys, []string{"coming up (an exam", "a worry or a plan", "check_in_at"}, nil)
+	braintest.CheckText(t, "guidance", sys, []string{"coming up (an exam", "a worry or a plan", "check_in_at"}, nil)
 }
 
 // TestInterestsInProactivePrompt: a run that writes first because it misses the user is
@@ -243,7 +244,7 @@ func TestInterestsInProactivePrompt(t *testing.T) {
 			[]string{`bring up "where words come from"`}, nil},
 	} {
 		final := ask(tc.w)
-		checkText(t, tc.name+": the ask", final, tc.want, tc.not)
+		braintest.CheckText(t, tc.name+": the ask", final, tc.want, tc.not)
 	}
 	for _, m := range e.c.BuildMessages(userWake("hi"), brain.Recall{}, t0) {
 		if strings.Contains(m.Content, "where words come from") {
@@ -473,6 +474,22 @@ func openerLedger() []brain.Opener {
 	}
 }
 
+// eveningWake is proactiveWake in a chat whose person writes in the evenings
+// (eveningRhythm), with the first openers of openerLedger (none: no ledger), the last of
+// them answered answered after it was written (0: as the ledger has it).
+func eveningWake(openers int, answered time.Duration) brain.Wake {
+	w := proactiveWake()
+	w.Rel.Rhythm = eveningRhythm(w.Loc)
+	if openers > 0 {
+		w.Rel.Openers = openerLedger()[:openers]
+	}
+	if answered > 0 {
+		last := &w.Rel.Openers[openers-1]
+		last.Answered = last.At.Add(answered)
+	}
+	return w
+}
+
 // openerRecall is richRecall with the last two of anima's lines written first (a thought,
 // then a follow-up), as a chat where anima wrote first has them.
 func openerRecall() brain.Recall {
@@ -516,35 +533,24 @@ func TestPromptGolden(t *testing.T) {
 		return rc
 	}
 	proactive := func() brain.Wake {
-		w := proactiveWake()
+		w := eveningWake(4, 0)
 		w.Reason = brain.Reason{Code: brain.ReasonThought, Text: "I have a pending thought about this chat"}
 		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought", Chat: 42,
 			Text: "the <bird> book they mentioned", At: t0.Add(-time.Hour)}}
 		w.Rel.Status, w.Rel.UnansweredProactive = brain.StatusAwaitingAnswer, 2
-		w.Rel.Rhythm = eveningRhythm(w.Loc)
-		w.Rel.Openers = openerLedger()
 		return w
 	}
 	checkin := func() brain.Wake {
-		w := proactiveWake()
+		w := eveningWake(2, 3*time.Hour)
 		w.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due: driving test on Friday"}
 		w.Gated = true
 		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought", Chat: 42,
 			Text: "driving test on Friday", Ref: "c3", At: t0}}
-		w.Rel.Rhythm = eveningRhythm(w.Loc)
-		w.Rel.Openers = openerLedger()[:2]
-		w.Rel.Openers[1].Answered = w.Rel.Openers[1].At.Add(3 * time.Hour)
 		return w
 	}
 	// missing is a run that misses them, its last openers answered, the first interest
 	// used two openers ago: it is given the second one.
-	missing := func() brain.Wake {
-		w := proactiveWake()
-		w.Rel.Rhythm = eveningRhythm(w.Loc)
-		w.Rel.Openers = openerLedger()[:3]
-		w.Rel.Openers[2].Answered = w.Rel.Openers[2].At.Add(5 * time.Hour)
-		return w
-	}
+	missing := func() brain.Wake { return eveningWake(3, 5*time.Hour) }
 	dream := func() brain.Wake {
 		w := proactiveWake()
 		w.Profile = brain.ProfileDream
@@ -553,13 +559,12 @@ func TestPromptGolden(t *testing.T) {
 		return w
 	}
 	share := func() brain.Wake {
-		w := proactiveWake()
+		w := eveningWake(0, 0)
 		w.Reason = brain.Reason{Code: brain.ReasonThought, Text: "something on my mind is due"}
 		w.Gated = true
 		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought_pressure", Chat: 42,
 			Text: goldenShares()[1].Text, Ref: "sh1", Detail: brain.ReasonThought, At: t0}}
 		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
-		w.Rel.Rhythm = eveningRhythm(w.Loc)
 		return w
 	}
 	long := func() brain.Wake { return userWake(strings.Repeat("a very long message ", 400) + "THE END") }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/brain/memory/memorytest"
 	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
@@ -28,7 +29,7 @@ func writeSchemaTwo(t *testing.T, path string, chat int64) []brain.Turn {
 	t.Helper()
 	st := storagetest.Open(t, path)
 	h := bicycleHistory(t, st, chat)
-	err := st.Update(func(tx *storage.Tx) error {
+	memorytest.Leave(t, st, 2, func(tx *storage.Tx) error {
 		for i, tn := range h[:90] {
 			doc, _ := json.Marshal(map[string]any{"seq": tn.Seq, "role": tn.Role, "text": tn.Text, "at": tn.At})
 			if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'d'}, brain.U64(uint64(i+1))), doc); err != nil {
@@ -42,17 +43,8 @@ func writeSchemaTwo(t *testing.T, path string, chat int64) []brain.Turn {
 			}
 		}
 		stats, _ := json.Marshal(map[string]uint64{"docs": 90, "total_len": 720, "next_doc": 90, "through_seq": h[89].Seq})
-		if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'s'}), stats); err != nil {
-			return err
-		}
-		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("2"))
+		return tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'s'}), stats)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
 	return h
 }
 
@@ -64,34 +56,22 @@ func writeSchemaTwo(t *testing.T, path string, chat int64) []brain.Turn {
 func writeSchemaThree(t *testing.T, path string) {
 	t.Helper()
 	st := storagetest.Open(t, path)
-	for _, chat := range []int64{11, 12} {
-		h := bicycleHistory(t, st, chat)
-		err := st.Update(func(tx *storage.Tx) error {
-			for i, tn := range h[:90] {
+	h := map[int64][]brain.Turn{11: bicycleHistory(t, st, 11), 12: bicycleHistory(t, st, 12)}
+	memorytest.Leave(t, st, 3, func(tx *storage.Tx) error {
+		for _, chat := range []int64{11, 12} {
+			for i, tn := range h[chat][:90] {
 				v := []byte{} // schema 2 → 3: read the turn from history
 				if chat == 12 && i%2 == 0 {
 					v = []byte{2, 1, 4, 't', 'u', 'r', 'n', 1} // schema 3: the turn's terms
 				}
-				if err := tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'t'}, brain.U64(tn.Seq)), v); err != nil {
+				if err := tx.PutRaw(brain.BucketIndex, memorytest.TailKey(chat, tn.Seq), v); err != nil {
 					return err
 				}
 			}
-			if chat == 12 {
-				return nil
-			}
-			stats, _ := json.Marshal(map[string]uint64{"docs": 0, "total_len": 0, "through_seq": h[89].Seq})
-			return tx.PutRaw(brain.BucketIndex, brain.Key(chat, []byte{'s'}), stats)
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-	}
-	if err := st.Update(func(tx *storage.Tx) error { return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3")) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+		stats, _ := json.Marshal(map[string]uint64{"docs": 0, "total_len": 0, "through_seq": h[11][89].Seq})
+		return tx.PutRaw(brain.BucketIndex, brain.Key(11, []byte{'s'}), stats)
+	})
 }
 
 // oldFile is an old store: its name (of its golden file) and what writes it.
@@ -121,6 +101,19 @@ func (o oldFile) wantMigrated(t *testing.T, st *storage.Store) {
 var oldFiles = []oldFile{
 	{"schema-2", func(t *testing.T, path string) { writeSchemaTwo(t, path, 9) }},
 	{"schema-3", writeSchemaThree},
+}
+
+// eachOldFile runs test in parallel subtests, one per old store (the i-th of oldFiles,
+// of schema i+2), written and opened by storage alone (oldFile.open).
+func eachOldFile(t *testing.T, test func(t *testing.T, i int, tc oldFile, st *storage.Store, path string)) {
+	t.Helper()
+	for i, tc := range oldFiles {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, path := tc.open(t)
+			test(t, i, tc, st, path)
+		})
+	}
 }
 
 // dump lists every key and value of the buckets a migration of the index reads or
@@ -174,13 +167,9 @@ func golden(t *testing.T, path string, got []byte) {
 // when storage.Open ran them (before they moved into memory).
 func TestMigratedIndexBytes(t *testing.T) {
 	t.Parallel()
-	for _, tc := range oldFiles {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			st, _ := tc.open(t)
-			tc.wantMigrated(t, st)
-		})
-	}
+	eachOldFile(t, func(t *testing.T, _ int, tc oldFile, st *storage.Store, _ string) {
+		tc.wantMigrated(t, st)
+	})
 }
 
 // searchesAsBefore checks that search on chat (bicycleHistory's, 90 turns indexed in the
@@ -306,44 +295,40 @@ func TestNewMigratesSchemaThreeTail(t *testing.T) {
 // index to the same bytes as memory built on it at once (TestMigratedIndexBytes).
 func TestStoreAloneKeepsTheIndexOwed(t *testing.T) {
 	t.Parallel()
-	for i, tc := range oldFiles {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			st, path := tc.open(t)
-			if from, ok := owed(t, st); !ok || from != i+2 {
-				t.Errorf("opened by storage: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
-			}
-			oldKeys := func(stage string) {
-				t.Helper()
-				n := 0
-				_ = st.View(func(tx *storage.Tx) error {
-					return tx.Scan(brain.BucketIndex, nil, func(k, _ []byte) error {
-						if len(k) > 8 && (k[8] == 'd' || k[8] == 't') {
-							n++
-						}
-						return nil
-					})
+	eachOldFile(t, func(t *testing.T, i int, tc oldFile, st *storage.Store, path string) {
+		if from, ok := owed(t, st); !ok || from != i+2 {
+			t.Errorf("opened by storage: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
+		}
+		oldKeys := func(stage string) {
+			t.Helper()
+			n := 0
+			_ = st.View(func(tx *storage.Tx) error {
+				return tx.Scan(brain.BucketIndex, nil, func(k, _ []byte) error {
+					if len(k) > 8 && (k[8] == 'd' || k[8] == 't') {
+						n++
+					}
+					return nil
 				})
-				if want := []int{90, 180}[i]; n != want {
-					t.Errorf("%s: %d old-layout index keys, want %d", stage, n, want)
-				}
+			})
+			if want := []int{90, 180}[i]; n != want {
+				t.Errorf("%s: %d old-layout index keys, want %d", stage, n, want)
 			}
-			oldKeys("opened by storage")
-			if _, err := st.Compact(); err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Close(); err != nil {
-				t.Fatal(err)
-			}
-			st = storagetest.Open(t, path)
-			if from, ok := owed(t, st); !ok || from != i+2 {
-				t.Errorf("compacted and reopened: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
-			}
-			oldKeys("compacted and reopened")
+		}
+		oldKeys("opened by storage")
+		if _, err := st.Compact(); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		st = storagetest.Open(t, path)
+		if from, ok := owed(t, st); !ok || from != i+2 {
+			t.Errorf("compacted and reopened: owed %d, %v; want an upgrade from schema %d", from, ok, i+2)
+		}
+		oldKeys("compacted and reopened")
 
-			tc.wantMigrated(t, st)
-		})
-	}
+		tc.wantMigrated(t, st)
+	})
 }
 
 // TestForgetBeforeTheIndexMigrates: Forget on a store whose index is still owed its
@@ -398,19 +383,11 @@ func TestForgetUserBeforeTheIndexMigrates(t *testing.T) {
 	const grp = -300
 	st := storagetest.Open(t, path)
 	h := bicycleHistory(t, st, grp) // every turn is user 7's
-	if err := st.Update(func(tx *storage.Tx) error {
-		for _, tn := range h[:90] {
-			if err := tx.PutRaw(brain.BucketIndex, brain.Key(grp, []byte{'t'}, brain.U64(tn.Seq)), []byte{}); err != nil {
-				return err
-			}
-		}
-		return tx.PutRaw(storage.BucketMeta, []byte("schema"), []byte("3"))
-	}); err != nil {
-		t.Fatal(err)
+	var seqs []uint64
+	for _, tn := range h[:90] {
+		seqs = append(seqs, tn.Seq)
 	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	memorytest.OweIndexUpgrade(t, st, grp, seqs...)
 
 	st = storagetest.Open(t, path)
 	if rep, err := st.ForgetUser(7, nil); err != nil || rep.Turns != 100 {

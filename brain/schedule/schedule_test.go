@@ -16,6 +16,7 @@ import (
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/storage"
 	"github.com/anima-bot/anima/storage/storagetest"
 )
 
@@ -52,6 +53,14 @@ func mustPlan(t *testing.T, s *schedule.Scheduler, delay *int64, at, spec *strin
 type inboxStore[T schedule.Tx] interface {
 	schedule.Store[T]
 	Pending() ([]brain.Signal, error)
+}
+
+// onBothStores runs a test on the bbolt store (in t's temporary directory) and on the
+// in-memory one (storagetest.New), as subtests named bbolt and memory.
+func onBothStores(t *testing.T, bbolt func(*testing.T, inboxStore[*storage.Tx]), memory func(*testing.T, inboxStore[*storagetest.Tx])) {
+	t.Helper()
+	t.Run("bbolt", func(t *testing.T) { bbolt(t, storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db"))) })
+	t.Run("memory", func(t *testing.T) { memory(t, storagetest.New()) })
 }
 
 func oneShotDelayFiresOnceOnTime[T schedule.Tx](t *testing.T, st inboxStore[T]) {
@@ -512,7 +521,7 @@ func FuzzPlanCron(f *testing.F) {
 	})
 }
 
-func addTxDuringRescanStillFires[T schedule.Tx](t *testing.T, st schedule.Store[T]) {
+func addTxDuringRescanStillFires[T schedule.Tx](t *testing.T, st inboxStore[T]) {
 	s := schedule.New(st, schedule.Options{})
 	item, err := s.Plan(schedule.PlanArgs{Chat: 7, User: 70, Note: "call mum", DelaySeconds: ptr[int64](60), Now: now0, Zone: time.UTC})
 	if err != nil {
@@ -659,10 +668,7 @@ func TestFormatPage(t *testing.T) {
 
 func TestOneShotDelayFiresOnceOnTime(t *testing.T) {
 	t.Parallel()
-	t.Run("bbolt", func(t *testing.T) {
-		oneShotDelayFiresOnceOnTime(t, storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db")))
-	})
-	t.Run("memory", func(t *testing.T) { oneShotDelayFiresOnceOnTime(t, storagetest.New()) })
+	onBothStores(t, oneShotDelayFiresOnceOnTime[*storage.Tx], oneShotDelayFiresOnceOnTime[*storagetest.Tx])
 }
 
 func TestSurvivesRestartAndFiresOnce(t *testing.T) {
@@ -739,10 +745,7 @@ func BenchmarkFireDueIdle(b *testing.B) {
 // time from the idle bound just because the scan could not see the uncommitted item yet.
 func TestAddTxDuringRescanStillFires(t *testing.T) {
 	t.Parallel()
-	t.Run("bbolt", func(t *testing.T) {
-		addTxDuringRescanStillFires(t, storagetest.Open(t, filepath.Join(t.TempDir(), "anima.db")))
-	})
-	t.Run("memory", func(t *testing.T) { addTxDuringRescanStillFires(t, storagetest.New()) })
+	onBothStores(t, addTxDuringRescanStillFires[*storage.Tx], addTxDuringRescanStillFires[*storagetest.Tx])
 }
 
 // TestRecountAfterForget: a user's /forget deletes their reminders in the store, behind
