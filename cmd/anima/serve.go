@@ -37,7 +37,6 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 	if cmd == "chat" {
 		opts.Console, opts.In, opts.Out = true, stdin, stdout
 	} else {
-		tuneMemory()
 		opts.Settled = func() { afterStart(log) }
 	}
 	stopProfiles, err := startProfiles(*f.cpuProfile, *f.memProfile)
