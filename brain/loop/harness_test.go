@@ -3,7 +3,6 @@ package loop_test
 import (
 	"context"
 	"log/slog"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,24 +219,12 @@ func series(t *testing.T, reg prometheus.Gatherer, name string, labels ...string
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			if hasLabels(m, labels) {
+			if braintest.HasLabels(m, labels...) {
 				out = append(out, m)
 			}
 		}
 	}
 	return out
-}
-
-// hasLabels reports whether m carries every name, value pair in labels.
-func hasLabels(m *dto.Metric, labels []string) bool {
-	for i := 0; i+1 < len(labels); i += 2 {
-		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
-			return l.GetName() == labels[i] && l.GetValue() == labels[i+1]
-		}) {
-			return false
-		}
-	}
-	return true
 }
 
 // exposes fails the test unless reg exposes the metric name as want: its HELP, TYPE and

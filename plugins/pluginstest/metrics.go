@@ -1,11 +1,11 @@
 package pluginstest
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
+
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 // Value is the value of the counter or gauge name in g whose labels include labels,
@@ -22,7 +22,7 @@ func Value(t testing.TB, g prometheus.Gatherer, name string, labels ...string) f
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			if !hasLabels(m, labels) {
+			if !braintest.HasLabels(m, labels...) {
 				continue
 			}
 			if c := m.GetCounter(); c != nil {
@@ -33,16 +33,4 @@ func Value(t testing.TB, g prometheus.Gatherer, name string, labels ...string) f
 	}
 	t.Fatalf("no series %s with labels %q", name, labels)
 	return 0
-}
-
-// hasLabels reports whether m has every name, value pair of labels.
-func hasLabels(m *dto.Metric, labels []string) bool {
-	for i := 0; i+1 < len(labels); i += 2 {
-		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
-			return l.GetName() == labels[i] && l.GetValue() == labels[i+1]
-		}) {
-			return false
-		}
-	}
-	return true
 }
