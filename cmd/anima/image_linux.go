@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // releaseImage gives back this process's mappings of the read-only parts of its own
@@ -58,23 +60,21 @@ func releaseImage() (before, after int64, err error) {
 // cost is the next start's: it reads the table from disk (start → first getUpdates
 // 19–21 → about 30 ms in loadtest, whose starts follow each other).
 func dropTables() error {
-	ef, err := elf.Open("/proc/self/exe")
-	if err != nil {
-		return fmt.Errorf("read executable: %w", err)
-	}
-	defer ef.Close()
-	sec := ef.Section(".gopclntab")
-	if sec == nil {
-		return errors.New("executable without .gopclntab")
-	}
 	f, err := os.Open("/proc/self/exe")
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	const fadvDontNeed = 4 // POSIX_FADV_DONTNEED
-	if _, _, e := syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), uintptr(sec.Offset), uintptr(sec.Size), fadvDontNeed, 0, 0); e != 0 {
-		return fmt.Errorf("fadvise .gopclntab: %w", e)
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return fmt.Errorf("read executable: %w", err)
+	}
+	sec := ef.Section(".gopclntab")
+	if sec == nil {
+		return errors.New("executable without .gopclntab")
+	}
+	if err := unix.Fadvise(int(f.Fd()), int64(sec.Offset), int64(sec.Size), unix.FADV_DONTNEED); err != nil {
+		return fmt.Errorf("fadvise .gopclntab: %w", err)
 	}
 	return nil
 }

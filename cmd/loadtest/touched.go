@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // evictImage drops the binary's pages that no process maps from the page cache
@@ -18,9 +19,8 @@ func evictImage(binary string) error {
 		return fmt.Errorf("evict image: %w", err)
 	}
 	defer f.Close()
-	const fadvDontNeed = 4 // POSIX_FADV_DONTNEED on Linux
-	if _, _, e := syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvDontNeed, 0, 0); e != 0 {
-		return fmt.Errorf("evict image: fadvise: %w", e)
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		return fmt.Errorf("evict image: fadvise: %w", err)
 	}
 	return nil
 }
