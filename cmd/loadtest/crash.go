@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // Crash run: what a SIGKILL repeats.
@@ -138,16 +140,13 @@ func (lt *loadtest) crashPass(ctx context.Context, name string, pauses []time.Du
 	return cp, nil
 }
 
-// sleepCtx waits d or until ctx ends.
+// sleepCtx waits d or until ctx ends (brain.Sleep), returning why ctx ended: the
+// process's exit when it is a proc's watch context.
 func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if brain.Sleep(ctx, d) != nil {
 		return context.Cause(ctx)
 	}
+	return nil
 }
 
 // ioCounters reads wchar (bytes handed to write(2) and its kin) and write_bytes (bytes the
