@@ -77,6 +77,12 @@ func (s *server) refresh(ctx context.Context, sess *mcp.ClientSession, first boo
 		names[i] = t.(*tool).name
 	}
 	s.setSeries(names)
+	if first {
+		// Up once its first listing is in, just before its tools are offered: whoever saw
+		// the tools finds it up, and whoever saw it up finds them offered a few
+		// microseconds later (up at the session's start left a listing's time between).
+		s.mgr.m.up.WithLabelValues(s.cfg.Name).Set(1)
+	}
 	if s.mgr.sink != nil {
 		n := len(r.refused)
 		for _, err := range s.mgr.sink.SetTools(groupName(s.cfg.Name), tools) {

@@ -148,9 +148,6 @@ func (s *server) serve(ctx context.Context) (err error) {
 	s.mu.Lock()
 	s.sess, s.since, s.lastErr = sess, time.Now(), ""
 	s.mu.Unlock()
-	// Up before its tools are offered, so that whoever sees the tools sees the server up
-	// (a first listing that fails marks it down again, in the deferred down).
-	s.mgr.m.up.WithLabelValues(s.cfg.Name).Set(1)
 	co := &coalescer{every: s.cfg.Limits.RefreshEvery.Std(), last: time.Now()}
 	defer co.stop()
 	if _, err := s.refresh(ctx, sess, true); err != nil {
