@@ -292,14 +292,16 @@ func codeLanguage(info []byte) string {
 }
 
 // safeURL reports whether dest may become a link (http, https, tg and mailto only) and
-// returns it percent-encoded as goldmark would.
+// returns it percent-encoded as goldmark would, its scheme in lower case (schemes are
+// case-insensitive; "hTtp://" is written "http://").
 func safeURL(dest string) (string, bool) {
 	u := string(util.URLEscape([]byte(strings.TrimSpace(dest)), true))
 	i := strings.IndexByte(u, ':')
 	if i <= 0 {
 		return "", false
 	}
-	switch strings.ToLower(u[:i]) {
+	u = strings.ToLower(u[:i]) + u[i:]
+	switch u[:i] {
 	case "http", "https":
 		p, err := url.Parse(u)
 		if err != nil || p.Host == "" {
