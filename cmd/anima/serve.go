@@ -12,7 +12,8 @@ import (
 
 // serve is `anima run` (Telegram) and `anima chat` (this console, its own store): it
 // checks the configuration for cmd, builds the logger and runs bot.Run until ctx ends,
-// under the profiles --cpuprofile and --memprofile ask for.
+// under the profiles --cpuprofile and --memprofile ask for. The service runs on one P
+// unless GOMAXPROCS says otherwise (oneProc).
 func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, err := config.Check(*f.config, cmd == "run")
 	if err == nil && cmd == "chat" {
@@ -37,6 +38,7 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 	if cmd == "chat" {
 		opts.Console, opts.In, opts.Out = true, stdin, stdout
 	} else {
+		log.Debug("scheduler", "gomaxprocs", oneProc())
 		opts.Settled = func() { afterStart(log) }
 	}
 	stopProfiles, err := startProfiles(*f.cpuProfile, *f.memProfile)
