@@ -83,6 +83,11 @@ func (w Waking) Wall(t time.Time) int64 {
 	return t.UnixNano() + int64(off)*int64(time.Second)
 }
 
+// AsleepTo is the time not awake (quiet or asleep) from the wall clock's origin to the
+// Wall reading x: BetweenWalls(x, y) is max(0, (y−x) − (AsleepTo(y) − AsleepTo(x))) for
+// x < y, so a caller that sees a moment again can keep its reading.
+func (w Waking) AsleepTo(x int64) int64 { return w.asleepTo(x) }
+
 // asleepTo is the time not awake (quiet or asleep) from the wall clock's origin to x.
 func (w Waking) asleepTo(x int64) int64 {
 	n, r := x/int64(day), x%int64(day)

@@ -336,3 +336,48 @@ func TestThoughtPressureShares(t *testing.T) {
 }
 
 func withRaised(s brain.Share, at time.Time) brain.Share { s.Raised = at; return s }
+
+// TestSocialPressureKeptReadings: Sense keeps each relationship's wall reading and time
+// asleep up to its last exchange, and now's once per zone and waking time; the pressure it
+// writes is exactly brain.Pressure of brain.Waking.Between, step after step, through
+// zones, a daylight saving change, new messages, a rhythm becoming Ready and a move.
+func TestSocialPressureKeptReadings(t *testing.T) {
+	t.Parallel()
+	q, err := brain.ParseQuietHours("22:30-08:30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ms = 6 * time.Hour
+	start := time.Date(2026, 3, 27, 18, 0, 0, 0, time.UTC) // Berlin moves its clocks on the 29th
+	st := brain.NewState(time.UTC)
+	zones := []string{"", "Europe/Berlin", "Asia/Tokyo", "America/New_York"}
+	for i := range 12 {
+		rel := brain.Relationship{Chat: int64(i + 1), User: int64(i + 1), Timezone: zones[i%len(zones)],
+			LastUserMsg: start.Add(-time.Duration(i) * 95 * time.Minute)}
+		if i%3 == 0 { // a rhythm Ready, asleep 01:00–07:00
+			rel.Rhythm.Messages, rel.Rhythm.Days = brain.RhythmMinMessages, brain.RhythmMinDays
+			rel.Rhythm.SleepMask = 0b1111110
+		}
+		st.Upsert(rel)
+	}
+	n := NewSocialPressure(ms, q, DefaultDetectorConfig())
+	for step := range 400 {
+		now := start.Add(time.Duration(step) * 17 * time.Minute)
+		switch step {
+		case 50: // a new message
+			st.Rel(2).LastAgentMsg = now.Add(-time.Minute)
+		case 120: // a rhythm becomes Ready
+			st.Rel(5).Rhythm.Messages, st.Rel(5).Rhythm.Days = brain.RhythmMinMessages, brain.RhythmMinDays
+			st.Rel(5).Rhythm.SleepMask = 0b11100
+		case 200: // a move
+			st.Rel(3).Timezone = "America/New_York"
+		}
+		n.Sense(now, st, nil)
+		for _, rel := range st.Rels {
+			want := brain.Pressure(brain.NewWaking(q, &rel.Rhythm, st.Location(rel)).Between(rel.LastExchange(), now), ms)
+			if rel.SocialPressure != want {
+				t.Fatalf("step %d, chat %d (%q): pressure %v, want %v", step, rel.Chat, rel.Timezone, rel.SocialPressure, want)
+			}
+		}
+	}
+}

@@ -7,14 +7,16 @@ import (
 )
 
 // chatDetector is the detector state of one relationship, with the wall-clock reading
-// (brain.Waking.Wall) of its last exchange in the zone it was read in, kept so that an
-// idle check looks no zone up for it.
+// (brain.Waking.Wall) of its last exchange and the time asleep up to it (AsleepTo), for
+// the waking time it was read in, kept so that an idle check looks no zone up and walks
+// no day for it.
 type chatDetector struct {
-	chat     int64
-	det      Detector
-	last     time.Time
-	lastLoc  *time.Location
-	lastWall int64
+	chat       int64
+	det        Detector
+	last       time.Time
+	waking     brain.Waking
+	lastWall   int64
+	lastAsleep int64
 }
 
 // SocialPressure computes each relationship's social pressure from its silence counted in
@@ -70,31 +72,42 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 		n.sync(st)
 	}
 	// now's wall-clock reading, looked up once per zone in a row of relationships (most
-	// share the default zone).
+	// share the default zone), and the time asleep up to it, once per waking time in a row
+	// (most share the quiet hours alone: no rhythm Ready yet, or the same sleep).
 	var nowLoc *time.Location
 	var nowWall int64
+	var nowWaking brain.Waking
+	nowAsleep, asleepRead := int64(0), false
 	for i, rel := range st.Rels {
 		d := &n.dets[i]
 		if d.chat != rel.Chat {
 			n.sync(st)
 			d = &n.dets[i]
 		}
-		p := 0.0
-		if last := rel.LastExchange(); !rel.Group && !rel.Dormant && !last.IsZero() {
-			loc := st.Location(rel)
-			w := brain.NewWaking(n.quiet, &rel.Rhythm, loc)
-			if loc != nowLoc {
-				nowLoc, nowWall = loc, w.Wall(now)
-			}
-			if loc != d.lastLoc || !last.Equal(d.last) {
-				d.last, d.lastLoc, d.lastWall = last, loc, w.Wall(last)
-			}
-			p = brain.Pressure(w.BetweenWalls(d.lastWall, nowWall), n.minSilence)
-		}
-		rel.SocialPressure = p
-		if rel.Group || rel.Dormant || rel.LastExchange().IsZero() {
+		last := rel.LastExchange()
+		if rel.Group || rel.Dormant || last.IsZero() {
+			rel.SocialPressure = 0
 			continue
 		}
+		loc := st.Location(rel)
+		w := brain.NewWaking(n.quiet, &rel.Rhythm, loc)
+		if loc != nowLoc {
+			nowLoc, nowWall, asleepRead = loc, w.Wall(now), false
+		}
+		if !asleepRead || w != nowWaking {
+			nowWaking, nowAsleep, asleepRead = w, w.AsleepTo(nowWall), true
+		}
+		if w != d.waking || !last.Equal(d.last) {
+			d.last, d.waking, d.lastWall = last, w, w.Wall(last)
+			d.lastAsleep = w.AsleepTo(d.lastWall)
+		}
+		// brain.Waking.BetweenWalls(d.lastWall, nowWall), from the kept readings.
+		var awake time.Duration
+		if nowWall > d.lastWall {
+			awake = max(0, time.Duration((nowWall-d.lastWall)-(nowAsleep-d.lastAsleep)))
+		}
+		p := brain.Pressure(awake, n.minSilence)
+		rel.SocialPressure = p
 		if emit, _ := d.det.Observe(now, p, st.Alertness); emit {
 			out = append(out, brain.Signal{Type: brain.SignalSocialPressure, Source: n.Name(),
 				Chat: rel.Chat, User: rel.User, Value: p, At: now})
