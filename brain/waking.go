@@ -48,8 +48,16 @@ func (w Waking) BetweenWalls(x, y int64) time.Duration {
 	if y <= x {
 		return 0
 	}
-	d := (y - x) - (w.asleepTo(y) - w.asleepTo(x))
-	return max(0, time.Duration(d))
+	return AwakeBetween(x, w.asleepTo(x), y, w.asleepTo(y))
+}
+
+// AwakeBetween is BetweenWalls(x, y) from readings a caller kept: the Wall readings x and y
+// and their AsleepTo, ax and ay.
+func AwakeBetween(x, ax, y, ay int64) time.Duration {
+	if y <= x {
+		return 0
+	}
+	return max(0, time.Duration((y-x)-(ay-ax)))
 }
 
 // After is the first moment at which the waking time since a reaches d: a itself for d ≤
@@ -84,8 +92,7 @@ func (w Waking) Wall(t time.Time) int64 {
 }
 
 // AsleepTo is the time not awake (quiet or asleep) from the wall clock's origin to the
-// Wall reading x: BetweenWalls(x, y) is max(0, (y−x) − (AsleepTo(y) − AsleepTo(x))) for
-// x < y, so a caller that sees a moment again can keep its reading.
+// Wall reading x, for AwakeBetween: a caller that sees a moment again can keep it.
 func (w Waking) AsleepTo(x int64) int64 { return w.asleepTo(x) }
 
 // asleepTo is the time not awake (quiet or asleep) from the wall clock's origin to x.

@@ -75,9 +75,8 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 	// share the default zone), and the time asleep up to it, once per waking time in a row
 	// (most share the quiet hours alone: no rhythm Ready yet, or the same sleep).
 	var nowLoc *time.Location
-	var nowWall int64
-	var nowWaking brain.Waking
-	nowAsleep, asleepRead := int64(0), false
+	var nowWall, nowAsleep int64
+	var nowWaking brain.Waking // the zero Waking is no relationship's (NewWaking sets a zone)
 	for i, rel := range st.Rels {
 		d := &n.dets[i]
 		if d.chat != rel.Chat {
@@ -92,21 +91,16 @@ func (n *SocialPressure) Sense(now time.Time, st *brain.State, out []brain.Signa
 		loc := st.Location(rel)
 		w := brain.NewWaking(n.quiet, &rel.Rhythm, loc)
 		if loc != nowLoc {
-			nowLoc, nowWall, asleepRead = loc, w.Wall(now), false
+			nowLoc, nowWall = loc, w.Wall(now)
 		}
-		if !asleepRead || w != nowWaking {
-			nowWaking, nowAsleep, asleepRead = w, w.AsleepTo(nowWall), true
+		if w != nowWaking { // a new zone is a new waking time too
+			nowWaking, nowAsleep = w, w.AsleepTo(nowWall)
 		}
 		if w != d.waking || !last.Equal(d.last) {
 			d.last, d.waking, d.lastWall = last, w, w.Wall(last)
 			d.lastAsleep = w.AsleepTo(d.lastWall)
 		}
-		// brain.Waking.BetweenWalls(d.lastWall, nowWall), from the kept readings.
-		var awake time.Duration
-		if nowWall > d.lastWall {
-			awake = max(0, time.Duration((nowWall-d.lastWall)-(nowAsleep-d.lastAsleep)))
-		}
-		p := brain.Pressure(awake, n.minSilence)
+		p := brain.Pressure(brain.AwakeBetween(d.lastWall, d.lastAsleep, nowWall, nowAsleep), n.minSilence)
 		rel.SocialPressure = p
 		if emit, _ := d.det.Observe(now, p, st.Alertness); emit {
 			out = append(out, brain.Signal{Type: brain.SignalSocialPressure, Source: n.Name(),
