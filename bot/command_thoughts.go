@@ -10,26 +10,34 @@ import (
 	"github.com/anima-bot/anima/brain/loop"
 )
 
-// stateReader reads the note of how a user is in a chat: its fresh lines, oldest first
-// (memory.Memory.HowTheyAre).
+// stateReader reads the notes of how a user is: in a chat, its fresh lines, oldest first
+// (memory.Memory.HowTheyAre), and in the groups they share with anima.
 type stateReader interface {
 	HowTheyAre(chat, user int64) ([]brain.StateLine, error)
+	HowTheyAreInGroups(user int64) ([]brain.StateNote, error)
 }
 
-// thoughts is /thoughts: what the plugins have to say (the inner life's journal and the
-// concerns it follows; not in groups) and the note of how the sender seems, in this chat
-// (in a group, their own note there), each line with its date. No model call.
+// thoughtsInGroup is /thoughts' answer in a group: what anima notes about a member is
+// theirs to read, not the group's, so it is shown in the private chat alone.
+const thoughtsInGroup = "What I notice about someone stays between the two of us, so I don't read it out in a group. " +
+	"Send me /thoughts in our private chat: it shows what I noted about you here too."
+
+// thoughts is /thoughts: in a private chat, what the plugins have to say (the inner life's
+// journal and the concerns it follows), anima's own note and shares, and the note of how
+// the sender seems, there and in the groups they share with anima, each line with its
+// date. In a group it posts none of it (thoughtsInGroup). No model call.
 func (c *commands) thoughts(_ context.Context, in call) (loop.CommandResult, error) {
+	if in.group {
+		return in.reply(thoughtsInGroup), nil
+	}
 	var parts []string
-	if c.plugins != nil && !in.group {
+	if c.plugins != nil {
 		if text, ok := c.plugins.Command(in.sig.Chat, in.sig.User, "/thoughts", in.arg, in.view.Now, in.view.Loc); ok {
 			parts = append(parts, text)
 		}
 	}
-	if !in.group {
-		if s := strings.TrimPrefix(selfThoughts(in.view), "\n\n"); s != "" {
-			parts = append(parts, s)
-		}
+	if s := strings.TrimPrefix(selfThoughts(in.view), "\n\n"); s != "" {
+		parts = append(parts, s)
 	}
 	if c.states != nil {
 		lines, err := c.states.HowTheyAre(in.sig.Chat, in.sig.User)
@@ -38,6 +46,14 @@ func (c *commands) thoughts(_ context.Context, in call) (loop.CommandResult, err
 		}
 		if s := howTheyAreText(lines, in.view.Loc); s != "" {
 			parts = append(parts, s)
+		}
+		groups, err := c.states.HowTheyAreInGroups(in.sig.User)
+		if err != nil {
+			return loop.CommandResult{}, fmt.Errorf("thoughts: %w", err)
+		}
+		for _, g := range groups {
+			parts = append(parts, strings.Replace(howTheyAreText(g.Lines, in.view.Loc), "How you have seemed to me lately",
+				"How you have seemed to me in a group we share", 1))
 		}
 	}
 	if len(parts) == 0 {

@@ -383,11 +383,13 @@ func TestHowTheyAreKeptPerMemberShownAndForgotten(t *testing.T) {
 		t.Errorf("a plain message cost %d model calls, want 1", plain)
 	}
 
-	if got := sayPrivate(groupMemberA, "/thoughts"); !strings.Contains(got, privateWord) || strings.Contains(got, groupWord) {
-		t.Errorf("A's /thoughts in private = %q, want A's private note alone", got)
+	// In private A reads both of A's notes (the group's marked as such), never B's; in the
+	// group /thoughts reads out no one's note (issue 33: it posted the sender's to all).
+	if got := sayPrivate(groupMemberA, "/thoughts"); !strings.Contains(got, privateWord) || !strings.Contains(got, "in a group we share (I keep this for 14 days):\n• "+groupWord) || strings.Contains(got, keptWord) {
+		t.Errorf("A's /thoughts in private = %q, want A's private note and A's group note", got)
 	}
-	if got := say(groupMemberA, "/thoughts"); !strings.Contains(got, groupWord) || strings.Contains(got, privateWord) || strings.Contains(got, keptWord) {
-		t.Errorf("A's /thoughts in the group = %q, want A's group note alone", got)
+	if got := say(groupMemberA, "/thoughts"); strings.Contains(got, groupWord) || strings.Contains(got, privateWord) || strings.Contains(got, keptWord) || !strings.Contains(got, "private chat") {
+		t.Errorf("A's /thoughts in the group = %q, want no note, and a pointer to the private chat", got)
 	}
 	if n := len(ai.Requests()); n != calls {
 		t.Errorf("/thoughts cost %d model calls, want 0", n-calls)
@@ -405,7 +407,7 @@ func TestHowTheyAreKeptPerMemberShownAndForgotten(t *testing.T) {
 	if count(keptWord) == 0 {
 		t.Error("B's note went with A's /forget")
 	}
-	if got := say(groupMemberB, "/thoughts"); !strings.Contains(got, keptWord) {
-		t.Errorf("B's /thoughts in the group after A's /forget = %q, want B's note", got)
+	if got := sayPrivate(groupMemberB, "/thoughts"); !strings.Contains(got, keptWord) {
+		t.Errorf("B's /thoughts in private after A's /forget = %q, want B's group note", got)
 	}
 }

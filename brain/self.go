@@ -50,9 +50,11 @@ type Share struct {
 // Live reports whether s has not expired at now.
 func (s Share) Live(now time.Time) bool { return now.Before(s.Expires) }
 
-// Note is anima's own note about r ("" without one).
+// Note is anima's own note about r ("" without one). A group has none: the dream that
+// writes it never runs for a group, so a note stored for one (by a chat turn before issue
+// 33) would be some member's words passed off as anima's own, and is never read.
 func (r *Relationship) Note() string {
-	if r.Self == nil {
+	if r.Self == nil || r.Group {
 		return ""
 	}
 	return r.Self.Note
@@ -60,7 +62,7 @@ func (r *Relationship) Note() string {
 
 // Shares are all the thoughts r keeps to share, expired ones included; do not change them.
 func (r *Relationship) Shares() []Share {
-	if r.Self == nil {
+	if r.Self == nil || r.Group { // a group keeps none (see Note)
 		return nil
 	}
 	return r.Self.Shares
@@ -78,8 +80,13 @@ func (r *Relationship) Shareable(now time.Time) []Share {
 	return all
 }
 
-// setSelf replaces r's Self with note and shares (nil when both are empty).
+// setSelf replaces r's Self with note and shares (nil when both are empty, and always for
+// a group, which keeps no self note and no shares).
 func (r *Relationship) setSelf(note string, shares []Share) {
+	if r.Group {
+		r.Self = nil
+		return
+	}
 	if len(shares) == 0 {
 		shares = nil
 	}

@@ -18,7 +18,8 @@ type ToolSpec struct {
 	// SideEffects is true when calling the tool changes state (the smart retry is then
 	// skipped).
 	SideEffects bool
-	// Profiles lists the capability profiles that may use the tool.
+	// Profiles lists the capability profiles that may use the tool, and no other profile is
+	// offered it, ProfileChat included; an empty list means ProfileChat alone.
 	Profiles []Profile
 }
 

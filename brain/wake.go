@@ -11,7 +11,7 @@ type Profile string
 
 // Capability profiles.
 const (
-	ProfileChat      Profile = "chat"      // all tools
+	ProfileChat      Profile = "chat"      // the conversation's tools
 	ProfileProactive Profile = "proactive" // no state-changing tools beyond scheduling and deferring
 	ProfileDream     Profile = "dream"     // memory tools only
 )

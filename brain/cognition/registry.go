@@ -81,7 +81,7 @@ func (r *Registry) Register(t brain.Tool) error {
 	}
 	r.tools = append(r.tools, t)
 	r.byNm[spec.Name] = t
-	r.specs[spec.Name] = spec
+	r.specs[spec.Name] = withProfiles(spec)
 	r.offer = nil
 	return nil
 }
@@ -118,11 +118,20 @@ func (r *Registry) SetTools(group string, ts []brain.Tool) []error {
 		}
 		r.tools = append(r.tools, t)
 		r.byNm[spec.Name] = t
-		r.specs[spec.Name] = spec
+		r.specs[spec.Name] = withProfiles(spec)
 		r.group[spec.Name] = group
 	}
 	r.offer = nil
 	return errs
+}
+
+// withProfiles is spec as the registry keeps it: a spec that lists no profile is a
+// conversation's tool, offered to ProfileChat alone.
+func withProfiles(spec brain.ToolSpec) brain.ToolSpec {
+	if len(spec.Profiles) == 0 {
+		spec.Profiles = []brain.Profile{brain.ProfileChat}
+	}
+	return spec
 }
 
 // checkTool is what Register and SetTools require of a tool's spec.
@@ -136,14 +145,18 @@ func checkTool(spec brain.ToolSpec) error {
 	return nil
 }
 
-// Tools returns the tools a profile may use, in registration order: every tool for
-// ProfileChat, and for the other profiles the tools whose spec lists the profile.
+// Tools returns the tools a profile may use, in registration order: the tools whose spec
+// lists the profile ("" is ProfileChat). The list is obeyed for every profile, chat
+// included: a tool meant for the nightly reflection alone is never offered to a chat turn.
 func (r *Registry) Tools(p brain.Profile) []brain.Tool {
+	if p == "" {
+		p = brain.ProfileChat
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	out := make([]brain.Tool, 0, len(r.tools))
 	for _, t := range r.tools {
-		if p == brain.ProfileChat || p == "" || slices.Contains(r.specs[t.Spec().Name].Profiles, p) {
+		if slices.Contains(r.specs[t.Spec().Name].Profiles, p) {
 			out = append(out, t)
 		}
 	}
@@ -180,7 +193,7 @@ func (r *Registry) offerFor(p brain.Profile, share int) *offer {
 	var groups []string // groups[i]: the SetTools group of o.specs[i]; "" for Register's
 	for _, t := range r.tools {
 		spec := r.specs[t.Spec().Name]
-		if p == brain.ProfileChat || slices.Contains(spec.Profiles, p) {
+		if slices.Contains(spec.Profiles, p) {
 			g := r.group[spec.Name]
 			if g != "" {
 				spec = externalSpec(g, spec)

@@ -45,7 +45,9 @@ func TestOfferCacheFollowsRegister(t *testing.T) {
 		profile             brain.Profile
 		wantSpecs, wantCalm []string
 	}{
-		{brain.ProfileChat, []string{ToolEscalate, ToolDefer, "plugin_dream", "plugin_chat"}, []string{ToolDefer, "plugin_dream", "plugin_chat"}},
+		// A dream-only tool is never the chat's (it was, before issue 33: a chat turn could
+		// write the dream's self note); a tool that lists no profile is the chat's alone.
+		{brain.ProfileChat, []string{ToolEscalate, ToolDefer, "plugin_chat"}, []string{ToolDefer, "plugin_chat"}},
 		{brain.ProfileProactive, []string{ToolEscalate, ToolDefer}, []string{ToolDefer}},
 		{brain.ProfileDream, []string{"plugin_dream"}, []string{"plugin_dream"}},
 	}

@@ -85,6 +85,37 @@ func (m *Memory) HowTheyAre(chat, user int64) ([]brain.StateLine, error) {
 	return brain.FreshLines(lines, m.clock.Now()), nil
 }
 
+// HowTheyAreInGroups returns the fresh notes of how user is in the groups they share with
+// anima (not their private chat's), each with its group's chat id in User's place — for
+// /thoughts in the private chat, since a group never hears one member's note read out.
+func (m *Memory) HowTheyAreInGroups(user int64) ([]brain.StateNote, error) {
+	now := m.clock.Now()
+	return viewed(m.st, func(tx Tx) ([]brain.StateNote, error) {
+		var out []brain.StateNote
+		err := tx.Scan(BucketHowTheyAre, nil, func(k, v []byte) error {
+			if len(k) != 16 || int64(binary.BigEndian.Uint64(k[8:])) != user {
+				return nil
+			}
+			chat := int64(binary.BigEndian.Uint64(k[:8]))
+			if chat == user {
+				return nil
+			}
+			lines, err := loadState(tx, chat, user)
+			if err != nil {
+				return err
+			}
+			if lines = brain.FreshLines(lines, now); len(lines) > 0 {
+				out = append(out, brain.StateNote{User: chat, Lines: lines})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read the group notes of how user %d is: %w", user, err)
+		}
+		return out, nil
+	})
+}
+
 // recallStates reads the notes a Recall carries: in a private chat the user's; in a group
 // the wake's member's and those of the last other members to write in turns, at most
 // maxNoteMembers, each named from their turns. A note without fresh lines is left out.

@@ -37,7 +37,17 @@ func (selfNoteTool) Spec() brain.ToolSpec {
 		"journal's. Keep what still matters from the note you have.", selfNoteSchema)
 }
 
+// errGroupSelf is a self tool's answer in a group, which has no dream and keeps no self
+// note or share: whatever a member wrote would become anima's own words about another.
+var errGroupSelf = errors.New("a group has no self note and no thoughts to share; these tools are for the nightly reflection of a private chat")
+
+// inGroup reports whether call is a group's (a private chat's id is its person's).
+func inGroup(call brain.ToolCall) bool { return call.User != 0 && call.Chat != call.User }
+
 func (selfNoteTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	if inGroup(call) {
+		return brain.ToolResult{}, errGroupSelf
+	}
 	var a struct {
 		Note string `json:"note"`
 	}
@@ -72,6 +82,9 @@ func (shareLaterTool) Spec() brain.ToolSpec {
 }
 
 func (shareLaterTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
+	if inGroup(call) {
+		return brain.ToolResult{}, errGroupSelf
+	}
 	var a struct {
 		Text    string `json:"text"`
 		TiedTo  string `json:"tied_to"`
