@@ -215,6 +215,9 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 	})
 	deps := p.LoopDeps()
 	deps.Media, deps.StateStore, deps.DeadLetters, deps.Drafter = media, store, store, drafter(cfg.Telegram, s.tg)
+	if s.mcp != nil {
+		deps.Tools = s.mcp // a run waits for the servers' first listings, at most their timeouts
+	}
 	users := userForgetter{store: store, index: p.Memory, states: p.Memory, sched: s.sched, usage: s.usage}
 	if s.tg != nil {
 		users.channel = s.tg

@@ -104,3 +104,39 @@ func TestSettledAfterMCPStarts(t *testing.T) {
 		t.Errorf("anima_mcp_server_up when Settled was called = %v, want web 1 and gone 0", up)
 	}
 }
+
+// TestRunWaitsForFirstListing (issue 33): a message that arrives while a server is still
+// listing its tools waits for the listing (bounded by the server's timeout), so it is
+// answered with the server's tools offered; before, the first messages after a start
+// went without them. The server here answers tools/list 1.5 s late.
+func TestRunWaitsForFirstListing(t *testing.T) {
+	t.Parallel()
+	s := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "Echo the text.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo"}}}, nil
+		})
+	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), `"tools/list"`) {
+			time.Sleep(1500 * time.Millisecond) // the fake server is slow to list, not the test waiting
+		}
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	h := newHarness(t)
+	h.cfg.MCP = animamcp.Config{Servers: map[string]animamcp.ServerConfig{
+		"slow": {URL: hs.URL, Timeout: config.Duration(10 * time.Second)}}}
+	h.run()
+	h.say("look it up")
+	offered := false
+	for _, tl := range h.ai.Requests()[0].Body.Tools {
+		offered = offered || tl.Function.Name == "slow_echo"
+	}
+	if !offered {
+		t.Error("the first message after the start was answered without the server's tools")
+	}
+}

@@ -63,12 +63,22 @@ type Deps struct {
 	// Drafter shows answers to a user in a private chat as they are written (optional).
 	Drafter brain.Drafter
 	// Speaker voices replies to be spoken (optional: without it, every reply is text).
-	Speaker  brain.Speaker
+	Speaker brain.Speaker
+	// Tools, when set, holds a run until the tool servers' first listings are in (bounded
+	// by their timeouts), so a run started just after anima did offers their tools.
+	Tools    ToolWaiter
 	Refusals *brain.Refusals // optional: counts what the limits refused or throttled
 	// DeadLetters keeps work that failed for good (optional: counted only).
 	DeadLetters brain.DeadLetters
 	Logger      *slog.Logger
 	Registerer  prometheus.Registerer
+}
+
+// ToolWaiter is what a run waits on before it thinks: the tools from outside
+// (mcp.Manager.AwaitTools). AwaitTools returns when they are in, its bound passed, or
+// ctx ended.
+type ToolWaiter interface {
+	AwaitTools(ctx context.Context)
 }
 
 // Loop runs the brain: it takes signals from its inbox, runs the autonomic and

@@ -268,6 +268,9 @@ func (l *Loop) safeThink(ctx context.Context, w brain.Wake) (out brain.Outcome, 
 			err = fmt.Errorf("cognition panicked: %v", p)
 		}
 	}()
+	if l.deps.Tools != nil {
+		l.deps.Tools.AwaitTools(ctx) // off the tick: in the chat's run
+	}
 	return l.deps.Thinker.Think(ctx, w)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,6 +25,10 @@ type Manager struct {
 	procs   *procFile // the stdio servers' process groups
 	// settling closes Settled once every server's first start has ended.
 	settling *settling
+	// settleBound is the longest a server's first start may take (twice the longest
+	// timeout: to connect, then to list); began is when Run started them.
+	settleBound time.Duration
+	began       atomic.Pointer[time.Time]
 }
 
 // New returns a manager of servers that publishes their tools to sink (nil: nowhere, as
@@ -56,6 +61,7 @@ func New(servers []Server, sink Sink, opts Options) *Manager {
 		m.m.restarts.WithLabelValues(cfg.Name)
 		m.m.seconds.WithLabelValues(cfg.Name)
 		m.servers = append(m.servers, s)
+		m.settleBound = max(m.settleBound, 2*cfg.Timeout)
 	}
 	return m
 }
@@ -85,6 +91,8 @@ func (m *Manager) Status() []Status {
 // them all when ctx ends. It returns nil once every server has stopped: a server that
 // cannot start is logged and retried, never fatal.
 func (m *Manager) Run(ctx context.Context) error {
+	began := time.Now()
+	m.began.Store(&began)
 	m.procs.reap()
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
