@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// breaker is a circuit breaker for the model endpoint. After threshold consecutive
+// breaker is a circuit breaker for an endpoint: the model's (Cognition.brk) or its speech
+// (speech.brk, where every reply may probe). After threshold consecutive
 // failures it opens: requests fail fast, and the outage lasts until a probe succeeds. A
 // probe is one request (no retries) that a run answering a user may send while the
 // breaker is open, at most one every probeGap (counted from the last request that failed
