@@ -46,6 +46,7 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		VoiceStyle:           cfg.Persona.VoiceStyle,
 		MaxSpeech:            cfg.Voice.MaxLength.Std(),
 		DailyUserSpeech:      cfg.Limits.SpeechPerUserPerDay.Std(),
+		SpeechTimeout:        cfg.LLM.SpeechTimeout.Std(),
 	}
 }
 

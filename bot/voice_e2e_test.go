@@ -128,37 +128,40 @@ func TestVoiceCommand(t *testing.T) {
 	}
 }
 
-// A speech failure sends the text instead, once; an endpoint without speech (404) also
-// turns speech off until restart: the next voice note is answered in writing without
-// asking again.
+// A speech failure sends the text instead, for that reply alone. Three in a row are
+// proof: server errors open the speech breaker, and the fourth reply goes as text without
+// asking (its probe is 30 s away); an endpoint without speech (404) three times turns
+// speech off until restart.
 func TestSpeechFallsBackToText(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		status   int
-		requests int // speech requests for two voice notes
+		outcomes map[string]float64 // anima_speech_requests_total for four voice notes
 	}{
-		{"server error", http.StatusInternalServerError, 2}, // not retried: the text goes at once
-		{"no speech endpoint", http.StatusNotFound, 1},
+		{"server error", http.StatusInternalServerError, map[string]float64{"failed": 3, "unavailable": 1}}, // not retried: the text goes at once
+		{"no speech endpoint", http.StatusNotFound, map[string]float64{"unsupported": 3, "unavailable": 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := speakingHarness(t)
 			h.ai.SetSpeaker(func(openaitest.Speech) ([]byte, int) { return nil, tc.status })
 			addrs, stop := h.start()
-			for i, words := range []string{"one", "two"} {
+			notes := []string{"one", "two", "three", "four"}
+			for i, words := range notes {
 				h.tg.PushMessage(h.tg.VoiceMessage(user, user, []byte(words), 1))
 				sent := h.waitSent(i+1, "anima's messages")
 				if want := "echo: [voice 0:01] " + words; sent[i].Visible != want {
 					t.Errorf("answer %d = %q, want %q", i, sent[i].Visible, want)
 				}
 			}
-			outcome := map[int]string{http.StatusInternalServerError: "failed", http.StatusNotFound: "unsupported"}[tc.status]
-			if got := metricSample(t, addrs.Metrics, `anima_speech_requests_total{outcome="`+outcome+`"}`); got != float64(tc.requests) {
-				t.Errorf("anima_speech_requests_total{outcome=%q} = %v, want %d", outcome, got, tc.requests)
+			for outcome, want := range tc.outcomes {
+				if got := metricSample(t, addrs.Metrics, `anima_speech_requests_total{outcome="`+outcome+`"}`); got != want {
+					t.Errorf("anima_speech_requests_total{outcome=%q} = %v, want %v", outcome, got, want)
+				}
 			}
-			// The 2 texts alone.
-			if got, want := h.stopSpent(stop), (spent{texts: 2, downloads: 2, transcriptions: 2, speeches: tc.requests}); got != want {
+			// The 4 texts alone, after 3 speech requests.
+			if got, want := h.stopSpent(stop), (spent{texts: 4, downloads: 4, transcriptions: 4, speeches: 3}); got != want {
 				t.Errorf("in all %+v, want %+v", got, want)
 			}
 		})

@@ -104,6 +104,9 @@ type LLMConfig struct {
 	// SpeechModel speaks replies as voice notes on the same endpoint (/audio/speech, e.g.
 	// gpt-4o-mini-tts); "" (the default) switches speaking off, and nothing of it is built.
 	SpeechModel string `yaml:"speech_model"`
+	// SpeechTimeout bounds one speech request, the audio read with it (> 0; at most
+	// RequestTimeout takes effect); past it the reply goes as text.
+	SpeechTimeout Duration `yaml:"speech_timeout"`
 	// AnswerFormat is how the final answer is asked for: json_schema (a strict
 	// response_format beside the tools), text (the prompt alone), or auto: json_schema on
 	// api.openai.com, text elsewhere (Ollama, for one, calls no tools while a format is set).
@@ -290,6 +293,7 @@ func Default() Config {
 			TranscriptionModel:  "whisper-1",
 			MaxAudio:            Duration(10 * time.Minute),
 			Vision:              true,
+			SpeechTimeout:       Duration(20 * time.Second),
 			AnswerFormat:        "auto",
 			// DailyUserTokenBudget: a heavy day of chat (about 150 turns of 6000 tokens).
 			DailyUserTokenBudget: 1_000_000,

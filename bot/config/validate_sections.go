@@ -101,6 +101,7 @@ func (c Config) validateLLM(p *checker) {
 		p.Add("llm.max_output_tokens", "must be greater than 0; got %d", l.MaxOutputTokens)
 	}
 	p.Positive("llm.max_audio", l.MaxAudio)
+	p.Positive("llm.speech_timeout", l.SpeechTimeout)
 }
 
 // validateLimits checks limits.

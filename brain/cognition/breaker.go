@@ -5,12 +5,13 @@ import (
 	"time"
 )
 
-// breaker is a circuit breaker for the model endpoint. After threshold consecutive
-// failures it opens: requests fail fast, and the outage lasts until a probe succeeds. A
-// probe is one request (no retries) that a run answering a user may send while the
-// breaker is open, at most one every probeGap (counted from the last request that failed
-// or probed); other runs — proactive, dreams — never probe. The probe's success closes the
-// breaker; its failure keeps it open.
+// breaker is a circuit breaker for an endpoint: the model's (Cognition.brk), or its speech
+// (speech.brk). After threshold consecutive failures it opens: requests fail fast, and the
+// outage lasts until a probe succeeds. A probe is one request (no retries) that a caller
+// allowed to probe may send while the breaker is open — a model run answering a user (not
+// proactive runs or dreams), any reply to be spoken — at most one every probeGap (counted
+// from the last request that failed or probed). The probe's success closes the breaker;
+// its failure keeps it open.
 type breaker struct {
 	threshold int
 	probeGap  time.Duration

@@ -98,12 +98,14 @@ type Config struct {
 	// SpeechModel speaks replies on the same endpoint (speech.go); "" builds nothing of
 	// speech. Voice is its voice, VoiceStyle the optional instructions on how it sounds,
 	// MaxSpeech the longest reply spoken (default 60s) and DailyUserSpeech how much speech
-	// one user gets a day (0: no cap).
+	// one user gets a day (0: no cap). SpeechTimeout bounds one speech request, the audio
+	// read with it (default 20 s; at most RequestTimeout): past it the reply goes as text.
 	SpeechModel     string
 	Voice           string
 	VoiceStyle      string
 	MaxSpeech       time.Duration
 	DailyUserSpeech time.Duration
+	SpeechTimeout   time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -146,6 +148,10 @@ func (c Config) withDefaults() Config {
 	if c.MaxSpeech <= 0 {
 		c.MaxSpeech = time.Minute
 	}
+	if c.SpeechTimeout <= 0 {
+		c.SpeechTimeout = 20 * time.Second
+	}
+	c.SpeechTimeout = min(c.SpeechTimeout, c.RequestTimeout) // the client's own bound
 	if c.Voice == "" {
 		c.Voice = "alloy"
 	}
@@ -239,7 +245,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 	}
 	c.budget = newDailyBudget(cfg, c.clock)
 	if cfg.SpeechModel != "" {
-		c.speech = &speech{m: newSpeechMetrics(opts.Registerer)}
+		c.speech = c.newSpeech(opts.Registerer)
 	}
 	if c.sleep == nil {
 		c.sleep = brain.Sleep

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -115,41 +116,213 @@ func TestSpeakRefuses(t *testing.T) {
 	}
 }
 
+// One failed answer fails only its reply: the next one is spoken — even an answer that
+// says the endpoint cannot speak (404, an unknown model, audio that is not Ogg/Opus), which
+// could be a proxy's error page; speech goes off only after several in a row
+// (TestSpeechOffAfterRepeatedProof).
 func TestSpeakFails(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name        string
-		answer      openaitest.Speaker
-		unsupported bool
+		name    string
+		answer  openaitest.Speaker
+		outcome string
 	}{
-		{"server error", func(openaitest.Speech) ([]byte, int) { return nil, http.StatusInternalServerError }, false},
-		{"bad request", func(openaitest.Speech) ([]byte, int) { return []byte("input has a problem"), http.StatusBadRequest }, false},
-		{"no speech endpoint", func(openaitest.Speech) ([]byte, int) { return nil, http.StatusNotFound }, true},
+		{"server error", func(openaitest.Speech) ([]byte, int) { return nil, http.StatusInternalServerError }, "failed"},
+		{"bad request", func(openaitest.Speech) ([]byte, int) { return []byte("input has a problem"), http.StatusBadRequest }, "failed"},
+		{"no speech endpoint", func(openaitest.Speech) ([]byte, int) { return nil, http.StatusNotFound }, "unsupported"},
 		{"unknown model", func(openaitest.Speech) ([]byte, int) {
 			return []byte("The model `gpt-4o-mini-tts` does not exist"), http.StatusBadRequest
-		}, true},
-		{"not Ogg/Opus", func(openaitest.Speech) ([]byte, int) { return []byte("ID3 an mp3"), 0 }, true},
+		}, "unsupported"},
+		{"not Ogg/Opus", func(openaitest.Speech) ([]byte, int) { return []byte("ID3 an mp3"), 0 }, "unsupported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := speechEnv(t, nil)
 			e.srv.SetSpeaker(tc.answer)
 			_, err := e.c.Speak(context.Background(), speaker, "hello there")
-			if err == nil || errors.Is(err, brain.ErrSpeechRefused) || errors.Is(err, brain.ErrSpeechUnsupported) != tc.unsupported {
-				t.Fatalf("Speak = %v; want a failure, unsupported %v", err, tc.unsupported)
+			if err == nil || errors.Is(err, brain.ErrSpeechRefused) || errors.Is(err, brain.ErrSpeechUnsupported) {
+				t.Fatalf("Speak = %v; want a failure of this reply only", err)
+			}
+			if got := metric(t, e, "anima_speech_requests_total", "outcome", tc.outcome); got != 1 {
+				t.Errorf("anima_speech_requests_total{outcome=%q} = %v, want 1", tc.outcome, got)
 			}
 			e.srv.SetSpeaker(nil)
-			_, err = e.c.Speak(context.Background(), speaker, "hello again")
-			if tc.unsupported != (err != nil) || tc.unsupported && !errors.Is(err, brain.ErrSpeechUnsupported) {
-				t.Fatalf("the next Speak = %v; speech off for the process: %v", err, tc.unsupported)
+			if _, err = e.c.Speak(context.Background(), speaker, "hello again"); err != nil {
+				t.Fatalf("the next Speak = %v; want it spoken", err)
 			}
-			if want := 1 + map[bool]int{true: 0, false: 1}[tc.unsupported]; len(e.srv.Speeches()) != want {
-				t.Errorf("requests = %d, want %d", len(e.srv.Speeches()), want)
+			if len(e.srv.Speeches()) != 2 {
+				t.Errorf("requests = %d, want 2", len(e.srv.Speeches()))
 			}
-			if got := e.c.TokensToday(); tc.unsupported && got != 0 {
-				t.Errorf("a failed request was charged %d tokens", got)
+			if got, want := e.c.TokensToday(), len("hello again"); got != want {
+				t.Errorf("tokens today = %d, want %d (the failed request uncharged)", got, want)
 			}
 		})
+	}
+}
+
+// htmlPage is a proxy's error page answered with 200.
+func htmlPage(openaitest.Speech) openaitest.SpeechStream {
+	return openaitest.SpeechStream{ContentType: "text/html", Body: strings.NewReader("<html><body>502 Bad Gateway</body></html>")}
+}
+
+// A proxy's HTML page answered with 200 fails its reply alone; three answers in a row
+// that say the endpoint cannot speak turn speech off for the process, and then no request
+// is made.
+func TestSpeechOffAfterRepeatedProof(t *testing.T) {
+	t.Parallel()
+	e := speechEnv(t, nil)
+	ctx := context.Background()
+	for round := range 2 { // two bad answers, then audio: the run starts again
+		for i := range 2 {
+			e.srv.SetSpeechStream(htmlPage)
+			if _, err := e.c.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
+				t.Fatalf("round %d, bad answer %d: Speak = %v; want this reply's failure, speech still on", round, i, err)
+			}
+		}
+		e.srv.SetSpeechStream(nil)
+		if _, err := e.c.Speak(ctx, speaker, "hello"); err != nil {
+			t.Fatalf("round %d: after two bad answers Speak = %v; want it spoken", round, err)
+		}
+	}
+	e.srv.SetSpeaker(func(openaitest.Speech) ([]byte, int) { return nil, http.StatusNotFound })
+	e.srv.SetSpeechStream(nil)
+	for i := range 3 {
+		if i == 2 {
+			e.srv.SetSpeechStream(htmlPage) // the kinds of proof add up
+		}
+		_, err := e.c.Speak(ctx, speaker, "hello there")
+		if off := errors.Is(err, brain.ErrSpeechUnsupported); err == nil || off != (i == 2) {
+			t.Fatalf("bad answer %d in a row: Speak = %v; want speech off only at the third", i+1, err)
+		}
+	}
+	if got := metric(t, e, "anima_speech_off"); got != 1 {
+		t.Errorf("anima_speech_off = %v, want 1", got)
+	}
+	e.srv.SetSpeechStream(nil)
+	e.srv.SetSpeaker(nil)
+	before := len(e.srv.Speeches())
+	if _, err := e.c.Speak(ctx, speaker, "hello"); !errors.Is(err, brain.ErrSpeechUnsupported) {
+		t.Fatalf("Speak after speech went off = %v", err)
+	}
+	if n := len(e.srv.Speeches()); n != before {
+		t.Errorf("speech off still asked the endpoint (%d requests, want %d)", n, before)
+	}
+	if got := metric(t, e, "anima_speech_requests_total", "outcome", "unsupported"); got != 7 {
+		t.Errorf("unsupported answers = %v, want 7", got)
+	}
+}
+
+// An endpoint that stops sending — after its headers, or in the middle of the audio —
+// holds a reply for SpeechTimeout, not for the model's RequestTimeout: then it goes as
+// text.
+func TestSpeakStalled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		flow func(openaitest.Speech) openaitest.SpeechStream
+	}{
+		{"after the headers", openaitest.Stalled},
+		{"in the audio", func(sp openaitest.Speech) openaitest.SpeechStream {
+			audio := openaitest.Speak
+			data, _ := audio(sp)
+			return openaitest.SpeechStream{Body: strings.NewReader(string(data[:len(data)/2])), Stall: true}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := speechEnv(t, func(c *cognition.Config) { c.RequestTimeout, c.SpeechTimeout = time.Minute, 200*time.Millisecond })
+			e.srv.SetSpeechStream(tc.flow)
+			began := time.Now()
+			_, err := e.c.Speak(context.Background(), speaker, "hello there, how was the walk?")
+			if took := time.Since(began); took > 10*time.Second {
+				t.Fatalf("a stalled answer held the reply %v; want about the speech timeout", took)
+			}
+			if err == nil || errors.Is(err, brain.ErrSpeechRefused) || errors.Is(err, brain.ErrSpeechUnsupported) {
+				t.Fatalf("Speak = %v; want a failed request", err)
+			}
+			if got := metric(t, e, "anima_speech_requests_total", "outcome", "failed"); got != 1 {
+				t.Errorf("failed requests = %v, want 1", got)
+			}
+		})
+	}
+}
+
+// Three failed speech requests in a row open the speech breaker: replies then go as text
+// at once, with no request, but for one probe every 30 s (the test's clock); a failed
+// probe keeps it open, a spoken one closes it.
+func TestSpeechBreaker(t *testing.T) {
+	t.Parallel()
+	e := speechEnv(t, nil)
+	ctx := context.Background()
+	failing := func(openaitest.Speech) ([]byte, int) { return nil, http.StatusBadGateway }
+	e.srv.SetSpeaker(failing)
+	for i := range 3 {
+		if _, err := e.c.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
+			t.Fatalf("failure %d: Speak = %v", i+1, err)
+		}
+	}
+	if got := metric(t, e, "anima_speech_breaker_open"); got != 1 {
+		t.Fatalf("anima_speech_breaker_open = %v after three failures, want 1", got)
+	}
+	fastFail := func(when string) {
+		t.Helper()
+		before := len(e.srv.Speeches())
+		if _, err := e.c.Speak(ctx, speaker, "hello there"); !errors.Is(err, brain.ErrSpeechUnsupported) {
+			t.Fatalf("%s: Speak = %v; want it unavailable at once", when, err)
+		}
+		if n := len(e.srv.Speeches()); n != before {
+			t.Fatalf("%s: the open breaker let a request through", when)
+		}
+	}
+	fastFail("the breaker just opened")
+	e.clock.Advance(29 * time.Second)
+	fastFail("before the probe gap")
+	e.clock.Advance(time.Second)
+	if _, err := e.c.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
+		t.Fatalf("the failing probe: Speak = %v; want the request's failure", err)
+	}
+	fastFail("after a failed probe")
+	e.srv.SetSpeaker(nil)
+	e.clock.Advance(30 * time.Second)
+	if _, err := e.c.Speak(ctx, speaker, "hello there"); err != nil {
+		t.Fatalf("the probe: Speak = %v; want it spoken", err)
+	}
+	if got := metric(t, e, "anima_speech_breaker_open"); got != 0 {
+		t.Errorf("anima_speech_breaker_open = %v after the probe, want 0", got)
+	}
+	if _, err := e.c.Speak(ctx, speaker, "hello"); err != nil {
+		t.Fatalf("after the probe: Speak = %v", err)
+	}
+	if got := metric(t, e, "anima_speech_requests_total", "outcome", "unavailable"); got != 3 {
+		t.Errorf("unavailable = %v, want 3", got)
+	}
+	if got := len(e.srv.Speeches()); got != 6 {
+		t.Errorf("requests = %d, want 6 (three failures, two probes, one reply)", got)
+	}
+}
+
+// An answer far longer than the reply can be (500 MB) is refused without holding it: the
+// read stops at the reply's cap, and a declared length past it is refused before
+// reading. Not parallel: it counts the process's allocations.
+func TestSpeakOversize(t *testing.T) {
+	for _, declared := range []bool{false, true} {
+		e := speechEnv(t, nil)
+		e.srv.SetSpeechStream(openaitest.Oversize(500<<20, declared))
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := e.c.Speak(context.Background(), speaker, spokenReply)
+		runtime.ReadMemStats(&after)
+		if err == nil || errors.Is(err, brain.ErrSpeechUnsupported) || errors.Is(err, brain.ErrSpeechRefused) {
+			t.Fatalf("declared %v: Speak = %v; want a failed request", declared, err)
+		}
+		// The cap of a 200-character reply (13 s) is about 480 KB: its buffer, grown by
+		// doubling, takes less than 1 MB; the transport and the server take a little more.
+		got := after.TotalAlloc - before.TotalAlloc
+		t.Logf("declared %v: %d bytes allocated", declared, got)
+		if got > 4<<20 {
+			t.Errorf("declared %v: Speak allocated %d bytes for an answer over its cap; want under 4 MiB", declared, got)
+		}
 	}
 }
 

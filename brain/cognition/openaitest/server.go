@@ -83,7 +83,8 @@ type Server struct {
 	noFormat   bool        // refuse response_format (format.go)
 	hear       Transcriber // nil: Hear
 	heard      []Transcription
-	speak      Speaker // nil: Speak (speech.go)
+	speak      Speaker                   // nil: Speak (speech.go)
+	speechFlow func(Speech) SpeechStream // set: answers speech instead of speak (speech.go)
 	spoken     []Speech
 	wire       [][]byte // every request as it arrived, for Contains
 	listed     []string // models GET /models lists; nil: 404 (models.go)

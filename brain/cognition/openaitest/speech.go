@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -44,6 +45,83 @@ func (s *Server) SetSpeaker(f Speaker) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.speak = f
+}
+
+// SpeechStream is a 200 answer to a speech request written as it goes, for endpoints that
+// misbehave after their headers: a body that is not audio, one far too long, one that
+// stalls.
+type SpeechStream struct {
+	// ContentType is the answer's Content-Type ("" is audio/ogg).
+	ContentType string
+	// Length, when > 0, is sent as Content-Length (which Body need not keep to); 0 sends
+	// the body chunked.
+	Length int64
+	// Body is written after the headers (nil: nothing); the server stops writing when the
+	// client goes away, so it may be endless (see Oversize).
+	Body io.Reader
+	// Stall, after Body, holds the answer open — headers sent, no end — until the client
+	// gives up or the server closes.
+	Stall bool
+}
+
+// SetSpeechStream makes f answer speech requests instead of the speaker (nil: the speaker
+// answers again).
+func (s *Server) SetSpeechStream(f func(Speech) SpeechStream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.speechFlow = f
+}
+
+// Stalled answers a speech request with its headers and then nothing.
+func Stalled(Speech) SpeechStream { return SpeechStream{Stall: true} }
+
+// Oversize answers a speech request with an Ogg page's capture pattern followed by zeros,
+// n bytes in all, made as they are written (the server holds none of it); declared sends
+// n as the Content-Length, else the body is chunked.
+func Oversize(n int64, declared bool) func(Speech) SpeechStream {
+	return func(Speech) SpeechStream {
+		st := SpeechStream{Body: io.MultiReader(strings.NewReader("OggS"), io.LimitReader(zeros{}, n-4))}
+		if declared {
+			st.Length = n
+		}
+		return st
+	}
+}
+
+// zeros is an endless reader of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// streamSpeech writes st.
+func (s *Server) streamSpeech(w http.ResponseWriter, r *http.Request, st SpeechStream) {
+	ct := st.ContentType
+	if ct == "" {
+		ct = "audio/ogg"
+	}
+	w.Header().Set("Content-Type", ct)
+	if st.Length > 0 {
+		w.Header().Set("Content-Length", strconv.FormatInt(st.Length, 10))
+	}
+	w.WriteHeader(http.StatusOK)
+	if st.Body != nil {
+		if _, err := io.Copy(w, st.Body); err != nil {
+			return // the client went away
+		}
+	}
+	if !st.Stall {
+		return
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	}
 }
 
 // Speeches returns the recorded speech requests, in arrival order.
@@ -86,9 +164,13 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	idx := len(s.spoken)
 	s.spoken = append(s.spoken, sp)
 	s.noteLocked("speech", idx, problems)
-	speak := s.speak
+	speak, flow := s.speak, s.speechFlow
 	s.mu.Unlock()
 	if rejected(w, problems) {
+		return
+	}
+	if flow != nil {
+		s.streamSpeech(w, r, flow(sp))
 		return
 	}
 	if speak == nil {
