@@ -52,8 +52,10 @@ const (
 	// maxFold bounds the turns sent to one Summarize call (a long history that was never
 	// summarised is folded in several Maintain calls, oldest first).
 	maxFold      = 400
-	recallHits   = 3
+	// hitTextBytes bounds one recalled turn's text; memoryShare is the percentage of
+	// Recall's budget its memories may take (recall.go fills it).
 	hitTextBytes = 400
+	memoryShare  = 15
 )
 
 // ErrTooManyFacts is returned by Remember when a user already has the maximum number of
@@ -144,8 +146,8 @@ func (m *Memory) Summary(chat int64) (string, uint64, error) {
 
 // Recall gathers what memory contributes to a prompt about chat: the user's facts told in
 // this chat (a group never sees a member's private facts), the
-// chat's summary, its last RecentTurns turns, up to 3 older memories relevant to query,
-// and the notes of how they are (recallStates: in a group, of up to 4 members). The result is trimmed to about budgetTokens (4 characters a token; ≤ 0 means
+// chat's summary, its last RecentTurns turns, older turns relevant to query with the turns
+// around them until the memories' share (15 %) is full (recall.go), and the notes of how they are (recallStates: in a group, of up to 4 members). The result is trimmed to about budgetTokens (4 characters a token; ≤ 0 means
 // DefaultBudgetTokens), so its size is bounded whatever the length of the history. Errors
 // are the store's.
 func (m *Memory) Recall(ctx context.Context, chat, user int64, query string, budgetTokens int) (brain.Recall, error) {
@@ -165,44 +167,26 @@ func (m *Memory) Recall(ctx context.Context, chat, user int64, query string, bud
 	if err != nil {
 		return r, fmt.Errorf("recall history of chat %d: %w", chat, err)
 	}
-	var hits []hit
+	var mems []brain.Hit
 	if strings.TrimSpace(query) != "" && ctx.Err() == nil {
-		all, err := m.search(chat, user, query, recallHits+len(turns))
+		hits, err := m.search(chat, user, query, recallCandidates+len(turns))
 		if err != nil {
 			return r, err
 		}
-		for _, h := range all {
-			if h.Source == sourceTurn && isRecent(h, turns) {
-				continue
-			}
-			hits = append(hits, h)
-			if len(hits) == recallHits {
-				break
-			}
+		if mems, err = m.recallWindows(chat, hits, turns, budgetTokens*4*memoryShare/100); err != nil {
+			return r, fmt.Errorf("recall memories of chat %d: %w", chat, err)
 		}
 	}
-	r = fit(budgetTokens*4, facts, text, turns, hits)
+	r = fit(budgetTokens*4, facts, text, turns, mems)
 	r.HowTheyAre, err = viewed(m.st, func(tx Tx) ([]brain.StateNote, error) {
 		return recallStates(tx, chat, user, turns, m.clock.Now())
 	})
 	return r, err
 }
 
-func isRecent(h hit, turns []brain.Turn) bool {
-	for _, t := range turns {
-		if h.seq != 0 && t.Seq == h.seq {
-			return true
-		}
-		if t.Text == h.raw && t.At.Equal(h.At) {
-			return true
-		}
-	}
-	return false
-}
-
 // fit builds a Recall within budget characters. Shares: facts ≤ 15 %, summary ≤ 25 %,
 // memories ≤ 15 %; the newest turns get the rest (and what the others left unused).
-func fit(budget int, facts []brain.Fact, sum string, turns []brain.Turn, hits []hit) brain.Recall {
+func fit(budget int, facts []brain.Fact, sum string, turns []brain.Turn, mems []brain.Hit) brain.Recall {
 	var r brain.Recall
 	left := budget
 
@@ -227,10 +211,8 @@ func fit(budget int, facts []brain.Fact, sum string, turns []brain.Turn, hits []
 	r.Summary = truncate(sum, min(budget*25/100, left))
 	left -= len(r.Summary)
 
-	share = min(budget*15/100, left)
-	for _, h := range hits {
-		mem := h.Hit
-		mem.Text = truncate(mem.Text, hitTextBytes)
+	share = min(budget*memoryShare/100, left)
+	for _, mem := range mems {
 		if c := len(mem.Text) + hitOverhead; c <= share {
 			r.Memories = append(r.Memories, mem)
 			share -= c

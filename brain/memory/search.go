@@ -12,11 +12,13 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// hit is a search result with what Recall needs to drop duplicates of recent turns.
+// hit is a search result with what Recall needs to drop duplicates of recent turns, to
+// pass over anima's own first messages and to find a turn's neighbours.
 type hit struct {
 	brain.Hit
-	seq uint64
-	raw string
+	seq  uint64
+	raw  string
+	kind brain.MessageKind
 }
 
 // Search returns up to limit (default 5, at most 50) memories of chat and user that
@@ -353,18 +355,24 @@ func loadHits(tx Tx, chat int64, c *corpus, ranked []scored) ([]hit, error) {
 		if !ok {
 			continue
 		}
-		who := t.Role
-		if t.Name != "" && t.Role == "user" {
-			who = strconv.Quote(brain.CleanName(t.Name))
-		}
 		text := brain.TruncateRunes(t.Text, maxDocRunes)
 		hits = append(hits, hit{
-			Hit: brain.Hit{Source: sourceTurn, Text: who + ": " + text, At: t.At, Score: r.score},
-			seq: r.doc,
-			raw: text,
+			Hit: brain.Hit{Source: sourceTurn, Text: speaker(t) + ": " + text, At: t.At, Score: r.score},
+			seq:  r.doc,
+			raw:  text,
+			kind: t.Kind,
 		})
 	}
 	return hits, nil
+}
+
+// speaker is who said t as a hit names them: the writer's quoted name for a user turn
+// whose writer is known, else the role.
+func speaker(t brain.Turn) string {
+	if t.Name != "" && t.Role == "user" {
+		return strconv.Quote(brain.CleanName(t.Name))
+	}
+	return t.Role
 }
 
 // errBacklog ends a search's transaction when chat's tail must be folded first.
