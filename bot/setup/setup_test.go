@@ -178,9 +178,9 @@ func TestScriptedErrors(t *testing.T) {
 		edit func(*Options)
 		want string
 	}{
-		{"no token", func(o *Options) { o.Token = "" }, "--token is required"},
+		{"no token", func(o *Options) { o.Token = "" }, "the bot token is required with --yes: set ANIMA_TELEGRAM_TOKEN"},
 		{"refused token", func(o *Options) { o.Token = "1:" + strings.Repeat("z", 35) }, "refused this token"},
-		{"remote endpoint without key", func(o *Options) { o.LLMBaseURL = "https://api.example.com/v1" }, "--llm-key is required"},
+		{"remote endpoint without key", func(o *Options) { o.LLMBaseURL = "https://api.example.com/v1" }, "the API key is required with --yes: set ANIMA_LLM_API_KEY"},
 		{"unknown model", func(o *Options) { o.SmartModel = "m2" }, `does not list the model "m2"`},
 		{"bad zone", func(o *Options) { o.Timezone = "Nowhere/Else" }, "unknown time zone"},
 	} {
@@ -374,6 +374,18 @@ func TestSecretsFromPipe(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "not shown as you type") {
 		t.Errorf("a pipe was read as a terminal:\n%s", out.String())
+	}
+}
+
+// TestSecretInputEnds: input that ends before the token is given names the variable that
+// gives it without a command line.
+func TestSecretInputEnds(t *testing.T) {
+	t.Parallel()
+	tg := telegramtest.New(t)
+	opt := Options{APIURL: tg.URL, Out: filepath.Join(t.TempDir(), "c.yaml")}
+	_, err := Run(testCtx(t), opt, strings.NewReader(""), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "set ANIMA_TELEGRAM_TOKEN, or give it on standard input") {
+		t.Errorf("Run = %v, want the input's end to name ANIMA_TELEGRAM_TOKEN", err)
 	}
 }
 

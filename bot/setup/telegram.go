@@ -21,7 +21,7 @@ func (s *session) telegram(ctx context.Context, cfg *config.Config) (*models.Use
 	for attempt := 1; ; attempt++ {
 		if token == "" {
 			var err error
-			if token, err = s.askSecret("Telegram bot token (from @BotFather, /newbot)", "--token"); err != nil {
+			if token, err = s.askSecret("Telegram bot token (from @BotFather, /newbot)", "bot token", "ANIMA_TELEGRAM_TOKEN", "--token"); err != nil {
 				return nil, err
 			}
 		}
