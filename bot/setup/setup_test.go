@@ -502,14 +502,23 @@ func TestOwnerPastAFullQueue(t *testing.T) {
 						tg.PushText(stranger, stranger, fmt.Sprintf("flood %d", i))
 					}
 				case ownerMsg == 0:
-					ownerMsg = tg.PushText(owner, owner, "/start "+printedCode(t, out.String()))
+					m := codeLine.FindStringSubmatch(out.String()) // not printedCode: this may run off the test's goroutine
+					if m == nil {
+						t.Errorf("init waits for a message without having printed the code:\n%s", out.String())
+						return
+					}
+					ownerMsg = tg.PushText(owner, owner, "/start "+m[1])
 					lastM = tg.PushText(stranger, stranger, "after the code")
 				}
 			}
+			pollCtx, stop := context.WithCancel(ctx)
+			done := make(chan struct{})
+			t.Cleanup(func() { stop(); <-done })
 			go func() {
+				defer close(done)
 				for answered := 0; ; answered++ {
 					// A long poll in progress beyond those seen: init waits in it.
-					err := tg.WaitFor(ctx, func() bool {
+					err := tg.WaitFor(pollCtx, func() bool {
 						n := 0
 						for _, p := range tg.Polls() {
 							if p.Timeout > 0 {
@@ -557,15 +566,18 @@ func TestOwnerPastAFullQueue(t *testing.T) {
 				t.Errorf("updates from before the code was printed were passed to the gate:\n%s", got)
 			}
 			// Confirmed: exactly the pages looked at, never the owner's message or anything after.
+			mu.Lock()
+			ownerID, afterID := ownerMsg, lastM
+			mu.Unlock()
 			pending := tg.Pending()
-			if !slices.Contains(pending, ownerMsg) || !slices.Contains(pending, lastM) {
-				t.Errorf("pending %v lacks the owner's message %d or the one after it %d", pending, ownerMsg, lastM)
+			if !slices.Contains(pending, ownerID) || !slices.Contains(pending, afterID) {
+				t.Errorf("pending %v lacks the owner's message %d or the one after it %d", pending, ownerID, afterID)
 			}
 			if total := tc.before + tc.flood + 2; len(pending) != total-tc.confirmed {
 				t.Errorf("%d updates pending, want %d of %d (%d confirmed)", len(pending), total-tc.confirmed, total, tc.confirmed)
 			}
-			if off := tg.MaxPollOffset(); off > ownerMsg {
-				t.Errorf("getUpdates offset %d confirmed the owner's message %d", off, ownerMsg)
+			if off := tg.MaxPollOffset(); off > ownerID {
+				t.Errorf("getUpdates offset %d confirmed the owner's message %d", off, ownerID)
 			}
 		})
 	}
