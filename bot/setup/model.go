@@ -23,7 +23,7 @@ func (s *session) model(ctx context.Context, cfg *config.Config) error {
 	for attempt := 1; ; attempt++ {
 		if base == "" {
 			var err error
-			base, err = s.ask("Model endpoint, OpenAI-compatible (a local Ollama: http://localhost:11434/v1)", cfg.LLM.BaseURL, "")
+			base, err = s.ask("Model endpoint, OpenAI-compatible (a local Ollama: http://localhost:11434/v1)", cfg.LLM.BaseURL, "--llm-base-url")
 			if err != nil {
 				return err
 			}
@@ -31,7 +31,7 @@ func (s *session) model(ctx context.Context, cfg *config.Config) error {
 		base = strings.TrimRight(base, "/")
 		if key == "" && (!config.LoopbackURL(base) || keyRefused) {
 			var err error
-			if key, err = s.askSecret("API key for "+base, "--llm-key"); err != nil {
+			if key, err = s.askSecret("API key for "+base, "API key", "ANIMA_LLM_API_KEY", "--llm-key"); err != nil {
 				return err
 			}
 		}
@@ -84,7 +84,7 @@ func (s *session) models(ctx context.Context, cfg *config.Config, ids []string) 
 			if fast == cfg.LLM.FastModel && (len(ids) == 0 || slices.Contains(ids, cfg.LLM.SmartModel)) {
 				smartDef = cfg.LLM.SmartModel
 			}
-			if smart, err = s.ask("Smart model, when the fast one is unsure", smartDef, ""); err != nil {
+			if smart, err = s.ask("Smart model, when the fast one is unsure", smartDef, "--smart-model"); err != nil {
 				return err
 			}
 		}

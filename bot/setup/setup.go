@@ -124,14 +124,21 @@ func (s *session) ask(question, def, flag string) (string, error) {
 	} else {
 		fmt.Fprintf(s.out, "%s: ", question)
 	}
-	return s.answer(question, def, flag)
+	return s.answer(question, def, "give "+flag+", or --yes for the defaults")
 }
 
-// askSecret asks for a secret (the token, the key) that has no default. On a terminal
-// what is typed is not shown; from a pipe or file it is read as a line, like ask.
-func (s *session) askSecret(question, flag string) (string, error) {
-	if s.tty < 0 || s.opt.Yes {
-		return s.ask(question, "", flag)
+// askSecret asks for a secret (the token, the key) that has no default: name says what
+// it is, env the variable that gives it, flag the flag that does too but shows it in ps.
+// On a terminal what is typed is not shown; from a pipe or file it is read as a line,
+// like ask. With Yes it is an error naming env.
+func (s *session) askSecret(question, name, env, flag string) (string, error) {
+	if s.opt.Yes {
+		return "", fmt.Errorf("the %s is required with --yes: set %s (%s works too, but puts it in the command line, "+
+			"which every user of this machine can read with ps)", name, env, flag)
+	}
+	if s.tty < 0 {
+		fmt.Fprintf(s.out, "%s: ", question)
+		return s.answer(question, "", "set "+env+", or give it on standard input")
 	}
 	fmt.Fprintf(s.out, "%s (not shown as you type): ", question)
 	b, err := term.ReadPassword(s.tty)
@@ -142,12 +149,13 @@ func (s *session) askSecret(question, flag string) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// answer reads the line answering question, or def for an empty one.
-func (s *session) answer(question, def, flag string) (string, error) {
+// answer reads the line answering question, or def for an empty one; hint says how else
+// to give it, when the input ends first.
+func (s *session) answer(question, def, hint string) (string, error) {
 	line, err := s.in.ReadString('\n')
 	if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
 		if errors.Is(err, io.EOF) {
-			return "", fmt.Errorf("input ended before %q was answered (give %s, or --yes for the defaults)", question, flag)
+			return "", fmt.Errorf("input ended before %q was answered (%s)", question, hint)
 		}
 		return "", fmt.Errorf("read answer: %w", err)
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,9 +178,9 @@ func TestScriptedErrors(t *testing.T) {
 		edit func(*Options)
 		want string
 	}{
-		{"no token", func(o *Options) { o.Token = "" }, "--token is required"},
+		{"no token", func(o *Options) { o.Token = "" }, "the bot token is required with --yes: set ANIMA_TELEGRAM_TOKEN"},
 		{"refused token", func(o *Options) { o.Token = "1:" + strings.Repeat("z", 35) }, "refused this token"},
-		{"remote endpoint without key", func(o *Options) { o.LLMBaseURL = "https://api.example.com/v1" }, "--llm-key is required"},
+		{"remote endpoint without key", func(o *Options) { o.LLMBaseURL = "https://api.example.com/v1" }, "the API key is required with --yes: set ANIMA_LLM_API_KEY"},
 		{"unknown model", func(o *Options) { o.SmartModel = "m2" }, `does not list the model "m2"`},
 		{"bad zone", func(o *Options) { o.Timezone = "Nowhere/Else" }, "unknown time zone"},
 	} {
@@ -375,6 +377,18 @@ func TestSecretsFromPipe(t *testing.T) {
 	}
 }
 
+// TestSecretInputEnds: input that ends before the token is given names the variable that
+// gives it without a command line.
+func TestSecretInputEnds(t *testing.T) {
+	t.Parallel()
+	tg := telegramtest.New(t)
+	opt := Options{APIURL: tg.URL, Out: filepath.Join(t.TempDir(), "c.yaml")}
+	_, err := Run(testCtx(t), opt, strings.NewReader(""), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "set ANIMA_TELEGRAM_TOKEN, or give it on standard input") {
+		t.Errorf("Run = %v, want the input's end to name ANIMA_TELEGRAM_TOKEN", err)
+	}
+}
+
 func TestCodeArg(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -417,5 +431,154 @@ func TestNewCode(t *testing.T) {
 	}
 	if len(seen) < 45 {
 		t.Errorf("%d distinct codes in 50 draws: not random", len(seen))
+	}
+}
+
+// syncBuffer is a bytes.Buffer that init writes on one goroutine while the test reads it
+// on another.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestOwnerPastAFullQueue: init polled getUpdates without an offset, and Telegram hands
+// out only the oldest 100 pending updates, so with 100 pending (left over, or sent by
+// anyone who knows the bot's name) the owner's code was never seen and init ended
+// blaming it (issue 33). Now init confirms a full page it has looked at all of, and only
+// that: the updates from before the code was printed, then messages without the code;
+// it says so, the code gets through, and the owner's message and everything after it
+// stay pending for anima run.
+func TestOwnerPastAFullQueue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		before, flood int // updates pending before init; messages without the code sent during the wait
+		confirmed     int
+		says          []string
+	}{
+		{"100 pending before init", 100, 0, 100, []string{
+			"Telegram held 100 or more unread updates for @anima_bot", "init confirmed 100, all sent before it printed your code"}},
+		{"250 pending before init", 250, 0, 200, []string{"init confirmed 200, all sent before it printed your code"}},
+		{"a flood during the wait", 50, 120, 100, []string{
+			"Telegram's queue for @anima_bot is full (100 unread updates, none with the code): init confirms",
+			"(120 messages without the code were ignored.)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testCtx(t)
+			tg := telegramtest.New(t)
+			ai := openaitest.New(t)
+			ai.SetModels("m1")
+			for i := range tc.before {
+				tg.PushText(stranger+int64(i), stranger+int64(i), "left unread")
+			}
+			var out syncBuffer
+			// onWait runs each time init waits for the next message, in a pause between short
+			// polls or in a long poll: first the flood, if any, then the owner's code.
+			var (
+				mu              sync.Mutex
+				waits           int
+				ownerMsg, lastM int64
+			)
+			onWait := func() {
+				mu.Lock()
+				defer mu.Unlock()
+				waits++
+				switch {
+				case waits == 1 && tc.flood > 0:
+					for i := range tc.flood {
+						tg.PushText(stranger, stranger, fmt.Sprintf("flood %d", i))
+					}
+				case ownerMsg == 0:
+					m := codeLine.FindStringSubmatch(out.String()) // not printedCode: this may run off the test's goroutine
+					if m == nil {
+						t.Errorf("init waits for a message without having printed the code:\n%s", out.String())
+						return
+					}
+					ownerMsg = tg.PushText(owner, owner, "/start "+m[1])
+					lastM = tg.PushText(stranger, stranger, "after the code")
+				}
+			}
+			pollCtx, stop := context.WithCancel(ctx)
+			done := make(chan struct{})
+			t.Cleanup(func() { stop(); <-done })
+			go func() {
+				defer close(done)
+				for answered := 0; ; answered++ {
+					// A long poll in progress beyond those seen: init waits in it.
+					err := tg.WaitFor(pollCtx, func() bool {
+						n := 0
+						for _, p := range tg.Polls() {
+							if p.Timeout > 0 {
+								if n++; n > answered && p.Answered.IsZero() {
+									return true
+								}
+							}
+						}
+						return false
+					})
+					if err != nil {
+						return
+					}
+					onWait()
+				}
+			}()
+			sleeps := 0
+			opt := Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1",
+				Timezone: "UTC", Yes: true, Out: filepath.Join(t.TempDir(), "c.yaml"),
+				Sleep: func(ctx context.Context, _ time.Duration) error {
+					if sleeps++; sleeps > 20 {
+						return context.DeadlineExceeded // the code is not coming through: end the wait
+					}
+					onWait()
+					return ctx.Err()
+				}}
+			cfg, err := Run(ctx, opt, strings.NewReader(""), &out)
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, out.String())
+			}
+			got := out.String()
+			if !slices.Equal(cfg.Telegram.AllowedUsers, []int64{owner}) {
+				t.Errorf("allowed users %v, want the code's sender %d", cfg.Telegram.AllowedUsers, owner)
+			}
+			for _, want := range append(tc.says, "came from user id 4242",
+				fmt.Sprintf("(%d updates were confirmed to read past a full queue; anima run will not see them.)", tc.confirmed)) {
+				if !strings.Contains(got, want) {
+					t.Errorf("output lacks %q:\n%s", want, got)
+				}
+			}
+			if n := strings.Count(got, "Ignored a message"); n > maxIgnoredShown {
+				t.Errorf("%d ignored messages shown, want at most %d", n, maxIgnoredShown)
+			}
+			if tc.flood == 0 && strings.Contains(got, "Ignored") {
+				t.Errorf("updates from before the code was printed were passed to the gate:\n%s", got)
+			}
+			// Confirmed: exactly the pages looked at, never the owner's message or anything after.
+			mu.Lock()
+			ownerID, afterID := ownerMsg, lastM
+			mu.Unlock()
+			pending := tg.Pending()
+			if !slices.Contains(pending, ownerID) || !slices.Contains(pending, afterID) {
+				t.Errorf("pending %v lacks the owner's message %d or the one after it %d", pending, ownerID, afterID)
+			}
+			if total := tc.before + tc.flood + 2; len(pending) != total-tc.confirmed {
+				t.Errorf("%d updates pending, want %d of %d (%d confirmed)", len(pending), total-tc.confirmed, total, tc.confirmed)
+			}
+			if off := tg.MaxPollOffset(); off > ownerID {
+				t.Errorf("getUpdates offset %d confirmed the owner's message %d", off, ownerID)
+			}
+		})
 	}
 }

@@ -25,10 +25,12 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Out, "out", initOut(), "configuration file to write ($ANIMA_CONFIG when set)")
 	fs.BoolVar(&o.Force, "force", false, "overwrite the file if it exists")
 	fs.BoolVar(&o.Yes, "yes", false, "ask nothing: take the defaults (without --user-id it still waits for you to send the bot the one-time code it prints)")
-	fs.StringVar(&o.Token, "token", "", "Telegram bot token from @BotFather (default: $ANIMA_TELEGRAM_TOKEN, else asked)")
+	fs.StringVar(&o.Token, "token", "", "Telegram bot token from @BotFather (default: $ANIMA_TELEGRAM_TOKEN, else asked, not shown as you type); "+
+		"prefer those: every user of this machine can read a command line with ps")
 	fs.StringVar(&o.APIURL, "api-url", "", "Telegram Bot API base URL (default https://api.telegram.org)")
 	fs.StringVar(&o.LLMBaseURL, "llm-base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama (default https://api.openai.com/v1)")
-	fs.StringVar(&o.LLMKey, "llm-key", "", "API key for the endpoint (default: $ANIMA_LLM_API_KEY, else asked unless the endpoint is on this machine)")
+	fs.StringVar(&o.LLMKey, "llm-key", "", "API key for the endpoint (default: $ANIMA_LLM_API_KEY, else asked unless the endpoint is on this machine); "+
+		"prefer those: every user of this machine can read a command line with ps")
 	fs.StringVar(&model, "model", "", "model for both fast and smart turns (default: asked; gpt-4o-mini)")
 	fs.StringVar(&o.FastModel, "fast-model", "", "model for everyday turns (overrides --model)")
 	fs.StringVar(&o.SmartModel, "smart-model", "", "model used when the fast one is unsure (overrides --model)")
@@ -48,12 +50,6 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "anima init: unexpected arguments %q (the file to write is --out FILE)\n", fs.Args())
 		return 2
 	}
-	if o.Token == "" {
-		o.Token = os.Getenv("ANIMA_TELEGRAM_TOKEN")
-	}
-	if o.LLMKey == "" {
-		o.LLMKey = os.Getenv("ANIMA_LLM_API_KEY")
-	}
 	if o.FastModel == "" {
 		o.FastModel = model
 	}
@@ -71,6 +67,8 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	o.Start = startCommand(o.Out)
+	secretFrom(&o.Token, "token", "the bot token", "ANIMA_TELEGRAM_TOKEN", stdout, stderr)
+	secretFrom(&o.LLMKey, "llm-key", "the API key", "ANIMA_LLM_API_KEY", stdout, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if _, err := setup.Run(ctx, o, stdin, stdout); err != nil {
@@ -78,4 +76,20 @@ func initCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// secretFrom fills *v, a secret flag's value, from env when the flag was not given, and
+// says where the secret came from: from env on stdout, from the command line on stderr
+// with a warning, as every user of this machine can read a command line (ps,
+// /proc/PID/cmdline) for as long as init waits for the owner's code, and the shell keeps
+// it in its history. The environment is readable only by the same user.
+func secretFrom(v *string, flag, name, env string, stdout, stderr io.Writer) {
+	switch {
+	case *v != "":
+		fmt.Fprintf(stderr, "anima init: warning: --%s puts %s in the command line, where every user of this machine can read it "+
+			"(ps) while init runs, and in your shell's history: set %s instead, or leave --%s out to be asked for it\n", flag, name, env, flag)
+	case os.Getenv(env) != "":
+		*v = os.Getenv(env)
+		fmt.Fprintf(stdout, "Taking %s from $%s.\n", name, env)
+	}
 }

@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
@@ -27,11 +29,15 @@ func TestInitBinary(t *testing.T) {
 	ai := openaitest.New(t)
 	ai.SetModels("qwen2.5:7b")
 	path := filepath.Join(t.TempDir(), "anima.yaml")
-	args := []string{"init", "--yes", "--token", telegramtest.DefaultToken, "--api-url", tg.URL,
+	args := []string{"init", "--yes", "--api-url", tg.URL,
 		"--llm-base-url", ai.URL(), "--model", "qwen2.5:7b", "--user-id", "4242", "--out", path}
-	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "ANIMA_CONFIG=")
-	out, err := cmd.CombinedOutput()
+	env := append(os.Environ(), "ANIMA_CONFIG=", "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken, "ANIMA_LLM_API_KEY=")
+	initCmd := func() *exec.Cmd {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = env
+		return cmd
+	}
+	out, err := initCmd().CombinedOutput()
 	if err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
 	}
@@ -44,14 +50,14 @@ func TestInitBinary(t *testing.T) {
 	if out, err := exec.Command(binary, "check", path).CombinedOutput(); err != nil {
 		t.Errorf("check of the written config: %v\n%s", err, out)
 	}
-	out, err = exec.Command(binary, args...).CombinedOutput()
+	out, err = initCmd().CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "already written and valid") {
 		t.Errorf("second init: %v, want exit 0 and the file left alone:\n%s", err, out)
 	}
 	if err := os.WriteFile(path, []byte("telegram: {token: ''}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err = exec.Command(binary, args...).CombinedOutput()
+	out, err = initCmd().CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--force") {
 		t.Errorf("init over a file that would not run: %v, want a refusal naming --force:\n%s", err, out)
 	}
@@ -126,7 +132,7 @@ func TestInitPrintsACommandThatStarts(t *testing.T) {
 			expand := func(s string) string {
 				return strings.NewReplacer("BIN", exe, "DIR", dir).Replace(s)
 			}
-			args := []string{"init", "--yes", "--token", telegramtest.DefaultToken, "--api-url", tg.URL,
+			args := []string{"init", "--yes", "--api-url", tg.URL,
 				"--llm-base-url", ai.URL(), "--model", "qwen2.5:7b", "--user-id", "4242"}
 			if tc.out != "" {
 				args = append(args, "--out", expand(tc.out))
@@ -135,7 +141,8 @@ func TestInitPrintsACommandThatStarts(t *testing.T) {
 				"ANIMA_STORAGE_PATH=", "ANIMA_METRICS_LISTEN=127.0.0.1:0")
 			cmd := exec.Command(exe, args...)
 			cmd.Args[0] = arg0
-			cmd.Dir, cmd.Env = work, env
+			// The token from the environment of init alone, not of the command it prints.
+			cmd.Dir, cmd.Env = work, append(slices.Clip(env), "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				t.Fatalf("init: %v\n%s", err, out)
@@ -235,9 +242,9 @@ func TestSystemdUnitRunsInitsFile(t *testing.T) {
 		t.Fatalf("LoadCredential=%s: want %s:SOURCE, the name anima looks for in $CREDENTIALS_DIRECTORY", one("LoadCredential"), credentialName)
 	}
 	installed := filepath.Join(root, source)
-	init := exec.Command(binary, "init", "--yes", "--token", telegramtest.DefaultToken, "--api-url", tg.URL,
+	init := exec.Command(binary, "init", "--yes", "--api-url", tg.URL,
 		"--llm-base-url", ai.URL(), "--model", "qwen2.5:7b", "--user-id", "4242", "--out", installed)
-	init.Env = append(os.Environ(), "ANIMA_CONFIG=")
+	init.Env = append(os.Environ(), "ANIMA_CONFIG=", "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
 	if out, err := init.CombinedOutput(); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
 	}
@@ -325,5 +332,89 @@ func TestSystemdUnitRunsInitsFile(t *testing.T) {
 		}
 	case <-time.After(stopIn):
 		t.Errorf("still running %s after SIGTERM (TimeoutStopSec)", stopIn)
+	}
+}
+
+// TestInitSecretsNotInArgv: `init --token` and `--llm-key` sat in the command line, which
+// every user of the machine reads with ps, for the whole wait for the owner's code
+// (issue 33). The token and key come from $ANIMA_TELEGRAM_TOKEN and $ANIMA_LLM_API_KEY
+// (init says it took them from there) or from standard input; the flags still work, with
+// a warning that names ps and the variable; --yes with neither names the variable.
+func TestInitSecretsNotInArgv(t *testing.T) {
+	const key = "sk-secret-key"
+	for _, tc := range []struct {
+		name       string
+		env        bool     // token and key in the environment
+		args       []string // beyond the endpoint, model, user and file
+		stdin      string
+		code       int
+		stdout     []string
+		stderr     []string
+		notStderr  []string
+		notStdout  []string
+		wantSecret bool // the config holds the token and key
+	}{
+		{name: "environment", env: true, args: []string{"--yes"}, wantSecret: true,
+			stdout:    []string{"Taking the bot token from $ANIMA_TELEGRAM_TOKEN.", "Taking the API key from $ANIMA_LLM_API_KEY."},
+			notStderr: []string{"warning"}},
+		{name: "command line", args: []string{"--yes", "--token", telegramtest.DefaultToken, "--llm-key", key}, wantSecret: true,
+			stderr: []string{
+				"anima init: warning: --token puts the bot token in the command line, where every user of this machine can read it (ps)",
+				"set ANIMA_TELEGRAM_TOKEN instead, or leave --token out to be asked for it",
+				"anima init: warning: --llm-key puts the API key in the command line", "set ANIMA_LLM_API_KEY instead"},
+			notStdout: []string{"Taking"}},
+		{name: "standard input", args: []string{"--timezone", "UTC"}, stdin: telegramtest.DefaultToken + "\n" + key + "\n", wantSecret: true,
+			notStderr: []string{"warning"}, notStdout: []string{"Taking"}},
+		{name: "--yes with none", args: []string{"--yes"}, code: 1,
+			stderr: []string{"the bot token is required with --yes: set ANIMA_TELEGRAM_TOKEN (--token works too, but puts it in the command line, " +
+				"which every user of this machine can read with ps)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := telegramtest.New(t)
+			ai := openaitest.New(t)
+			ai.SetModels("qwen2.5:7b")
+			ai.SetKey(key) // refuses a request without it, so init asks for it although the endpoint is on this machine
+			token, k := "", ""
+			if tc.env {
+				token, k = telegramtest.DefaultToken, key
+			}
+			t.Setenv("ANIMA_TELEGRAM_TOKEN", token)
+			t.Setenv("ANIMA_LLM_API_KEY", k)
+			path := filepath.Join(t.TempDir(), "anima.yaml")
+			args := append([]string{"init", "--api-url", tg.URL, "--llm-base-url", ai.URL(), "--model", "qwen2.5:7b",
+				"--user-id", "4242", "--out", path}, tc.args...)
+			var stdout, stderr strings.Builder
+			code := run(args, strings.NewReader(tc.stdin), &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, stdout.String(), stderr.String())
+			}
+			check := func(stream, got string, want, not []string) {
+				for _, w := range want {
+					if !strings.Contains(got, w) {
+						t.Errorf("%s lacks %q:\n%s", stream, w, got)
+					}
+				}
+				for _, n := range not {
+					if strings.Contains(got, n) {
+						t.Errorf("%s has %q:\n%s", stream, n, got)
+					}
+				}
+				if strings.Contains(got, telegramtest.DefaultToken) || strings.Contains(got, key) {
+					t.Errorf("%s shows a secret:\n%s", stream, got)
+				}
+			}
+			check("stdout", stdout.String(), tc.stdout, tc.notStdout)
+			check("stderr", stderr.String(), tc.stderr, tc.notStderr)
+			if !tc.wantSecret {
+				return
+			}
+			cfg, err := config.Check(path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Telegram.Token.Reveal() != telegramtest.DefaultToken || cfg.LLM.APIKey.Reveal() != key {
+				t.Errorf("the config does not hold the token and key given")
+			}
+		})
 	}
 }
