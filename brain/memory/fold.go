@@ -13,25 +13,27 @@ func (m *Memory) foldAll(chat int64) error {
 	// Most upkeeps find fewer than foldMin turns after the fold point: a look at their
 	// keys tells, and spares the store an empty synced commit.
 	var n int
+	var old bool
 	err := m.st.View(func(tx Tx) error {
 		st, err := loadStats(tx, chat)
 		if err != nil {
 			return err
 		}
+		old = stale(st, m.tok)
 		n, err = tailLen(tx, chat, st.Through, foldMin)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("fold index of chat %d: %w", chat, err)
 	}
-	if n < foldMin {
+	if n < foldMin && !old {
 		return nil
 	}
 	for {
 		var more bool
 		err := m.st.Update(func(tx Tx) error {
 			var err error
-			more, err = fold(tx, chat)
+			more, err = fold(tx, m.tok, chat)
 			return err
 		})
 		if err != nil {
@@ -45,14 +47,21 @@ func (m *Memory) foldAll(chat int64) error {
 
 // fold moves up to foldMax of chat's oldest unfolded turns into a new segment when at
 // least foldMin have gathered, then merges segments. more reports that a full batch was
-// folded (there may be another).
-func fold(tx Tx, chat int64) (more bool, err error) {
+// folded (there may be another). An index built with other terms than tok's is dropped
+// first (rebuild): its turns keep their marks in history, so they all become the tail
+// and are folded again, none lost.
+func fold(tx Tx, tok tokenizer, chat int64) (more bool, err error) {
 	st, err := loadStats(tx, chat)
 	if err != nil {
 		return false, err
 	}
+	if stale(st, tok) {
+		if st, err = rebuild(tx, chat, st, tok); err != nil {
+			return false, err
+		}
+	}
 	var tail []tailDoc
-	err = scanTail(tx, chat, st.Through, nil, func(d tailDoc) error {
+	err = scanTail(tx, tok, chat, st.Through, nil, func(d tailDoc) error {
 		tail = append(tail, d)
 		if len(tail) == foldMax {
 			return brain.ErrStop
@@ -62,6 +71,7 @@ func fold(tx Tx, chat int64) (more bool, err error) {
 	if err != nil || len(tail) < foldMin {
 		return false, err
 	}
+	st.Terms = tok.id
 	if err := fence(tx, chat); err != nil {
 		return false, err
 	}
@@ -89,6 +99,26 @@ func fold(tx Tx, chat int64) (more bool, err error) {
 		return false, err
 	}
 	return len(tail) == foldMax, nil
+}
+
+// stale reports whether st's segments hold other terms than tok makes (an index built
+// before termsVersion, or for another language).
+func stale(st indexStats, tok tokenizer) bool { return st.Terms != tok.id && len(st.Segs) > 0 }
+
+// rebuild drops chat's segments and starts its stats afresh for tok: every marked turn
+// of its history is then unfolded, to be folded with tok's terms. It returns the new stats,
+// written.
+func rebuild(tx Tx, chat int64, st indexStats, tok tokenizer) (indexStats, error) {
+	for _, s := range st.Segs {
+		if err := tx.DeleteBlob(brain.BucketIndex, segKey(chat, s.ID)); err != nil {
+			return st, fmt.Errorf("rebuild index of chat %d: %w", chat, err)
+		}
+	}
+	st = indexStats{NextSeg: st.NextSeg, Terms: tok.id}
+	if err := tx.Put(brain.BucketIndex, statsKey(chat), st); err != nil {
+		return st, fmt.Errorf("rebuild index of chat %d: %w", chat, err)
+	}
+	return st, nil
 }
 
 // tier is a segment's size class: 0 below 4·foldMin turns, then one more for every

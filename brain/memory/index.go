@@ -99,6 +99,9 @@ type indexStats struct {
 	Through uint64    `json:"through_seq"`
 	Segs    []segMeta `json:"segs,omitempty"`
 	NextSeg uint64    `json:"next_seg,omitempty"`
+	// Terms is the id of the tokenizer whose terms the segments hold ("" before
+	// termsVersion 2): segments of another are rebuilt (fold.go).
+	Terms string `json:"terms,omitempty"`
 }
 
 type segMeta struct {

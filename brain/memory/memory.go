@@ -39,6 +39,9 @@ type Options struct {
 	SummarizeAfter int
 	// Registerer receives the package's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
+	// Language is the language whose words the search index stems (one of Languages; ""
+	// is english). An index built for another is rebuilt from history when next used.
+	Language string
 }
 
 // Limits on what memory stores and returns.
@@ -72,6 +75,7 @@ type Memory struct {
 	after   int
 	metrics *metrics
 	docs    *docCache
+	tok     tokenizer
 
 	mu          sync.Mutex
 	summarizing map[int64]bool // chats with a Maintain in flight
@@ -106,6 +110,7 @@ func New[T Tx](st Store[T], s Summarizer, opts Options) (*Memory, error) {
 		after:       opts.SummarizeAfter,
 		metrics:     newMetrics(opts.Registerer),
 		docs:        newDocCache(docCacheBytes),
+		tok:         newTokenizer(opts.Language),
 		summarizing: map[int64]bool{},
 	}
 	if err := ensureBuckets(m.st); err != nil {

@@ -93,7 +93,7 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 		limit = defaultLimit
 	}
 	limit = min(limit, maxSearchLimit)
-	terms := uniq(tokenize(query, maxQueryTerms))
+	terms := uniq(m.tok.terms(query, maxQueryTerms))
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -105,6 +105,9 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 			return err
 		}
 		if !folded {
+			if stale(st, m.tok) {
+				return errBacklog // built with other terms: rebuilt first (fold)
+			}
 			if err := checkBacklog(tx, chat, st); err != nil {
 				return err
 			}
@@ -160,7 +163,7 @@ func (m *Memory) loadCorpus(tx Tx, chat, user int64, st indexStats, terms []stri
 	for _, t := range terms {
 		want[t] = true
 	}
-	err := scanTail(tx, chat, st.Through, want, func(d tailDoc) error {
+	err := scanTail(tx, m.tok, chat, st.Through, want, func(d tailDoc) error {
 		if d.dl == 0 {
 			return nil
 		}
@@ -201,7 +204,7 @@ func (m *Memory) loadExtra(tx Tx, c *corpus, chat, user int64) error {
 	c.extraTF = make([]map[string]int, len(c.extra))
 	c.extraLen = make([]int, len(c.extra))
 	for i, e := range c.extra {
-		toks := tokenize(e.Text, maxDocTerms)
+		toks := m.tok.terms(e.Text, maxDocTerms)
 		c.extraLen[i] = len(toks)
 		if len(toks) == 0 {
 			continue

@@ -18,7 +18,7 @@ type tailDoc struct {
 // scanTail calls fn with chat's unfolded turns (marked history entries after through),
 // oldest first. want, when not nil, limits the counts kept to those terms. fn returns
 // brain.ErrStop to end early.
-func scanTail(tx Tx, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
+func scanTail(tx Tx, tok tokenizer, chat int64, through uint64, want map[string]bool, fn func(d tailDoc) error) error {
 	return tx.HistoryFrom(chat, through+1, func(k, v []byte) error {
 		if len(k) != 16 {
 			return nil
@@ -28,7 +28,7 @@ func scanTail(tx Tx, chat int64, through uint64, want map[string]bool, fn func(d
 			return err
 		}
 		d := tailDoc{seq: binary.BigEndian.Uint64(k[8:]), tf: map[string]uint64{}}
-		terms := tokenize(t.Text, maxDocTerms)
+		terms := tok.terms(indexedText(t), maxDocTerms)
 		d.dl = uint64(len(terms))
 		for _, term := range terms {
 			if want == nil || want[term] {
@@ -37,6 +37,16 @@ func scanTail(tx Tx, chat int64, through uint64, want map[string]bool, fn func(d
 		}
 		return fn(d)
 	})
+}
+
+// indexedText is what of t the index holds: its text, after its writer's name for a user
+// turn whose writer is known (a question names whom it is about: "When did Maria join a
+// gym?" finds Maria's "I joined a gym last week!").
+func indexedText(t brain.Turn) string {
+	if t.Role == "user" && t.Name != "" {
+		return brain.CleanName(t.Name) + ": " + t.Text
+	}
+	return t.Text
 }
 
 // tailLen counts chat's history entries after through, marked or not, up to limit

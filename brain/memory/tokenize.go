@@ -5,6 +5,14 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/french"
+	"github.com/kljensen/snowball/hungarian"
+	"github.com/kljensen/snowball/norwegian"
+	"github.com/kljensen/snowball/russian"
+	"github.com/kljensen/snowball/spanish"
+	"github.com/kljensen/snowball/swedish"
 )
 
 func uniq(terms []string) []string {
@@ -12,9 +20,61 @@ func uniq(terms []string) []string {
 	return slices.Compact(terms)
 }
 
-// tokenize splits s into index terms: lower-cased runs of Unicode letters and digits,
-// stopwords and single ASCII letters (the "s" of "it's") dropped, a light plural stemming, each at most 32 bytes; at most max terms.
-func tokenize(s string, max int) []string {
+// tokenizer turns text into index terms for one language: lower-cased runs of Unicode
+// letters and digits, stopwords and single ASCII letters (the "s" of "it's") dropped,
+// each word stemmed (Snowball's stemmer for the language; Cyrillic words always by the
+// Russian one, words of other scripts as they are), each at most 32 bytes. Its id names
+// the terms it makes: an index built by another (an older anima's, another language's) is
+// rebuilt before it is read (fold.go).
+type tokenizer struct {
+	id   string
+	stem func(string) string
+}
+
+// Languages are the languages whose words the index stems, for Options.Language.
+var Languages = []string{"english", "spanish", "french", "russian", "swedish", "norwegian", "hungarian", "none"}
+
+// termsVersion changes whenever the terms a tokenizer makes change (an index built with
+// other terms is rebuilt). 2: Snowball stemming and speakers' names (issue 34); the
+// index before it stripped plurals by hand.
+const termsVersion = "2"
+
+// newTokenizer returns the tokenizer for language (one of Languages; "" is english). An
+// unknown language stems nothing but Cyrillic words.
+func newTokenizer(language string) tokenizer {
+	if language == "" {
+		language = "english"
+	}
+	var stem func(string, bool) string
+	switch language {
+	case "english":
+		stem = english.Stem
+	case "spanish":
+		stem = spanish.Stem
+	case "french":
+		stem = french.Stem
+	case "russian":
+		stem = russian.Stem
+	case "swedish":
+		stem = swedish.Stem
+	case "norwegian":
+		stem = norwegian.Stem
+	case "hungarian":
+		stem = hungarian.Stem
+	}
+	return tokenizer{id: termsVersion + ":" + language, stem: func(w string) string {
+		switch {
+		case isCyrillic(w):
+			return russian.Stem(w, true)
+		case stem != nil && isLatin(w):
+			return stem(w, true)
+		}
+		return w
+	}}
+}
+
+// terms splits s into at most max index terms.
+func (tk tokenizer) terms(s string, max int) []string {
 	var out []string
 	for len(s) > 0 && len(out) < max {
 		i := strings.IndexFunc(s, isWordRune)
@@ -31,23 +91,30 @@ func tokenize(s string, max int) []string {
 		if _, stop := stopwords[w]; stop || len(w) == 1 && w[0] >= 'a' && w[0] <= 'z' {
 			continue
 		}
-		out = append(out, clip(stem(w), maxTermBytes))
+		if t := tk.stem(w); t != "" {
+			w = t
+		}
+		out = append(out, clip(w, maxTermBytes))
 	}
 	return out
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// stem strips English plural endings: "bicycles" → "bicycle", "stories" → "story".
-func stem(w string) string {
-	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return w[:len(w)-1]
+// isCyrillic reports whether w's first letter is Cyrillic.
+func isCyrillic(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.Is(unicode.Cyrillic, r)
+}
+
+// isLatin reports whether every letter of w is Latin (digits pass).
+func isLatin(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) && !unicode.Is(unicode.Latin, r) {
+			return false
+		}
 	}
-	return w
+	return true
 }
 
 // clip cuts w to at most n bytes on a rune boundary.
