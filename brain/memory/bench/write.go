@@ -59,6 +59,9 @@ func write(ctx context.Context, st *storage.Store, mem *memory.Memory, clk *cloc
 			at = s.last.Add(turnGap)
 		}
 		for _, ex := range exchanges(sess.Turns, c.SpeakerA) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			turns := make([]brain.Turn, len(ex))
 			for i, l := range ex {
 				if _, dup := s.at[l.DiaID]; dup {
