@@ -88,7 +88,8 @@ func TestFigures(t *testing.T) {
 
 // TestNamesAndFormats: a file holding an array of conversations (locomo10.json's shape)
 // reports each under its sample_id, a file of one under the file's name; the figures are
-// the same either way, and without --k there is no search figure.
+// the same either way, and without --k there is no search figure. The release's
+// one-conversation files (keys at the top level) read as the same conversation.
 func TestNamesAndFormats(t *testing.T) {
 	t.Parallel()
 	one := load(t, "testdata/maya.json")[0]
@@ -100,6 +101,23 @@ func TestNamesAndFormats(t *testing.T) {
 	array := filepath.Join(t.TempDir(), "two.json")
 	if err := os.WriteFile(array, []byte("[\n"+string(raw)+",\n"+second+"]"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	var flat map[string]json.RawMessage // the release's NN.json: the conversation's keys at the top
+	if err := json.Unmarshal(obj["conversation"], &flat); err != nil {
+		t.Fatal(err)
+	}
+	flat["qa"] = obj["qa"]
+	flatFile := filepath.Join(t.TempDir(), "flat.json")
+	if b, err := json.Marshal(flat); err != nil || os.WriteFile(flatFile, b, 0o600) != nil {
+		t.Fatalf("write %s: %v", flatFile, err)
+	}
+	flatConv := load(t, flatFile)[0]
+	if flatConv.Name != "flat.json" || !cmp.Equal(flatConv.Sessions, one.Sessions) || !cmp.Equal(flatConv.QA, one.QA) {
+		t.Errorf("the top-level form read as %+v, want maya.json's sessions and questions", flatConv)
 	}
 	both := load(t, array)
 	if got := []string{both[0].Name, both[1].Name}; !slices.Equal(got, []string{"maya-1", "maya-2"}) {

@@ -65,7 +65,9 @@ var Category = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4
 const sessionLayout = "3:04 pm on 2 January, 2006"
 
 // Load reads the conversations of a LoCoMo file: one conversation object, or an array
-// of them (as locomo10.json holds).
+// of them (as locomo10.json holds). A conversation's speakers and sessions are under its
+// "conversation" key, or at its top level beside "qa" (the release's one-conversation
+// files, data/multimodal_dialog/*/NN.json).
 func Load(path string) ([]Conversation, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -109,6 +111,11 @@ func decode(raw []byte) (Conversation, error) {
 	}
 	c := Conversation{SampleID: obj.SampleID, QA: obj.QA}
 	conv := obj.Conversation
+	if conv == nil { // the release's one-conversation files: its keys at the top level
+		if err := json.Unmarshal(raw, &conv); err != nil {
+			return Conversation{}, fmt.Errorf("decode: %w", err)
+		}
+	}
 	if err := errors.Join(json.Unmarshal(conv["speaker_a"], &c.SpeakerA), json.Unmarshal(conv["speaker_b"], &c.SpeakerB)); err != nil || c.SpeakerA == "" || c.SpeakerB == "" {
 		return c, fmt.Errorf("conversation.speaker_a and speaker_b must name the two speakers")
 	}
