@@ -155,10 +155,11 @@ func TestEvidenceByIdentity(t *testing.T) {
 		{N: 2, At: day(2), Turns: filler},
 		{N: 3, At: day(3), Turns: []Line{line("Ana", "D3:1", "The kettle whistles again.")}},
 	}, QA: []Question{{Question: "What sound did she mention?", Evidence: []string{"D1:1"}, Category: 4},
-		{Question: "What sound did she mention last?", Evidence: []string{"D3:1"}, Category: 4}}}
+		{Question: "What sound did she mention last?", Evidence: []string{"D3:1"}, Category: 2}}}
 	r := run(t, []Conversation{c}, Options{BudgetTokens: 6000})
-	if got := r.Categories["4"]; got.Questions != 2 || got.PromptAny != 0.5 || got.MemoriesAny != 0 {
-		t.Errorf("figures %+v: want 2 questions, prompt any 0.5 (the recent copy is D3:1's only), no memories", got)
+	if first, last := r.Categories["4"], r.Categories["2"]; first.PromptAny != 0 || last.PromptAny != 1 || first.MemoriesAny != 0 || last.MemoriesAny != 0 {
+		t.Errorf("D1:1 in the prompt %v, D3:1 %v, in the memories %v and %v: want only D3:1, a recent turn",
+			first.PromptAny, last.PromptAny, first.MemoriesAny, last.MemoriesAny)
 	}
 }
 
