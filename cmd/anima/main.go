@@ -2,8 +2,8 @@
 // talks on the console, `anima check` validates a configuration, `anima backup` copies
 // the store while the service runs, `anima compact` rewrites a stopped service's store
 // without the space (and the bytes) of deleted data, `anima health` asks a running
-// instance whether it is ready (the container health check), `anima version` prints the
-// version.
+// instance whether it is ready (the container health check), `anima bench memory` measures
+// recall on LoCoMo conversations, `anima version` prints the version.
 package main
 
 import (
@@ -46,6 +46,9 @@ Usage:
                                       replay a scripted user (examples/sim/) through the
                                       brain, store and cognition with an offline model;
                                       writes timeline.csv, timeline.png and summary.txt
+  anima bench memory [--k N] [--json] FILE…
+                                      write LoCoMo conversations into temporary stores and
+                                      measure what Recall finds of each answer's turns
   anima version                       print the version
 
 FILE is the configuration: the argument, else --config FILE, else $ANIMA_CONFIG, else
@@ -72,6 +75,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return dead(args, stdout, stderr) // dead.go
 	case "mcp":
 		return runMCP(args, stdout, stderr)
+	case "bench":
+		return benchCommand(args, stdout, stderr) // bench.go
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
