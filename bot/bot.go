@@ -87,7 +87,9 @@ func Run(ctx context.Context, cfg config.Config, opts Options) error {
 			return err
 		}
 	}
-	store, err := storage.Open(cfg.Storage.Path, storeOptions(cfg))
+	storeOpts := storeOptions(cfg)
+	storeOpts.Logger = log // what Open refuses beside the store (a sent log it does not trust)
+	store, err := storage.Open(cfg.Storage.Path, storeOpts)
 	if err != nil {
 		return err
 	}

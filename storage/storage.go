@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -91,6 +92,9 @@ type Options struct {
 	// and in one chat: burying one more drops the oldest (default DeadPerUser and
 	// DeadPerChat).
 	DeadPerUser, DeadPerChat int
+	// Logger gets the warnings of Open about the files beside the store it refuses (a
+	// sent log it does not trust; see sentlog.go); nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Store is the bbolt-backed store. Its methods are safe for concurrent use.
@@ -185,7 +189,7 @@ func Open(path string, opts Options) (*Store, error) {
 		s.epochTurns = uint64(opts.EpochTurns)
 	}
 	s.deadPerUser, s.deadPerChat = cmp.Or(max(opts.DeadPerUser, 0), DeadPerUser), cmp.Or(max(opts.DeadPerChat, 0), DeadPerChat)
-	s.log.path = path + sentLogSuffix
+	s.log.path, s.log.logger = path+sentLogSuffix, opts.Logger
 	if opts.ReadOnly {
 		if err := s.replaySentLog(true); err != nil {
 			_ = db.Close()

@@ -127,9 +127,7 @@ func TestServerDiesWithAnima(t *testing.T) {
 		t.Fatalf("the server's child %d died with anima; want it left for the next start to end", child)
 	}
 
-	if err := New(nil, nil, Options{Pids: pids}).Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	startConfigured(t, pids, nil)
 	waitGone(t, child, "the server's child, after the next start")
 	if data, err := os.ReadFile(pids); err != nil || strings.Count(string(data), "\n") != 1 {
 		t.Errorf("after the start the record is %q (%v), want only its boot line", data, err)

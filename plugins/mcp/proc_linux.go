@@ -1,10 +1,14 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // readStat reads /proc/<pid>/stat.
@@ -63,4 +67,67 @@ func bootID() string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// ownedBy reports whether process pid's real and effective users are both uid (the
+// "Uid:" line of /proc/<pid>/status); false if it cannot be read.
+func ownedBy(pid, uid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			f := strings.Fields(rest) // real, effective, saved, filesystem
+			return len(f) >= 2 && f[0] == strconv.Itoa(uid) && f[1] == strconv.Itoa(uid)
+		}
+	}
+	return false
+}
+
+// readRecord reads the record at path if it is a regular file (not followed through a
+// symlink) of anima's effective user, not writable by group or others, and no larger than
+// limit bytes; otherwise its error wraps errRefused and says why. It reads at most
+// limit+1 bytes, whatever the file's size.
+func readRecord(path string, limit int64) ([]byte, error) {
+	// O_NONBLOCK: a FIFO in its place must not hold the start up.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%w: a symbolic link", errRefused)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := trusted(fi, os.Geteuid(), limit); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: larger than %d bytes", errRefused, limit)
+	}
+	return data, nil
+}
+
+// trusted returns an error wrapping errRefused unless fi is a regular file owned by uid,
+// not writable by group or others, of at most limit bytes.
+func trusted(fi fs.FileInfo, uid int, limit int64) error {
+	switch st, ok := fi.Sys().(*syscall.Stat_t); {
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: not a regular file (%s)", errRefused, fi.Mode().Type())
+	case !ok || int(st.Uid) != uid:
+		return fmt.Errorf("%w: not owned by uid %d", errRefused, uid)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%w: writable by group or others (mode %s)", errRefused, fi.Mode().Perm())
+	case fi.Size() > limit:
+		return fmt.Errorf("%w: %d bytes, larger than %d", errRefused, fi.Size(), limit)
+	}
+	return nil
 }

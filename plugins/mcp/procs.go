@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // procFile records the process groups of the stdio servers this run started, in a file
@@ -23,10 +24,18 @@ import (
 // KillMode=control-group) ends that one. Only Linux records: it needs /proc.
 //
 // The file is "boot <boot id>" and then one "<pgid> <session> <start>" line per group, of
-// its leader when it started; written whole to a temporary file and renamed.
+// its leader when it started; written whole to a temporary file (mode 0600) and renamed.
+//
+// The data folder is not taken on trust: a start with no MCP server configured does not
+// read the file, and one that does reads it only if it is a regular file of anima's own
+// user that no one else may write, no larger than pidsFileMax (readRecord); a file that
+// fails is named in a warning and moved aside to <file>.bad-<unix seconds>, for the
+// operator to look at, and the run records afresh. Of what the file names, kill ends
+// only the groups whose every process is one the recorded server can have started.
 type procFile struct {
-	path string // "" records nothing (anima mcp list)
-	log  *slog.Logger
+	path    string // "" records nothing (anima mcp list)
+	log     *slog.Logger
+	servers int // how many servers are configured: with none, reap reads nothing
 
 	mu     sync.Mutex
 	groups map[int]procStat // by pgid
@@ -44,9 +53,27 @@ type procStat struct {
 // errNoProc is readStat's error where there is no /proc: nothing is recorded there.
 var errNoProc = errors.New("no /proc on this system")
 
-func newProcFile(path string, log *slog.Logger) *procFile {
-	return &procFile{path: path, log: log, groups: map[int]procStat{}}
+func newProcFile(path string, log *slog.Logger, servers int) *procFile {
+	return &procFile{path: path, log: log, servers: servers, groups: map[int]procStat{}}
 }
+
+// The record holds a boot line and a line per stdio server running at once, so it is
+// bounded by how many servers a run may have: pidsFileMax(n) is a boot line (a boot id
+// is a 36-character UUID) and a longest record line (pids are at most 4194304, pid_max's
+// ceiling; a start time is a uint64) for each of n servers, or of pidsGroupsMin when
+// fewer are configured now, as the previous run may have had more: 9.5 KB.
+const (
+	pidsBootLineMax = len("boot \n") + 36
+	pidsLineMax     = len("4194304 4194304 18446744073709551615\n")
+	pidsGroupsMin   = 256
+)
+
+func pidsFileMax(servers int) int64 {
+	return int64(pidsBootLineMax + max(servers, pidsGroupsMin)*pidsLineMax)
+}
+
+// errRefused wraps why readRecord would not read a record: what is wrong with the file.
+var errRefused = errors.New("refused")
 
 // add records the group of the server pid has just started, led by it.
 func (f *procFile) add(pid int) {
@@ -145,47 +172,86 @@ func readProcFile(data []byte) (boot string, groups []procStat, bad int) {
 }
 
 // reap ends the process groups a previous run recorded that still have a process, then
-// starts the file afresh for this run. A process is taken for one of a recorded group's
-// only if it is in that group and in the leader's session, and started no earlier than
-// the leader, in this boot: a pid (and so a group id) is reused only once its group is
-// gone, and a new group with the same id would have to be in the same session too.
+// starts the file afresh for this run. With no server configured it neither reads nor
+// writes the file. A group is ended only if every process left in it is one the
+// recorded leader's server can have started (see kill): a pid, and so a group id, is
+// reused only once its group is gone, and a new group with the same id would have to be
+// in the same session, of the same user, and its leader not alive with another start.
 func (f *procFile) reap() {
 	if f.path == "" {
 		return
 	}
-	data, err := os.ReadFile(f.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if f.servers == 0 {
+		if _, err := os.Lstat(f.path); err == nil {
+			f.log.Info("no mcp server configured: the record of a previous run's servers' process groups is not read", "path", f.path)
+		}
 		return
 	}
-	if err != nil {
-		f.log.Warn("the process groups of a previous run's mcp servers are unknown: what they left runs on", "err", err)
+	data, err := readRecord(f.path, pidsFileMax(f.servers))
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, errNoProc):
 		return
-	}
-	boot, groups, bad := readProcFile(data)
-	if bad > 0 {
-		f.log.Warn("unreadable lines in the record of mcp servers' process groups, skipped", "path", f.path, "lines", bad)
-	}
-	if now := bootID(); len(groups) > 0 && boot == now && now != "" {
-		f.kill(groups)
+	case errors.Is(err, errRefused):
+		aside := fmt.Sprintf("%s.bad-%d", f.path, time.Now().Unix())
+		if rerr := os.Rename(f.path, aside); rerr != nil {
+			f.log.Warn("the record of a previous run's mcp servers' process groups is refused, not read: what they left runs on; it could not be moved aside",
+				"path", f.path, "reason", err, "err", rerr)
+		} else {
+			f.log.Warn("the record of a previous run's mcp servers' process groups is refused, not read, and moved aside: what they left runs on",
+				"path", f.path, "reason", err, "moved_to", aside)
+		}
+	case err != nil:
+		f.log.Warn("the process groups of a previous run's mcp servers are unknown: what they left runs on", "path", f.path, "err", err)
+		return
+	default:
+		boot, groups, bad := readProcFile(data)
+		if bad > 0 {
+			f.log.Warn("unreadable lines in the record of mcp servers' process groups, skipped", "path", f.path, "lines", bad)
+		}
+		if now := bootID(); len(groups) > 0 && boot == now && now != "" {
+			f.kill(groups)
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.write()
 }
 
-// kill sends SIGKILL to each of groups that still has a process of its own.
+// kill sends SIGKILL to each of groups that still has a process, if every process in it
+// (zombies aside) is one the recorded server can have started: in its session, of
+// anima's user, started no earlier than the leader; and if the leader is still there
+// (alive or a zombie), with the start time recorded. A group recorded with no start time
+// (0: no process of a run's has it) is never ended.
 func (f *procFile) kill(groups []procStat) {
 	procs, err := listProcs()
 	if err != nil {
 		f.log.Warn("cannot list processes: what a previous run's mcp servers left runs on", "err", err)
 		return
 	}
+	uid := os.Geteuid()
 	for _, g := range groups {
-		n := 0
+		if g.Start == 0 {
+			f.log.Warn("a recorded mcp server's process group has no start time: not ended", "path", f.path, "pgid", g.Pgrp)
+			continue
+		}
+		n, ours := 0, true // processes left in the group; whether all can be the server's
 		for _, p := range procs {
-			if p.Pgrp == g.Pgrp && p.Session == g.Session && p.Start >= g.Start && !p.Zombie {
-				n++
+			if p.PID == g.Pgrp && p.Start != g.Start {
+				ours = false // the pid names another process now
 			}
+			if p.Pgrp != g.Pgrp || p.Zombie {
+				continue
+			}
+			n++
+			if p.Session != g.Session || p.Start < g.Start || !ownedBy(p.PID, uid) {
+				ours = false
+			}
+		}
+		if !ours {
+			if n > 0 {
+				f.log.Warn("a recorded mcp server's process group holds processes it cannot have started: not ended", "path", f.path, "pgid", g.Pgrp)
+			}
+			continue
 		}
 		if n > 0 {
 			killPgid(g.Pgrp)

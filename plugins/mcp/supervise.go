@@ -50,7 +50,7 @@ func New(servers []Server, sink Sink, opts Options) *Manager {
 		opts.Wait = brain.Sleep
 	}
 	m := &Manager{sink: sink, log: slog.New(redactHandler{opts.Logger.Handler()}).With("component", "mcp"), m: newMetrics(opts.Registerer), opts: opts}
-	m.procs = newProcFile(opts.Pids, m.log)
+	m.procs = newProcFile(opts.Pids, m.log, len(servers))
 	m.settling = newSettling(len(servers))
 	for _, cfg := range servers {
 		cfg.Limits = cfg.Limits.withDefaults()
