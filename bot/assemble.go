@@ -132,7 +132,7 @@ func (b *builder) memory() error {
 	}
 	b.opts.LLM = llm
 	mem, err := memory.New(b.store, &memory.OpenAISummarizer{Client: llm, Model: cfg.LLM.FastModel, MaxTokens: 400},
-		memory.Options{Logger: log, Clock: p.Clock, Registerer: reg})
+		memory.Options{Logger: log, Clock: p.Clock, Registerer: reg, Language: cfg.User.Language, Name: cfg.Persona.Name})
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}

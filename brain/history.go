@@ -32,6 +32,17 @@ type Hit struct {
 	Text   string    `json:"text"`
 	At     time.Time `json:"at"`
 	Score  float64   `json:"score"`
+	// Said, in a memory of several turns recalled together (its Text a line each), is
+	// when each was said, oldest first; nil for a single turn (At) or another source.
+	Said []time.Time `json:"said,omitempty"`
+}
+
+// Times is when the turns h holds were said: Said, or At alone.
+func (h Hit) Times() []time.Time {
+	if len(h.Said) > 0 {
+		return h.Said
+	}
+	return []time.Time{h.At}
 }
 
 // Recall is what memory contributes to a prompt: facts, the persisted summary of older

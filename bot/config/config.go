@@ -168,6 +168,8 @@ func (p ProactiveConfig) Policy() brain.ProactivePolicy {
 // UserConfig is the user section.
 type UserConfig struct {
 	Timezone string `yaml:"timezone"` // IANA name, e.g. Europe/Berlin; quiet hours use it
+	// Language is the language whose words memory's search stems (memory.Languages).
+	Language string `yaml:"language"`
 }
 
 // Location returns the time zone named by Timezone.
@@ -310,7 +312,7 @@ func Default() Config {
 			MaxPerDay:     2,
 			Jitter:        Duration(time.Hour),
 		},
-		User: UserConfig{Timezone: "UTC"},
+		User: UserConfig{Timezone: "UTC", Language: "english"},
 		Persona: PersonaConfig{
 			Name: "Anima",
 			Description: "A warm, curious companion. Remembers what the person shares and " +

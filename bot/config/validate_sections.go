@@ -1,12 +1,14 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/anima-bot/anima/bot/config/setting"
+	"github.com/anima-bot/anima/brain/memory"
 )
 
 // validate checks the configuration one section at a time; the problems come back in
@@ -170,8 +172,11 @@ func (c Config) validateProactive(p *checker) {
 	}
 }
 
-// validateUser checks user.timezone.
+// validateUser checks user.timezone and user.language.
 func (c Config) validateUser(p *checker) {
+	if !slices.Contains(memory.Languages, c.User.Language) {
+		p.Add("user.language", "must be one of %s; got %q", strings.Join(memory.Languages, ", "), c.User.Language)
+	}
 	switch tz := c.User.Timezone; {
 	case tz == "" || tz == "Local":
 		p.Add("user.timezone", "must be an IANA time zone such as Europe/Berlin or UTC; got %q", tz)

@@ -40,8 +40,9 @@ type Options struct {
 	// Registerer receives the package's metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	// Language is the language whose words the search index stems (one of Languages; ""
-	// is english). An index built for another is rebuilt from history when next used.
-	Language string
+	// is english), and Name anima's own name, indexed with its turns. An index built for
+	// another language or name is rebuilt from history when next used.
+	Language, Name string
 }
 
 // Limits on what memory stores and returns.
@@ -54,7 +55,7 @@ const (
 	maxSummaryRunes     = 4000
 	// maxFold bounds the turns sent to one Summarize call (a long history that was never
 	// summarised is folded in several Maintain calls, oldest first).
-	maxFold      = 400
+	maxFold = 400
 	// hitTextBytes bounds one recalled turn's text; memoryShare is the percentage of
 	// Recall's budget its memories may take (recall.go fills it).
 	hitTextBytes = 400
@@ -110,7 +111,7 @@ func New[T Tx](st Store[T], s Summarizer, opts Options) (*Memory, error) {
 		after:       opts.SummarizeAfter,
 		metrics:     newMetrics(opts.Registerer),
 		docs:        newDocCache(docCacheBytes),
-		tok:         newTokenizer(opts.Language),
+		tok:         newTokenizer(opts.Language, opts.Name),
 		summarizing: map[int64]bool{},
 	}
 	if err := ensureBuckets(m.st); err != nil {

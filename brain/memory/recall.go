@@ -1,8 +1,10 @@
 package memory
 
 import (
+	"cmp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/anima-bot/anima/brain"
 )
@@ -11,16 +13,28 @@ import (
 // before and after it (the answer is often beside the hit: a question next to its answer),
 // until the memories' share of the budget is full. Turns that touch are merged into one
 // memory, in time order, so a stretch of conversation reads as it was said; memories keep
-// the order of their best hit. anima's own first messages are never hits (they would
-// bring back its openers, not the person's words), and turns among the recent ones are
-// left out (the prompt has them).
+// the order of their best hit. Hits are reranked first (rerank): anima's own first
+// messages weigh less, and a turn whose neighbours match gains. Turns among the recent
+// ones are left out (the prompt has them). The weights were chosen on LoCoMo's tuning
+// conversations (anima bench memory; docs/memory-bench.md).
 
 const (
 	// recallCandidates is how many search results Recall considers past the recent turns.
 	recallCandidates = 40
-	// neighbours is how many turns on each side of a hit come with it.
-	neighbours = 1
+	// openerWeight scales the score of anima's own first message: its words are anima's,
+	// not the person's, and a run of "thinking of you" openers would otherwise come back
+	// as memories and feed the repetition the prompt avoids elsewhere.
+	openerWeight = 0.7
+	// neighbourWeight is how much of the scores of the turns just before and after a hit
+	// adds to its own: a stretch of conversation that matches as a whole ranks above a
+	// lone turn that matches as well (BM25 over a turn with its neighbours finds more
+	// evidence than over the turn alone).
+	neighbourWeight = 0.3
 )
+
+// offsets are the turns recalled with a hit, in the order they are taken while the share
+// lasts: the hit, the turn before it, the turn after it.
+var offsets = [...]int64{0, -1, 1}
 
 // window is a run of consecutive turns recalled together.
 type window struct {
@@ -41,8 +55,10 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 			skip[t.Seq] = true
 		}
 	}
+	hits = rerank(hits)
 	chosen := map[uint64]brain.Turn{}
 	best := map[uint64]float64{}
+	said := map[string]bool{} // the hits' texts: a line said again is recalled once
 	err := m.st.View(func(tx Tx) error {
 		get := func(seq uint64) (brain.Turn, bool, error) {
 			if t, ok := chosen[seq]; ok {
@@ -57,15 +73,13 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 			if share < minPartialTurn+hitOverhead {
 				break
 			}
-			if h.Source != sourceTurn || h.seq == 0 || skip[h.seq] || isOpener(h.kind) {
+			if h.Source != sourceTurn || h.seq == 0 || skip[h.seq] || said[h.raw] {
 				continue
 			}
+			said[h.raw] = true
 			// The hit first, then its neighbours while they fit.
-			for d := 0; d <= 2*neighbours; d++ {
-				seq := h.seq + uint64((d+1)/2)
-				if d%2 == 1 {
-					seq = h.seq - uint64((d+1)/2)
-				}
+			for _, off := range offsets {
+				seq := uint64(int64(h.seq) + off)
 				if seq == 0 || skip[seq] {
 					continue
 				}
@@ -81,9 +95,14 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 					continue
 				}
 				t.Text = truncate(brain.TruncateRunes(t.Text, maxDocRunes), hitTextBytes)
-				c := memChars(t)
+				c := len(speaker(t)) + 3 + len(t.Text) // its line
+				if _, before := chosen[seq-1]; !before {
+					if _, after := chosen[seq+1]; !after {
+						c += hitOverhead // a memory of its own (until merged)
+					}
+				}
 				if c > share {
-					if d == 0 {
+					if off == 0 {
 						break // not even the hit fits: its neighbours go without it
 					}
 					continue
@@ -97,6 +116,12 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 	if err != nil {
 		return nil, err
 	}
+	return memoriesOf(chosen, best), nil
+}
+
+// memoriesOf turns the chosen turns (by Seq, with the best score of a hit each came with)
+// into memories: one per run of consecutive turns, its lines in time order, best first.
+func memoriesOf(chosen map[uint64]brain.Turn, best map[uint64]float64) []brain.Hit {
 	seqs := make([]uint64, 0, len(chosen))
 	for s := range chosen {
 		seqs = append(seqs, s)
@@ -111,29 +136,43 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 		w.turns = append(w.turns, chosen[s])
 		w.score = max(w.score, best[s])
 	}
-	slices.SortStableFunc(ws, func(a, b window) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ws, func(a, b window) int { return cmp.Compare(b.score, a.score) })
 	out := make([]brain.Hit, len(ws))
 	for i, w := range ws {
 		lines := make([]string, len(w.turns))
+		var said []time.Time
 		for j, t := range w.turns {
 			lines[j] = speaker(t) + ": " + t.Text
+			if len(w.turns) > 1 {
+				said = append(said, t.At)
+			}
 		}
-		out[i] = brain.Hit{Source: sourceTurn, Text: strings.Join(lines, "\n"), At: w.turns[0].At, Score: w.score}
+		out[i] = brain.Hit{Source: sourceTurn, Text: strings.Join(lines, "\n"), At: w.turns[0].At, Score: w.score, Said: said}
 	}
-	return out, nil
+	return out
 }
 
 // isOpener reports whether a turn of kind k is anima's own first message.
 func isOpener(k brain.MessageKind) bool { return k == brain.KindProactive || k == brain.KindFollowup }
 
-// memChars is what t weighs among the memories: its line and the overhead of a memory (a
-// bound: merged turns share one).
-func memChars(t brain.Turn) int { return len(speaker(t)) + 2 + len(t.Text) + hitOverhead }
+// rerank rescores search hits for Recall: anima's own first messages weigh openerWeight,
+// and each turn gains neighbourWeight of the scores of the turns beside it; best first.
+func rerank(hits []hit) []hit {
+	near := make(map[uint64]float64, len(hits))
+	out := slices.Clone(hits)
+	for i, h := range out {
+		if isOpener(h.kind) {
+			out[i].Score *= openerWeight
+		}
+		if h.Source == sourceTurn && h.seq != 0 {
+			near[h.seq] = out[i].Score
+		}
+	}
+	for i, h := range out {
+		if h.Source == sourceTurn && h.seq != 0 {
+			out[i].Score += neighbourWeight * (near[h.seq-1] + near[h.seq+1])
+		}
+	}
+	slices.SortStableFunc(out, func(a, b hit) int { return cmp.Compare(b.Score, a.Score) })
+	return out
+}

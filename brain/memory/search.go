@@ -26,7 +26,10 @@ type hit struct {
 // told in this chat, ranked by BM25. A turn's Text is "role: text", or for a user turn
 // whose writer is known `"Name": text`. Errors are the store's.
 func (m *Memory) Search(chat, user int64, query string, limit int) ([]brain.Hit, error) {
-	hits, err := m.search(chat, user, query, limit)
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	hits, err := m.search(chat, user, query, min(limit, maxSearchLimit))
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +95,6 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	limit = min(limit, maxSearchLimit)
 	terms := uniq(m.tok.terms(query, maxQueryTerms))
 	if len(terms) == 0 {
 		return nil, nil
@@ -360,7 +362,7 @@ func loadHits(tx Tx, chat int64, c *corpus, ranked []scored) ([]hit, error) {
 		}
 		text := brain.TruncateRunes(t.Text, maxDocRunes)
 		hits = append(hits, hit{
-			Hit: brain.Hit{Source: sourceTurn, Text: speaker(t) + ": " + text, At: t.At, Score: r.score},
+			Hit:  brain.Hit{Source: sourceTurn, Text: speaker(t) + ": " + text, At: t.At, Score: r.score},
 			seq:  r.doc,
 			raw:  text,
 			kind: t.Kind,

@@ -28,7 +28,7 @@ func scanTail(tx Tx, tok tokenizer, chat int64, through uint64, want map[string]
 			return err
 		}
 		d := tailDoc{seq: binary.BigEndian.Uint64(k[8:]), tf: map[string]uint64{}}
-		terms := tok.terms(indexedText(t), maxDocTerms)
+		terms := tok.terms(tok.indexedText(t), maxDocTerms)
 		d.dl = uint64(len(terms))
 		for _, term := range terms {
 			if want == nil || want[term] {
@@ -39,12 +39,16 @@ func scanTail(tx Tx, tok tokenizer, chat int64, through uint64, want map[string]
 	})
 }
 
-// indexedText is what of t the index holds: its text, after its writer's name for a user
-// turn whose writer is known (a question names whom it is about: "When did Maria join a
-// gym?" finds Maria's "I joined a gym last week!").
-func indexedText(t brain.Turn) string {
-	if t.Role == "user" && t.Name != "" {
+// indexedText is what of t the index holds: its text, after who said it — the writer's
+// name for a user turn whose writer is known, anima's own (tok.self) for its turns — since
+// a question names whom it is about: "When did Maria join a gym?" finds Maria's "I joined
+// a gym last week!" over another's "Yeah, Maria!".
+func (tok tokenizer) indexedText(t brain.Turn) string {
+	switch {
+	case t.Role == "user" && t.Name != "":
 		return brain.CleanName(t.Name) + ": " + t.Text
+	case t.Role == "assistant" && tok.self != "":
+		return tok.self + ": " + t.Text
 	}
 	return t.Text
 }

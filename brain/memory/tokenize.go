@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/anima-bot/anima/brain"
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
 	"github.com/kljensen/snowball/hungarian"
@@ -29,6 +30,7 @@ func uniq(terms []string) []string {
 type tokenizer struct {
 	id   string
 	stem func(string) string
+	self string // anima's own name, indexed with its turns (indexedText)
 }
 
 // Languages are the languages whose words the index stems, for Options.Language.
@@ -39,9 +41,9 @@ var Languages = []string{"english", "spanish", "french", "russian", "swedish", "
 // index before it stripped plurals by hand.
 const termsVersion = "2"
 
-// newTokenizer returns the tokenizer for language (one of Languages; "" is english). An
-// unknown language stems nothing but Cyrillic words.
-func newTokenizer(language string) tokenizer {
+// newTokenizer returns the tokenizer for language (one of Languages; "" is english) that
+// indexes anima's turns under self. An unknown language stems nothing but Cyrillic words.
+func newTokenizer(language, self string) tokenizer {
 	if language == "" {
 		language = "english"
 	}
@@ -62,7 +64,8 @@ func newTokenizer(language string) tokenizer {
 	case "hungarian":
 		stem = hungarian.Stem
 	}
-	return tokenizer{id: termsVersion + ":" + language, stem: func(w string) string {
+	self = brain.CleanName(self)
+	return tokenizer{id: termsVersion + ":" + language + ":" + self, self: self, stem: func(w string) string {
 		switch {
 		case isCyrillic(w):
 			return russian.Stem(w, true)

@@ -42,8 +42,13 @@ func ask(ctx context.Context, mem *memory.Memory, s *stored, q Question, budget,
 	}
 	inMem := map[string]bool{}
 	for _, h := range rc.Memories {
-		if h.Source == "turn" && want[s.diaAt(h.At)] {
-			inMem[s.diaAt(h.At)] = true
+		if h.Source != "turn" {
+			continue
+		}
+		for _, at := range h.Times() {
+			if want[s.diaAt(at)] {
+				inMem[s.diaAt(at)] = true
+			}
 		}
 	}
 	anywhere := map[string]bool{}

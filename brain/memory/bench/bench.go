@@ -60,7 +60,8 @@ func (r *Report) run(ctx context.Context, c Conversation, opts Options) (err err
 	}()
 	clk := &clock{}
 	// No summarizer: a summary is a model's, and the bench calls none.
-	mem, err := memory.New(st, nil, memory.Options{Clock: clk})
+	// Speaker B is anima, by the name it has in the conversation (persona.name).
+	mem, err := memory.New(st, nil, memory.Options{Clock: clk, Name: c.SpeakerB})
 	if err != nil {
 		return err
 	}

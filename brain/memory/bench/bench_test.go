@@ -42,10 +42,11 @@ var ignoreMeasured = cmpopts.IgnoreFields(Figures{}, "RecallP50us", "RecallP99us
 // TestFigures: testdata/maya.json (4 sessions, 34 turns, 9 questions of the 5 categories,
 // one whose evidence names no turn) gives exactly these figures at the default budget.
 // Per question (the last 12 turns, D3:7–D4:10, are Recall's recent turns; memories are
-// search hits outside them):
+// search hits outside them, each with the turn before and after it, until their share is
+// full — issue 34; before it, 3 hits alone: prompt all 0.75, memories any 0.75, all 0.625):
 //
-//	1 multi-hop   mugs for her sister     D2:4 D3:1  memories D2:4            any, not all
-//	1 multi-hop   hobbies since the dog   D2:2 D4:8  D4:8 a recent turn only  prompt any
+//	1 multi-hop   mugs for her sister     D2:4 D3:1  memories both            all
+//	1 multi-hop   hobbies since the dog   D2:2 D4:8  D2:2 memories, D4:8 recent  any, prompt all
 //	2 temporal    when adopt Biscuit      D1:1       memories                 all
 //	2 temporal    when hiking Dolomites   D3:5       memories                 all
 //	3 open-domain hotel that welcomes dogs D1:1      memories                 all
@@ -56,15 +57,15 @@ var ignoreMeasured = cmpopts.IgnoreFields(Figures{}, "RecallP50us", "RecallP99us
 func TestFigures(t *testing.T) {
 	t.Parallel()
 	r := run(t, load(t, "testdata/maya.json"), Options{BudgetTokens: 6000, K: 3})
-	overall := &Figures{Questions: 8, PromptAny: 1, PromptAll: 0.75, MemoriesAny: 0.75, MemoriesAll: 0.625,
-		MemoryTokensP50: 42, SearchAnyAtK: ptr(0.625), Turns: 34}
+	overall := &Figures{Questions: 8, PromptAny: 1, PromptAll: 1, MemoriesAny: 0.875, MemoriesAll: 0.75,
+		MemoryTokensP50: 281, SearchAnyAtK: ptr(0.75), Turns: 34}
 	want := Report{BudgetTokens: 6000, K: 3, Unjudged: 1, Overall: overall,
 		Categories: map[string]*Figures{
-			"1": {Questions: 2, PromptAny: 1, PromptAll: 0, MemoriesAny: 0.5, MemoriesAll: 0, MemoryTokensP50: 29, SearchAnyAtK: ptr(0.5)},
-			"2": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 23, SearchAnyAtK: ptr(0.5)},
-			"3": {Questions: 1, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 29, SearchAnyAtK: ptr(1)},
-			"4": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 0.5, MemoriesAll: 0.5, MemoryTokensP50: 69, SearchAnyAtK: ptr(0.5)},
-			"5": {Questions: 1, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 52, SearchAnyAtK: ptr(1)},
+			"1": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 0.5, MemoryTokensP50: 281, SearchAnyAtK: ptr(0.5)},
+			"2": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 281, SearchAnyAtK: ptr(1)},
+			"3": {Questions: 1, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 281, SearchAnyAtK: ptr(1)},
+			"4": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 0.5, MemoriesAll: 0.5, MemoryTokensP50: 94, SearchAnyAtK: ptr(0.5)},
+			"5": {Questions: 1, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 281, SearchAnyAtK: ptr(1)},
 		},
 		Conversations: map[string]*Figures{"maya.json": overall},
 	}
@@ -78,8 +79,8 @@ func TestFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"overall":{"questions":8,"prompt_any":1,"prompt_all":0.75,"memories_any":0.75,"memories_all":0.625,"memory_tokens_p50":42,"recall_p50_us":`,
-		`"categories":{"1":{"questions":2,`, `"conversations":{"maya.json":{"questions":8,`, `"search_any_at_k":0.625,`} {
+	for _, key := range []string{`"overall":{"questions":8,"prompt_any":1,"prompt_all":1,"memories_any":0.875,"memories_all":0.75,"memory_tokens_p50":281,"recall_p50_us":`,
+		`"categories":{"1":{"questions":2,`, `"conversations":{"maya.json":{"questions":8,`, `"search_any_at_k":0.75,`} {
 		if !strings.Contains(string(raw), key) {
 			t.Errorf("JSON lacks %s:\n%s", key, raw)
 		}
