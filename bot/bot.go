@@ -34,6 +34,10 @@ var Version = "dev"
 // Options are what Run takes besides the configuration; Assemble takes them too.
 type Options struct {
 	Logger *slog.Logger
+	// ConfigFile is the configuration file cfg was read from, as an absolute path; the
+	// start line names it, so a log says which of the files the rule could pick was read
+	// ("" when cfg came from no file: the simulator, tests).
+	ConfigFile string
 	// Console runs anima over In/Out (`anima chat`) instead of Telegram.
 	Console bool
 	In      io.Reader
@@ -166,7 +170,7 @@ func (s *service) run(ctx context.Context, cfg config.Config, opts Options) erro
 	if opts.Settled != nil {
 		g.Go(func() error { return s.started(gctx, func(Addrs) { s.settle(gctx, opts.Settled) }) })
 	}
-	s.log.Info("anima started", "version", Version, "mode", modeName(cfg, opts), "allowed_users", len(cfg.Telegram.AllowedUsers))
+	s.log.Info("anima started", "version", Version, "config", opts.ConfigFile, "mode", modeName(cfg, opts), "allowed_users", len(cfg.Telegram.AllowedUsers))
 	err := g.Wait()
 	s.log.Info("anima stopped")
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {

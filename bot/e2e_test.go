@@ -716,6 +716,34 @@ func TestCommands(t *testing.T) {
 	}
 }
 
+// /timezone, then a message: the answer's prompt is in the new zone, and the store keeps
+// it. The message's wake copied the relationship when it arrived, which can be before the
+// command's change lands in the loop's state (issue 33, as /voice was): the run read the
+// old zone, and a turn that writes the relationship back wrote the old zone over the new.
+func TestTimezoneCommand(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Echo(req) })
+	_, stop := h.start()
+	for i, zone := range []string{"Asia/Tokyo", "America/Lima", "Europe/Berlin"} {
+		if got := h.sayUntil("/timezone "+zone, 2*i+1)[2*i].Visible; !strings.Contains(got, "your time zone is "+zone) {
+			t.Fatalf("/timezone %s → %q", zone, got)
+		}
+		h.sayUntil("what time is it?", 2*i+2)
+		var prompt strings.Builder
+		for _, m := range lastRequest(h.ai).Body.Messages {
+			prompt.WriteString(m.Content + "\n")
+		}
+		if !strings.Contains(prompt.String(), " for them (") || !strings.Contains(prompt.String(), ", "+zone+").") {
+			t.Fatalf("the run after /timezone %s was not in it:\n%s", zone, prompt.String())
+		}
+	}
+	rels, err := h.stopped(stop).Relationships()
+	if err != nil || len(rels) != 1 || rels[0].Timezone != "Europe/Berlin" {
+		t.Errorf("stored relationships %+v, %v; want Europe/Berlin", rels, err)
+	}
+}
+
 func TestRememberedFactSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

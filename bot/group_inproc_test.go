@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-telegram/bot/models"
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
@@ -409,5 +411,74 @@ func TestHowTheyAreKeptPerMemberShownAndForgotten(t *testing.T) {
 	}
 	if got := sayPrivate(groupMemberB, "/thoughts"); !strings.Contains(got, keptWord) {
 		t.Errorf("B's /thoughts in private after A's /forget = %q, want B's group note", got)
+	}
+}
+
+// TestForgetDropsAMembersQueuedGroupMessages (issue 33): member A's message and voice
+// note in the group wait behind B's run, which the model holds; A's /forget in private
+// lands meanwhile. Once the model answers, B's messages are answered, both of them, and
+// nothing of A's: no model request or download for it, no answer, no turn in the store.
+func TestForgetDropsAMembersQueuedGroupMessages(t *testing.T) {
+	t.Parallel()
+	const marker = "PLATYPUS-SECRET"
+	h := newGroupHarness(t)
+	held, gate := make(chan struct{}, 1), make(chan struct{})
+	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
+		if strings.Contains(groupLastUser(req), "B first") {
+			held <- struct{}{}
+			<-gate
+		}
+		return groupScripted(req)
+	})
+	ctx := testCtx(t, 60*time.Second)
+	addrs, stop := h.start()
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release) // before the harness stops anima
+
+	talk := newGroupTalk(t, ctx, h.tg)
+	h.tg.PushGroupText(groupMemberB, groupChat, groupMention("B first"))
+	select {
+	case <-held:
+	case <-ctx.Done():
+		t.Fatal("B's run never reached the model")
+	}
+	h.tg.PushGroupText(groupMemberA, groupChat, groupMention("A says "+marker))
+	voice := h.tg.VoiceMessage(groupMemberA, groupChat, []byte(marker), 2)
+	voice.Chat.Type = models.ChatTypeSupergroup
+	voice.ReplyToMessage = &models.Message{ID: 1, From: &h.tg.Bot, Chat: voice.Chat, Date: voice.Date}
+	h.tg.PushMessage(voice)
+	h.tg.PushGroupText(groupMemberB, groupChat, groupMention("B second"))
+	talk.forget(groupMemberA)
+	release()
+
+	talk.next(groupChat)
+	talk.next(groupChat)
+	settle(t, addrs.Metrics)
+	if sent := h.tg.SentTo(groupChat); len(sent) != 2 {
+		t.Errorf("the group got %d messages, want B's two answers alone: %+v", len(sent), sent)
+	}
+	for _, r := range h.ai.Requests() {
+		if strings.Contains(string(r.Raw), marker) || strings.Contains(groupFinalUser(r), "A says") {
+			t.Errorf("A's words reached the model after A's /forget:\n%s", r.Raw)
+		}
+	}
+	if d := h.tg.Downloads(); len(d) != 0 {
+		t.Errorf("A's voice note was downloaded after A's /forget: %+v", d)
+	}
+	for _, want := range []string{"B first", "B second"} {
+		groupFirstRequestWith(t, h.ai, want)
+	}
+	turns, err := h.stopped(stop).History(groupChat, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tu := range turns {
+		if tu.User == groupMemberA || strings.Contains(tu.Text, marker) {
+			t.Errorf("the group's history holds A's turn after A's /forget: %+v", tu)
+		}
+	}
+	if len(turns) != 4 {
+		t.Errorf("the group's history holds %d turns, want B's two messages and their answers: %+v", len(turns), turns)
 	}
 }

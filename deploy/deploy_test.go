@@ -22,6 +22,7 @@ type compose struct {
 		Volumes     []string `yaml:"volumes"`
 		Environment any      `yaml:"environment"` // a list of NAME=VALUE or a map
 		Secrets     []string `yaml:"secrets"`
+		Init        *bool    `yaml:"init"`
 	} `yaml:"services"`
 	Volumes map[string]any `yaml:"volumes"`
 	Secrets map[string]struct {
@@ -216,6 +217,28 @@ func TestComposeReadsInitsFile(t *testing.T) {
 	for _, v := range anima.Volumes {
 		if strings.Contains(v, "config.yaml") {
 			t.Errorf("anima still mounts the example configuration: %s", v)
+		}
+	}
+}
+
+// TestComposeRunsAnimaUnderInit: under Docker anima was PID 1 (issue 33), which reaps no
+// orphan (an MCP server's child left running becomes a zombie for the container's life).
+// The stack runs it under Docker's init, and the docs' docker run passes --init.
+func TestComposeRunsAnimaUnderInit(t *testing.T) {
+	var c compose
+	decodeYAML(t, "compose.yaml", &c)
+	if in := c.Services["anima"].Init; in == nil || !*in {
+		t.Error("compose.yaml's anima does not set init: true; anima would be PID 1")
+	}
+	for _, doc := range []string{filepath.Join("..", "docs", "deploy.md"), filepath.Join("..", "README.md")} {
+		raw, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(raw)) {
+			if strings.Contains(line, "docker run ") && !strings.Contains(line, "docker run --init") && !strings.Contains(line, "docker run -d --init") {
+				t.Errorf("%s: a docker run without --init: %s", doc, strings.TrimSpace(line))
+			}
 		}
 	}
 }

@@ -50,8 +50,9 @@ type Unindexer func(tx *Tx, chat int64, seqs []uint64) error
 // chat (chat id = user id) entirely, as Forget does; and in every other chat their turns
 // (the messages they wrote and the answers to them), those turns' entries in the search
 // index (through unindex, when not nil), their reminders and follow-ups with their fire
-// records, their facts, their dead letters and the outbox's answers to them. Of the
-// inbox go their reactions and due reminders (forgetInboxUser). Other members' data
+// records, their facts, their dead letters and the outbox's answers to them (spoken ones'
+// audio too). Of the inbox go their reactions and due reminders, and their messages not
+// yet answered in other chats (forgetInboxUser). Other members' data
 // stays, and so do a group's summaries and turns stored before turns recorded their
 // sender. From then on Record takes no reaction to a message of the private chat sent
 // before (see Record). Each of erase deletes, in the same transaction, what an engine
@@ -91,10 +92,7 @@ func (s *Store) ForgetUser(user int64, unindex Unindexer, erase ...UserEraser) (
 		if err := forgetInboxUser(tx, user); err != nil {
 			return err
 		}
-		if _, err := deleteWhere(tx, BucketOutbox, func(_, v []byte) bool {
-			var e brain.Outgoing
-			return json.Unmarshal(v, &e) == nil && e.User == user
-		}); err != nil {
+		if err := forgetOutboxUser(tx, user); err != nil {
 			return err
 		}
 		if err := eraseUser(tx, user, erase, chats); err != nil {
@@ -190,18 +188,45 @@ func (s *Store) Forget(chat int64) error {
 // forgetInboxUser deletes from the inbox, in tx, the entries of user (theirs, or in their
 // private chat) that carry data from before: reactions, which quote the message reacted
 // to, and due reminders, which carry the reminder's note. Nothing would consume them: the
-// loop forgets the chat's pending reactions, and a reminder's wake meets no reminder. The
-// user's messages and commands stay: in their private chat the chat's queue runs them
-// after the /forget, and they get answered (see Forget).
+// loop forgets the chat's pending reactions, and a reminder's wake meets no reminder. Their
+// messages in other chats (a group's, voice notes too) go as well: recorded and not yet
+// answered, they would be answered after the erasure and their words stored again (the
+// loop drops them from its queues too). The user's messages and commands in their private
+// chat stay: the chat's queue runs them after the /forget, and they get answered (see
+// Forget).
 func forgetInboxUser(tx *Tx, user int64) error {
 	_, err := deleteWhere(tx, BucketInbox, func(_, v []byte) bool {
 		var sig brain.Signal
 		if json.Unmarshal(v, &sig) != nil || (sig.Chat != user && sig.User != user) {
 			return false
 		}
-		return sig.Type == brain.SignalReaction || sig.Type == brain.SignalScheduleDue
+		return sig.Type == brain.SignalReaction || sig.Type == brain.SignalScheduleDue ||
+			sig.Type == brain.SignalUserMessage && sig.Chat != user
 	})
 	return err
+}
+
+// forgetOutboxUser deletes from the outbox, in tx, the answers to user's turns in other
+// chats, with the audio of the spoken ones (deleteOutboxTx: a group's voice bucket is
+// not the user's to clear by prefix).
+func forgetOutboxUser(tx *Tx, user int64) error {
+	var ids []uint64
+	err := tx.Scan(BucketOutbox, nil, func(k, v []byte) error {
+		var e brain.Outgoing
+		if json.Unmarshal(v, &e) == nil && e.User == user {
+			ids = append(ids, binary.BigEndian.Uint64(k))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := deleteOutboxTx(tx, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // forgetSent drops chat's sent ids waiting for a commit (RecordSent) and remembers that

@@ -118,11 +118,16 @@ func TestForgetUserErasesWhatWaits(t *testing.T) {
 		{Type: brain.SignalUserMessage, Chat: user, User: user, Text: "after the forget", At: at},
 		{Type: brain.SignalReaction, Chat: other, User: other, Text: "❤", Detail: "theirs", MessageID: 10, At: at},
 		{Type: brain.SignalScheduleDue, Chat: group, User: other, Text: "the other's reminder", At: at},
+		// Recorded in a group and not yet answered: theirs go, the other member's stay.
+		{Type: brain.SignalUserMessage, Chat: group, User: user, Text: "in the group, " + marker, At: at},
+		{Type: brain.SignalUserMessage, Chat: group, User: user, Media: &brain.Media{Kind: brain.MediaVoice, FileID: marker, Duration: 3}, At: at},
+		{Type: brain.SignalUserMessage, Chat: group, User: other, Text: "the other's group message", At: at},
 	}
 	if _, err := s.Record("telegram", sigs, 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CommitTurn(storage.Commit{Chat: group, User: user, Outbox: []brain.SendMessage{{Chat: group, Text: "you said " + marker}}}, at); err != nil {
+	if _, err := s.CommitTurn(storage.Commit{Chat: group, User: user, Outbox: []brain.SendMessage{{Chat: group, Text: "you said " + marker},
+		{Chat: group, Text: "spoken", Voice: &brain.Voice{Audio: []byte("OggS audio of " + marker), Bytes: 22}}}}, at); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.CommitTurn(storage.Commit{Chat: group, User: other, Outbox: []brain.SendMessage{{Chat: group, Text: "to the other"}}}, at); err != nil {
@@ -140,7 +145,7 @@ func TestForgetUserErasesWhatWaits(t *testing.T) {
 	for _, p := range pending {
 		kept = append(kept, fmt.Sprintf("%s %d %s", p.Type, p.User, p.Text))
 	}
-	want := []string{"user_message 1003 after the forget", "reaction 1004 ❤", "schedule_due 1004 the other's reminder"}
+	want := []string{"user_message 1003 after the forget", "reaction 1004 ❤", "schedule_due 1004 the other's reminder", "user_message 1004 the other's group message"}
 	if !slices.Equal(kept, want) {
 		t.Errorf("inbox after ForgetUser = %q, want %q", kept, want)
 	}

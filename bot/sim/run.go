@@ -12,7 +12,6 @@ import (
 
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
@@ -150,7 +149,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store, live b
 	// The client `anima run` builds (bot.Assemble's), its requests counted and read.
 	url, key, model := cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), ""
 	if live {
-		model = fmt.Sprintf("%s and %s at %s", cfg.LLM.FastModel, cfg.LLM.SmartModel, setting.RedactURL(url))
+		model = fmt.Sprintf("%s and %s at %s", cfg.LLM.FastModel, cfg.LLM.SmartModel, brain.RedactURL(url))
 	} else {
 		if s.model, err = newSimModel(sc.Model); err != nil {
 			return nil, err

@@ -177,6 +177,7 @@ func (l *Loop) finish(ctx context.Context, r result) {
 	}
 	if r.forget != 0 {
 		l.forget(ctx, r.forget)
+		l.forgetMember(ctx, r.forget)
 	}
 	if rel := l.st.Rel(r.chat); rel != nil && r.forget != r.chat {
 		d := r.delivery

@@ -30,8 +30,12 @@ func (l *Loop) work(ctx context.Context, chat int64, j job, view CommandView, in
 	case jobCommand:
 		l.command(ctx, &r, j.command, view, inBackoff)
 	case jobWake:
-		// The voice choice as it stands now: a /voice just before this wake counts.
-		j.wake.Rel.Voice, j.wake.Rel.GroupVoice = view.Rel.Voice, view.Rel.GroupVoice
+		// The relationship and its zone as they stand now, not as the wake copied them when
+		// it was stepped: a command that landed since (/voice, /timezone) counts, in the run
+		// and in what its turn writes back (a proactive turn's relationship).
+		if view.Rel.Chat == chat {
+			j.wake.Rel, j.wake.Loc = view.Rel, view.Loc
+		}
 		l.think(ctx, &r, j.wake, inBackoff, noticed)
 	case jobNotice:
 		l.notify(ctx, &r, j.notice, inBackoff)

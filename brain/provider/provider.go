@@ -34,8 +34,10 @@ func (e *Error) Error() string { return e.msg }
 func (e *Error) Unwrap() error { return e.err }
 
 // Redact turns an error that carries an endpoint's answer (go-openai's *APIError or
-// *RequestError, wrapped or not) into an *Error; other errors (transport, timeouts) and
-// one already redacted come back as they are.
+// *RequestError, wrapped or not) into an *Error; other errors (transport, timeouts) keep
+// their text with the URLs in it redacted (brain.RedactURLs: net/http's errors quote the
+// request's URL, and a key may be in its path or query), and come back as they are when
+// no URL is in them, as does one already redacted.
 func Redact(err error) error {
 	var pe *Error
 	if err == nil || errors.As(err, &pe) {
@@ -62,6 +64,9 @@ func Redact(err error) error {
 			b.WriteString(": " + m)
 		}
 	default:
+		if msg := brain.RedactURLs(err.Error()); msg != err.Error() {
+			return &Error{err: err, msg: msg}
+		}
 		return err
 	}
 	msg := b.String()

@@ -1,8 +1,11 @@
 package provider_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -50,5 +53,36 @@ func TestRedact(t *testing.T) {
 	}
 	if err := errors.New("dial tcp: refused"); provider.Redact(err) != err {
 		t.Errorf("a transport error was changed")
+	}
+}
+
+// TestRedactTransportError: a request that never reached the endpoint fails with
+// net/http's error, which quotes the request's URL; a key in the base URL's path or query
+// (issue 33) is not in the text anima logs, and errors.As still finds the *url.Error.
+func TestRedactTransportError(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens: the request fails in the transport
+	cfg := openai.DefaultConfig("sk-header-key")
+	cfg.BaseURL = "http://" + addr + "/v1/sk-proj-PATHSECRET"
+	_, err = openai.NewClientWithConfig(cfg).CreateChatCompletion(context.Background(), openai.ChatCompletionRequest{
+		Model: "m", Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "hi"}}})
+	if err == nil {
+		t.Fatal("a request to a closed port succeeded")
+	}
+	if !strings.Contains(err.Error(), "PATHSECRET") {
+		t.Fatalf("the transport error %q does not quote the URL: the test shows nothing", err)
+	}
+	red := provider.Redact(fmt.Errorf("chat: %w", err))
+	if strings.Contains(red.Error(), "PATHSECRET") || !strings.Contains(red.Error(), "http://"+addr+"/v1/***/chat/completions") {
+		t.Errorf("redacted error = %q, want the URL with its key hidden", red)
+	}
+	var ue *url.Error
+	if !errors.As(red, &ue) {
+		t.Errorf("the *url.Error is lost beneath %q", red)
 	}
 }

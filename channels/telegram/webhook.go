@@ -66,7 +66,7 @@ func (c *Channel) runWebhook(ctx context.Context) error {
 	srv, ln := listener.Server(ln, mux, c.webhookLimits)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	c.log.Info("telegram webhook listening", "addr", addr.String(), "path", c.cfg.Webhook.Path)
+	c.log.Info("telegram webhook listening", "addr", addr.String(), "path", brain.RedactURL(c.cfg.Webhook.Path))
 	close(c.ready)
 
 	regCtx, stopReg := context.WithCancel(ctx)
@@ -111,7 +111,7 @@ func (c *Channel) registerWebhook(ctx context.Context) {
 		})
 		err = c.redact(err)
 		if err == nil {
-			c.log.Info("telegram webhook registered", "url", c.webhookURL())
+			c.log.Info("telegram webhook registered", "url", brain.RedactURL(c.webhookURL()))
 			return
 		}
 		if ctx.Err() != nil {

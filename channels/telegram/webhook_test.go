@@ -1,13 +1,16 @@
 package telegram
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/channels/listener"
 	"github.com/anima-bot/anima/channels/listener/listenertest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
@@ -182,4 +185,47 @@ func TestWebhookDefaultLimits(t *testing.T) {
 		lim.MaxHeaderBytes <= 0 || lim.MaxConns <= 0 {
 		t.Errorf("webhook limits = %+v", lim)
 	}
+}
+
+// TestWebhookLogHidesAKeyInThePath: a webhook path may hold a secret of its own (a
+// random segment Telegram alone knows); the lines that say where the webhook listens and
+// what was registered show the path and the URL with it redacted (issue 33), and
+// setWebhook is still given the URL whole.
+func TestWebhookLogHidesAKeyInThePath(t *testing.T) {
+	t.Parallel()
+	const key = "Zm9vYmFyYmF6cXV4MTIzNDU2"
+	logs := &lineWaiter{want: "telegram webhook registered", seen: make(chan struct{})}
+	h := newHarness(t, 0, func(c *Config, o *Options) {
+		c.Mode = ModeWebhook
+		c.Webhook = WebhookConfig{Listen: "127.0.0.1:0", Path: "/tg/" + key, PublicURL: "https://anima.example.org/base/", SecretToken: secret}
+		o.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	})
+	h.start(t)
+	select {
+	case <-logs.seen:
+	case <-testCtx(t).Done():
+		t.Fatalf("the webhook was not registered:\n%s", logs.buf.String())
+	}
+	if wh := h.srv.Webhooks(); len(wh) != 1 || wh[0].URL != "https://anima.example.org/base/tg/"+key {
+		t.Errorf("setWebhook got %+v, want the URL whole", wh)
+	}
+	if strings.Contains(logs.buf.String(), key) || !strings.Contains(logs.buf.String(), "https://anima.example.org/base/tg/***") {
+		t.Errorf("the log shows the path's key, or not the redacted URL:\n%s", logs.buf.String())
+	}
+}
+
+// lineWaiter is a log's writer that closes seen once a line holding want is written.
+type lineWaiter struct {
+	buf  braintest.Buffer
+	want string
+	once sync.Once
+	seen chan struct{}
+}
+
+func (w *lineWaiter) Write(p []byte) (int, error) {
+	n, err := w.buf.Write(p)
+	if strings.Contains(string(p), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return n, err
 }

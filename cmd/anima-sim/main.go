@@ -21,9 +21,9 @@ import (
 	_ "time/tzdata" // scenario time zones work anywhere
 
 	"github.com/anima-bot/anima/bot/config"
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/bot/sim"
 	"github.com/anima-bot/anima/bot/sim/plot"
+	"github.com/anima-bot/anima/brain"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -101,7 +101,7 @@ func confirmLive(ctx context.Context, cfg config.Config, sc sim.Scenario, yes bo
 		return 1, false
 	}
 	fmt.Fprintf(stdout, "live run of %q over %d days: about %d model requests (about %d tokens of prompt, from a dry run with the scripted model) to %s with %s and %s\n",
-		sc.Name, sc.Days, est.Requests, est.Bytes/4, setting.RedactURL(cfg.LLM.BaseURL), cfg.LLM.FastModel, cfg.LLM.SmartModel)
+		sc.Name, sc.Days, est.Requests, est.Bytes/4, brain.RedactURL(cfg.LLM.BaseURL), cfg.LLM.FastModel, cfg.LLM.SmartModel)
 	if !yes {
 		fmt.Fprintln(stderr, "anima-sim: nothing was sent; add --yes to spend them")
 		return 2, false

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
@@ -486,5 +487,51 @@ func TestKillDuringSendDeliversOnce(t *testing.T) {
 	}
 	if !strings.Contains(p.stderr.String(), "undelivered=1") {
 		t.Errorf("the restart did not resume from the outbox:\n%s", p.stderr.String())
+	}
+}
+
+// TestRunNamesItsConfiguration: `anima run` given no file picks one by the rule
+// (defaultConfig) and never said which (issue 33); the start line names it, absolute,
+// though the file was found relative to the working directory.
+func TestRunNamesItsConfiguration(t *testing.T) {
+	t.Parallel()
+	tg, _, path := fakeService(t)
+	cmd := exec.Command(binary, "run")
+	cmd.Dir = filepath.Dir(path) // ./config.yaml: no $ANIMA_CONFIG, credential nor ./anima.yaml
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ANIMA_CONFIG=") && !strings.HasPrefix(kv, "CREDENTIALS_DIRECTORY=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "ANIMA_TELEGRAM_TOKEN="+telegramtest.DefaultToken)
+	var stderr braintest.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); done <- <-done })
+	say(waitCtx(t, 20*time.Second), t, tg, "which file did you read?", 1) // it runs
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			t.Fatalf("anima exited with %v after SIGTERM\n%s", err, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("anima did not stop within 15s of SIGTERM")
+	}
+	var started string
+	for line := range strings.Lines(stderr.String()) {
+		if strings.Contains(line, `msg="anima started"`) {
+			started = line
+		}
+	}
+	if !strings.Contains(started, " config="+path+" ") {
+		t.Errorf("the start line does not name %s:\n%s", path, stderr.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
@@ -34,7 +35,7 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 	if cmd == "run" && cfg.Telegram.HasExampleUser() {
 		log.Warn(exampleUserWarning, "example_user_id", config.ExampleUserID)
 	}
-	opts := bot.Options{Logger: log}
+	opts := bot.Options{Logger: log, ConfigFile: absPath(*f.config)}
 	if cmd == "chat" {
 		opts.Console, opts.In, opts.Out = true, stdin, stdout
 	} else {
@@ -56,4 +57,13 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 		return 1
 	}
 	return code
+}
+
+// absPath is path made absolute, for a log that is read far from the directory anima was
+// started in; path as it is when the working directory cannot be read.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }

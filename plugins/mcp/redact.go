@@ -4,11 +4,11 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/anima-bot/anima/bot/config/setting"
+	"github.com/anima-bot/anima/brain"
 )
 
 // redactedError is an error whose text has every URL in it redacted
-// (setting.RedactURLs): net/http's errors, and the SDK's that wrap them, carry the
+// (brain.RedactURLs): net/http's errors, and the SDK's that wrap them, carry the
 // server's URL with its query, where an API key may be.
 type redactedError struct{ err error }
 
@@ -20,7 +20,7 @@ func redact(err error) error {
 	return redactedError{err}
 }
 
-func (e redactedError) Error() string { return setting.RedactURLs(e.err.Error()) }
+func (e redactedError) Error() string { return brain.RedactURLs(e.err.Error()) }
 func (e redactedError) Unwrap() error { return e.err }
 
 // redactHandler redacts the URLs in every message and attribute the manager logs, an
@@ -31,7 +31,7 @@ type redactHandler struct{ next slog.Handler }
 func (h redactHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
 
 func (h redactHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, setting.RedactURLs(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, brain.RedactURLs(r.Message), r.PC)
 	r.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(redactAttr(a))
 		return true
@@ -56,7 +56,7 @@ func redactAttr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, setting.RedactURLs(v.String()))
+		return slog.String(a.Key, brain.RedactURLs(v.String()))
 	case slog.KindGroup:
 		as := v.Group()
 		out := make([]any, len(as))

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/anima-bot/anima/brain"
 )
 
 // A KeyError is one problem with one configuration key.
@@ -47,16 +49,16 @@ func (c *Checker) OneOf(key, v string, allowed ...string) {
 }
 
 // HTTPURL adds a problem unless v is an http:// or https:// URL (https:// only with
-// httpsOnly). The problem shows v redacted (RedactURL): a token may be in its query.
+// httpsOnly). The problem shows v redacted (brain.RedactURL): a token may be in its query or its path.
 func (c *Checker) HTTPURL(key, v string, httpsOnly bool) {
 	u, err := url.Parse(v)
 	ok := err == nil && u.Host != "" && (u.Scheme == "https" || u.Scheme == "http" && !httpsOnly)
 	switch {
 	case ok:
 	case httpsOnly:
-		c.Add(key, "must be an https:// URL such as https://bot.example.com/telegram; got %q", RedactURL(v))
+		c.Add(key, "must be an https:// URL such as https://bot.example.com/telegram; got %q", brain.RedactURL(v))
 	default:
-		c.Add(key, "must be an http:// or https:// URL; got %q", RedactURL(v))
+		c.Add(key, "must be an http:// or https:// URL; got %q", brain.RedactURL(v))
 	}
 }
 

@@ -1,4 +1,4 @@
-package setting
+package brain
 
 import "testing"
 
@@ -14,6 +14,20 @@ func TestRedactURL(t *testing.T) {
 		{"empty query", "https://host/p?", "https://host/p?***"},
 		{"not a URL", "http://%zz/SECRET", "(a URL, not shown)"},
 		{"no scheme", "host/p?key=SECRET", "host/p?***"},
+		// Some endpoints take the key in the path (issue 33: sim --live printed /v1/sk-…).
+		{"key in the path", "https://llm.example.com/v1/sk-proj-SECRET/chat", "https://llm.example.com/v1/***/chat"},
+		{"short prefixed key", "https://h/sk-x", "https://h/***"},
+		{"bot token", "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe",
+			"https://api.telegram.org/***/getMe"},
+		{"random key", "https://mcp.example.com/s/Zm9vYmFyYmF6cXV4MTIz/mcp", "https://mcp.example.com/s/***/mcp"},
+		{"base64url key with dashes", "https://h/hook/aB3-_x9Kq-Lm2_zz8-Qw4_Er6-Ty1_Ui0-Op5", "https://h/hook/***"},
+		{"UUID", "https://h/webhook/0f8fad5b-d9cb-469f-a165-70867728950e", "https://h/webhook/***"},
+		{"escaped key", "https://h/v1/sk%2DSECRET", "https://h/v1/***"},
+		{"all parts", "https://u:SECRET@h:8443/v1/sk-SECRET/x?token=SECRET#SECRET", "https://***@h:8443/v1/***/x?***#***"},
+		{"names stay", "https://h/openai/deployments/gpt-4o-mini-2024-07-18/chat/completions",
+			"https://h/openai/deployments/gpt-4o-mini-2024-07-18/chat/completions"},
+		{"words stay", "http://localhost:11434/v1/api/embeddings", "http://localhost:11434/v1/api/embeddings"},
+		{"telegram path stays", "https://bot.example.com/telegram", "https://bot.example.com/telegram"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := RedactURL(tc.in); got != tc.want {
@@ -32,6 +46,7 @@ func TestRedactURLs(t *testing.T) {
 			"from https://a/x?*** to http://b/y?*** (moved)"},
 		{"sentence punctuation", "http://127.0.0.1:1 sent it to http://127.0.0.1:2; or http://h/p?k=SECRET. (see https://h/x)",
 			"http://127.0.0.1:1 sent it to http://127.0.0.1:2; or http://h/p?***. (see https://h/x)"},
+		{"key in the path", `Post "https://h/v1/sk-SECRET/chat/completions": EOF`, `Post "https://h/v1/***/chat/completions": EOF`},
 		{"none", "connection closed", "connection closed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
