@@ -5,13 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// compactTxSize is how many bytes bbolt.Compact copies per transaction.
-const compactTxSize = 64 << 20
+// compactTxSize is how many bytes bbolt.Compact copies per transaction. A write
+// transaction keeps every page it writes in the heap until it commits, so this bounds the
+// heap a copy holds: at 64 MiB a backup of a 112 MiB store left anima at 121 MB of RssAnon
+// (idle: 4.4 MB), and a compaction after /forget peaked at 273 MB. Committing every
+// 256 KiB costs no time measurably (BenchmarkBackup100k, BenchmarkCompact100k) and no
+// size (20.79 → 20.80 MiB): the copy is not synced until it is whole (NoSync, NoGrowSync).
+const compactTxSize = 256 << 10
 
 // ErrBusy is returned by Compact when a reader held the store for longer than it may
 // wait: nothing changed, and the caller tries again later.
@@ -42,6 +48,7 @@ func (s *Store) Compact() (CompactReport, error) {
 	if !s.lockWithin(s.compactWait) {
 		return CompactReport{}, fmt.Errorf("compact store %s: %w", s.path, ErrBusy)
 	}
+	defer debug.FreeOSMemory() // after the unlock below: the copy's garbage goes back at once
 	defer s.mu.Unlock()
 	began := time.Now()
 	var rep CompactReport
@@ -105,8 +112,10 @@ func writeCompact(src *bolt.DB, path string) error {
 	}
 	dst, err := bolt.Open(path, 0o600, &bolt.Options{
 		// The copy's freelist is written, so the first Open of it reads it rather than
-		// walking the file (see Open).
-		Timeout: time.Second, NoSync: true, FreelistType: bolt.FreelistMapType, InitialMmapSize: mmapSize,
+		// walking the file (see Open). Nothing is synced until the copy is whole
+		// (dst.Sync below): NoGrowSync spares each of its many commits the fsync (and
+		// truncate) of growing the file, which grows by its writes instead.
+		Timeout: time.Second, NoSync: true, NoGrowSync: true, FreelistType: bolt.FreelistMapType, InitialMmapSize: mmapSize,
 	})
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
