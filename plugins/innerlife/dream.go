@@ -31,7 +31,11 @@ func (p *Plugin) Jobs() []plugins.Job {
 // concerns the day implied that no run opened (within the caps), touch or close concerns,
 // fold journal entries older than a week into reflections (innerlife_reflect) and remember
 // facts; anything it would send is dropped.
-func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []brain.Relationship) error {
+//
+// A dream runs in its person's zone (due's, the zone whose dream_at it is), so the day it
+// reads and the notes and check-in times it writes are on their clock, not the service's.
+func (p *Plugin) dream(ctx context.Context, h plugins.Host, due time.Time, rels []brain.Relationship) error {
+	loc := due.Location()
 	now := p.clock.Now()
 	sem := make(chan struct{}, dreamParallel)
 	var wg sync.WaitGroup
@@ -60,7 +64,7 @@ func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := p.dreamChat(ctx, h, rel, now); err != nil {
+			if err := p.dreamChat(ctx, h, rel, now, loc); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -71,8 +75,8 @@ func (p *Plugin) dream(ctx context.Context, h plugins.Host, _ time.Time, rels []
 	return errors.Join(errs...)
 }
 
-func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relationship, now time.Time) error {
-	w := brain.Wake{Chat: rel.Chat, User: rel.User, Profile: brain.ProfileDream, Rel: rel, At: now,
+func (p *Plugin) dreamChat(ctx context.Context, h plugins.Host, rel brain.Relationship, now time.Time, loc *time.Location) error {
+	w := brain.Wake{Chat: rel.Chat, User: rel.User, Profile: brain.ProfileDream, Rel: rel, At: now, Loc: loc,
 		Reason: brain.Reason{Code: ReasonDream, Text: "the night's reflection on the day's conversation, your journal and your concerns"}}
 	out, err := h.Think(ctx, w)
 	p.mu.Lock()

@@ -423,11 +423,17 @@ func TestDreamInEachUsersZone(t *testing.T) {
 		9: time.Date(2025, 3, 3, 4, 0, 0, 0, time.UTC),
 	}
 	got := map[int64]time.Time{}
+	zones := map[int64]string{7: "UTC", 8: "Asia/Tokyo", 9: "UTC"}
 	for _, w := range h.woke {
 		if _, dup := got[w.Chat]; dup {
 			t.Errorf("chat %d dreamt twice (no turn since its first dream)", w.Chat)
 		}
 		got[w.Chat] = w.At
+		// The dream reads and writes on its person's clock (issue 35: it ran in the
+		// service's zone, so a Chicago evening read as [today 01:37]).
+		if w.Loc == nil || w.Loc.String() != zones[w.Chat] {
+			t.Errorf("chat %d dreamt in zone %v, want %s", w.Chat, w.Loc, zones[w.Chat])
+		}
 	}
 	for chat, at := range want {
 		if !got[chat].Equal(at) {
