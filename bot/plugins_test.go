@@ -194,7 +194,7 @@ func TestMemorySearchFindsDormantConcerns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"(concern) you followed (dormant, interest): learning the cello", "(journal) you wrote (memory): They played me a cello piece"} {
+	for _, want := range []string{"(concern) you followed: learning the cello", "(journal) you wrote (memory): They played me a cello piece"} {
 		if !strings.Contains(res.Content, want) {
 			t.Errorf("core_memory_search lacks %q:\n%s", want, res.Content)
 		}

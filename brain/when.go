@@ -97,3 +97,27 @@ func AgoWords(t, now time.Time, loc *time.Location) string {
 	}
 	return "on " + lt.Format("2 Jan")
 }
+
+// DayWords says in a person's words which calendar day date (YYYY-MM-DD, a day in loc) is,
+// seen at now: "today", "tomorrow", "yesterday", "on Friday" within six days either way,
+// else "on Mon 12 Jan". "" when date is not a date.
+func DayWords(date string, now time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	d, err := time.ParseInLocation(time.DateOnly, date, loc)
+	if err != nil {
+		return ""
+	}
+	switch days := dayDiff(now.In(loc), d.Add(12*time.Hour), loc); {
+	case days == 0:
+		return "today"
+	case days == 1:
+		return "tomorrow"
+	case days == -1:
+		return "yesterday"
+	case days > -7 && days < 7:
+		return "on " + d.Weekday().String()
+	}
+	return "on " + d.Format("Mon 2 Jan")
+}

@@ -95,28 +95,28 @@ func topicQuery(w brain.Wake, turns []brain.Turn, secs []brain.Section) string {
 }
 
 // topicOfLine is what a section line is about, its bookkeeping left out: a concern line
-// ("concern c3 (active, event): driving test on Friday — check-in planned …") gives its
-// summary and news, a due check-in ("due check-in: X (you planned …)") its X, a journal
-// line nothing (anima's own words about the day, which the turns already hold), any other
-// line itself.
+// ("concern: driving test — mentioned on Tuesday, for Friday; latest: …; you mean to ask
+// …") gives its summary and news, a due check-in ("due check-in: X (mentioned …)") its X,
+// a journal line or the concerns' ids nothing (anima's own words about the day, which the
+// turns already hold), any other line itself.
 func topicOfLine(l string) string {
 	l = strings.TrimSpace(l)
 	switch {
-	case strings.HasPrefix(l, "journal,"):
+	case strings.HasPrefix(l, "journal,"), strings.HasPrefix(l, "ids for "):
 		return ""
 	case strings.HasPrefix(l, "due check-in: "):
 		l = strings.TrimPrefix(l, "due check-in: ")
-		if i := strings.LastIndex(l, " (you planned"); i >= 0 {
+		if i := strings.LastIndex(l, " (mentioned"); i >= 0 {
 			l = l[:i]
 		}
-	case strings.HasPrefix(l, "concern "):
-		if _, rest, ok := strings.Cut(l, "): "); ok {
-			l = rest
+	case strings.HasPrefix(l, "concern: "):
+		l = strings.TrimPrefix(l, "concern: ")
+		summary, rest, _ := strings.Cut(l, " — mentioned ")
+		l = summary
+		if _, news, ok := strings.Cut(rest, "; latest: "); ok {
+			news, _, _ = strings.Cut(news, "; you ")
+			l += " " + news
 		}
-		if i := strings.Index(l, " — check-in planned"); i >= 0 {
-			l = l[:i]
-		}
-		l = strings.Replace(l, " — latest: ", " ", 1)
 	}
 	return l
 }

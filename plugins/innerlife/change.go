@@ -77,7 +77,7 @@ func (p *Plugin) Apply(b plugins.Bucket, ch brain.PluginChange, at time.Time) er
 		if err != nil || !ok || c.CheckInDone {
 			return err
 		}
-		c.CheckInDone = true
+		c.CheckInDone, c.Asked = true, at
 		if err := putJSON(b, concernKey(s, c.ID), c); err != nil {
 			return err
 		}

@@ -69,6 +69,11 @@ type Concern struct {
 	// once it was asked (or the user brought it up first).
 	CheckInAt   time.Time `json:"check_in_at,omitzero"`
 	CheckInDone bool      `json:"check_in_done,omitempty"`
+	// On is the day it is about (YYYY-MM-DD in the person's zone when it was opened; ""
+	// when none was said), and Asked when anima asked how it went (zero: not yet, or
+	// before anima recorded it).
+	On    string    `json:"on,omitempty"`
+	Asked time.Time `json:"asked,omitzero"`
 }
 
 const maxNotes = 3
@@ -81,11 +86,13 @@ func (c *Concern) dueCheckIn(now time.Time) bool {
 }
 
 // promptConcerns picks the concerns a prompt carries: at most 8 non-dormant ones, Active
-// first (then Monitoring, Background), newest first within each, cut to about maxWords.
-func promptConcerns(cs []*Concern, now time.Time, maxWords int) []string {
+// first (then Monitoring, Background), newest first within each, cut to about maxWords,
+// each in words (Concern.words), then the line of their ids. skip are concerns the prompt
+// shows already (a due check-in): one concern is said once.
+func promptConcerns(cs []*Concern, skip map[string]bool, now time.Time, loc *time.Location, maxWords int) []string {
 	picked := make([]*Concern, 0, len(cs))
 	for _, c := range cs {
-		if SalienceAt(c.Touched, now) != Dormant {
+		if SalienceAt(c.Touched, now) != Dormant && !skip[c.ID] {
 			picked = append(picked, c)
 		}
 	}
@@ -101,7 +108,7 @@ func promptConcerns(cs []*Concern, now time.Time, maxWords int) []string {
 	var lines []string
 	words := 0
 	for _, c := range picked {
-		line := c.line(now)
+		line := "concern: " + c.words(now, loc)
 		n := len(strings.Fields(line))
 		if words+n > maxWords && len(lines) > 0 {
 			break
@@ -110,17 +117,4 @@ func promptConcerns(cs []*Concern, now time.Time, maxWords int) []string {
 		lines = append(lines, line)
 	}
 	return lines
-}
-
-// line renders c for a prompt: salience, kind, summary, the latest note, the check-in.
-func (c *Concern) line(now time.Time) string {
-	var b strings.Builder
-	b.WriteString("concern " + c.ID + " (" + SalienceAt(c.Touched, now).String() + ", " + c.Kind + "): " + c.Summary)
-	if n := len(c.Notes); n > 0 {
-		b.WriteString(" — latest: " + c.Notes[n-1])
-	}
-	if !c.CheckInAt.IsZero() && !c.CheckInDone {
-		b.WriteString(" — check-in planned " + c.CheckInAt.UTC().Format(time.RFC3339))
-	}
-	return b.String()
 }

@@ -2,6 +2,7 @@ package innerlife
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
@@ -43,8 +44,9 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 		"what you concluded looking back, your latest journal entries, the concerns you follow"}
 	cs := p.concerns[s]
 	es := p.entries[s]
+	var due []*Concern
 	if w.Profile != brain.ProfileDream {
-		p.carryDue(&sec, s, w, cs, now, loc)
+		due = p.carryDue(&sec, s, w, cs, now, loc)
 	}
 	rs := p.reflections[s]
 	for i := len(rs) - 1; i >= 0; i-- {
@@ -68,13 +70,29 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 		e := es[i]
 		sec.Lines = append(sec.Lines, "journal, "+e.At.In(loc).Format("Mon 2 Jan 15:04")+", "+e.Kind+": "+e.Text)
 	}
-	sec.Lines = append(sec.Lines, promptConcerns(cs, now, promptWords)...)
+	shown := make(map[string]bool, len(due))
+	for _, c := range due {
+		shown[c.ID] = true
+	}
+	listed := promptConcerns(cs, shown, now, loc, promptWords)
+	sec.Lines = append(sec.Lines, listed...)
+	// The ids, of the concerns shown, on their own line: the tool needs them, the
+	// conversation does not.
+	var named []*Concern
+	for _, c := range cs {
+		if shown[c.ID] || slices.ContainsFunc(listed, func(l string) bool { return l == "concern: "+c.words(now, loc) }) {
+			named = append(named, c)
+		}
+	}
+	if l := idsLine(named); l != "" {
+		sec.Lines = append(sec.Lines, l)
+	}
 	return sec
 }
 
 // carryDue adds to sec the earliest due check-ins of cs (at most maxDueCheckInsRun), each
-// with the intent that records it asked (p.mu held).
-func (p *Plugin) carryDue(sec *brain.Section, s subject, w brain.Wake, cs []*Concern, now time.Time, loc *time.Location) {
+// with the intent that records it asked, and returns them (p.mu held).
+func (p *Plugin) carryDue(sec *brain.Section, s subject, w brain.Wake, cs []*Concern, now time.Time, loc *time.Location) []*Concern {
 	var due []*Concern
 	for _, c := range cs {
 		if c.dueCheckIn(now) {
@@ -90,8 +108,7 @@ func (p *Plugin) carryDue(sec *brain.Section, s subject, w brain.Wake, cs []*Con
 		how = "chat"
 	}
 	for _, c := range due {
-		line := "due check-in: " + c.Summary + " (you planned to ask how it went, " +
-			c.CheckInAt.In(loc).Format("Mon 2 Jan 15:04") + ")"
+		line := "due check-in: " + c.Summary + " (" + strings.TrimPrefix(c.words(now, loc), c.Summary+" — ") + ")"
 		if how == "chat" {
 			line += "; weave it in naturally if it fits what they wrote"
 		}
@@ -99,4 +116,5 @@ func (p *Plugin) carryDue(sec *brain.Section, s subject, w brain.Wake, cs []*Con
 		p.shown[c.ID] = now
 		sec.Intents = append(sec.Intents, change(s.chat, s.user, checkinAsked{ID: c.ID, How: how}))
 	}
+	return due
 }

@@ -29,7 +29,6 @@ func (p *Plugin) Search(b plugins.Bucket, chat, user int64, query string, limit 
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	now := p.clock.Now()
 	var hits []brain.Hit
 	score := func(text string) float64 {
 		have := words(text)
@@ -45,7 +44,7 @@ func (p *Plugin) Search(b plugins.Bucket, chat, user int64, query string, limit 
 		text := c.Summary + " " + strings.Join(c.Notes, " ")
 		if s := score(text); s > 0 {
 			hits = append(hits, brain.Hit{Source: SourceConcern, At: c.Touched, Score: s,
-				Text: "you followed (" + SalienceAt(c.Touched, now).String() + ", " + c.Kind + "): " + c.Summary + lastNote(c.Notes)})
+				Text: "you followed: " + c.Summary + lastNote(c.Notes)})
 		}
 	}); err != nil {
 		return nil, err

@@ -26,12 +26,14 @@ var concernSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"summary":{"type":["string","null"],"description":"what the user cares about, one short line (open)"},` +
 	`"kind":{"type":["string","null"],"enum":["project","interest","event","wellbeing","conversation",null]},` +
 	`"check_in_at":{"type":["string","null"],"description":"when to ask how it went: RFC 3339, or local YYYY-MM-DDTHH:MM in the user's zone"},` +
+	`"on":{"type":["string","null"],"description":"the day it is about, for an event (open): YYYY-MM-DD in the user's zone, or today, tomorrow, a weekday name"},` +
 	`"note":{"type":["string","null"],"description":"news about it (touch)"}},` +
-	`"required":["action","id","summary","kind","check_in_at","note"],"additionalProperties":false}`)
+	`"required":["action","id","summary","kind","check_in_at","on","note"],"additionalProperties":false}`)
 
 func (concernTool) Spec() brain.ToolSpec {
 	return brain.ToolSpec{Name: "innerlife_concern", Description: "Keep track of something the user cares about " +
 		"(a project, an interest, an upcoming event, how they are, an open conversation). open needs summary and kind " +
+		"(a summary without relative days such as \"tomorrow\": give an event's day in on) " +
 		"and returns the id; touch records news and makes it current again; close ends it. check_in_at is when you " +
 		"mean to ask how it went: you will be reminded then, and may ask if it is a good moment. In your nightly " +
 		"reflection, also open those the day's conversation implied that no concern follows yet.",
@@ -44,6 +46,7 @@ type concernArgs struct {
 	Summary   *string `json:"summary"`
 	Kind      *string `json:"kind"`
 	CheckInAt *string `json:"check_in_at"`
+	On        *string `json:"on"`
 	Note      *string `json:"note"`
 }
 
@@ -91,8 +94,18 @@ func (t concernTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRes
 		if err := t.p.mayOpen(s, call); err != nil {
 			return brain.ToolResult{}, err
 		}
+		// Dates anchored as the person said them: "tomorrow" is a day, not a word that
+		// stays "tomorrow" in every later prompt.
+		summary, on := anchorDay(summary, call.Now, call.Zone)
+		if o := str(a.On); o != "" {
+			d, ok := parseDay(o, call.Now, call.Zone)
+			if !ok {
+				return brain.ToolResult{}, fmt.Errorf("on %q: want YYYY-MM-DD, today, tomorrow or a weekday name", o)
+			}
+			on = d
+		}
 		c := Concern{ID: newID(), Chat: s.chat, User: s.user, Summary: summary, Kind: kind, Created: call.Now, Touched: call.Now,
-			CheckInAt: checkIn}
+			CheckInAt: checkIn, On: on}
 		if n := str(a.Note); n != "" {
 			c.Notes = []string{brain.TruncateRunes(n, 200)}
 		}

@@ -1,0 +1,83 @@
+package innerlife_test
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// bookkeeping is what prompt text must never carry outside the ids line: a hex id, an RFC
+// 3339 time, a salience and kind in brackets.
+var bookkeeping = regexp.MustCompile(`\b[0-9a-f]{8}\b|\d{4}-\d\d-\d\dT\d\d:\d\d|\((active|monitoring|background), `)
+
+// TestConcernsInWords (issue 35): a concern opened on Tuesday evening about "my
+// presentation at work tomorrow" is stored with its day (Wednesday) and reaches prompts
+// as a person would say it — when it was mentioned, which day it is for, when anima asked —
+// relative to each prompt's now: "for tomorrow" on Tuesday, "for Wednesday" two days
+// after, never "tomorrow" for ever. No id, salience, kind or RFC 3339 time is in the text
+// but on the one ids line; a due check-in is said once, not again among the concerns.
+func TestConcernsInWords(t *testing.T) {
+	t.Parallel()
+	chicago, err := time.LoadLocation("America/Chicago")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tue := time.Date(2026, 3, 10, 20, 30, 0, 0, chicago) // Tuesday evening
+	p, b := newPlugin(t, tue)
+	var tool brain.Tool
+	for _, tl := range p.Tools() {
+		if tl.Spec().Name == "innerlife_concern" {
+			tool = tl
+		}
+	}
+	res, err := tool.Call(context.Background(), brain.ToolCall{Chat: 7, User: 7, Now: tue, Zone: chicago, Args: json.RawMessage(
+		`{"action":"open","id":null,"summary":"Mara's presentation at work tomorrow","kind":"event",` +
+			`"check_in_at":"2026-03-11T18:00","on":null,"note":null}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, p, b, tue, res.Intents...)
+	wake := func(at time.Time) brain.Wake {
+		w := checkinWake(at)
+		w.Loc = chicago
+		return w
+	}
+	lines := func(at time.Time) []string {
+		sec := p.Context(wake(at), at)
+		apply(t, p, b, at, sec.Intents...)
+		for _, l := range sec.Lines {
+			if !strings.HasPrefix(l, "ids for innerlife_concern") && bookkeeping.MatchString(l) {
+				t.Errorf("at %s a prompt line carries bookkeeping: %q", at.Format("Mon 15:04"), l)
+			}
+		}
+		return sec.Lines
+	}
+	for _, tc := range []struct {
+		at         time.Time
+		want, dont []string
+	}{
+		{tue.Add(30 * time.Minute), []string{"concern: Mara's presentation at work — mentioned 30 minutes ago, for tomorrow; you mean to ask how it went tomorrow evening",
+			"ids for innerlife_concern (touch, close): Mara's presentation at work = "}, []string{"work tomorrow —"}},
+		{time.Date(2026, 3, 11, 18, 30, 0, 0, chicago), []string{"due check-in: Mara's presentation at work (mentioned yesterday evening, for today; you meant to ask how it went 30 minutes ago)"},
+			[]string{"concern: Mara"}},
+		{time.Date(2026, 3, 13, 9, 0, 0, 0, chicago), []string{"concern: Mara's presentation at work — mentioned on Tuesday, for Wednesday; you asked how it went on Wednesday"},
+			[]string{"due check-in", "tomorrow"}},
+	} {
+		got := strings.Join(lines(tc.at), "\n")
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("at %s the section lacks %q:\n%s", tc.at.Format("Mon 15:04"), w, got)
+			}
+		}
+		for _, d := range tc.dont {
+			if strings.Contains(got, d) {
+				t.Errorf("at %s the section has %q:\n%s", tc.at.Format("Mon 15:04"), d, got)
+			}
+		}
+	}
+}
