@@ -24,7 +24,9 @@ func TestTimingFigures(t *testing.T) {
 			if !f.profile.Ready() {
 				t.Fatalf("profile not ready after %d days: %d messages over %d days", tl.sc.Days, f.profile.Messages, f.profile.Days)
 			}
-			if f.sends < 4 || f.judged == 0 {
+			// Late, never early (issue 35): a person who comes every day is rarely written to
+			// first, so a run has few first messages; two, one judged, still measure.
+			if f.sends < 2 || f.judged == 0 {
 				t.Fatalf("%d sends, %d judged: too few to measure", f.sends, f.judged)
 			}
 			if f.inside*5 < f.judged*4 {

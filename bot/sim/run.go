@@ -176,6 +176,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store, live b
 	s.loop = loop.New(loop.NewInbox(), sender{s}, bot.LoopConfig(cfg, false), deps)
 	s.user = newSimUser(sc.User, rng, userZone, start, sc.Days, simChat)
 	s.tl = newTimeline(sc, pol, userZone, start)
+	s.tl.own = s.user.own
 	s.tl.model = model
 	return s, nil
 }

@@ -88,6 +88,8 @@ type timeline struct {
 	requestBytes int64
 	// ledger is the messages anima wrote first with their topics (ledger.go).
 	ledger []simOpener
+	// own are the times the scenario's user writes of their own accord (friend.go).
+	own []time.Time
 }
 
 func newTimeline(sc Scenario, pol brain.ProactivePolicy, loc *time.Location, start time.Time) *timeline {
@@ -260,6 +262,7 @@ func (t *timeline) writeSummary(w io.Writer) error {
 	fmt.Fprintf(w, "messages refused because the user had blocked the bot: %d\n", refused)
 	t.measure().write(w, t.sc.Days, t.loc)
 	t.writeLedger(w)
+	t.friend().write(w)
 	t.writeOpeners(w)
 	return nil
 }

@@ -26,6 +26,9 @@ type simUser struct {
 	blockAt time.Time   // zero: never blocks
 	quiet   map[int]bool
 	written int
+	// own are the times of the messages the user writes of their own accord (the write
+	// rules'), ascending: answers to anima are not among them.
+	own []time.Time
 
 	// received counts anima's messages that reached the user, by kind; refused counts the
 	// sends refused because the user had blocked the bot.
@@ -63,7 +66,7 @@ func newSimUser(sc SimUser, rng *rand.Rand, loc *time.Location, start time.Time,
 				at = at.Add(time.Duration((2*shift - 1) * float64(j)))
 			}
 			for i := range w.Messages {
-				u.plan(at.Add(time.Duration(i) * time.Minute))
+				u.planOwn(at.Add(time.Duration(i) * time.Minute))
 			}
 		}
 	}
@@ -93,6 +96,16 @@ func (u *simUser) plan(t time.Time) {
 	}
 	i, _ := slices.BinarySearchFunc(u.pending, t, time.Time.Compare)
 	u.pending = slices.Insert(u.pending, i, t)
+}
+
+// planOwn plans a message of the user's own accord at t (see plan) and keeps its time.
+func (u *simUser) planOwn(t time.Time) {
+	if u.blocked(t) || u.quiet[u.day(t)] {
+		return
+	}
+	u.plan(t)
+	i, _ := slices.BinarySearchFunc(u.own, t, time.Time.Compare)
+	u.own = slices.Insert(u.own, i, t)
 }
 
 // due returns the user's messages written up to now, as signals, and drops them from the

@@ -53,10 +53,11 @@ const (
 	gateDeferred
 	gateSleep    // the user's inferred sleep (or, for a follow-up, the night)
 	gateOffHours // waiting for the user's active hours
+	gateEarly    // before the user's usual time of the day has passed without them, or their usual gap
 	gateCount
 )
 
-var gateNames = [gateCount]string{"", "cooldown", "quiet_hours", "max_per_day", "deferred", "sleep", "off_hours"}
+var gateNames = [gateCount]string{"", "cooldown", "quiet_hours", "max_per_day", "deferred", "sleep", "off_hours", "early"}
 
 var _ brain.Aggregator = (*Aggregator)(nil)
 

@@ -39,7 +39,7 @@ func (a *Aggregator) gated(now time.Time, st *brain.State, rel *brain.Relationsh
 		g = gateDeferred
 	case a.asleep(now, rel, loc, u, false):
 		g = gateSleep
-	case a.offHours(now, rel, loc, u, patience):
+	case a.offHours(now, rel, loc, u, patience, true):
 		g = gateOffHours
 	}
 	a.holdThought(rel.Chat, g)
@@ -76,6 +76,9 @@ func (a *Aggregator) decideGated(now time.Time, st *brain.State, out []brain.Wak
 			continue
 		}
 		rel := st.Rel(t.Chat)
+		if rel != nil && now.Before(t.At.Add(a.late(a.jitterU(rel)))) {
+			continue // a thought is taken up a jittered while after it came due, never on its minute
+		}
 		loc, ok := a.gated(now, st, rel)
 		if !ok {
 			continue

@@ -29,6 +29,13 @@ import (
 //     pressure, see capped); and no ack holding back ProactiveKey(chat): a handled ack
 //     made after the last exchange covers the whole silence, a non-firm deferral yields
 //     to a pressure 0.25 above its value.
+//   - Late, never early (timing.go, early): once the rhythm is Ready, a plain proactive
+//     wake waits until a usual time of the person's has passed without them — today's
+//     usual first message (weekdays and weekends apart) by lateMargin or twice its usual
+//     spread (at most lateMarginMax) plus the wake's jitter, or yesterday's — and until
+//     its wall-clock silence is at least their typical gap between visits.
+//   - No follow-up while anima's own first message is the last, unanswered line
+//     (rel.UnansweredProactive > 0): such a chat waits for plain pressure, habituated.
 //   - Timing (timing.go): the silence needed, the cooldown and the end of quiet hours are
 //     jittered per wake; once the user's rhythm is Ready, never inside their inferred
 //     sleep, and outside their active hours only when none comes within a day; before
@@ -77,8 +84,10 @@ func (a *Aggregator) proactive(now time.Time, st *brain.State, rel *brain.Relati
 		a.hold(rel.Chat, gateDeferred)
 	case a.asleep(now, rel, loc, u, followup):
 		a.hold(rel.Chat, gateSleep)
-	case a.offHours(now, rel, loc, u, waitFor(followup)):
+	case a.offHours(now, rel, loc, u, waitFor(followup), followup || !lateHabit(now, rel, loc)):
 		a.hold(rel.Chat, gateOffHours)
+	case !followup && a.early(now, rel, loc, u):
+		a.hold(rel.Chat, gateEarly)
 	default:
 		a.hold(rel.Chat, gateNone)
 		return proactiveReason(rel, silence, need, p, followup), loc, true
@@ -146,7 +155,9 @@ func (a *Aggregator) NextProactive(now time.Time, rel *brain.Relationship, loc *
 // silenceNeeded is the silence rel needs before rule 4 may wake it, whether that wake is
 // the follow-up, and false when habituation has put contact out of reach.
 func (a *Aggregator) silenceNeeded(rel *brain.Relationship) (need time.Duration, followup, ok bool) {
-	if rel.Status == brain.StatusAwaitingAnswer && !rel.FollowupDone {
+	// A follow-up answers a question asked in a conversation they took part in; after an
+	// opener of anima's that they have not answered, it would chase its own message.
+	if rel.Status == brain.StatusAwaitingAnswer && !rel.FollowupDone && rel.UnansweredProactive == 0 {
 		return a.cfg.FollowupAfter, true, true
 	}
 	base := a.cfg.MinSilence

@@ -90,7 +90,10 @@ func (a *Aggregator) asleep(now time.Time, rel *brain.Relationship, loc *time.Lo
 // Before the rhythm is Ready the hours the user has been seen in so far (Rhythm.SeenAt)
 // stand in for both: a first message goes where they have been seen; with no message of
 // their own yet there is nothing to prefer.
-func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.Location, u float64, wait time.Duration) bool {
+//
+// With peak false (a plain wake the late-never-early gate governs, lateHabit) only active
+// hours are asked for.
+func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.Location, u float64, wait time.Duration, peak bool) bool {
 	r := &rel.Rhythm
 	if !r.Ready() && r.Messages == 0 {
 		return false
@@ -107,11 +110,13 @@ func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.
 		}
 		return a.comes(r, wall, wait, r.SeenAt)
 	}
-	if r.PeakAt(int(wall/time.Hour)) && r.PeakAt(int(edge/time.Hour)) {
-		return false
-	}
-	if a.comes(r, wall, wait, r.PeakAt) {
-		return true
+	if peak {
+		if r.PeakAt(int(wall/time.Hour)) && r.PeakAt(int(edge/time.Hour)) {
+			return false
+		}
+		if a.comes(r, wall, wait, r.PeakAt) {
+			return true
+		}
 	}
 	if r.ActiveAt(int(wall/time.Hour)) && r.ActiveAt(int(edge/time.Hour)) {
 		return false
@@ -133,6 +138,63 @@ func (a *Aggregator) comes(r *brain.Rhythm, wall, wait time.Duration, in func(in
 	return false
 }
 
+// Late, never early: the margins by which a person's usual first message of the day
+// must have passed without them before a plain proactive message goes out.
+const (
+	// lateMargin is the least margin; twice the usual spread of their first message is
+	// used when it is more, up to lateMarginMax. The wake's jitter comes on top.
+	lateMargin    = 45 * time.Minute
+	lateMarginMax = 3 * time.Hour
+	// preempt is the hour before a usual time in which a plain proactive message would
+	// pre-empt the person's own.
+	preempt = time.Hour
+)
+
+// early reports whether a plain proactive wake of rel at now (in loc) comes before the
+// person would have written anyway. Once their habits are known (from their first days,
+// before the hourly profile is Ready; until then the early days' rules stand alone):
+// their wall-clock silence must be at least their typical gap
+// between visits (Rhythm.TypicalGap), and a usual time of theirs must have passed without
+// them (no message since the margin before it): today's first message (weekday or
+// weekend, Rhythm.UsualFirst), once now is past it by the margin (lateMargin or twice its
+// usual spread, at most lateMarginMax, plus the jitter at u); or, before the hour leading
+// up to today's, yesterday's. It allocates nothing.
+func (a *Aggregator) early(now time.Time, rel *brain.Relationship, loc *time.Location, u float64) bool {
+	r := &rel.Rhythm
+	if gap := r.TypicalGap(); gap > 0 && now.Sub(rel.LastExchange()) < gap {
+		return true
+	}
+	_, usual, dev, ok := r.UsualFirst(now, loc)
+	if !ok {
+		return false
+	}
+	margin := min(max(lateMargin, 2*dev), lateMarginMax)
+	switch {
+	case !now.Before(usual.Add(margin + a.late(u))):
+		return !rel.LastUserMsg.Before(usual.Add(-margin)) // today's passed: early if they came for it
+	case !now.Before(usual.Add(-preempt)):
+		return true // they are about to come, or may still
+	}
+	_, usual, dev, ok = r.UsualFirst(now.Add(-24*time.Hour), loc)
+	if !ok {
+		return true
+	}
+	margin = min(max(lateMargin, 2*dev), lateMarginMax)
+	return !rel.LastUserMsg.Before(usual.Add(-margin)) // yesterday's: early if they came for it
+}
+
+// lateHabit reports whether the late-never-early gate (early) governs a plain proactive
+// wake of rel: its rhythm is Ready and knows the usual first time of now's day. The gate
+// has then chosen the moment, so the rhythm gate (offHours) asks only for an active hour,
+// not one of the peak hours, which are their usual times themselves.
+func lateHabit(now time.Time, rel *brain.Relationship, loc *time.Location) bool {
+	if !rel.Rhythm.Ready() {
+		return false
+	}
+	_, _, _, ok := rel.Rhythm.UsualFirst(now, loc)
+	return ok
+}
+
 // nextWaking returns the first time at or after t, within the wake's wait (see
 // waitFor), that the rhythm gate lets a wake of rel through (see asleep and offHours),
 // stepping by patienceStep; t when there is none in that span (the gate then lets it
@@ -140,7 +202,9 @@ func (a *Aggregator) comes(r *brain.Rhythm, wall, wait time.Duration, in func(in
 func (a *Aggregator) nextWaking(t time.Time, rel *brain.Relationship, loc *time.Location, u float64, followup bool) time.Time {
 	wait := waitFor(followup)
 	for c := t; c.Sub(t) <= wait; c = c.Add(patienceStep) {
-		if !a.quiet(c, rel, loc, u) && !a.asleep(c, rel, loc, u, followup) && !a.offHours(c, rel, loc, u, wait) {
+		peak := followup || !lateHabit(c, rel, loc)
+		if !a.quiet(c, rel, loc, u) && !a.asleep(c, rel, loc, u, followup) && !a.offHours(c, rel, loc, u, wait, peak) &&
+			(followup || !a.early(c, rel, loc, u)) {
 			return c
 		}
 	}

@@ -1,0 +1,59 @@
+package sim
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// TestFriendFigures: openers are counted by kind and by where their topic came from; one
+// sent in the hour before the person's own first message of that day is pre-empted (one
+// after it, or on a day they write later, is not); a follow-up while anima's own opener is
+// the last line is counted, one after the person answered is not.
+func TestFriendFigures(t *testing.T) {
+	t.Parallel()
+	loc := time.UTC
+	day := func(d, h, m int) time.Time { return time.Date(2026, 3, d, h, m, 0, 0, loc) }
+	tl := &timeline{loc: loc, own: []time.Time{day(2, 18, 40), day(2, 20, 15), day(3, 18, 30), day(4, 21, 0)}}
+	tl.ledger = []simOpener{
+		{at: day(2, 18, 0), o: brain.Opener{Kind: brain.OpenerMissingYou}},                           // 40 min before 18:40: pre-empted
+		{at: day(3, 19, 0), o: brain.Opener{Kind: brain.OpenerCheckin, Subject: "checkin:c1"}},       // after the day's first
+		{at: day(4, 18, 0), o: brain.Opener{Kind: brain.OpenerThought, Subject: "interest:birds"}},   // 3 h before
+		{at: day(5, 18, 0), o: brain.Opener{Kind: brain.OpenerThought, Subject: "share:s1"}},         // no message that day
+		{at: day(6, 18, 0), o: brain.Opener{Kind: brain.OpenerCheckin, Subject: "howtheyare:tired"}}, // no message that day
+	}
+	row := func(at time.Time, kind int) simRow {
+		r := simRow{at: at}
+		r.msgs[kind] = 1
+		return r
+	}
+	tl.rows = []simRow{
+		row(day(5, 18, 0), msgProactive),
+		row(day(5, 21, 0), msgFollowup), // chases the unanswered opener
+		row(day(6, 9, 0), msgUser),
+		row(day(6, 10, 0), msgReply),
+		row(day(6, 13, 0), msgFollowup), // after the user wrote: a follow-up to the conversation
+	}
+	f := tl.friend()
+	if f.openers != 5 || f.preempted != 1 || f.chased != 1 {
+		t.Errorf("openers %d, pre-empted %d, chased %d; want 5, 1, 1", f.openers, f.preempted, f.chased)
+	}
+	want := map[string]int{sourceLife: 2, sourceShare: 1, sourceInterest: 1, sourceNone: 1}
+	for s, n := range want {
+		if f.sources[s] != n {
+			t.Errorf("source %s: %d, want %d", s, f.sources[s], n)
+		}
+	}
+	var b bytes.Buffer
+	f.write(&b)
+	for _, s := range []string{"by kind: missing you 1, check-in 2, thought 2", "their life 2, a share 1, an interest 1, none 1",
+		"pre-empted (sent within 1h before the person's own first message of that day): 1", "Mon 02 Mar 18:00",
+		"last, unanswered line: 1"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("summary lacks %q:\n%s", s, b.String())
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package aggregation
+
+import (
+	"testing"
+	"time"
+
+	"github.com/anima-bot/anima/brain"
+)
+
+// eveningAt is a rhythm learned over two weeks from a person in zone UTC who first writes
+// at 18:40 and again at 22:05 every day.
+func eveningAt() brain.Rhythm {
+	var r brain.Rhythm
+	start := time.Date(2026, 2, 16, 0, 0, 0, 0, time.UTC)
+	for d := range 14 {
+		day := start.AddDate(0, 0, d)
+		r.Observe(day.Add(18*time.Hour+40*time.Minute), time.UTC)
+		r.Observe(day.Add(22*time.Hour+5*time.Minute), time.UTC)
+	}
+	return r
+}
+
+// TestLateNeverEarly: an evening person who last wrote at 22:05 the night before is not
+// written to before her usual 18:40 has passed without her by the margin (45 min, plus the
+// jitter): the six waking hours of silence came due in the afternoon, and anima used to
+// write at 18:00–18:50, just before she would have. On a day she came at her usual time
+// nothing goes out; once her rhythm is not Ready the early days' rule stands.
+func TestLateNeverEarly(t *testing.T) {
+	t.Parallel()
+	cfg := noQuiet()
+	cfg.Jitter = time.Hour
+	sunday := time.Date(2026, 3, 1, 22, 5, 0, 0, time.UTC) // her last message
+	usual := time.Date(2026, 3, 2, 18, 40, 0, 0, time.UTC)
+
+	s := newSim(t, cfg, time.UTC, sunday)
+	s.talk(1, brain.StatusIdle).Rhythm = eveningAt()
+	s.run(24*time.Hour, time.Minute)
+	at := s.proactive()
+	if len(at) == 0 {
+		t.Fatal("no proactive wake on a day she did not come")
+	}
+	if min := usual.Add(lateMargin + jitterMin); at[0].Before(min) {
+		t.Errorf("first wake at %s; want not before %s (her usual time, the margin and the least jitter)", at[0].Format("Mon 15:04"), min.Format("15:04"))
+	}
+	if at[0].After(usual.Add(lateMargin + jitterMin + cfg.Jitter)) {
+		t.Errorf("first wake at %s; want within the jitter after the margin", at[0].Format("Mon 15:04"))
+	}
+
+	// She came at 18:40: the day did not pass without her.
+	s = newSim(t, cfg, time.UTC, usual)
+	s.talk(1, brain.StatusIdle).Rhythm = eveningAt()
+	s.run(5*time.Hour, time.Minute) // to 23:40
+	if at := s.proactive(); len(at) != 0 {
+		t.Errorf("wakes %v on a day she came at her usual time; want none", at)
+	}
+
+	// Not Ready: the early days' rule (six waking hours, her hours seen so far).
+	s = newSim(t, cfg, time.UTC, sunday)
+	s.talk(1, brain.StatusIdle)
+	s.run(24*time.Hour, time.Minute)
+	if at := s.proactive(); len(at) == 0 || !at[0].Before(usual) {
+		t.Errorf("wakes %v without a Ready rhythm; want the first before 18:40 as before", at)
+	}
+}
+
+// TestLateWeekendApart: an office worker who writes at 12:15 on weekdays and at 15:30 at
+// weekends is not written to at a weekday's lunch hour on a Saturday: the Saturday's
+// usual time is the afternoon's.
+func TestLateWeekendApart(t *testing.T) {
+	t.Parallel()
+	var r brain.Rhythm
+	start := time.Date(2026, 2, 9, 0, 0, 0, 0, time.UTC) // a Monday
+	for d := range 21 {
+		day := start.AddDate(0, 0, d)
+		if wd := day.Weekday(); wd == time.Saturday || wd == time.Sunday {
+			r.Observe(day.Add(15*time.Hour+30*time.Minute), time.UTC)
+			r.Observe(day.Add(16*time.Hour+45*time.Minute), time.UTC)
+			continue
+		}
+		r.Observe(day.Add(12*time.Hour+15*time.Minute), time.UTC)
+		r.Observe(day.Add(13*time.Hour+30*time.Minute), time.UTC)
+	}
+	cfg := noQuiet()
+	cfg.Jitter = time.Hour
+	friday := time.Date(2026, 3, 6, 13, 30, 0, 0, time.UTC)
+	s := newSim(t, cfg, time.UTC, friday)
+	s.talk(1, brain.StatusIdle).Rhythm = r
+	s.run(36*time.Hour, time.Minute) // to Sunday 01:30
+	at := s.proactive()
+	if len(at) == 0 {
+		t.Fatal("no proactive wake on a Saturday she did not come")
+	}
+	if sat := time.Date(2026, 3, 7, 15, 30, 0, 0, time.UTC).Add(lateMargin + jitterMin); at[0].Before(sat) {
+		t.Errorf("first wake at %s; want after her weekend time, 15:30, and the margin", at[0].Format("Mon 15:04"))
+	}
+}
+
+// TestLateTypicalGap: the silence a plain proactive wake answers is at least the person's
+// typical gap between visits (here about 23 h: they write once a day at 12:15), not only
+// min_silence: a message 6 h after a lunch chat reads as clingy.
+func TestLateTypicalGap(t *testing.T) {
+	t.Parallel()
+	var r brain.Rhythm
+	start := time.Date(2026, 2, 16, 0, 0, 0, 0, time.UTC)
+	for d := range 14 {
+		r.Observe(start.AddDate(0, 0, d).Add(12*time.Hour+15*time.Minute), time.UTC)
+		r.Observe(start.AddDate(0, 0, d).Add(12*time.Hour+25*time.Minute), time.UTC)
+	}
+	if g := r.TypicalGap(); g < 20*time.Hour || g > 26*time.Hour {
+		t.Fatalf("typical gap %s; want about a day", g)
+	}
+	cfg := noQuiet()
+	cfg.Jitter = 0
+	// She skipped Monday's lunch; they last talked on Sunday at 20:00.
+	s := newSim(t, cfg, time.UTC, time.Date(2026, 3, 1, 20, 0, 0, 0, time.UTC))
+	s.talk(1, brain.StatusIdle).Rhythm = r
+	s.run(48*time.Hour, time.Minute)
+	at := s.proactive()
+	if len(at) == 0 || at[0].Sub(time.Date(2026, 3, 1, 20, 0, 0, 0, time.UTC)) < r.TypicalGap() {
+		t.Errorf("wakes %v; want the first at least the typical gap (%s) after Sunday 20:00", at, r.TypicalGap())
+	}
+}
+
+// TestNoFollowupToOwnOpener: after anima's own first message went unanswered (it asked,
+// awaiting_answer), no follow-up comes: the chat waits for plain pressure, habituated (12 h
+// of waking silence for one unanswered message); anima used to follow its own opener up
+// after followup_after (3 h).
+func TestNoFollowupToOwnOpener(t *testing.T) {
+	t.Parallel()
+	cfg := noQuiet()
+	cfg.Jitter = 0
+	s := newSim(t, cfg, time.UTC, monday)
+	rel := s.talk(1, brain.StatusIdle)
+	rel.MarkSent(monday, brain.KindProactive) // anima's opener, a question
+	rel.Status = brain.StatusAwaitingAnswer
+	s.run(24*time.Hour, time.Minute)
+	if n := s.count(brain.ReasonFollowup); n != 0 {
+		t.Errorf("%d follow-ups to anima's own unanswered opener; want 0", n)
+	}
+	if at := s.proactive(); len(at) == 0 || at[0].Sub(monday) < 12*time.Hour {
+		t.Errorf("wakes %v; want the first after 12 h (min_silence × 2 for one unanswered opener)", at)
+	}
+
+	// A question anima asked in a conversation they took part in still gets its follow-up.
+	s = newSim(t, cfg, time.UTC, monday)
+	s.talk(1, brain.StatusAwaitingAnswer)
+	s.run(6*time.Hour, time.Minute)
+	if n := s.count(brain.ReasonFollowup); n != 1 {
+		t.Errorf("%d follow-ups to a question in a conversation; want 1", n)
+	}
+}
