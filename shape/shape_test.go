@@ -164,6 +164,10 @@ var arrows = []struct {
 	{"channels", []string{"brain/", "storage", "bot", "plugins"}, "a channel imports no engine"},
 	{"channels/telegram", []string{"brain/", "storage", "bot", "plugins"}, "a channel imports no engine"},
 	{"channels/console", []string{"brain/", "storage", "bot", "plugins"}, "a channel imports no engine"},
+	{"plugins", []string{"bot", "channels", "storage"}, "a plugin imports nothing above it"},
+	{"plugins/innerlife", []string{"bot", "channels", "storage"}, "a plugin imports nothing above it"},
+	{"plugins/mcp", []string{"bot", "channels", "storage"}, "a plugin imports nothing above it"},
+	{"plugins/setting", []string{"bot", "channels", "storage", "plugins", "brain/"}, "the sections' vocabulary is a leaf"},
 }
 
 func TestArrowsPointDown(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"iter"
 	"reflect"
 
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/setting"
 )
 
 // section is what a plugin's own section type (a field of PluginsConfig) offers.

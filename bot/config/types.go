@@ -1,6 +1,6 @@
 package config
 
-import "github.com/anima-bot/anima/bot/config/setting"
+import "github.com/anima-bot/anima/plugins/setting"
 
 // The schema's value types, the error naming a bad key and the collector of a
 // validation's problems live in package setting, where the plugins' own sections (plugins.<name>,

@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/brain/memory"
+	"github.com/anima-bot/anima/plugins/setting"
 )
 
 // validate checks the configuration one section at a time; the problems come back in

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/setting"
 )
 
 // Config is the plugin's section of the configuration, plugins.innerlife (decoded as

@@ -3,9 +3,9 @@ package innerlife_test
 import (
 	"testing"
 
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/plugins"
 	"github.com/anima-bot/anima/plugins/innerlife"
+	"github.com/anima-bot/anima/plugins/setting"
 )
 
 // TestConfigDefaultsAreValid: the defaults pass validation and build the plugin; a

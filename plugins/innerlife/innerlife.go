@@ -16,9 +16,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/plugins"
+	"github.com/anima-bot/anima/plugins/setting"
 )
 
 // Name is the plugin's name: its tools' prefix, its config section and its bucket.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/plugins/setting"
 )
 
 // Config is the mcp section of the configuration: Model Context Protocol servers whose

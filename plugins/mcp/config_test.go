@@ -7,8 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/anima-bot/anima/bot/config/setting"
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/plugins/setting"
 )
 
 // TestConfigEnabled: the servers switched on, by name, with their secrets revealed for

@@ -3,7 +3,7 @@ package mcp
 import (
 	"time"
 
-	"github.com/anima-bot/anima/bot/config/setting"
+	"github.com/anima-bot/anima/plugins/setting"
 )
 
 // Limits bound what one server can make anima hold or do, whatever it sends
