@@ -338,5 +338,3 @@ func TestQuantizedCosine(t *testing.T) {
 		t.Errorf("quantised cosine %.4f, exact %.4f", got, exact)
 	}
 }
-
-
