@@ -269,7 +269,9 @@ func (c *Cognition) RestoreUserUsage(day string, spent map[int64]int, told []int
 // TokensAllowed reports whether tokens may be spent for user now (0: for no one in
 // particular): false once the day's budget, or user's share, is spent. Unlike a run it
 // tells no one (memory asks it before an embedding).
-func (c *Cognition) TokensAllowed(user int64) bool { return !c.budget.spent() && !c.budget.usedUp(user) }
+func (c *Cognition) TokensAllowed(user int64) bool {
+	return !c.budget.spent() && !c.budget.usedUp(user)
+}
 
 // ChargeTokens counts tokens spent outside a run (memory's embeddings) in the day's budget
 // and in user's share (0: no one's).
