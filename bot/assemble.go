@@ -131,8 +131,13 @@ func (b *builder) memory() error {
 		llm = cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
 	}
 	b.opts.LLM = llm
+	var emb memory.Embedder // none: recall is lexical alone
+	if m := cfg.LLM.EmbeddingModel; m != "" {
+		emb = memory.OpenAIEmbedder{Client: llm, Model: m, Dimensions: memory.EmbedderDimensions(m)}
+	}
 	mem, err := memory.New(b.store, &memory.OpenAISummarizer{Client: llm, Model: cfg.LLM.FastModel, MaxTokens: 400},
-		memory.Options{Logger: log, Clock: p.Clock, Registerer: reg, Language: cfg.User.Language, Name: cfg.Persona.Name})
+		memory.Options{Logger: log, Clock: p.Clock, Registerer: reg, Language: cfg.User.Language, Name: cfg.Persona.Name,
+			Embedder: emb})
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
@@ -169,8 +174,16 @@ func (b *builder) cognition() error {
 	p := b.p
 	p.Cognition = cognition.New(CognitionConfig(b.cfg, p.Zone), b.opts.LLM, p.Memory, p.Tools, cognition.Options{Logger: b.log, Registerer: b.reg, Clock: p.Clock,
 		Backoff: b.opts.RetryBackoff, Sections: p.Plugins.Sections, Refusals: p.Refusals})
+	p.Memory.SetMeter(embeddingMeter{p.Cognition}) // embeddings count in the day's budget
 	return restoreUsage(b.store, p.Cognition)
 }
+
+// embeddingMeter is memory's Meter over cognition's accountant: what embeddings cost
+// counts in the day's token budget and the person's share.
+type embeddingMeter struct{ c *cognition.Cognition }
+
+func (m embeddingMeter) Allowed(user int64) bool       { return m.c.TokensAllowed(user) }
+func (m embeddingMeter) Charge(user int64, tokens int) { m.c.ChargeTokens(user, tokens) }
 
 // layers builds the brain's proactive layers and its state, restored from the store.
 func (b *builder) layers() error {

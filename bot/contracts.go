@@ -16,6 +16,7 @@ var (
 
 	_ memory.Tx                   = (*storage.Tx)(nil)
 	_ memory.Store[*storage.Tx]   = (*storage.Store)(nil)
+	_ memory.Meter                = embeddingMeter{}
 	_ schedule.Tx                 = (*storage.Tx)(nil)
 	_ schedule.Store[*storage.Tx] = (*storage.Store)(nil)
 )

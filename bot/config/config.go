@@ -111,6 +111,11 @@ type LLMConfig struct {
 	// response_format beside the tools), text (the prompt alone), or auto: json_schema on
 	// api.openai.com, text elsewhere (Ollama, for one, calls no tools while a format is set).
 	AnswerFormat string `yaml:"answer_format"`
+	// EmbeddingModel embeds the turns on the same endpoint (/embeddings, e.g.
+	// text-embedding-3-small, or Ollama's nomic-embed-text), so that recall finds by
+	// meaning as well as by words; "" (the default) keeps recall lexical, and nothing of
+	// it is built.
+	EmbeddingModel string `yaml:"embedding_model"`
 }
 
 // StorageConfig is the storage section.

@@ -230,7 +230,7 @@ func TestConfigDecodeErrors(t *testing.T) {
 		{"entry named twice", "mcp:\n  servers:\n    a: {command: [x]}\n    a: {command: [y]}",
 			[]string{`line 4: mcp.servers.a: set twice (first at line 3)`}},
 		{"section not a mapping", "llm: 5",
-			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, tool_share, max_output_tokens, transcription_model, max_audio, vision, speech_model, speech_timeout, answer_format`}},
+			[]string{`line 1: llm: want a mapping with the keys base_url, api_key, fast_model, smart_model, request_timeout, confidence_threshold, daily_token_budget, daily_user_token_budget, context_tokens, tool_share, max_output_tokens, transcription_model, max_audio, vision, speech_model, speech_timeout, answer_format, embedding_model`}},
 		{"document not a mapping", "- telegram",
 			[]string{`line 1: want a mapping with the keys telegram, llm, storage, metrics, proactive, user, persona, brain, limits, voice, log, plugins, mcp`}},
 		{"wrong type int", "llm:\n  context_tokens: lots",

@@ -265,3 +265,20 @@ func (c *Cognition) ForgetUser(user int64) { c.budget.forgetUser(user) }
 func (c *Cognition) RestoreUserUsage(day string, spent map[int64]int, told []int64) {
 	c.budget.restoreUserUsage(day, spent, told)
 }
+
+// TokensAllowed reports whether tokens may be spent for user now (0: for no one in
+// particular): false once the day's budget, or user's share, is spent. Unlike a run it
+// tells no one (memory asks it before an embedding).
+func (c *Cognition) TokensAllowed(user int64) bool {
+	return !c.budget.spent() && !c.budget.usedUp(user)
+}
+
+// ChargeTokens counts tokens spent outside a run (memory's embeddings) in the day's budget
+// and in user's share (0: no one's).
+func (c *Cognition) ChargeTokens(user int64, tokens int) {
+	if tokens <= 0 {
+		return
+	}
+	c.budget.add(tokens)
+	c.budget.addUser(user, tokens)
+}

@@ -842,3 +842,26 @@ func TestBreakerProbes(t *testing.T) {
 		t.Errorf("open since gauge = %v after recovery, want 0", got)
 	}
 }
+
+// TestChargeTokens (issue 34): tokens spent outside a run (memory's embeddings) count in
+// the day's budget and the person's share, and TokensAllowed says when either is spent.
+func TestChargeTokens(t *testing.T) {
+	e := newEnv(t, setup{cfg: func(c *cognition.Config) {
+		c.DailyUserTokenBudget = 100
+		c.DailyTokenBudget = 1000
+	}})
+	if !e.c.TokensAllowed(7) || !e.c.TokensAllowed(0) {
+		t.Fatal("nothing spent, yet not allowed")
+	}
+	e.c.ChargeTokens(7, 120)
+	if e.c.TokensAllowed(7) || !e.c.TokensAllowed(8) || !e.c.TokensAllowed(0) {
+		t.Errorf("after 120 tokens of user 7: allowed 7 %v, 8 %v, anyone %v", e.c.TokensAllowed(7), e.c.TokensAllowed(8), e.c.TokensAllowed(0))
+	}
+	if _, spent, _, _ := e.c.UserUsage(); spent[7] != 120 || e.c.TokensToday() != 120 {
+		t.Errorf("user 7 spent %d, the day %d; want 120 each", spent[7], e.c.TokensToday())
+	}
+	e.c.ChargeTokens(0, 900)
+	if e.c.TokensAllowed(0) || e.c.TokensAllowed(8) {
+		t.Error("the day's budget is spent, yet tokens are allowed")
+	}
+}

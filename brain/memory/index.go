@@ -232,7 +232,8 @@ func (m *Memory) Reindex(chat int64) (int, error) {
 
 // UnindexTx removes the turns of chat with the given history Seqs from the search index
 // inside tx (storage.Store.ForgetUser): their postings and share
-// of the statistics in the segments that hold them (those are rewritten without them).
+// of the statistics in the segments that hold them (those are rewritten without them),
+// and their vectors (vectors.go).
 // Errors are the store's.
 func (m *Memory) UnindexTx(tx Tx, chat int64, seqs []uint64) error {
 	if len(seqs) == 0 {
@@ -241,6 +242,9 @@ func (m *Memory) UnindexTx(tx Tx, chat int64, seqs []uint64) error {
 	drop := make(map[uint64]bool, len(seqs))
 	for _, s := range seqs {
 		drop[s] = true // unfolded ones go with their history entries
+	}
+	if err := unindexVectors(tx, chat, drop); err != nil {
+		return fmt.Errorf("unindex vectors of chat %d: %w", chat, err)
 	}
 	st, err := loadStats(tx, chat)
 	if err != nil {

@@ -43,6 +43,14 @@ type Options struct {
 	// is english), and Name anima's own name, indexed with its turns. An index built for
 	// another language or name is rebuilt from history when next used.
 	Language, Name string
+	// Embedder, when not nil, makes Recall fuse a ranking by meaning with the lexical
+	// one (embedding.go, fuse.go): turns are embedded in Maintain, the query in Recall
+	// within QueryTimeout (default DefaultQueryTimeout). Nil: recall is lexical alone.
+	Embedder     Embedder
+	QueryTimeout time.Duration
+	// Meter counts what embeddings cost in the day's budget and the person's share; nil
+	// counts nothing (SetMeter sets it later, when the accountant is built after memory).
+	Meter Meter
 }
 
 // Limits on what memory stores and returns.
@@ -77,6 +85,8 @@ type Memory struct {
 	metrics *metrics
 	docs    *docCache
 	tok     tokenizer
+	embed   *embedding
+	meter   Meter
 
 	mu          sync.Mutex
 	summarizing map[int64]bool // chats with a Maintain in flight
@@ -102,6 +112,9 @@ func New[T Tx](st Store[T], s Summarizer, opts Options) (*Memory, error) {
 	if opts.SummarizeAfter <= opts.RecentTurns {
 		opts.SummarizeAfter += opts.RecentTurns
 	}
+	if opts.QueryTimeout <= 0 {
+		opts.QueryTimeout = DefaultQueryTimeout
+	}
 	m := &Memory{
 		st:          txnsOf(st),
 		sum:         s,
@@ -113,6 +126,12 @@ func New[T Tx](st Store[T], s Summarizer, opts Options) (*Memory, error) {
 		docs:        newDocCache(docCacheBytes),
 		tok:         newTokenizer(opts.Language, opts.Name),
 		summarizing: map[int64]bool{},
+		meter:       opts.Meter,
+	}
+	m.embed = &embedding{e: opts.Embedder, log: m.log, clock: opts.Clock, timeout: opts.QueryTimeout,
+		metrics: m.metrics, busy: map[int64]bool{}}
+	if opts.Embedder == nil {
+		m.log.Info("no embedding model: recall is lexical alone")
 	}
 	if err := ensureBuckets(m.st); err != nil {
 		return nil, fmt.Errorf("create memory's buckets: %w", err)
@@ -126,6 +145,10 @@ func New[T Tx](st Store[T], s Summarizer, opts Options) (*Memory, error) {
 	}
 	return m, nil
 }
+
+// SetMeter sets where embedding costs are counted. Call it before the Memory is used
+// (bot builds cognition, the accountant, after memory).
+func (m *Memory) SetMeter(mt Meter) { m.meter = mt }
 
 // summary is the persisted summary of a chat (BucketSummaries, key ID64(chat)).
 type summary struct {
@@ -152,7 +175,8 @@ func (m *Memory) Summary(chat int64) (string, uint64, error) {
 
 // Recall gathers what memory contributes to a prompt about chat: the user's facts told in
 // this chat (a group never sees a member's private facts), the
-// chat's summary, its last RecentTurns turns, older turns relevant to query with the turns
+// chat's summary, its last RecentTurns turns, older turns relevant to query — by its words,
+// and by its meaning where an embedder is set (fuse.go) — with the turns
 // around them until the memories' share (15 %) is full (recall.go), and the notes of how they are (recallStates: in a group, of up to 4 members). The result is trimmed to about budgetTokens (4 characters a token; ≤ 0 means
 // DefaultBudgetTokens), so its size is bounded whatever the length of the history. Errors
 // are the store's.
@@ -175,7 +199,7 @@ func (m *Memory) Recall(ctx context.Context, chat, user int64, query string, bud
 	}
 	var mems []brain.Hit
 	if strings.TrimSpace(query) != "" && ctx.Err() == nil {
-		hits, err := m.search(chat, user, query, recallCandidates+len(turns))
+		hits, err := m.recallHits(ctx, chat, user, query, recallCandidates+len(turns))
 		if err != nil {
 			return r, err
 		}

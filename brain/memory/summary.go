@@ -17,9 +17,14 @@ import (
 // Errors are the Summarizer's or the store's; the summary is then unchanged.
 //
 // First it folds the search index's unfolded turns into segments once enough have
-// gathered (see index.go), so that work stays out of the turn's commit.
+// gathered (see index.go), so that work stays out of the turn's commit, and, with an
+// embedder, embeds the turns that have no vector yet once enough have gathered
+// (embedding.go).
 func (m *Memory) Maintain(ctx context.Context, chat int64) error {
 	if err := m.foldAll(chat); err != nil {
+		return err
+	}
+	if err := m.embedTurns(ctx, chat); err != nil {
 		return err
 	}
 	if m.sum == nil {

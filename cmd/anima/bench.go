@@ -12,11 +12,14 @@ import (
 	"syscall"
 
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/memory/bench"
 )
 
 const benchUsage = `Usage:
-  anima bench memory [--config F] [--k N] [--json] FILE…
+  anima bench memory [--config F] [--k N] [--json] [--live [--yes]] FILE…
       write each conversation of FILE (LoCoMo's JSON: one conversation, or an array of
       them as locomo10.json) into a fresh temporary store through the service's path,
       ask each of its questions through the Recall the prompt builder calls, and print
@@ -33,6 +36,8 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 	cfgPath := fs.String("config", "", "configuration `FILE` whose budgets to use (llm.context_tokens); without it the defaults")
 	k := fs.Int("k", 0, "also report memory search's recall@`N`: some evidence turn among the top N (1–50)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON (overall, categories, conversations)")
+	live := fs.Bool("live", false, "embed with --config's llm.embedding_model on its endpoint (prints the requests; spends them only with --yes)")
+	yes := fs.Bool("yes", false, "with --live: spend the requests")
 	usage := func(w io.Writer, code int) int {
 		fmt.Fprint(w, benchUsage)
 		fs.SetOutput(w)
@@ -72,9 +77,16 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		convs = append(convs, c...)
 	}
+	opts := bench.Options{BudgetTokens: cfg.LLM.ContextTokens, K: *k}
+	if *live || *yes {
+		var code int
+		if opts.Embedder, code = liveEmbedder(cfg, *cfgPath, *live, *yes, convs, stdout, stderr); opts.Embedder == nil {
+			return code
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r, err := bench.Run(ctx, convs, bench.Options{BudgetTokens: cfg.LLM.ContextTokens, K: *k})
+	r, err := bench.Run(ctx, convs, opts)
 	if err == nil && *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -87,6 +99,31 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// liveEmbedder is the embedder of --live: the configuration's llm.embedding_model on its
+// endpoint, once the requests it would make are printed, and only with --yes; nil and the
+// exit code otherwise (2, as for an incomplete command line, when --yes is missing: a
+// script that forgot it does not read lexical figures as fused ones).
+func liveEmbedder(cfg config.Config, cfgPath string, live, yes bool, convs []bench.Conversation, stdout, stderr io.Writer) (memory.Embedder, int) {
+	switch {
+	case !live:
+		fmt.Fprintln(stderr, "anima bench memory: --yes goes with --live")
+		return nil, 2
+	case cfgPath == "" || cfg.LLM.EmbeddingModel == "":
+		fmt.Fprintln(stderr, "anima bench memory: --live needs --config FILE with llm.embedding_model set")
+		return nil, 2
+	}
+	model := cfg.LLM.EmbeddingModel
+	requests, tokens := bench.Estimate(convs)
+	fmt.Fprintf(stdout, "live bench: at most %d embedding requests (about %d tokens) to %s with %s\n",
+		requests, tokens, brain.RedactURL(cfg.LLM.BaseURL), model)
+	if !yes {
+		fmt.Fprintln(stderr, "anima bench memory: nothing was sent; add --yes to spend them")
+		return nil, 2
+	}
+	client := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
+	return memory.OpenAIEmbedder{Client: client, Model: model, Dimensions: memory.EmbedderDimensions(model)}, 0
 }
 
 // parseInterleaved parses args into fs with flags before, between or after the files,

@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
 // TestBenchMemory: `anima bench memory` reads the LoCoMo file, takes its budget from
@@ -70,5 +73,47 @@ func TestBenchMemory(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "bench", "memory", "missing.json"); code != 1 || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("a missing file: exit %d:\n%s", code, stderr)
+	}
+}
+
+// TestBenchMemoryLive (issue 34): --live embeds on --config's endpoint with its
+// llm.embedding_model: it prints the requests it would make and sends nothing without
+// --yes (exit 2); with it the turns and questions are embedded and the report counts the
+// requests; --live without an embedding model, and --yes without --live, are refused.
+func TestBenchMemoryLive(t *testing.T) {
+	t.Parallel()
+	const conv = "../../brain/memory/bench/testdata/maya.json"
+	ai := openaitest.New(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "anima.yaml")
+	body := fmt.Sprintf("llm:\n  base_url: %s\n  api_key: test-key\n  embedding_model: text-embedding-3-small\n", ai.URL())
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "bench", "memory", "--live", "--config", cfg, conv)
+	if code != 2 || !strings.Contains(stdout, "embedding requests") || !strings.Contains(stderr, "--yes") || len(ai.Embeddings()) != 0 {
+		t.Fatalf("without --yes: exit %d, %d requests:\n%s%s", code, len(ai.Embeddings()), stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "bench", "memory", "--live", "--yes", "--json", "--config", cfg, conv)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	var got struct {
+		Embedding struct{ Requests, Texts, Tokens int }
+	}
+	if err := json.Unmarshal([]byte(stdout[strings.Index(stdout, "{"):]), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if n := len(ai.Embeddings()); n == 0 || got.Embedding.Requests != n || got.Embedding.Tokens == 0 {
+		t.Errorf("report counts %+v, the endpoint saw %d requests", got.Embedding, n)
+	}
+	plain := filepath.Join(dir, "plain.yaml")
+	if err := os.WriteFile(plain, []byte("llm:\n  context_tokens: 2000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--live", "--config", plain}, {"--live"}, {"--yes", "--config", cfg}} {
+		if code, _, stderr := runCLI(t, append([]string{"bench", "memory", conv}, args...)...); code != 2 {
+			t.Errorf("%q: exit %d, want 2:\n%s", args, code, stderr)
+		}
 	}
 }

@@ -72,23 +72,27 @@ type Server struct {
 	srv  *httptest.Server
 	done chan struct{}
 
-	mu         sync.Mutex
-	queue      []Reply
-	def        Responder
-	reqs       []Request
-	violations []string
-	issued     map[string]bool
-	seq        int
-	streaming  StreamMode
-	noFormat   bool        // refuse response_format (format.go)
-	hear       Transcriber // nil: Hear
-	heard      []Transcription
-	speak      Speaker                   // nil: Speak (speech.go)
-	speechFlow func(Speech) SpeechStream // set: answers speech instead of speak (speech.go)
-	spoken     []Speech
-	wire       [][]byte // every request as it arrived, for Contains
-	listed     []string // models GET /models lists; nil: 404 (models.go)
-	key        string   // required API key; "" accepts any (models.go)
+	mu          sync.Mutex
+	queue       []Reply
+	def         Responder
+	reqs        []Request
+	violations  []string
+	issued      map[string]bool
+	seq         int
+	streaming   StreamMode
+	noFormat    bool        // refuse response_format (format.go)
+	hear        Transcriber // nil: Hear
+	heard       []Transcription
+	speak       Speaker                   // nil: Speak (speech.go)
+	speechFlow  func(Speech) SpeechStream // set: answers speech instead of speak (speech.go)
+	spoken      []Speech
+	wire        [][]byte    // every request as it arrived, for Contains
+	listed      []string    // models GET /models lists; nil: 404 (models.go)
+	key         string      // required API key; "" accepts any (models.go)
+	embedded    []Embedding // recorded /embeddings requests (embeddings.go)
+	embedModels []string    // models /embeddings serves; nil: any
+	embedStatus int         // ≥ 400: every /embeddings request fails with it
+	synonyms    [][]string  // nil: Synonyms
 }
 
 // New starts a server that is closed when the test ends.
@@ -113,6 +117,8 @@ func NewServer() (*Server, error) {
 	mux.HandleFunc("POST /audio/transcriptions", s.transcription)
 	mux.HandleFunc("POST /v1/audio/speech", s.speech)
 	mux.HandleFunc("POST /audio/speech", s.speech)
+	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
+	mux.HandleFunc("POST /embeddings", s.embeddings)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /models", s.models)
 	l, err := net.Listen("tcp", "127.0.0.1:0")

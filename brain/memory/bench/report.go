@@ -45,6 +45,8 @@ type Report struct {
 	Conversations map[string]*Figures `json:"conversations"`
 	// Unjudged counts the questions none of whose evidence ids names a turn.
 	Unjudged int `json:"unjudged"`
+	// Embedding counts the embedder's requests, texts and tokens (with Options.Embedder).
+	Embedding *counting `json:"embedding,omitempty"`
 	// Written and Asked are the time spent writing the conversations and asking them.
 	Written time.Duration `json:"-"`
 	Asked   time.Duration `json:"-"`

@@ -42,6 +42,10 @@ func (r Report) WriteText(w io.Writer) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	_, err := fmt.Fprintf(w, "\nwritten in %s, asked in %s\n", r.Written.Round(time.Millisecond), r.Asked.Round(time.Millisecond))
+	if err == nil && r.Embedding != nil {
+		e := r.Embedding
+		_, err = fmt.Fprintf(w, "embeddings (%s): %d requests (%d failed), %d texts, %d tokens\n", e.ID(), e.Requests, e.Failed, e.Texts, e.Tokens)
+	}
 	return err
 }
 
