@@ -33,7 +33,7 @@ func (m *Memory) recallHits(ctx context.Context, chat, user int64, query string,
 	} else {
 		close(done)
 	}
-	lex, err := m.search(chat, user, query, limit)
+	lex, err := m.searchAs(chat, user, query, limit, true)
 	<-done // bounded by the query timeout
 	if err != nil || qv == nil {
 		return lex, err

@@ -13,10 +13,10 @@ import (
 // before and after it (the answer is often beside the hit: a question next to its answer),
 // until the memories' share of the budget is full. Turns that touch are merged into one
 // memory, in time order, so a stretch of conversation reads as it was said; memories keep
-// the order of their best hit. Hits are reranked first (rerank): anima's own first
-// messages weigh less, and a turn whose neighbours match gains. Turns among the recent
-// ones are left out (the prompt has them). The weights were chosen on LoCoMo's tuning
-// conversations (anima bench memory; docs/memory-bench.md).
+// the order of their best hit. The hits come ranked as the middles of windows (window.go)
+// and are reranked (rerank): anima's own first messages weigh less. Turns among the
+// recent ones are left out (the prompt has them). The choices were measured on LoCoMo's
+// tuning conversations (anima bench memory; docs/memory-bench.md).
 
 const (
 	// recallCandidates is how many search results Recall considers past the recent turns.
@@ -25,11 +25,6 @@ const (
 	// not the person's, and a run of "thinking of you" openers would otherwise come back
 	// as memories and feed the repetition the prompt avoids elsewhere.
 	openerWeight = 0.7
-	// neighbourWeight is how much of the scores of the turns just before and after a hit
-	// adds to its own: a stretch of conversation that matches as a whole ranks above a
-	// lone turn that matches as well (BM25 over a turn with its neighbours finds more
-	// evidence than over the turn alone).
-	neighbourWeight = 0.3
 )
 
 // offsets are the turns recalled with a hit, in the order they are taken while the share
@@ -58,7 +53,7 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 	hits = rerank(hits)
 	chosen := map[uint64]brain.Turn{}
 	best := map[uint64]float64{}
-	said := map[string]bool{} // the hits' texts: a line said again is recalled once
+	said := map[string]bool{} // anima's openers recalled: one said again is recalled once
 	err := m.st.View(func(tx Tx) error {
 		get := func(seq uint64) (brain.Turn, bool, error) {
 			if t, ok := chosen[seq]; ok {
@@ -73,10 +68,9 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 			if share < minPartialTurn+hitOverhead {
 				break
 			}
-			if h.Source != sourceTurn || h.seq == 0 || skip[h.seq] || said[h.raw] {
+			if h.Source != sourceTurn || h.seq == 0 || skip[h.seq] {
 				continue
 			}
-			said[h.raw] = true
 			// The hit first, then its neighbours while they fit.
 			for _, off := range offsets {
 				seq := uint64(int64(h.seq) + off)
@@ -91,8 +85,11 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 				if err != nil {
 					return err
 				}
-				if !ok {
-					continue
+				if !ok || isOpener(t.Kind) && said[t.Text] {
+					continue // an opener anima said again is recalled once
+				}
+				if isOpener(t.Kind) {
+					said[t.Text] = true
 				}
 				t.Text = truncate(brain.TruncateRunes(t.Text, maxDocRunes), hitTextBytes)
 				c := len(speaker(t)) + 3 + len(t.Text) // its line
@@ -155,22 +152,13 @@ func memoriesOf(chosen map[uint64]brain.Turn, best map[uint64]float64) []brain.H
 // isOpener reports whether a turn of kind k is anima's own first message.
 func isOpener(k brain.MessageKind) bool { return k == brain.KindProactive || k == brain.KindFollowup }
 
-// rerank rescores search hits for Recall: anima's own first messages weigh openerWeight,
-// and each turn gains neighbourWeight of the scores of the turns beside it; best first.
+// rerank rescores search hits for Recall: anima's own first messages weigh openerWeight;
+// best first.
 func rerank(hits []hit) []hit {
-	near := make(map[uint64]float64, len(hits))
 	out := slices.Clone(hits)
 	for i, h := range out {
 		if isOpener(h.kind) {
 			out[i].Score *= openerWeight
-		}
-		if h.Source == sourceTurn && h.seq != 0 {
-			near[h.seq] = out[i].Score
-		}
-	}
-	for i, h := range out {
-		if h.Source == sourceTurn && h.seq != 0 {
-			out[i].Score += neighbourWeight * (near[h.seq-1] + near[h.seq+1])
 		}
 	}
 	slices.SortStableFunc(out, func(a, b hit) int { return cmp.Compare(b.Score, a.Score) })

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
@@ -90,6 +89,11 @@ type segPostings struct {
 }
 
 func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error) {
+	return m.searchAs(chat, user, query, limit, false)
+}
+
+// searchAs is search, ranking turns as the middles of windows when windowed (Recall's).
+func (m *Memory) searchAs(chat, user int64, query string, limit int, windowed bool) ([]hit, error) {
 	start := time.Now()
 	defer func() { m.metrics.searchSeconds.Observe(time.Since(start).Seconds()) }()
 	if limit <= 0 {
@@ -118,6 +122,7 @@ func (m *Memory) search(chat, user int64, query string, limit int) ([]hit, error
 		if err != nil || c.n == 0 {
 			return err
 		}
+		c.windowed = windowed
 		ranked, err := m.rank(c, limit)
 		if err != nil {
 			return err
@@ -152,6 +157,7 @@ type corpus struct {
 	n, total float64   // documents and their summed lengths in terms
 	avgdl    float64   // total / n
 	idfs     []float64 // by query term
+	windowed bool      // turns ranked as windows' middles (window.go), for Recall
 }
 
 // loadCorpus reads chat's documents for the query terms.
@@ -293,6 +299,12 @@ func (m *Memory) rank(c *corpus, limit int) ([]scored, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.windowed {
+			if err := c.segmentWindows(&top, sp, docs); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		scores = slices.Grow(scores[:0], len(docs))[:len(docs)]
 		clear(scores)
 		for i := range c.terms {
@@ -314,7 +326,13 @@ func (m *Memory) rank(c *corpus, limit int) ([]scored, error) {
 			}
 		}
 	}
+	if c.windowed {
+		c.tailWindows(&top)
+	}
 	for _, d := range c.tail {
+		if c.windowed {
+			break
+		}
 		var s float64
 		for i, term := range c.terms {
 			if tf := d.tf[term]; tf > 0 {
@@ -339,45 +357,6 @@ func (m *Memory) rank(c *corpus, limit int) ([]scored, error) {
 	}
 	slices.SortFunc(ranked, better)
 	return ranked, nil
-}
-
-// loadHits turns ranked results into hits: a turn's text comes from history (a turn
-// deleted meanwhile is left out).
-func loadHits(tx Tx, chat int64, c *corpus, ranked []scored) ([]hit, error) {
-	var hits []hit
-	for _, r := range ranked {
-		if r.doc == 0 {
-			h := c.extra[r.extra]
-			h.Score = r.score
-			hits = append(hits, h)
-			continue
-		}
-		var t brain.Turn
-		ok, err := tx.HistoryGet(chat, r.doc, &t)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		text := brain.TruncateRunes(t.Text, maxDocRunes)
-		hits = append(hits, hit{
-			Hit:  brain.Hit{Source: sourceTurn, Text: speaker(t) + ": " + text, At: t.At, Score: r.score},
-			seq:  r.doc,
-			raw:  text,
-			kind: t.Kind,
-		})
-	}
-	return hits, nil
-}
-
-// speaker is who said t as a hit names them: the writer's quoted name for a user turn
-// whose writer is known, else the role.
-func speaker(t brain.Turn) string {
-	if t.Name != "" && t.Role == "user" {
-		return strconv.Quote(brain.CleanName(t.Name))
-	}
-	return t.Role
 }
 
 // errBacklog ends a search's transaction when chat's tail must be folded first.

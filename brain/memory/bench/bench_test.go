@@ -64,7 +64,7 @@ func TestFigures(t *testing.T) {
 			"1": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 0.5, MemoryTokensP50: 281, SearchAnyAtK: ptr(0.5)},
 			"2": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 281, SearchAnyAtK: ptr(1)},
 			"3": {Questions: 1, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 281, SearchAnyAtK: ptr(1)},
-			"4": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 0.5, MemoriesAll: 0.5, MemoryTokensP50: 94, SearchAnyAtK: ptr(0.5)},
+			"4": {Questions: 2, PromptAny: 1, PromptAll: 1, MemoriesAny: 0.5, MemoriesAll: 0.5, MemoryTokensP50: 132, SearchAnyAtK: ptr(0.5)},
 			"5": {Questions: 1, PromptAny: 1, PromptAll: 1, MemoriesAny: 1, MemoriesAll: 1, MemoryTokensP50: 281, SearchAnyAtK: ptr(1)},
 		},
 		Conversations: map[string]*Figures{"maya.json": overall},
