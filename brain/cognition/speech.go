@@ -16,7 +16,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/cognition/ogg"
+	"github.com/anima-bot/anima/brain/ogg"
 )
 
 var _ brain.Speaker = (*Cognition)(nil)

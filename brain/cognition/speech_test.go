@@ -13,8 +13,8 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/cognition"
-	"github.com/anima-bot/anima/brain/cognition/ogg"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/brain/ogg"
 )
 
 const speaker = 42

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
-	"github.com/anima-bot/anima/brain/cognition/ogg"
+	"github.com/anima-bot/anima/brain/ogg"
 	"github.com/anima-bot/anima/channels/channelstest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )

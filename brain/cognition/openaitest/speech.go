@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/anima-bot/anima/brain/cognition/ogg"
+	"github.com/anima-bot/anima/brain/ogg"
 )
 
 // Speech is one recorded /audio/speech request.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
-	"github.com/anima-bot/anima/brain/cognition/ogg"
+	"github.com/anima-bot/anima/brain/ogg"
 )
 
 // MaxCaptionLength is Telegram's limit on a caption, in UTF-16 code units after entity
