@@ -176,10 +176,17 @@ func (t Topic) OpenerKind() OpenerKind {
 }
 
 // SortTopics orders ts by preference: kind (topicOrder), then Weight, the higher first;
-// ties keep their order.
+// ties keep their order. A share that matters most to the person (Weight
+// ShareMattersMax: tied to what is on their plate now) comes right after their events.
 func SortTopics(ts []Topic) {
+	rank := func(t Topic) int {
+		if t.Kind == TopicShare && t.Weight >= ShareMattersMax {
+			return 2*TopicRank(TopicHowTheyAre) - 1
+		}
+		return 2 * TopicRank(t.Kind)
+	}
 	slices.SortStableFunc(ts, func(a, b Topic) int {
-		if ra, rb := TopicRank(a.Kind), TopicRank(b.Kind); ra != rb {
+		if ra, rb := rank(a), rank(b); ra != rb {
 			return ra - rb
 		}
 		return b.Weight - a.Weight

@@ -291,8 +291,8 @@ func TestShareConsumed(t *testing.T) {
 
 // TestTheirLifeFirst (issue 35): what a first message brings up is ranked by what matters
 // to the person now — an event of theirs today, then a how-they-are line under two days
-// old, a question of theirs left open, a share (the one that matters more first), an
-// interest last — and the message's kind follows the pick: a check-in for their life, a
+// old (a share that matters most, tied to what is on their plate, just before it), a
+// question of theirs left open, a share, an interest last — and the message's kind follows the pick: a check-in for their life, a
 // thought for a share or an interest, "missing you" only with nothing to bring up.
 func TestTheirLifeFirst(t *testing.T) {
 	t.Parallel()
@@ -306,6 +306,7 @@ func TestTheirLifeFirst(t *testing.T) {
 	shares := &brain.Self{Shares: []brain.Share{
 		{ID: "s1", Text: "a passing thought", At: t0.Add(-5 * time.Hour), Expires: t0.Add(48 * time.Hour), Matters: 1},
 		{ID: "s2", Text: "patience as a skill", At: t0.Add(-5 * time.Hour), Expires: t0.Add(48 * time.Hour), Matters: 3}}}
+	passing := &brain.Self{Shares: []brain.Share{shares.Shares[0]}} // a passing thought: after their life
 	full := brain.Recall{Sections: []brain.Section{event}, HowTheyAre: how, Turns: question}
 	for _, tc := range []struct {
 		name   string
@@ -316,13 +317,18 @@ func TestTheirLifeFirst(t *testing.T) {
 	}{
 		{"an event today", full, shares, `Today is the day of "driving test" for them`,
 			brain.Opener{Kind: brain.OpenerCheckin, Topic: "driving test", Subject: "event:c1"}},
-		{"how they are", brain.Recall{HowTheyAre: how, Turns: question}, shares,
+		{"a share that matters most, after their events", brain.Recall{Sections: []brain.Section{event}, HowTheyAre: how}, shares,
+			`Today is the day of "driving test"`, brain.Opener{Kind: brain.OpenerCheckin, Topic: "driving test", Subject: "event:c1"}},
+		{"a share that matters most, before how they are", brain.Recall{HowTheyAre: how}, shares,
+			`share something with them: "patience as a skill"`,
+			brain.Opener{Kind: brain.OpenerThought, Topic: "patience as a skill", Subject: "share:s2"}},
+		{"how they are", brain.Recall{HowTheyAre: how, Turns: question}, passing,
 			`They told you how they are: "slept badly, nervous about the test" (earlier today)`,
 			brain.Opener{Kind: brain.OpenerCheckin, Topic: "slept badly, nervous about the test", Subject: "howtheyare:slept badly, nervous about the test"}},
-		{"a question of theirs", brain.Recall{Turns: question}, shares, `They asked "do herons sleep standing up?"`,
+		{"a question of theirs", brain.Recall{Turns: question}, passing, `They asked "do herons sleep standing up?"`,
 			brain.Opener{Kind: brain.OpenerCheckin, Topic: "do herons sleep standing up?", Subject: "question:do herons sleep standing up?"}},
-		{"the share that matters more", brain.Recall{}, shares, `share something with them: "patience as a skill"`,
-			brain.Opener{Kind: brain.OpenerThought, Topic: "patience as a skill", Subject: "share:s2"}},
+		{"a passing share", brain.Recall{}, passing, `share something with them: "a passing thought"`,
+			brain.Opener{Kind: brain.OpenerThought, Topic: "a passing thought", Subject: "share:s1"}},
 		{"an interest last", brain.Recall{}, nil, `bring up "birds in winter" (one of your interests)`,
 			brain.Opener{Kind: brain.OpenerThought, Topic: "birds in winter", Subject: "interest:birds in winter"}},
 	} {
