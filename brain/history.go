@@ -68,4 +68,7 @@ type Section struct {
 	Title   string // one line, for example "Your private journal (latest first)"
 	Lines   []string
 	Intents []Intent
+	// Topics are what of the section a first message could bring up (an event of theirs,
+	// with its day), as data: the run chooses among them in code, never by reading Lines.
+	Topics []Topic
 }

@@ -2,6 +2,7 @@ package brain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -116,17 +117,80 @@ func CleanTopic(s string) string {
 
 // Topic is something a first message could bring up.
 type Topic struct {
-	// ID names it across openers ("interest:jazz", "checkin:<ref>"); a candidate whose ID
-	// is the Subject of a recent opener is not chosen again.
+	// ID names it across openers ("interest:jazz", "checkin:<ref>", "event:<id>"); a
+	// candidate whose ID is the Subject of a recent opener is not chosen again.
 	ID string
 	// Label is its short name, compared with the topics the model gave recent openers.
 	Label string
-	// Kind says where it comes from: "checkin", "share" (something anima might share),
-	// "interest".
+	// Kind says where it comes from (the Topic* kinds): their life (a due check-in, an
+	// event, how they are, a question of theirs), something anima might share, an interest.
 	Kind string
 	// Due marks a check-in that came due: it is chosen even when a recent opener was about
 	// the same thing.
 	Due bool
+	// On is the day it is about (YYYY-MM-DD in the person's zone; an event's), "" without.
+	On string
+	// When says in words when it was said or is for ("today", "yesterday evening"), for
+	// the ask; "" without.
+	When string
+	// Weight ranks topics of one kind, the higher first: how much it matters to the person
+	// (a share's Matters, an event's nearness).
+	Weight int
+}
+
+// The kinds of topics, in the order a first message prefers them: their life first (a
+// check-in that came due, an event of theirs today or just past, how they are, a question
+// of theirs left open), then what anima kept to share, an interest last.
+const (
+	TopicCheckin    = "checkin"
+	TopicEvent      = "event"
+	TopicHowTheyAre = "howtheyare"
+	TopicQuestion   = "question"
+	TopicShare      = "share"
+	TopicInterest   = "interest"
+)
+
+// topicOrder is the Topic kinds by preference.
+var topicOrder = []string{TopicCheckin, TopicEvent, TopicHowTheyAre, TopicQuestion, TopicShare, TopicInterest}
+
+// TopicRank is where kind comes in topicOrder (an unknown kind after them all).
+func TopicRank(kind string) int {
+	for i, k := range topicOrder {
+		if k == kind {
+			return i
+		}
+	}
+	return len(topicOrder)
+}
+
+// OfTheirLife reports whether t is about the person's life, not anima's own.
+func (t Topic) OfTheirLife() bool { return TopicRank(t.Kind) <= TopicRank(TopicQuestion) }
+
+// OpenerKind is the kind of first message that brings t up: a check-in for their life,
+// a thought for what anima kept to share or an interest.
+func (t Topic) OpenerKind() OpenerKind {
+	if t.OfTheirLife() {
+		return OpenerCheckin
+	}
+	return OpenerThought
+}
+
+// SortTopics orders ts by preference: kind (topicOrder), then Weight, the higher first;
+// ties keep their order. A share that matters most to the person (Weight
+// ShareMattersMax: tied to what is on their plate now) comes right after their events.
+func SortTopics(ts []Topic) {
+	rank := func(t Topic) int {
+		if t.Kind == TopicShare && t.Weight >= ShareMattersMax {
+			return 2*TopicRank(TopicHowTheyAre) - 1
+		}
+		return 2 * TopicRank(t.Kind)
+	}
+	slices.SortStableFunc(ts, func(a, b Topic) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return b.Weight - a.Weight
+	})
 }
 
 // ChooseTopic picks what a first message brings up: the first of candidates, which come

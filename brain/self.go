@@ -45,7 +45,13 @@ type Share struct {
 	Expires time.Time `json:"expires"`
 	// Raised is when the share last raised thought pressure (zero: never).
 	Raised time.Time `json:"raised,omitzero"`
+	// Matters is how much it matters to the person, 1 (a passing thought) to 3 (tied to
+	// what is on their plate now); 0 in shares kept before it was asked.
+	Matters int `json:"matters,omitempty"`
 }
+
+// ShareMattersMax is the most a share can matter (Share.Matters).
+const ShareMattersMax = 3
 
 // Live reports whether s has not expired at now.
 func (s Share) Live(now time.Time) bool { return now.Before(s.Expires) }

@@ -39,6 +39,10 @@ type friendFigures struct {
 	// was the last, unanswered line.
 	preempted, chased int
 	preemptedAt       []time.Time
+	// life says whether the scenario gives the person a life (SimUser.Life);
+	// sharesInHours counts the openers that said a share inside the person's hours.
+	life          bool
+	sharesInHours int
 }
 
 // topicSource says where the subject code chose for an opener came from: a concern's
@@ -59,14 +63,18 @@ func topicSource(subject string) string {
 
 // friend counts the run's first messages (the ledger) against the person's own messages.
 func (t *timeline) friend() friendFigures {
-	f := friendFigures{kinds: map[brain.OpenerKind]int{}, sources: map[string]int{}}
+	f := friendFigures{kinds: map[brain.OpenerKind]int{}, sources: map[string]int{}, life: len(t.sc.User.Life) > 0}
 	for _, so := range t.ledger {
 		f.openers++
 		if f.kinds[so.o.Kind] == 0 {
 			f.kindList = append(f.kindList, so.o.Kind)
 		}
 		f.kinds[so.o.Kind]++
-		f.sources[topicSource(so.o.Subject)]++
+		src := topicSource(so.o.Subject)
+		f.sources[src]++
+		if src == sourceShare && t.theirHours(so.at) {
+			f.sharesInHours++
+		}
 		if first, ok := t.firstOwn(so.at); ok && so.at.Before(first) && first.Sub(so.at) <= preemptWindow {
 			f.preempted++
 			f.preemptedAt = append(f.preemptedAt, so.at.In(t.loc))
@@ -116,6 +124,11 @@ func (f friendFigures) write(w io.Writer) {
 		srcs = append(srcs, fmt.Sprintf("%s %d", s, f.sources[s]))
 	}
 	fmt.Fprintf(w, "  by where the topic came from: %s\n", strings.Join(srcs, ", "))
+	if f.life {
+		fmt.Fprintf(w, "  about their life: %d of %d (target at least half: the scenario gives them a life)\n",
+			f.sources[sourceLife], f.openers)
+		fmt.Fprintf(w, "  shares said in the person's hours: %d (target at least 1)\n", f.sharesInHours)
+	}
 	fmt.Fprintf(w, "  pre-empted (sent within %s before the person's own first message of that day): %d (target at most 1 in two weeks)",
 		brain.Duration(preemptWindow), f.preempted)
 	for i, at := range f.preemptedAt {

@@ -57,3 +57,39 @@ func TestFriendFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioLife (issue 35): a scenario that gives the person a life (evening-person,
+// night-owl) runs the whole path end to end with the scripted model — what they tell
+// becomes a concern and a note of how they are, the dream keeps a share tied to it — and
+// the first messages are about their life (an event, how they are) or a share of the
+// dream's, at least one said in the person's hours; none falls back to "missing you".
+func TestScenarioLife(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"evening-person", "night-owl"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := runExample(t, name).friend()
+			if !f.life || f.openers == 0 {
+				t.Fatalf("life %v, %d openers: want a life and some", f.life, f.openers)
+			}
+			if f.sources[sourceLife] == 0 || f.sources[sourceShare] == 0 {
+				t.Errorf("sources %v: want openers about their life and a share of the dream's", f.sources)
+			}
+			if 2*(f.sources[sourceLife]+f.sources[sourceShare]) < f.openers {
+				t.Errorf("sources %v of %d openers: want at least half from what they told", f.sources, f.openers)
+			}
+			if f.sharesInHours == 0 {
+				t.Error("no share said in the person's hours")
+			}
+			if f.kinds[brain.OpenerMissingYou] != 0 {
+				t.Errorf("kinds %v: missing you although their life had something to bring up", f.kinds)
+			}
+		})
+	}
+	_, err := ParseScenario([]byte("user:\n  life:\n    - day: 9\n      says: \"\"\n      on: friday\n"))
+	for _, want := range []string{"user.life[0].day", "user.life[0].says", "user.life[0].on"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want one naming %s", err, want)
+		}
+	}
+}

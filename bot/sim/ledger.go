@@ -87,7 +87,8 @@ type openerScript struct {
 
 // askedTopic matches what a run is told to bring up (brain/cognition topicLine and
 // checkinAsk).
-var askedTopic = regexp.MustCompile(`(?:If you write, bring up|You planned to check in about:) ("(?:[^"\\]|\\.)*")`)
+var askedTopic = regexp.MustCompile(`(?:If you write, bring up|You planned to check in about:|the day of|` +
+	`They told you how they are:|They asked|share something with them:) ("(?:[^"\\]|\\.)*")`)
 
 // reply is the answer to req: the script's text and status, the topic the request's
 // messages name (the last one naming one), none without one.

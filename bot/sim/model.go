@@ -27,16 +27,18 @@ type simModel struct {
 	next   []openaitest.Reply // the run's replies in order; the last one repeats
 	opener *openerScript      // set: the run may write first, its answer names a topic
 	opened bool               // the scenario's concern was opened
+	told   map[int]bool       // the days whose life (SimUser.Life) the model noted
+	life   SimUser            // the user, for their life
 	n      int
 }
 
 // newSimModel starts the scripted model's endpoint; Close stops it.
-func newSimModel(sc SimModel) (*simModel, error) {
+func newSimModel(sc SimModel, user SimUser) (*simModel, error) {
 	srv, err := openaitest.NewServer()
 	if err != nil {
 		return nil, fmt.Errorf("sim model: %w", err)
 	}
-	m := &simModel{srv: srv, sc: sc}
+	m := &simModel{srv: srv, sc: sc, told: map[int]bool{}, life: user}
 	srv.SetDefault(m.respond)
 	return m, nil
 }
@@ -62,11 +64,18 @@ func (m *simModel) prepare(w brain.Wake, now time.Time, day int, roll float64) {
 		}
 		m.opener = &openerScript{fmt.Sprintf("Thinking of you (%s #%d): how are things?", strings.ReplaceAll(w.Reason.Code, "followup", "follow-up"), m.n), m.sc.ProactiveStatus}
 		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
-	case brain.ReasonConcernCheckin:
+	case brain.ReasonConcernCheckin, brain.ReasonThought:
 		m.opener = &openerScript{fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), m.sc.ProactiveStatus}
+		if w.Reason.Code == brain.ReasonThought {
+			m.opener.text = fmt.Sprintf("Thinking of you: something I kept to tell you (#%d).", m.n)
+		}
 		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
 	default:
 		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("Scripted answer #%d.", m.n), m.sc.ReplyStatus, 0.9)}
+		if l, ok := m.life.lifeOn(day); ok && !m.told[day] && w.Reason.Code == brain.ReasonUserMessage {
+			m.told[day] = true
+			m.next = append(lifeCalls(l), m.next...)
+		}
 		if c := m.sc.Concern; c != nil && !m.opened && day == c.Day && w.Reason.Code == brain.ReasonUserMessage {
 			m.opened = true
 			args, _ := json.Marshal(map[string]any{"action": "open", "id": nil, "summary": c.Summary, "kind": "event",
@@ -87,12 +96,18 @@ func silenceRoll(rng *rand.Rand, code string) float64 {
 	return -1
 }
 
-// prepareDream scripts a dream run: it reflects in silence (an empty answer, no tools).
-func (m *simModel) prepareDream() {
+// prepareDream scripts a dream run on the scenario's day: after a day (or the day after
+// one) on which the user told anima something of their life, it writes a self note, a
+// line of how they are and a thought to share tied to what they said (all in one request),
+// then ends; otherwise it reflects in silence (an empty answer, no tools).
+func (m *simModel) prepareDream(day int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.opener = nil
 	m.next = []openaitest.Reply{openaitest.Answer("", string(brain.StatusActive), 0.9)}
+	if l, ok := m.life.lifeBy(day); ok {
+		m.next = append([]openaitest.Reply{dreamCalls(l, day)}, m.next...)
+	}
 }
 
 // respond answers one request: the memory summarizer gets a summary, cognition the

@@ -151,7 +151,7 @@ func newScenarioSim(cfg config.Config, sc Scenario, store *storage.Store, live b
 	if live {
 		model = fmt.Sprintf("%s and %s at %s", cfg.LLM.FastModel, cfg.LLM.SmartModel, brain.RedactURL(url))
 	} else {
-		if s.model, err = newSimModel(sc.Model); err != nil {
+		if s.model, err = newSimModel(sc.Model, sc.User); err != nil {
 			return nil, err
 		}
 		url, key = s.model.URL(), "sim"
@@ -274,7 +274,7 @@ func (d dreamer) Think(ctx context.Context, w brain.Wake) (brain.Outcome, error)
 	s := d.s
 	before, _ := s.rec.counts()
 	if s.model != nil {
-		s.model.prepareDream()
+		s.model.prepareDream(s.user.day(s.clock.Now()))
 	}
 	out, err := s.think.Think(ctx, w)
 	after, _ := s.rec.counts()

@@ -49,6 +49,40 @@ type SimUser struct {
 	// Block, when set, is when the user blocks the bot; after it they never write again
 	// and every message to them fails as blocked.
 	Block *SimMoment `yaml:"block"`
+	// Life is what the user tells anima on given days (an exam on Thursday, a sister
+	// visiting, a bad week): the scripted model turns each into a concern and a note of
+	// how they are.
+	Life []SimLife `yaml:"life"`
+}
+
+// SimLife is something the user tells anima in their first message of a day: Says is
+// what they write; the scripted model opens a concern about it (Concern, for the day On:
+// a weekday name, today, tomorrow or YYYY-MM-DD; none without Concern) and notes how they
+// are (Feeling; none without).
+type SimLife struct {
+	Day     int    `yaml:"day"` // 1 = the first
+	Says    string `yaml:"says"`
+	Concern string `yaml:"concern"`
+	On      string `yaml:"on"`
+	Feeling string `yaml:"feeling"`
+}
+
+// lifeOn is what the user tells anima on day (ok false: nothing).
+func (u SimUser) lifeOn(day int) (SimLife, bool) {
+	for _, l := range u.Life {
+		if l.Day == day {
+			return l, true
+		}
+	}
+	return SimLife{}, false
+}
+
+// lifeBy is the latest thing the user told anima on day or the day before.
+func (u SimUser) lifeBy(day int) (SimLife, bool) {
+	if l, ok := u.lifeOn(day); ok {
+		return l, true
+	}
+	return u.lifeOn(day - 1)
 }
 
 // SimWrite is a time of day at which the user writes first.
@@ -202,6 +236,21 @@ func (sc *Scenario) validate() error {
 		}
 		for _, d := range w.Days {
 			day(key+".days", d)
+		}
+	}
+	told := map[int]bool{}
+	for i, l := range sc.User.Life {
+		key := fmt.Sprintf("user.life[%d]", i)
+		day(key+".day", l.Day)
+		if told[l.Day] {
+			bad(key+".day", "day %d already has something told; one a day", l.Day)
+		}
+		told[l.Day] = true
+		if strings.TrimSpace(l.Says) == "" {
+			bad(key+".says", "is empty; want what they tell anima, one line")
+		}
+		if l.On != "" && strings.TrimSpace(l.Concern) == "" {
+			bad(key+".on", "is set without a concern")
 		}
 	}
 	a := sc.User.Answer

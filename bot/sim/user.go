@@ -25,6 +25,7 @@ type simUser struct {
 	pending []time.Time // when the user will write next, ascending
 	blockAt time.Time   // zero: never blocks
 	quiet   map[int]bool
+	told    map[int]bool // the days whose life (SimUser.Life) a message has said
 	written int
 	// own are the times of the messages the user writes of their own accord (the write
 	// rules'), ascending: answers to anima are not among them.
@@ -40,7 +41,7 @@ var _ loop.Sender = (*simUser)(nil)
 
 // newSimUser plans the scripted user's own messages over days days from start.
 func newSimUser(sc SimUser, rng *rand.Rand, loc *time.Location, start time.Time, days int, chat int64) *simUser {
-	u := &simUser{sc: sc, rng: rng, loc: loc, start: start, chat: chat, quiet: map[int]bool{},
+	u := &simUser{sc: sc, rng: rng, loc: loc, start: start, chat: chat, quiet: map[int]bool{}, told: map[int]bool{},
 		received: map[brain.MessageKind]int{}}
 	for _, d := range sc.QuietDays {
 		u.quiet[d] = true
@@ -116,8 +117,13 @@ func (u *simUser) due(now time.Time) []brain.Signal {
 		at := u.pending[0]
 		u.pending = u.pending[1:]
 		u.written++
+		text := fmt.Sprintf("message %d from %s", u.written, u.sc.Name)
+		if l, ok := u.sc.lifeOn(u.day(at)); ok && !u.told[l.Day] {
+			u.told[l.Day] = true // the day's first message says it
+			text += ": " + l.Says
+		}
 		sigs = append(sigs, brain.Signal{Type: brain.SignalUserMessage, Source: "sim", Chat: u.chat, User: u.chat,
-			UserName: u.sc.Name, Text: fmt.Sprintf("message %d from %s", u.written, u.sc.Name), At: at})
+			UserName: u.sc.Name, Text: text, At: at})
 	}
 	return sigs
 }

@@ -23,9 +23,10 @@ type simRun struct {
 	sent   int     // messages delivered
 }
 
-// proactive says the run is anima's own initiative: proactive, follow-up or check-in.
+// proactive says the run is anima's own initiative: proactive, a thought, follow-up or check-in.
 func (r *simRun) proactive() bool {
-	return r.code == brain.ReasonProactive || r.code == brain.ReasonFollowup || r.code == brain.ReasonConcernCheckin
+	return r.code == brain.ReasonProactive || r.code == brain.ReasonFollowup || r.code == brain.ReasonConcernCheckin ||
+		r.code == brain.ReasonThought // a thought of its own: a share the dream kept
 }
 
 // thinker is cognition as the loop's Thinker: it records the wake in the step's row,

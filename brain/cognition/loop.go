@@ -83,7 +83,8 @@ func (c *Cognition) tools(r *run) []brain.ToolSpec {
 // turns the answer into an Outcome.
 func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profile, rc brain.Recall) (brain.Outcome, error) {
 	began := time.Now()
-	start := c.BuildMessages(w, rc, c.clock.Now())
+	now := c.clock.Now()
+	start := c.BuildMessages(w, rc, now)
 	c.countDropped(profile)
 	ds := c.newDrafts(w)
 	r := c.newRun(w, profile, c.cfg.FastModel, start, ds)
@@ -112,7 +113,8 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 	c.log.Debug("thought", "chat", w.Chat, "reason", w.Reason.Code, "profile", profile, "model", r.model,
 		"requests", r.requests, "tool_calls", r.toolCalls, "escalated", r.escalated, "smart_retry", retried,
 		"confidence", ans.Confidence, "took", time.Since(began))
-	out := c.outcome(w, r, ans)
+	topic, ok := c.openerTopic(w, rc, now) // as BuildMessages chose it
+	out := c.outcome(w, r, ans, topic, ok)
 	out.Model, out.Tokens = r.model, tokens
 	return out, nil
 }

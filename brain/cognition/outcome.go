@@ -11,8 +11,9 @@ func (c *Cognition) readAnswer(model, content string) answer {
 	return parseAnswer(content)
 }
 
-// outcome turns the final answer and the tools' intents into the run's Outcome.
-func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
+// outcome turns the final answer and the tools' intents into the run's Outcome; t is what
+// the run was given to bring up (ok: something was).
+func (c *Cognition) outcome(w brain.Wake, r *run, a answer, t brain.Topic, ok bool) brain.Outcome {
 	status := a.Status
 	if !a.statusSet && a.Response == "" && w.Rel.Status.Valid() {
 		status = w.Rel.Status // saying nothing leaves the conversation where it was
@@ -22,9 +23,9 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer) brain.Outcome {
 	if a.Response != "" {
 		k := c.kind(w)
 		out.Intents = append(out.Intents, brain.SendMessage{
-			Chat: w.Chat, Text: a.Response, Kind: k, Status: status, ReplyTo: replyTo(w), Opener: c.opener(w, k, a),
+			Chat: w.Chat, Text: a.Response, Kind: k, Status: status, ReplyTo: replyTo(w), Opener: c.opener(w, k, a, t, ok),
 		})
-		out.Intents = append(out.Intents, usedShares(w)...)
+		out.Intents = append(out.Intents, usedShares(w, t, ok)...)
 	}
 	return out
 }

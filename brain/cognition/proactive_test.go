@@ -3,11 +3,13 @@ package cognition_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/brain/memory"
@@ -16,7 +18,8 @@ import (
 
 // TestOpenerAnswerCarriesItsTopic: a run that may write first asks for the answer with a
 // topic (a strict schema, the topic a required null union) and its message carries the
-// opener for the ledger: its kind, the model's topic and the subject code chose; a chat
+// opener for the ledger: its kind (from the pick: an interest makes it a thought, not
+// "missing you"), the model's topic and the subject code chose; a chat
 // run's schema and message are as before, without.
 func TestOpenerAnswerCarriesItsTopic(t *testing.T) {
 	t.Parallel()
@@ -25,6 +28,12 @@ func TestOpenerAnswerCarriesItsTopic(t *testing.T) {
 	}})
 	used := proactiveWake()
 	used.Rel.Openers = []brain.Opener{{Kind: brain.OpenerThought, Subject: "interest:where words come from", At: t0.Add(-time.Hour)}}
+	used2 := func() brain.Wake {
+		w := proactiveWake()
+		w.Rel.Openers = append(slices.Clone(used.Rel.Openers),
+			brain.Opener{Kind: brain.OpenerThought, Subject: "interest:birds in winter", At: t0.Add(-time.Hour)})
+		return w
+	}
 	checkin := proactiveWake()
 	checkin.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due: the exam"}
 	checkin.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Chat: 42, Text: "the exam on Monday", Ref: "c7",
@@ -38,10 +47,13 @@ func TestOpenerAnswerCarriesItsTopic(t *testing.T) {
 	}{
 		{"missing you, the first interest", proactiveWake(),
 			openaitest.OpenerAnswer("Did you know 'salary' comes from salt?", "awaiting_answer", 0.9, "the word salary"),
-			brain.Opener{Kind: brain.OpenerMissingYou, Topic: "the word salary", Subject: "interest:where words come from"}, true},
+			brain.Opener{Kind: brain.OpenerThought, Topic: "the word salary", Subject: "interest:where words come from"}, true},
 		{"not the interest of the last opener; the label when the model gives none", used,
 			openaitest.OpenerAnswer("The robins are back.", "active", 0.9, ""),
-			brain.Opener{Kind: brain.OpenerMissingYou, Topic: "birds in winter", Subject: "interest:birds in winter"}, true},
+			brain.Opener{Kind: brain.OpenerThought, Topic: "birds in winter", Subject: "interest:birds in winter"}, true},
+		{"nothing to bring up: missing you", used2(),
+			openaitest.OpenerAnswer("Thinking of you.", "active", 0.9, ""),
+			brain.Opener{Kind: brain.OpenerMissingYou}, true},
 		{"a check-in", checkin,
 			openaitest.OpenerAnswer("How did the exam go?", "awaiting_answer", 0.9, "the exam"),
 			brain.Opener{Kind: brain.OpenerCheckin, Topic: "the exam", Subject: "checkin:c7"}, true},
@@ -187,7 +199,7 @@ func TestProactiveRecallSearchesTopics(t *testing.T) {
 			return w
 		}, []brain.Section{{Source: "innerlife", Title: "Your inner life", Lines: []string{
 			"journal, Thu 13 Mar 21:00, digest: a quiet day",
-			"concern c1 (active, event): driving test on Friday — check-in planned 2025-03-14T18:00:00Z",
+			"concern: driving test — mentioned on Wednesday, for today; you mean to ask how it went this evening",
 		}}}, []string{"parallel parking"}},
 		{"the user's last turns", func() brain.Wake {
 			w := proactiveWake()
@@ -230,7 +242,8 @@ func TestProactiveRecallSearchesTopics(t *testing.T) {
 
 // TestShareConsumed: a run a thought to share woke names that thought in its ask, and the
 // thought is consumed (brain.ShareUsed) only when a message goes out; a run woken by
-// silence consumes none.
+// silence, with nothing of the person's to bring up, is given the share too (issue 35: a
+// share before an interest, "missing you" only when nothing is there).
 func TestShareConsumed(t *testing.T) {
 	t.Parallel()
 	share := brain.Share{ID: "sh1", Text: "herons are patient", TiedTo: "their driving lessons", At: t0, Expires: t0.Add(48 * time.Hour)}
@@ -250,7 +263,7 @@ func TestShareConsumed(t *testing.T) {
 	}{
 		{"woken by it, sent", woken, "Herons, Sam: patience as a skill.", true, true},
 		{"woken by it, silent", woken, "", false, true},
-		{"woken by silence, sent", silence, "Hi Sam!", false, false},
+		{"woken by silence, sent", silence, "Herons!", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -271,6 +284,72 @@ func TestShareConsumed(t *testing.T) {
 			ask := last[len(last)-1].Content
 			if got := strings.Contains(ask, `You have been meaning to share something with them: "herons are patient"`); got != tc.asksWith {
 				t.Errorf("ask names the thought: %v, want %v:\n%s", got, tc.asksWith, ask)
+			}
+		})
+	}
+}
+
+// TestTheirLifeFirst (issue 35): what a first message brings up is ranked by what matters
+// to the person now — an event of theirs today, then a how-they-are line under two days
+// old (a share that matters most, tied to what is on their plate, just before it), a
+// question of theirs left open, a share, an interest last — and the message's kind follows the pick: a check-in for their life, a
+// thought for a share or an interest, "missing you" only with nothing to bring up.
+func TestTheirLifeFirst(t *testing.T) {
+	t.Parallel()
+	event := brain.Section{Source: "innerlife", Topics: []brain.Topic{{ID: "event:c1", Label: "driving test",
+		Kind: brain.TopicEvent, On: "2025-03-14", When: "today", Weight: 3}}}
+	how := []brain.StateNote{{User: 7, Lines: []brain.StateLine{
+		{Text: "down with a cold", At: t0.Add(-3 * 24 * time.Hour)}, // too old to bring up
+		{Text: "slept badly, nervous about the test", At: t0.Add(-3 * time.Hour)}}}}
+	question := []brain.Turn{{Role: "assistant", Text: "Good night!", At: t0.Add(-20 * time.Hour)},
+		{Role: "user", Text: "do herons sleep standing up?", At: t0.Add(-19 * time.Hour)}}
+	shares := &brain.Self{Shares: []brain.Share{
+		{ID: "s1", Text: "a passing thought", At: t0.Add(-5 * time.Hour), Expires: t0.Add(48 * time.Hour), Matters: 1},
+		{ID: "s2", Text: "patience as a skill", At: t0.Add(-5 * time.Hour), Expires: t0.Add(48 * time.Hour), Matters: 3}}}
+	passing := &brain.Self{Shares: []brain.Share{shares.Shares[0]}} // a passing thought: after their life
+	full := brain.Recall{Sections: []brain.Section{event}, HowTheyAre: how, Turns: question}
+	for _, tc := range []struct {
+		name   string
+		rc     brain.Recall
+		self   *brain.Self
+		ask    string
+		opener brain.Opener
+	}{
+		{"an event today", full, shares, `Today is the day of "driving test" for them`,
+			brain.Opener{Kind: brain.OpenerCheckin, Topic: "driving test", Subject: "event:c1"}},
+		{"a share that matters most, after their events", brain.Recall{Sections: []brain.Section{event}, HowTheyAre: how}, shares,
+			`Today is the day of "driving test"`, brain.Opener{Kind: brain.OpenerCheckin, Topic: "driving test", Subject: "event:c1"}},
+		{"a share that matters most, before how they are", brain.Recall{HowTheyAre: how}, shares,
+			`share something with them: "patience as a skill"`,
+			brain.Opener{Kind: brain.OpenerThought, Topic: "patience as a skill", Subject: "share:s2"}},
+		{"how they are", brain.Recall{HowTheyAre: how, Turns: question}, passing,
+			`They told you how they are: "slept badly, nervous about the test" (earlier today)`,
+			brain.Opener{Kind: brain.OpenerCheckin, Topic: "slept badly, nervous about the test", Subject: "howtheyare:slept badly, nervous about the test"}},
+		{"a question of theirs", brain.Recall{Turns: question}, passing, `They asked "do herons sleep standing up?"`,
+			brain.Opener{Kind: brain.OpenerCheckin, Topic: "do herons sleep standing up?", Subject: "question:do herons sleep standing up?"}},
+		{"a passing share", brain.Recall{}, passing, `share something with them: "a passing thought"`,
+			brain.Opener{Kind: brain.OpenerThought, Topic: "a passing thought", Subject: "share:s1"}},
+		{"an interest last", brain.Recall{}, nil, `bring up "birds in winter" (one of your interests)`,
+			brain.Opener{Kind: brain.OpenerThought, Topic: "birds in winter", Subject: "interest:birds in winter"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			secs := tc.rc.Sections
+			e := newEnv(t, setup{mem: &fakeMemory{rc: tc.rc}, cfg: func(c *cognition.Config) {
+				c.PersonaInterests = []string{"birds in winter"}
+			}, opts: func(o *cognition.Options) {
+				o.Sections = func(brain.Wake, time.Time) []brain.Section { return secs }
+			}})
+			w := proactiveWake()
+			w.Rel.Self = tc.self
+			msgs := e.c.BuildMessages(w, tc.rc, t0)
+			ask := msgs[len(msgs)-1].Content
+			braintest.CheckText(t, "the ask", ask, []string{tc.ask},
+				[]string{"pick up something from your memories", "It has been quiet between you", "stay silent"})
+			e.srv.Enqueue(openaitest.OpenerAnswer("Hi!", "active", 0.9, ""))
+			s := sends(think(t, e, w))
+			if len(s) != 1 || s[0].Opener != tc.opener {
+				t.Errorf("sent %+v, want one with opener %+v", s, tc.opener)
 			}
 		})
 	}

@@ -26,14 +26,16 @@ func checkinSections() []section {
 	return []section{persona, brief, howTheyAre, self, memories, innerLife, reactions, ledger, turns, checkinAsk}
 }
 
-// dreamSections is the prompt of anima's nightly reflection, thinking alone.
+// dreamSections is the prompt of anima's nightly reflection, thinking alone: the day, and
+// what a friend would see besides it — its interests, how its recent openers landed (the
+// ledger) and what was left unresolved.
 func dreamSections() []section {
-	return []section{dreamPersona, brief, howTheyAre, self, memories, innerLife, turns, dreamAsk}
+	return []section{dreamPersona, brief, interests, howTheyAre, self, memories, innerLife, ledger, unresolved, turns, dreamAsk}
 }
 
 // cutOrder is the order in which whole sections are dropped while a prompt is over budget
 // after fitting (fit.go trims memories, the summary and the turns first).
-var cutOrder = []string{"reactions", "inner life", "self", "how they are", "memories", "ledger", "brief"}
+var cutOrder = []string{"reactions", "interests", "unresolved", "inner life", "self", "how they are", "memories", "ledger", "brief"}
 
 // profileSections names the prompt w's run gets and lists its sections.
 func profileSections(w brain.Wake) (string, []section) {

@@ -45,6 +45,9 @@ type prompt struct {
 	profile string // the profile list's name: chat, proactive, check-in, dream
 	budget  int    // tokens for the messages (ContextTokens less the tool definitions)
 	f       fitted // what of the recall goes in (set before the fitted sections are built)
+	// topic is what a run that may write first brings up (topicOK: one was chosen).
+	topic   brain.Topic
+	topicOK bool
 }
 
 // BuildMessages assembles the prompt of a run for w at now within the ContextTokens budget
@@ -57,6 +60,7 @@ func (c *Cognition) BuildMessages(w brain.Wake, rc brain.Recall, now time.Time) 
 	name, secs := profileSections(w)
 	p := &prompt{w: w, rc: rc, now: now, loc: c.zone(w), profile: name,
 		budget: c.cfg.ContextTokens - c.offer(profileOf(w)).tokens}
+	p.topic, p.topicOK = c.openerTopic(w, rc, now)
 	parts := make([][]openai.ChatCompletionMessage, len(secs))
 	for i, s := range secs {
 		if !s.fitted {

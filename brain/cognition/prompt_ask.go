@@ -37,41 +37,36 @@ func (c *Cognition) chatAsk(p *prompt) []openai.ChatCompletionMessage {
 	return []openai.ChatCompletionMessage{final}
 }
 
-// quietAsk is what a run that may write first is told after its openers went unanswered,
-// instead of an invitation to share a thought.
-const quietAsk = "Your last messages went unanswered: write only if it is worth it, keep it light, or stay " +
-	"silent (an empty response)."
+// quietAsk is what a run that may write first is told after its openers went unanswered
+// (the ledger above says which), instead of being invited to write.
+const quietAsk = "They have not answered your last openers: write only if this is worth it now, keep it light, or " +
+	"stay silent (an empty response)."
 
-// proactiveAsk asks a run without a user message whether to write, and how.
+// proactiveAsk asks a run without a user message whether to write, and how: a follow-up
+// or a reminder is about its own subject; a run that may write first is told the one thing
+// chosen for it (topicLine), or, with nothing chosen, that it is quiet between you.
 func (c *Cognition) proactiveAsk(p *prompt) string {
 	w := p.w
 	var b strings.Builder
 	b.WriteString("No new message from " + quote(w.UserName()) + ".")
 	switch w.Reason.Code {
-	case brain.ReasonProactive:
-		b.WriteString(" It has been quiet between you, and you may write first.")
-	case brain.ReasonThought:
-		if t := sharedLine(w); t != "" {
-			b.WriteString(t)
-		} else if t := thoughts(w); t != "" {
-			b.WriteString(" Something is on your mind about them: " + t + ".")
-		} else {
-			b.WriteString(" You have been thinking of them.")
-		}
 	case brain.ReasonFollowup:
-		b.WriteString(" You asked them something and no answer came; you may send one gentle follow-up.")
+		b.WriteString(" You asked them something and no answer came. If a gentle nudge fits now, send one short " +
+			"follow-up about that question, nothing else; if not, answer with an empty response.")
+		return b.String()
 	case brain.ReasonSchedule:
 		b.WriteString(" Something you scheduled is due (above): say it now, briefly, in your own words.")
+		return b.String()
 	}
+	if !p.topicOK {
+		b.WriteString(" It has been quiet between you, and you may write first.")
+	}
+	b.WriteString(" " + c.topicLine(p))
 	if w.Rel.UnansweredProactive > 0 {
-		return b.String() + "\n" + quietAsk
+		return strings.TrimSpace(b.String()) + "\n" + quietAsk
 	}
-	b.WriteString("\nDecide whether writing now would be welcome. If you write, be brief and specific: pick up " +
-		"something from your memories or your last conversation, or follow up on what you promised; " +
-		"never a bare \"how are you?\", never a repeat of something you said recently. ")
-	b.WriteString(c.topicLine(w))
-	b.WriteString("If you have nothing worth saying, answer with an empty response.")
-	return b.String()
+	return strings.TrimSpace(b.String()) + "\nWrite only if it would be welcome now: brief, one thing, never a repeat " +
+		"of something you said recently. If it would not, answer with an empty response."
 }
 
 // checkinAsk asks a run to check in on what the person cares about, as planned.
@@ -92,12 +87,13 @@ func (c *Cognition) dreamAsk(p *prompt) string {
 	return "This is your nightly reflection. Read the day's conversation, your journal and the concerns " +
 		"above; use the tools to write one short digest journal entry (kind reflection), to open concerns for " +
 		"what the day's conversation implied that no concern follows yet (an upcoming event, a worry, a plan; " +
-		"with a check-in time when there is one), to touch or close concerns, to fold the journal entries listed " +
-		"to fold into a few themes, and to remember what matters. Then, as yourself: rewrite your own note about " +
-		"the two of you with innerlife_self_note (what you have been thinking about, opinions you formed, running " +
-		"jokes; keep what still matters), and keep 0 to 3 thoughts you might share when you next write first with " +
-		"innerlife_share_later (tied to something they said or to an interest; none is fine). When you are done, " +
-		"stop: no answer is needed."
+		"with its day in on, and a check-in time when there is one), to touch or close concerns, to fold the journal " +
+		"entries listed to fold into a few themes, and to remember what matters. Then, as yourself: rewrite your own " +
+		"note about the two of you with innerlife_self_note (what you have been thinking about, opinions you formed, " +
+		"running jokes; keep what still matters), and keep 0 to 3 thoughts you might share when you next write first " +
+		"with innerlife_share_later: first what their life calls for (what they told you, what was left open, what " +
+		"did not land in your last openers), an interest of yours only when nothing of theirs does; say how much " +
+		"each matters to them now (matters 1 to 3). None is fine. When you are done, stop: no answer is needed."
 }
 
 // thoughts is the texts of the wake's thoughts (what a check-in or a thought of its own is

@@ -45,7 +45,8 @@ func (c *Cognition) brief(p *prompt) string {
 			b.WriteString("\n- Your last conversation had wrapped up.")
 		}
 	}
-	if n := rel.UnansweredProactive; n > 0 && (p.profile == "proactive" || p.profile == "check-in") {
+	// Said once: the ledger, when it shows the openers, says which went unanswered.
+	if n := rel.UnansweredProactive; n > 0 && len(rel.Openers) == 0 && (p.profile == "proactive" || p.profile == "check-in") {
 		fmt.Fprintf(&b, "\n- Your last openers went unanswered: you wrote first %s since they last wrote, with no answer.",
 			brain.TimesWords(n))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -447,15 +448,42 @@ func richRecall() brain.Recall {
 		brain.Hit{Source: "turn", Text: "Sam's sister is called Ada", Score: 0.2},
 	)
 	rc.Sections = []brain.Section{
-		{Source: "innerlife", Title: "Your private   journal\n(latest first)", Lines: []string{
+		{Source: "journal", Title: "Your private   journal\n(latest first)", Lines: []string{
 			"journal, yesterday: a quiet day", "journal, 2 days ago: talked about <the job>"}},
-		{Source: "concerns", Lines: []string{"concern c3 (active, event): driving test on Friday — check-in planned Fri 18:00"}},
+		innerlifeSection("chat"),
 	}
 	rc.HowTheyAre = []brain.StateNote{{User: 7, Lines: []brain.StateLine{
 		{Text: "down with a cold", At: t0.Add(-20 * 24 * time.Hour)}, // faded: not shown
 		{Text: "exhausted, big <deadline> Friday", At: t0.Add(-30 * time.Hour)},
 		{Text: "slept badly, nervous about the driving test", At: t0.Add(-3 * time.Hour)},
 	}}}
+	return rc
+}
+
+// innerlifeSection is the section plugins/innerlife's Context gives the golden prompts'
+// run of profile (chat, proactive, check-in, dream): real plugin output, from the fixture
+// its TestSectionsFixture writes (plugins/innerlife/testdata/sections.json), never
+// hand-written concern lines.
+func innerlifeSection(profile string) brain.Section {
+	data, err := os.ReadFile(filepath.Join("..", "..", "plugins", "innerlife", "testdata", "sections.json"))
+	if err != nil {
+		panic(err)
+	}
+	var all map[string]brain.Section
+	if err := json.Unmarshal(data, &all); err != nil {
+		panic(err)
+	}
+	sec, ok := all[profile]
+	if !ok {
+		panic("no innerlife section for " + profile)
+	}
+	sec.Source = "innerlife"
+	return sec
+}
+
+// withSection is rc with its inner-life section the one of profile.
+func withSection(rc brain.Recall, profile string) brain.Recall {
+	rc.Sections = []brain.Section{rc.Sections[0], innerlifeSection(profile)}
 	return rc
 }
 
@@ -521,6 +549,7 @@ func TestPromptGolden(t *testing.T) {
 	}
 	groupRecall := func() brain.Recall {
 		rc := richRecall()
+		rc.Sections = rc.Sections[:1] // the inner life gives a group nothing
 		for i := range rc.Turns {
 			if rc.Turns[i].Role == "user" {
 				rc.Turns[i].Name = []string{"Ann", "", "Ben"}[i%3]
@@ -542,10 +571,10 @@ func TestPromptGolden(t *testing.T) {
 	}
 	checkin := func() brain.Wake {
 		w := eveningWake(2, 3*time.Hour)
-		w.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due: driving test on Friday"}
+		w.Reason = brain.Reason{Code: brain.ReasonConcernCheckin, Text: "a check-in I planned is due: driving test"}
 		w.Gated = true
 		w.Signals = []brain.Signal{{Type: brain.SignalThoughtPressure, Source: "thought", Chat: 42,
-			Text: "driving test on Friday", Ref: "c3", At: t0}}
+			Text: "driving test", Ref: "c3a1f09e", Detail: brain.ReasonConcernCheckin, At: t0}}
 		return w
 	}
 	// missing is a run that misses them, its last openers answered, the first interest
@@ -584,11 +613,15 @@ func TestPromptGolden(t *testing.T) {
 		{"rich-1200", 1200, richWake, richRecall},
 		{"rich-600", 600, richWake, richRecall},
 		{"group-3000", 3000, group, groupRecall},
-		{"proactive-2500", 2500, proactive, openerRecall},
-		{"checkin-2500", 2500, checkin, openerRecall},
-		{"missing-2500", 2500, missing, openerRecall},
-		{"dream-4000", 4000, dream, richRecall},
-		{"share-2500", 2500, share, richRecall},
+		{"proactive-2500", 2500, proactive, func() brain.Recall { return withSection(openerRecall(), "proactive") }},
+		{"checkin-2500", 2500, checkin, func() brain.Recall { return withSection(openerRecall(), "check-in") }},
+		{"missing-2500", 2500, missing, func() brain.Recall { return withSection(openerRecall(), "proactive") }},
+		{"dream-4000", 4000, dream, func() brain.Recall { return withSection(richRecall(), "dream") }},
+		{"share-2500", 2500, share, func() brain.Recall { // nothing of theirs today: the share is brought up
+			rc := richRecall()
+			rc.Sections, rc.HowTheyAre = rc.Sections[:1], nil
+			return rc
+		}},
 		{"long-message-1500", 1500, long, func() brain.Recall { return recall(6) }},
 		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},
 	}
@@ -608,6 +641,50 @@ func TestPromptGolden(t *testing.T) {
 			t.Logf("%d messages, ≈ %d tokens", len(msgs), cognition.EstimateTokens(msgs))
 			golden(t, "prompt-"+tc.name+".json", append(got, '\n'))
 		})
+	}
+}
+
+// bookkeeping is what prompt text must never carry outside a tool line: an RFC 3339 time,
+// a hex id, a concern's salience and kind in brackets.
+var bookkeeping = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d|\b[0-9a-f]{8,}\b|\((active|monitoring|background|dormant), \w+\)`)
+
+// TestPromptsCarryNoBookkeeping (issue 35): no golden prompt (each built from the inner
+// life's real sections) has an RFC 3339 time, a hex id or "(active, event)" in its text
+// but on a tool line — the line of ids for innerlife_concern.
+func TestPromptsCarryNoBookkeeping(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "prompt-*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden prompts: %v", err)
+	}
+	ids := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []openai.ChatCompletionMessage
+		if err := json.Unmarshal(data, &msgs); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, m := range msgs {
+			texts := []string{m.Content}
+			for _, part := range m.MultiContent {
+				texts = append(texts, part.Text)
+			}
+			for l := range strings.SplitSeq(strings.Join(texts, "\n"), "\n") {
+				if strings.HasPrefix(strings.TrimLeft(l, "- "), "ids for innerlife_concern") {
+					ids++
+					continue
+				}
+				if s := bookkeeping.FindString(l); s != "" {
+					t.Errorf("%s: %q in prompt text: %q", filepath.Base(f), s, l)
+				}
+			}
+		}
+	}
+	if ids == 0 {
+		t.Error("no golden prompt carries the inner life's ids line: are they built from its real sections?")
 	}
 }
 

@@ -2,18 +2,30 @@ package cognition
 
 import (
 	"strings"
+	"time"
 
 	"github.com/anima-bot/anima/brain"
 )
 
-// What a first message brings up is chosen here, in code, before the model runs: the
-// candidates in priority order go to brain.ChooseTopic, which skips those of the last
-// openers, and the run's ask names the one chosen (not the whole list of interests).
+// What a first message brings up is chosen here, in code, before the model runs, from
+// data (the wake, the recall and the topics the plugins' sections carry; never by reading
+// prompt text), ranked by what matters to the person now: a check-in that came due, an
+// event of theirs today or just past, a how-they-are line under two days old, a question
+// of theirs left open, then what the dream kept to share (the more it matters, the
+// sooner), an interest of anima's last. brain.ChooseTopic skips those of the last openers;
+// the kind of the message follows from the pick ("missing you" only when nothing is
+// there), and the ask names it plainly.
 
-// openerTopic is what w's run is given to bring up; ok is false for a run that does not
-// write first, for one that has its own subject (a follow-up, a reminder), and when every
-// candidate came up in the last openers.
-func (c *Cognition) openerTopic(w brain.Wake) (brain.Topic, bool) {
+// lifeFresh is how old a how-they-are line or a question of theirs may be to be brought up.
+const lifeFresh = 48 * time.Hour
+
+// questionRunes bounds the quote of a question of theirs.
+const questionRunes = 120
+
+// openerTopic is what w's run is given to bring up at now, from rc; ok is false for a run
+// that does not write first, for one that has its own subject (a follow-up, a reminder),
+// and when every candidate came up in the last openers.
+func (c *Cognition) openerTopic(w brain.Wake, rc brain.Recall, now time.Time) (brain.Topic, bool) {
 	switch w.Reason.Code {
 	case brain.ReasonProactive, brain.ReasonThought, brain.ReasonConcernCheckin:
 	default:
@@ -22,19 +34,26 @@ func (c *Cognition) openerTopic(w brain.Wake) (brain.Topic, bool) {
 	if !writesFirst(w) {
 		return brain.Topic{}, false
 	}
-	return brain.ChooseTopic(c.topicCandidates(w), w.Rel.Openers)
+	return brain.ChooseTopic(c.topicCandidates(w, rc, now), w.Rel.Openers)
 }
 
-// topicCandidates is, in priority order, what a first message for w could bring up: the
-// wake's due check-ins, then the other thoughts it carries (what anima might share), then
-// anima's interests — unless its last openers went unanswered: then nothing of its own
-// (quietAsk). Another source of things to share goes between the check-ins and the
-// interests.
-func (c *Cognition) topicCandidates(w brain.Wake) []brain.Topic {
-	var checkins, shares []brain.Topic
+// topicCandidates is, in preference order (brain.SortTopics), what a first message for w
+// could bring up at now: the person's life (the wake's due check-ins, the sections'
+// events, how they are, their open questions), the thoughts anima kept to share and those
+// the wake carries, and anima's interests — unless its last openers went unanswered: then
+// nothing of its own but what it kept to share.
+func (c *Cognition) topicCandidates(w brain.Wake, rc brain.Recall, now time.Time) []brain.Topic {
+	loc := c.zone(w)
+	var out []brain.Topic
+	shares := map[string]bool{}
+	for _, s := range w.Rel.Shareable(now) {
+		shares[s.ID] = true
+		out = append(out, brain.Topic{ID: "share:" + s.ID, Label: s.Text, Kind: brain.TopicShare, Weight: s.Matters,
+			When: brain.AgoWords(s.At, now, loc)})
+	}
 	for _, s := range w.Signals {
 		text := strings.Join(strings.Fields(s.Text), " ")
-		if s.Type != brain.SignalThoughtPressure || text == "" {
+		if s.Type != brain.SignalThoughtPressure || text == "" || shares[s.Ref] {
 			continue
 		}
 		id := s.Ref
@@ -42,64 +61,164 @@ func (c *Cognition) topicCandidates(w brain.Wake) []brain.Topic {
 			id = strings.ToLower(text)
 		}
 		if s.Detail == brain.ReasonConcernCheckin || w.Reason.Code == brain.ReasonConcernCheckin {
-			checkins = append(checkins, brain.Topic{ID: "checkin:" + id, Label: text, Kind: "checkin", Due: true})
+			out = append(out, brain.Topic{ID: "checkin:" + id, Label: text, Kind: brain.TopicCheckin, Due: true})
 		} else {
-			shares = append(shares, brain.Topic{ID: "thought:" + id, Label: text, Kind: "share"})
+			out = append(out, brain.Topic{ID: "thought:" + id, Label: text, Kind: brain.TopicShare})
 		}
 	}
-	out := append(checkins, shares...)
-	if w.Rel.UnansweredProactive > 0 {
-		return out
+	if !w.Rel.Group {
+		for _, sec := range rc.Sections {
+			out = append(out, sec.Topics...)
+		}
+		out = append(out, howTheyAreTopics(w, rc, now, loc)...)
+		out = append(out, questionTopics(rc.Turns, now, loc)...)
 	}
-	for _, in := range c.cfg.PersonaInterests {
-		if in = strings.Join(strings.Fields(in), " "); in != "" {
-			out = append(out, brain.Topic{ID: "interest:" + strings.ToLower(in), Label: in, Kind: "interest"})
+	if w.Rel.UnansweredProactive == 0 {
+		for _, in := range c.cfg.PersonaInterests {
+			if in = strings.Join(strings.Fields(in), " "); in != "" {
+				out = append(out, brain.Topic{ID: "interest:" + strings.ToLower(in), Label: in, Kind: brain.TopicInterest})
+			}
+		}
+	}
+	brain.SortTopics(out)
+	return out
+}
+
+// howTheyAreTopics are the lines of how w's person is that are under lifeFresh old at now,
+// newest first.
+func howTheyAreTopics(w brain.Wake, rc brain.Recall, now time.Time, loc *time.Location) []brain.Topic {
+	var out []brain.Topic
+	for _, note := range rc.HowTheyAre {
+		if note.User != 0 && w.User != 0 && note.User != w.User {
+			continue
+		}
+		lines := brain.FreshLines(note.Lines, now)
+		for i := len(lines) - 1; i >= 0; i-- {
+			l := lines[i]
+			text := strings.Join(strings.Fields(l.Text), " ")
+			if text == "" || now.Sub(l.At) >= lifeFresh || l.At.After(now) {
+				continue
+			}
+			out = append(out, brain.Topic{ID: "howtheyare:" + strings.ToLower(brain.CleanTopic(text)), Label: text,
+				Kind: brain.TopicHowTheyAre, When: brain.AgoWords(l.At, now, loc)})
 		}
 	}
 	return out
 }
 
-// topicLine tells a proactive run what to bring up if it writes, ending in a blank; "" when
-// nothing was chosen and anima has no interests.
-func (c *Cognition) topicLine(w brain.Wake) string {
-	t, ok := c.openerTopic(w)
-	if !ok {
-		if len(c.cfg.PersonaInterests) > 0 && (w.Reason.Code == brain.ReasonProactive || w.Reason.Code == brain.ReasonThought) {
-			return "Your interests all came up in your last openers: leave them for now. "
+// questionTopics are the person's questions in turns no answer of anima's followed, under
+// lifeFresh old at now, newest first.
+func questionTopics(turns []brain.Turn, now time.Time, loc *time.Location) []brain.Topic {
+	var out []brain.Topic
+	for i := len(turns) - 1; i >= 0; i-- {
+		t := turns[i]
+		if t.Role == "assistant" {
+			break // what came before it was answered
 		}
-		return ""
-	}
-	head := "If you write, bring up " + quote(t.Label)
-	switch t.Kind {
-	case "checkin":
-		return head + ": you planned to check in about it; ask how it went, warmly. "
-	case "share":
-		if len(wakeShares(w)) > 0 {
-			return "" // sharedLine has named it, with what it is tied to
+		text := strings.Join(strings.Fields(t.Text), " ")
+		if !strings.Contains(text, "?") || t.At.IsZero() || now.Sub(t.At) >= lifeFresh {
+			continue
 		}
-		return head + ", which has been on your mind. "
+		if cut := brain.TruncateRunes(text, questionRunes); cut != text {
+			text = cut + "…"
+		}
+		out = append(out, brain.Topic{ID: "question:" + strings.ToLower(brain.CleanTopic(text)), Label: text,
+			Kind: brain.TopicQuestion, When: brain.AgoWords(t.At, now, loc)})
 	}
-	return head + " (one of your interests) when nothing of theirs is worth picking up: a small thought of your " +
-		"own about it, the way a friend mentions what they have been thinking about, briefly, not a lecture. "
+	return out
 }
 
-// opener is what the ledger keeps of w's message of kind k, answered by a: its kind, the
+// topicLine tells a run that may write first what to bring up and how, plainly, ending in
+// a blank; without a pick, to pick up the last conversation (or, when its interests all
+// came up lately, to leave them).
+func (c *Cognition) topicLine(p *prompt) string {
+	t, ok := p.topic, p.topicOK
+	if !ok {
+		line := "Nothing of theirs is waiting and you keep nothing to share: if you write, pick up something from " +
+			"your last conversation, never a bare \"how are you?\". "
+		if len(c.cfg.PersonaInterests) > 0 && p.w.Rel.UnansweredProactive == 0 {
+			line += "Your interests all came up in your last openers: leave them for now. "
+		}
+		return line
+	}
+	label, when := quote(t.Label), ""
+	if t.When != "" {
+		when = " (" + t.When + ")"
+	}
+	switch t.Kind {
+	case brain.TopicCheckin:
+		return "If you write, bring up " + label + ": you planned to check in about it; ask how it went, warmly. "
+	case brain.TopicEvent:
+		if t.On != "" && t.On == p.now.In(p.loc).Format(time.DateOnly) {
+			return "Today is the day of " + label + " for them: if you write, it is about that — wish them well or ask " +
+				"how it is going, warmly and briefly. "
+		}
+		return capitalised(strings.TrimPrefix(t.When, "on ")) + " was the day of " + label + " for them: if you write, " +
+			"it is about that — ask how it went, warmly and briefly. "
+	case brain.TopicHowTheyAre:
+		return "They told you how they are: " + label + when + ". If you write, it is about that — ask how they are doing " +
+			"with it now, warmly, without making it heavy. "
+	case brain.TopicQuestion:
+		return "They asked " + label + when + " and it was left open: if you write, pick it up. "
+	case brain.TopicShare:
+		return shareLine(p.w, t)
+	}
+	return "Nothing of theirs is waiting. If you write, bring up " + label + " (one of your interests): a small thought " +
+		"of your own about it, the way a friend mentions what they have been thinking about, briefly, not a lecture. "
+}
+
+// capitalised is s with its first letter upper case ("yesterday" → "Yesterday").
+func capitalised(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// shareLine names the thought to share t for the ask, with what it is tied to.
+func shareLine(w brain.Wake, t brain.Topic) string {
+	q := quote(t.Label)
+	if id, ok := strings.CutPrefix(t.ID, "share:"); ok {
+		for _, s := range w.Rel.Shares() {
+			if s.ID == id && s.TiedTo != "" {
+				q += " (tied to " + quote(s.TiedTo) + ")"
+			}
+		}
+	}
+	return "You have been meaning to share something with them: " + q + ". If you write, it is about that: bring it " +
+		"up in your own words, briefly, as a friend would. "
+}
+
+// opener is what the ledger keeps of w's message of kind k, answered by a, which brought
+// up t (ok: one was chosen): its kind (from the pick: "missing you" only without one), the
 // model's topic (the chosen one's label when it gave none) and the chosen topic's id; the
 // zero Opener for a message that is not a first message.
-func (c *Cognition) opener(w brain.Wake, k brain.MessageKind, a answer) brain.Opener {
+func (c *Cognition) opener(w brain.Wake, k brain.MessageKind, a answer, t brain.Topic, ok bool) brain.Opener {
 	if k == brain.KindReply || k == brain.KindSystem {
 		return brain.Opener{}
 	}
-	kind, ok := brain.OpenerKindOf(w.Reason.Code, k)
-	if !ok {
+	kind, first := brain.OpenerKindOf(w.Reason.Code, k)
+	if !first {
 		return brain.Opener{}
 	}
 	o := brain.Opener{Kind: kind, Topic: a.Topic}
-	if t, ok := c.openerTopic(w); ok {
+	if ok {
 		o.Subject = t.ID
 		if o.Topic == "" {
 			o.Topic = brain.CleanTopic(t.Label)
 		}
+		if kind == brain.OpenerMissingYou || kind == brain.OpenerThought {
+			o.Kind = t.OpenerKind()
+		}
 	}
 	return o
+}
+
+// usedShares are the intents consuming the share t (the run's pick), once a message of
+// w's goes out: a thought said is not said again.
+func usedShares(w brain.Wake, t brain.Topic, ok bool) []brain.Intent {
+	if id, share := strings.CutPrefix(t.ID, "share:"); ok && share {
+		return []brain.Intent{brain.ShareUsed{Chat: w.Chat, ID: id}}
+	}
+	return nil
 }

@@ -87,7 +87,41 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 	if l := idsLine(named); l != "" {
 		sec.Lines = append(sec.Lines, l)
 	}
+	sec.Topics = eventTopics(cs, shown, now, loc)
 	return sec
+}
+
+// eventDays is how many days after an event's day it is still "just past".
+const eventDays = 2
+
+// eventTopics are the events of cs a first message could bring up at now, in loc, as
+// data: a concern whose day (On) is today or at most eventDays past, not dormant, not
+// shown as a due check-in (skip) and not yet asked about; once its day is past, one with
+// a check-in still planned is left to the check-in. Weight is the nearness: today 3,
+// yesterday 2, before 1.
+func eventTopics(cs []*Concern, skip map[string]bool, now time.Time, loc *time.Location) []brain.Topic {
+	var out []brain.Topic
+	today := now.In(loc).Format(time.DateOnly)
+	for _, c := range cs {
+		if c.On == "" || skip[c.ID] || c.CheckInDone || SalienceAt(c.Touched, now) == Dormant {
+			continue
+		}
+		on, err := time.ParseInLocation(time.DateOnly, c.On, loc)
+		if err != nil {
+			continue
+		}
+		days := int(now.In(loc).Sub(on).Hours() / 24) // 0 on the day itself
+		if c.On > today || days > eventDays || c.On < today && !c.CheckInAt.IsZero() {
+			continue
+		}
+		id := "event:" + c.ID
+		if c.On < today {
+			id += ":after" // asking how it went is another topic than wishing them well
+		}
+		out = append(out, brain.Topic{ID: id, Label: c.Summary, Kind: brain.TopicEvent, On: c.On,
+			When: brain.DayWords(c.On, now, loc), Weight: 3 - min(days, 2)})
+	}
+	return out
 }
 
 // carryDue adds to sec the earliest due check-ins of cs (at most maxDueCheckInsRun), each

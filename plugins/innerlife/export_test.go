@@ -22,3 +22,6 @@ func OpenConcernChange(chat int64, id string, checkIn time.Time) brain.PluginCha
 func EntryChange(chat int64, text string, at time.Time) brain.PluginChange {
 	return change(chat, chat, writeEntry{Entry: Entry{Chat: chat, User: chat, Kind: "reflection", Text: text, At: at}})
 }
+
+// OpenChange is the change that opens c as it is (its id, days and check-in included).
+func OpenChange(c Concern) brain.PluginChange { return change(c.Chat, c.User, openConcern{Concern: c}) }

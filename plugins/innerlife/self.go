@@ -71,14 +71,15 @@ type shareLaterTool struct{}
 var shareLaterSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"text":{"type":"string","description":"the thought, one line, at most 300 characters"},` +
 	`"tied_to":{"type":"string","description":"what it is tied to: something they said, or one of your interests"},` +
-	`"expires_in_days":{"type":"integer","minimum":1,"maximum":7,"description":"after how many days it is stale"}},` +
-	`"required":["text","tied_to","expires_in_days"],"additionalProperties":false}`)
+	`"expires_in_days":{"type":"integer","minimum":1,"maximum":7,"description":"after how many days it is stale"},` +
+	`"matters":{"type":"integer","minimum":1,"maximum":3,"description":"how much it matters to them now: 1 a passing thought, 2 tied to something they care about, 3 tied to what is on their plate now"}},` +
+	`"required":["text","tied_to","expires_in_days","matters"],"additionalProperties":false}`)
 
 func (shareLaterTool) Spec() brain.ToolSpec {
 	return dreamSpec("innerlife_share_later", "Nightly reflection only: keep a thought you "+
 		"might share with them when you next write first (0 to 3 a night) — tied to something they said or to one "+
-		"of your interests, the way a friend saves something to tell. It makes you want to write; it is dropped "+
-		"once said or when it expires.", shareLaterSchema)
+		"of your interests, the way a friend saves something to tell — with how much it matters to them now. It makes "+
+		"you want to write; it is dropped once said or when it expires.", shareLaterSchema)
 }
 
 func (shareLaterTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolResult, error) {
@@ -89,9 +90,14 @@ func (shareLaterTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRe
 		Text    string `json:"text"`
 		TiedTo  string `json:"tied_to"`
 		Expires int    `json:"expires_in_days"`
+		Matters *int   `json:"matters"`
 	}
 	if err := call.Decode(&a); err != nil {
 		return brain.ToolResult{}, err
+	}
+	matters := 1 // a client that leaves it out (the schema asks for it) keeps a passing thought
+	if a.Matters != nil {
+		matters = *a.Matters
 	}
 	text, tied := strings.Join(strings.Fields(a.Text), " "), strings.Join(strings.Fields(a.TiedTo), " ")
 	switch {
@@ -101,10 +107,12 @@ func (shareLaterTool) Call(_ context.Context, call brain.ToolCall) (brain.ToolRe
 		return brain.ToolResult{}, fmt.Errorf("text is %d characters; at most %d", utf8.RuneCountInString(text), brain.ShareTextMax)
 	case a.Expires < 1 || a.Expires > brain.ShareMaxDays:
 		return brain.ToolResult{}, fmt.Errorf("expires_in_days %d: want 1 to %d", a.Expires, brain.ShareMaxDays)
+	case matters < 1 || matters > brain.ShareMattersMax:
+		return brain.ToolResult{}, fmt.Errorf("matters %d: want 1 to %d", matters, brain.ShareMattersMax)
 	case shared(call.Earlier) >= brain.MaxShares:
 		return brain.ToolResult{}, fmt.Errorf("%d thoughts to share already kept tonight; that is the most", brain.MaxShares)
 	}
-	s := brain.Share{ID: newID(), Text: text, TiedTo: brain.ShareText(tied), At: call.Now,
+	s := brain.Share{ID: newID(), Text: text, TiedTo: brain.ShareText(tied), At: call.Now, Matters: matters,
 		Expires: call.Now.Add(time.Duration(a.Expires) * 24 * time.Hour)}
 	return brain.ToolResult{Content: fmt.Sprintf("kept until %s", s.Expires.In(zoneOr(call.Zone)).Format("Mon Jan 2")),
 		Intents: []brain.Intent{brain.ShareLater{Chat: call.Chat, Share: s}}}, nil

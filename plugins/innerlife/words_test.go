@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,61 @@ func TestConcernsInWords(t *testing.T) {
 			if strings.Contains(got, d) {
 				t.Errorf("at %s the section has %q:\n%s", tc.at.Format("Mon 15:04"), d, got)
 			}
+		}
+	}
+}
+
+// TestContextTopics (issue 35): the concerns reach a run as topics too, as data: an event
+// of theirs is a topic on its day ("today", the nearest weighed most) and for two days
+// after ("how did it go", another topic than wishing them well), not before, not after;
+// an event whose check-in is planned is left to the check-in once its day is past.
+func TestContextTopics(t *testing.T) {
+	t.Parallel()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon := time.Date(2026, 3, 9, 19, 0, 0, 0, berlin)
+	p, b := newPlugin(t, mon)
+	var tool brain.Tool
+	for _, tl := range p.Tools() {
+		if tl.Spec().Name == "innerlife_concern" {
+			tool = tl
+		}
+	}
+	open := func(args string) {
+		res, err := tool.Call(context.Background(), brain.ToolCall{Chat: 7, User: 7, Now: mon, Zone: berlin, Args: json.RawMessage(args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		apply(t, p, b, mon, res.Intents...)
+	}
+	open(`{"action":"open","id":null,"summary":"exam in statistics","kind":"event","check_in_at":null,"on":"wednesday","note":null}`)
+	open(`{"action":"open","id":null,"summary":"dentist","kind":"event","check_in_at":"2026-03-11T19:00","on":"2026-03-11","note":null}`)
+	topics := func(at time.Time) string {
+		w := checkinWake(at)
+		w.Loc = berlin
+		var got []string
+		for _, tp := range p.Context(w, at).Topics {
+			if tp.Kind != brain.TopicEvent || !strings.HasPrefix(tp.ID, "event:") {
+				t.Errorf("topic %+v: want an event", tp)
+			}
+			got = append(got, tp.Label+"|"+tp.On+"|"+tp.When+"|"+strconv.Itoa(tp.Weight)+"|"+strconv.FormatBool(strings.HasSuffix(tp.ID, ":after")))
+		}
+		return strings.Join(got, "; ")
+	}
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2026, 3, 10, 9, 0, 0, 0, berlin), ""}, // the day before: not yet
+		{time.Date(2026, 3, 11, 8, 0, 0, 0, berlin), "exam in statistics|2026-03-11|today|3|false; dentist|2026-03-11|today|3|false"},
+		{time.Date(2026, 3, 12, 8, 0, 0, 0, berlin), "exam in statistics|2026-03-11|yesterday|2|true"},
+		{time.Date(2026, 3, 13, 20, 0, 0, 0, berlin), "exam in statistics|2026-03-11|on Wednesday|1|true"},
+		{time.Date(2026, 3, 14, 20, 0, 0, 0, berlin), ""}, // long past
+	} {
+		if got := topics(tc.at); got != tc.want {
+			t.Errorf("at %s topics = %q, want %q", tc.at.Format("Mon 15:04"), got, tc.want)
 		}
 	}
 }
