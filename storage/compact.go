@@ -14,10 +14,13 @@ import (
 // compactTxSize is how many bytes bbolt.Compact copies per transaction. A write
 // transaction keeps every page it writes in the heap until it commits, so this bounds the
 // heap a copy holds: at 64 MiB a backup of a 112 MiB store left anima at 121 MB of RssAnon
-// (idle: 4.4 MB), and a compaction after /forget peaked at 273 MB. Committing every
-// 256 KiB costs no time measurably (BenchmarkBackup100k, BenchmarkCompact100k) and no
-// size (20.79 → 20.80 MiB): the copy is not synced until it is whole (NoSync, NoGrowSync).
-const compactTxSize = 256 << 10
+// (idle: 4.4 MB), and a compaction after /forget peaked at 273 MB. Committing every MiB
+// costs no time measurably (BenchmarkBackup100k, BenchmarkCompact100k) and the heap grows
+// by 5–8 MiB while copying (TestCopyHoldsLittleHeap); the copy is not synced until it is
+// whole (NoSync, NoGrowSync). Every commit leaves a few freed pages behind in the copy:
+// at 256 KiB a commit they came to 0.4–1.2 MiB of a 25 MiB file (TestCompactedFileHasNoSlack
+// allows 80 KiB), at 1 MiB to none past the allowance; at 4 MiB the heap grew by 16 MiB.
+const compactTxSize = 1 << 20
 
 // ErrBusy is returned by Compact when a reader held the store for longer than it may
 // wait: nothing changed, and the caller tries again later.

@@ -18,7 +18,8 @@ import (
 // end, nor in the hour after them unless the user has been seen then); fewer than MaxPerDay proactive wakes today (a check-in may take the last one); no
 // deferral or suppression of ProactiveKey(chat) (firm or not); and, once the user's
 // rhythm is Ready, not in their inferred sleep and inside their active hours unless none
-// comes within a day (timing.go). Unlike
+// comes within a day (timing.go); and not just before they usually come on their own
+// (preempts). Unlike
 // rule 4 it needs no silence: the thought is the reason. A gate that holds only delays the
 // thought: it stays pending.
 func (a *Aggregator) gated(now time.Time, st *brain.State, rel *brain.Relationship) (*time.Location, bool) {
@@ -41,6 +42,8 @@ func (a *Aggregator) gated(now time.Time, st *brain.State, rel *brain.Relationsh
 		g = gateSleep
 	case a.offHours(now, rel, loc, u, patience, true):
 		g = gateOffHours
+	case a.preempts(now, rel, loc, u):
+		g = gateEarly
 	}
 	a.holdThought(rel.Chat, g)
 	return loc, g == gateNone

@@ -149,3 +149,37 @@ func TestNoFollowupToOwnOpener(t *testing.T) {
 		t.Errorf("%d follow-ups to a question in a conversation; want 1", n)
 	}
 }
+
+// TestThoughtNotJustBeforeThem (issue 35): a gated thought (a check-in, a share) due in
+// the hour before an evening person's usual 18:40 waits: if she comes, the run answering
+// her carries it; if she does not, it goes once her time has passed by the margin. It used
+// to go out at 17:53 and she wrote herself minutes later.
+func TestThoughtNotJustBeforeThem(t *testing.T) {
+	t.Parallel()
+	loc := time.UTC
+	rel := &brain.Relationship{Chat: 1, Rhythm: eveningAt(), LastUserMsg: time.Date(2026, 3, 1, 22, 5, 0, 0, loc)}
+	cfg := noQuiet()
+	cfg.Jitter = time.Hour
+	a := New(cfg, Options{})
+	u := a.jitterU(rel)
+	usual := time.Date(2026, 3, 2, 18, 40, 0, 0, loc)
+	for _, tc := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{usual.Add(-2 * time.Hour), false},            // well before: a check-in due then goes
+		{usual.Add(-47 * time.Minute), true},          // 17:53, the hour before
+		{usual.Add(30 * time.Minute), true},           // she may still come
+		{usual.Add(lateMargin + a.late(u)), false},    // her time passed without her
+		{usual.Add(lateMargin + jitterMin - 1), true}, // not yet past the margin and the jitter
+	} {
+		if got := a.preempts(tc.at, rel, loc, u); got != tc.want {
+			t.Errorf("preempts at %s = %v, want %v", tc.at.Format("15:04"), got, tc.want)
+		}
+	}
+	came := *rel
+	came.LastUserMsg = usual.Add(-10 * time.Minute)
+	if a.preempts(usual.Add(30*time.Minute), &came, loc, u) {
+		t.Error("she came at her time: a thought after it pre-empts nothing")
+	}
+}

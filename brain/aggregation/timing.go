@@ -183,6 +183,22 @@ func (a *Aggregator) early(now time.Time, rel *brain.Relationship, loc *time.Loc
 	return !rel.LastUserMsg.Before(usual.Add(-margin)) // yesterday's: early if they came for it
 }
 
+// preempts reports whether a first message at now would come just before the person
+// usually comes on their own: today's usual first time (Rhythm.UsualFirst) is less than
+// preempt ahead, or passed by less than its margin (and the jitter at u), and they have
+// not come yet. A gated thought (a check-in, a share) waits then: if they come, the run
+// that answers them carries it; if not, it goes once the margin has passed. It allocates
+// nothing.
+func (a *Aggregator) preempts(now time.Time, rel *brain.Relationship, loc *time.Location, u float64) bool {
+	_, usual, dev, ok := rel.Rhythm.UsualFirst(now, loc)
+	if !ok {
+		return false
+	}
+	margin := min(max(lateMargin, 2*dev), lateMarginMax)
+	return !now.Before(usual.Add(-preempt)) && now.Before(usual.Add(margin+a.late(u))) &&
+		rel.LastUserMsg.Before(usual.Add(-margin))
+}
+
 // lateHabit reports whether the late-never-early gate (early) governs a plain proactive
 // wake of rel: its rhythm is Ready and knows the usual first time of now's day. The gate
 // has then chosen the moment, so the rhythm gate (offHours) asks only for an active hour,
