@@ -43,6 +43,10 @@ type friendFigures struct {
 	// sharesInHours counts the openers that said a share inside the person's hours.
 	life          bool
 	sharesInHours int
+	// aboutLife counts the openers about the person's life: its own topics (a check-in, an
+	// event, how they are, a question of theirs) and the shares the dream tied to
+	// something of their life (the share's words name a concern the scenario gave them).
+	aboutLife int
 }
 
 // topicSource says where the subject code chose for an opener came from: a concern's
@@ -72,6 +76,9 @@ func (t *timeline) friend() friendFigures {
 		f.kinds[so.o.Kind]++
 		src := topicSource(so.o.Subject)
 		f.sources[src]++
+		if src == sourceLife || src == sourceShare && t.namesTheirLife(so.o.Topic) {
+			f.aboutLife++
+		}
 		if src == sourceShare && t.theirHours(so.at) {
 			f.sharesInHours++
 		}
@@ -95,6 +102,20 @@ func (t *timeline) friend() friendFigures {
 		}
 	}
 	return f
+}
+
+// namesTheirLife reports whether topic names something the scenario's person told anima
+// (a concern of their life, or their words).
+func (t *timeline) namesTheirLife(topic string) bool {
+	topic = strings.ToLower(topic)
+	for _, l := range t.sc.User.Life {
+		for _, s := range []string{l.Concern, l.Says} {
+			if s = strings.ToLower(strings.TrimSpace(s)); s != "" && strings.Contains(topic, s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // firstOwn is the first message the person writes of their own accord on at's local day.
@@ -125,8 +146,8 @@ func (f friendFigures) write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  by where the topic came from: %s\n", strings.Join(srcs, ", "))
 	if f.life {
-		fmt.Fprintf(w, "  about their life: %d of %d (target at least half: the scenario gives them a life)\n",
-			f.sources[sourceLife], f.openers)
+		fmt.Fprintf(w, "  about their life (their own topics, and shares tied to what they told): %d of %d (target at least half: the scenario gives them a life)\n",
+			f.aboutLife, f.openers)
 		fmt.Fprintf(w, "  shares said in the person's hours: %d (target at least 1)\n", f.sharesInHours)
 	}
 	fmt.Fprintf(w, "  pre-empted (sent within %s before the person's own first message of that day): %d (target at most 1 in two weeks)",
