@@ -7,9 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain/memory/bench"
@@ -26,18 +23,18 @@ const benchUsage = `Usage:
 Flags:
 `
 
-// benchCommand is `anima bench memory FILE…` (docs/memory-bench.md).
-func benchCommand(args []string, stdout, stderr io.Writer) int {
+// parseBench parses `anima bench memory FILE…` (docs/memory-bench.md).
+func parseBench(args []string, stdout, stderr io.Writer) (do func(context.Context) int, code int, ok bool) {
 	fs := flag.NewFlagSet("anima bench memory", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	cfgPath := fs.String("config", "", "configuration `FILE` whose budgets to use (llm.context_tokens); without it the defaults")
 	k := fs.Int("k", 0, "also report memory search's recall@`N`: some evidence turn among the top N (1–50)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON (overall, categories, conversations)")
-	usage := func(w io.Writer, code int) int {
+	usage := func(w io.Writer, code int) (func(context.Context) int, int, bool) {
 		fmt.Fprint(w, benchUsage)
 		fs.SetOutput(w)
 		fs.PrintDefaults()
-		return code
+		return nil, code, false
 	}
 	if len(args) == 0 || args[0] != "memory" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
@@ -56,10 +53,15 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "anima bench memory: give one or more conversation files, and --k between 1 and 50")
 		return usage(stderr, 2)
 	}
+	return func(ctx context.Context) int { return benchMemory(ctx, *cfgPath, *k, *asJSON, files, stdout, stderr) }, 0, true
+}
+
+// benchMemory is `anima bench memory` parsed.
+func benchMemory(ctx context.Context, cfgPath string, k int, asJSON bool, files []string, stdout, stderr io.Writer) int {
 	cfg := config.Default()
-	if *cfgPath != "" {
+	if cfgPath != "" {
 		var ok bool
-		if cfg, ok = loadConfig(*cfgPath, stderr); !ok {
+		if cfg, ok = loadConfig(cfgPath, stderr); !ok {
 			return 1
 		}
 	}
@@ -72,10 +74,8 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		convs = append(convs, c...)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	r, err := bench.Run(ctx, convs, bench.Options{BudgetTokens: cfg.LLM.ContextTokens, K: *k})
-	if err == nil && *asJSON {
+	r, err := bench.Run(ctx, convs, bench.Options{BudgetTokens: cfg.LLM.ContextTokens, K: k})
+	if err == nil && asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(r)
@@ -87,20 +87,4 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// parseInterleaved parses args into fs with flags before, between or after the files,
-// and returns the files.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return files, nil
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }

@@ -242,6 +242,7 @@ func TestCommandFlags(t *testing.T) {
 		{"check help", []string{"check", "--help"}, 0, "-config", "-days"},
 		{"sim help", []string{"sim", "-h"}, 0, "-scenario", "-timeout"},
 		{"chat help", []string{"chat", "--help"}, 0, "-store", "-out"},
+		{"chat help: --metrics takes no value", []string{"chat", "--help"}, 0, "  -metrics\n", "-metrics anima run"},
 		{"check --days", []string{"check", "--days", "3"}, 2, "-days", ""},
 		{"version help", []string{"version", "--help"}, 0, "Usage: anima version", "anima dev"},
 		{"help says how FILE is found", []string{"--help"}, 0, "and ./anima.yaml (what `anima init` writes), else ./config.yaml", ""},
@@ -562,3 +563,4 @@ func TestMCPListHostileServer(t *testing.T) {
 		}
 	}
 }
+
