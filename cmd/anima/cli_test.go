@@ -564,3 +564,36 @@ func TestMCPListHostileServer(t *testing.T) {
 	}
 }
 
+// TestCheckReportsEveryProblemOnce: with alowed_users, a bad zone and port 99999 in one
+// file, `anima check` reported the unknown key and a false "llm.base_url: the endpoint
+// cannot be reached at :" (the key is set), and the zone and port only once the typo was
+// fixed (issue 36). Now it reports the three, each once, and asks the endpoint written.
+func TestCheckReportsEveryProblemOnce(t *testing.T) {
+	t.Setenv("ANIMA_TELEGRAM_TOKEN", "")
+	t.Setenv("ANIMA_LLM_API_KEY", "")
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	ai.SetModels("gpt-4o-mini", "gpt-4o")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	yaml := "telegram:\n  token: " + telegramtest.DefaultToken + "\n  api_url: " + tg.URL + "\n  alowed_users: [4242]\n" +
+		"llm: {base_url: '" + ai.URL() + "', api_key: k}\nstorage: {path: " + filepath.Join(dir, "anima.db") + "}\n" +
+		"user: {timezone: Europe/Berln}\nmetrics: {listen: '127.0.0.1:99999'}\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "check", path)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"telegram.alowed_users: unknown key", "user.timezone: unknown time zone", "metrics.listen: must be host:port"} {
+		if strings.Count(stderr, want) != 1 {
+			t.Errorf("output says %q %d times, want once:\n%s", want, strings.Count(stderr, want), stdout+stderr)
+		}
+	}
+	for _, dont := range []string{"llm.base_url", "telegram.allowed_users", "telegram.token", "valid"} {
+		if strings.Contains(stdout+stderr, dont) {
+			t.Errorf("output says %q, a problem the file does not have:\n%s", dont, stdout+stderr)
+		}
+	}
+}

@@ -223,11 +223,11 @@ func keyErrorsOnly(err error) bool {
 	return true
 }
 
-// badKey reports whether err names key as wrong.
+// badKey reports whether err names key, or the section holding it, as wrong.
 func badKey(err error, key string) bool {
 	for _, e := range unwrapJoined(err) {
 		var ke *config.KeyError
-		if errors.As(e, &ke) && ke.Key == key {
+		if errors.As(e, &ke) && (ke.Key == "" || ke.Key == key || strings.HasPrefix(key, ke.Key+".")) {
 			return true
 		}
 	}
