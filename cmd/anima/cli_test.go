@@ -21,6 +21,7 @@ import (
 
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+	"github.com/anima-bot/anima/storage"
 )
 
 // runCLI runs the command line in-process and returns its exit code, stdout and stderr.
@@ -307,6 +308,15 @@ func TestRunWithRefusedTokenExits(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "level=WARN msg=\"telegram.allowed_users still holds the example id 123456789") {
 		t.Errorf("run does not warn of the example user id:\n%s", out)
+	}
+	// A failed start left a new empty store behind, which the next command read as the
+	// service's (issue 36).
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("after the failed start %s holds %q, want only config.yaml", dir, names)
 	}
 }
 
@@ -595,5 +605,55 @@ func TestCheckReportsEveryProblemOnce(t *testing.T) {
 		if strings.Contains(stdout+stderr, dont) {
 			t.Errorf("output says %q, a problem the file does not have:\n%s", dont, stdout+stderr)
 		}
+	}
+}
+
+// TestStorePathBesideTheFile: a relative storage.path followed the working directory, so
+// `anima dead list h.yaml` from another folder looked for (and a failed run created) a new
+// store there (issue 36). It is taken relative to the file's folder; a store the old
+// meaning finds, and the new does not, is still used, with a warning saying both paths.
+func TestStorePathBesideTheFile(t *testing.T) {
+	home, elsewhere := t.TempDir(), t.TempDir()
+	cfg := "telegram: {token: '" + telegramtest.DefaultToken + "', allowed_users: [4242]}\nllm: {base_url: 'http://127.0.0.1:1/v1', api_key: k}\n" +
+		"storage: {path: data/anima.db}\nmetrics: {listen: ''}\n"
+	path := filepath.Join(home, "h.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dead := func(dir string) (int, string) {
+		cmd := exec.Command(binary, "dead", "list", path)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "ANIMA_CONFIG=", "ANIMA_STORAGE_PATH=")
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	// The store of a first conversation, beside the file: found from any folder.
+	st, err := storage.Open(filepath.Join(home, "data", "anima.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := dead(elsewhere); code != 0 || !strings.Contains(out, "no dead letters") {
+		t.Errorf("dead list from another folder: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "data")); err == nil {
+		t.Errorf("dead list from another folder made %s/data", elsewhere)
+	}
+	// A store where the old meaning put it (relative to the working directory) is still
+	// used, and the warning names both paths and what to do.
+	if err := os.Rename(filepath.Join(home, "data"), filepath.Join(elsewhere, "data")); err != nil {
+		t.Fatal(err)
+	}
+	code, out := dead(elsewhere)
+	old, beside := filepath.Join("data", "anima.db"), filepath.Join(home, "data", "anima.db")
+	if code != 0 || !strings.Contains(out, "no dead letters") || !strings.Contains(out, "warning") ||
+		!strings.Contains(out, "using "+old) || !strings.Contains(out, "move it to "+beside) {
+		t.Errorf("dead list with the store where the working directory put it: exit %d, want 0 and a warning naming %s and %s:\n%s", code, old, beside, out)
 	}
 }

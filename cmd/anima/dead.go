@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/bot"
-	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -72,9 +71,8 @@ func parseDead(args []string, stdout, stderr io.Writer) (do func(context.Context
 // deadCommand is `anima dead` parsed: words are list, show ID or retry ID, req the
 // request for bot.Dead.
 func deadCommand(ctx context.Context, cfgPath string, words []string, req string, stdout, stderr io.Writer) int {
-	cfg, err := config.Check(cfgPath, false)
-	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
+	cfg, ok := loadConfig(cfgPath, stderr)
+	if !ok {
 		return 1
 	}
 	if words[0] == "retry" {

@@ -166,6 +166,9 @@ func check(ctx context.Context, path string, offline bool, stdout, stderr io.Wri
 		}
 	}
 	wrong := func(key string) bool { return badKey(err, key) }
+	if w := cfg.ResolveStore(path); w != "" {
+		fmt.Fprintf(stderr, "anima: warning: %s: %s\n", path, w)
+	}
 	notes, perr := bot.Preflight(cfg, false)
 	for _, e := range unwrapJoined(perr) {
 		var ke *config.KeyError

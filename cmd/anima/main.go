@@ -120,12 +120,26 @@ func parse(args []string, stdin io.Reader, stdout, stderr io.Writer) (do func(co
 // (config.Check without the run-time checks); ok is false, with the error on stderr,
 // when it cannot be used.
 func loadConfig(path string, stderr io.Writer) (cfg config.Config, ok bool) {
-	cfg, err := config.Check(path, false)
+	cfg, err := readConfig(path, false, func(w string) { fmt.Fprintf(stderr, "anima: warning: %s: %s\n", path, w) })
 	if err != nil {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return cfg, false
 	}
 	return cfg, true
+}
+
+// readConfig is config.Check with a relative storage.path taken relative to the file's
+// folder (Config.ResolveStore); warn is given what ResolveStore says of a store left
+// where the working directory put it.
+func readConfig(path string, run bool, warn func(string)) (config.Config, error) {
+	cfg, err := config.Check(path, run)
+	if err != nil {
+		return cfg, err
+	}
+	if w := cfg.ResolveStore(path); w != "" {
+		warn(w)
+	}
+	return cfg, nil
 }
 
 // parseVersion is `anima version`: it prints the version; --help says so instead.
