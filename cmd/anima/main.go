@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	_ "time/tzdata" // user time zones work in a distroless image too
 
@@ -19,7 +20,11 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	bi, _ := debug.ReadBuildInfo()
+	bot.Version = buildVersion(bot.Version, bi) // a plain go build says its commit, not dev
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 const usage = `anima — a Telegram companion that writes first only when it has a reason
 
@@ -151,7 +156,7 @@ func parseVersion(args []string, stdout, stderr io.Writer) (do func(context.Cont
 			return 0
 		}, 0, true
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
-		fmt.Fprint(stdout, "Usage: anima version\n\nPrints the version of this anima (git describe when it was built) and exits.\n")
+		fmt.Fprint(stdout, "Usage: anima version\n\nPrints the version of this anima (git describe when it was built, else the commit a plain go build recorded) and exits.\n")
 		return nil, 0, false
 	default:
 		fmt.Fprintf(stderr, "anima version: takes no arguments or flags, not %q\n", args)
