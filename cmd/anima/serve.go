@@ -63,6 +63,11 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 			cfg.Metrics.Listen = ""
 		}
 	}
+	if cmd == "chat" && cfg.Log.SlogLevel() == slog.LevelInfo {
+		// The conversation is on this terminal: only warnings and errors join it (on
+		// stderr); log.level debug still shows everything.
+		cfg.Log.Level = "warn"
+	}
 	log := bot.NewLogger(cfg.Log, stderr)
 	if moved != "" {
 		log.Warn(moved, "config", *f.config, "store", cfg.Storage.Path)
@@ -73,6 +78,10 @@ func serve(ctx context.Context, cmd string, f *cmdFlags, stdin io.Reader, stdout
 	opts := bot.Options{Logger: log}
 	if cmd == "chat" {
 		opts.Console, opts.In, opts.Out = true, stdin, stdout
+		if interactive(stdin) {
+			p := newPromptWriter(stdout)
+			opts.In, opts.Out = typedReader{stdin, p}, p
+		}
 	} else {
 		log.Debug("scheduler", "gomaxprocs", oneProc())
 		opts.Settled = func() { afterStart(log) }
