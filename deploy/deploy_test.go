@@ -242,3 +242,50 @@ func TestComposeRunsAnimaUnderInit(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsExecNamesAContainer: docs/deploy.md's backup line was `docker exec anima …`,
+// which finds no container under compose: compose names it <project>-<service>-1
+// (issue 36). Every `docker exec NAME` must name a container a `docker run --name` of
+// the docs starts, every `docker compose … exec SERVICE` a service of compose.yaml, and
+// the backup is given for compose too.
+func TestDocsExecNamesAContainer(t *testing.T) {
+	doc, err := os.ReadFile("../docs/deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c compose
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ") // lines joined: a command may wrap
+	named := map[string]bool{}
+	for _, part := range strings.Split(text, "docker run ")[1:] {
+		f := strings.Fields(part)
+		for i := 0; i+1 < len(f) && strings.HasPrefix(f[i], "-"); i++ {
+			if f[i] == "--name" {
+				named[f[i+1]] = true
+				break
+			}
+		}
+	}
+	for _, part := range strings.Split(text, "docker exec ")[1:] {
+		if name := strings.Fields(part)[0]; !named[name] {
+			t.Errorf("docs/deploy.md: docker exec %s: no docker run --name %s in the docs (compose's container is <project>-<service>-1)", name, name)
+		}
+	}
+	backup := false
+	for _, part := range strings.Split(text, "docker compose -f deploy/compose.yaml exec ")[1:] {
+		f := strings.Fields(strings.Trim(part, "`"))
+		if _, ok := c.Services[f[0]]; !ok {
+			t.Errorf("docs/deploy.md: compose exec %s: compose.yaml has no such service", f[0])
+		}
+		backup = backup || len(f) > 2 && f[1] == "/anima" && f[2] == "backup"
+	}
+	if !backup {
+		t.Error("docs/deploy.md gives no backup under compose (docker compose -f deploy/compose.yaml exec SERVICE /anima backup …)")
+	}
+}

@@ -102,7 +102,9 @@ func TestConfigLoadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(path)
-	want := path + `: line 3: llm.fast_modle: unknown key; did you mean "fast_model"?`
+	// Every problem at once: the unknown key and the value (issue 36).
+	want := path + `: line 3: llm.fast_modle: unknown key; did you mean "fast_model"?` + "\n" +
+		path + `: line 5: log.level: must be one of debug, info, warn, error; got "loud"`
 	if err == nil || err.Error() != want {
 		t.Errorf("Load() error = %v, want %s", err, want)
 	}
@@ -1009,6 +1011,51 @@ func TestConfigAPIKey(t *testing.T) {
 			}
 			if err := cfg.Validate(); err != nil && strings.Contains(err.Error(), "llm.api_key") {
 				t.Errorf("Validate() = %v: the key is not needed to check a configuration", err)
+			}
+		})
+	}
+}
+
+// TestInspectReportsEveryProblemOnce: a file with an unknown key reported only that key,
+// with a zero configuration (so `anima check` asked an endpoint at ""), and its values'
+// problems only once the key was fixed (issue 36). Now the walk's problems and the values'
+// come together, each once, none that follows from another (alowed_users leaves
+// allowed_users empty; a refused value keeps its default), with the values decoded.
+func TestInspectReportsEveryProblemOnce(t *testing.T) {
+	t.Setenv("ANIMA_TELEGRAM_TOKEN", "")
+	t.Setenv("ANIMA_LLM_API_KEY", "")
+	for _, tc := range []struct {
+		name, yaml string
+		keys       []string
+	}{
+		{"typo, zone and port", "telegram:\n  token: " + fakeToken + "\n  alowed_users: [4242]\nllm: {base_url: 'http://127.0.0.1:9/v1', api_key: k}\n" +
+			"user: {timezone: Europe/Berln}\nmetrics: {listen: '127.0.0.1:99999'}\n",
+			[]string{"telegram.alowed_users", "user.timezone", "metrics.listen"}},
+		{"wrong types and a key set twice", "telegram:\n  token: " + fakeToken + "\n  allowed_users: [4242, x]\nllm: {base_url: 'http://127.0.0.1:9/v1', api_key: k}\n" +
+			"user: {quiet_hours: '25:00-01:00'}\nbrain: {tick: 1h}\nlog: {level: info, level: debug}\n",
+			[]string{"telegram.allowed_users", "user.quiet_hours", "brain.tick", "log.level"}},
+		{"a section of the wrong kind", "telegram: [1]\nllm: {base_url: 'http://127.0.0.1:9/v1', api_key: k}\nuser: {timezone: Mars/Olympus}\n",
+			[]string{"telegram", "user.timezone"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "c.yaml")
+			if err := os.WriteFile(path, []byte(tc.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := Inspect(path)
+			var keys []string
+			for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+				ke, ok := errors.AsType[*KeyError](e)
+				if !ok {
+					t.Fatalf("%v is not a *KeyError", e)
+				}
+				keys = append(keys, ke.Key)
+			}
+			if diff := cmp.Diff(tc.keys, keys); diff != "" {
+				t.Errorf("problems (-want +got):\n%s\nall:\n%v", diff, err)
+			}
+			if cfg.LLM.BaseURL != "http://127.0.0.1:9/v1" {
+				t.Errorf("llm.base_url = %q, want the one written", cfg.LLM.BaseURL)
 			}
 		})
 	}

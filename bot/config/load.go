@@ -2,11 +2,14 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -80,25 +83,41 @@ func parseWith(data []byte, lookup func(string) (string, bool), check func(Confi
 		return Config{}, &KeyError{Line: extra.Line, Msg: "a second YAML document; keep the whole configuration in one"}
 	}
 
-	w := walker{lookup: lookup, restore: restore, lines: map[string]int{}, refs: map[string]bool{}, nulls: map[string]bool{}, expanded: map[*yaml.Node]bool{}}
+	w := walker{lookup: lookup, restore: restore, lines: map[string]int{}, refs: map[string]bool{}, nulls: map[string]bool{},
+		expanded: map[*yaml.Node]bool{}, meant: map[string]bool{}, refusedN: map[*yaml.Node]bool{}, pruned: map[*yaml.Node]bool{}}
 	w.section(doc.Content[0], reflect.TypeFor[Config](), "")
-	if len(w.errs) > 0 {
-		return Config{}, joinKeyErrors(w.errs)
-	}
 	// The walk above is the strict check (yaml's own KnownFields does not apply to
-	// Node.Decode and cannot name the full key); this fills in the values.
+	// Node.Decode and cannot name the full key); this fills in the values. What the walk
+	// refused is left out and keeps its default, so the values' problems are judged and
+	// reported with the walk's, all in one go.
+	if len(w.errs) > 0 {
+		w.prune(&doc)
+	}
 	if err := doc.Decode(&cfg); err != nil {
-		return Config{}, fmt.Errorf("decode config: %w", err)
+		return Config{}, errors.Join(joinKeyErrors(w.errs), fmt.Errorf("decode config: %w", err))
 	}
 	applyEnvDefaults(&cfg, lookup, func(key string) (bool, bool) { return w.lines[key] > 0 && !w.nulls[key], w.refs[key] })
 	problems := check(cfg)
 	for _, p := range problems {
 		p.Line = w.lines[p.Key]
 	}
+	problems = append(w.errs, w.unsaid(problems)...)
+	// In the order of the file; what no line holds (a key run needs and the file lacks) last.
+	slices.SortStableFunc(problems, func(a, b *KeyError) int {
+		return cmp.Compare(lineOrder(a.Line), lineOrder(b.Line))
+	})
 	if len(problems) > 0 && !keep {
 		return Config{}, joinKeyErrors(problems)
 	}
 	return cfg, joinKeyErrors(problems)
+}
+
+// lineOrder sorts line 0 (none) after every line.
+func lineOrder(line int) int {
+	if line == 0 {
+		return math.MaxInt
+	}
+	return line
 }
 
 func joinKeyErrors(errs []*KeyError) error {

@@ -24,10 +24,47 @@ type walker struct {
 	nulls    map[string]bool   // full keys written with no value ("key:")
 	expanded map[*yaml.Node]bool
 	errs     []*KeyError
+	meant    map[string]bool     // full keys an unknown key was likely meant as (a typo's "did you mean")
+	refusedN map[*yaml.Node]bool // the nodes fail was given
+	pruned   map[*yaml.Node]bool // the nodes prune has been through
 }
 
 func (w *walker) fail(n *yaml.Node, key, format string, args ...any) {
 	w.errs = append(w.errs, &KeyError{Key: key, Line: n.Line, Msg: fmt.Sprintf(format, args...)})
+	w.refusedN[n] = true
+}
+
+// prune takes out of n every mapping entry whose key or value the walk refused, and
+// every such list item, so that what is left decodes: a refused key keeps its default.
+func (w *walker) prune(n *yaml.Node) {
+	if n == nil || w.pruned[n] {
+		return
+	}
+	w.pruned[n] = true
+	var kept []*yaml.Node
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !w.refusedN[n.Content[i]] && !w.refusedN[n.Content[i+1]] {
+				kept = append(kept, n.Content[i], n.Content[i+1])
+			}
+		}
+	case yaml.SequenceNode, yaml.DocumentNode:
+		for _, c := range n.Content {
+			if !w.refusedN[c] {
+				kept = append(kept, c)
+			}
+		}
+	case yaml.AliasNode:
+		w.prune(n.Alias)
+		return
+	default:
+		return
+	}
+	n.Content = kept
+	for _, c := range kept {
+		w.prune(c)
+	}
 }
 
 // section checks mapping n against struct type t; prefix is the dotted path of n.
@@ -54,7 +91,11 @@ func (w *walker) section(n *yaml.Node, t reflect.Type, prefix string) {
 		}
 		f, ok := fieldByYAMLName(t, k.Value)
 		if !ok {
-			w.fail(k, key, "unknown key%s", suggest(w.restore.Replace(k.Value), names, prefix))
+			name := w.restore.Replace(k.Value)
+			w.fail(k, key, "unknown key%s", suggest(name, names, prefix))
+			if c := closest(name, names); c != "" {
+				w.meant[join(prefix, c)] = true
+			}
 			continue
 		}
 		w.lines[key] = k.Line
@@ -265,19 +306,49 @@ func fieldByYAMLName(t reflect.Type, name string) (reflect.StructField, bool) {
 
 // suggest names the closest known key, or lists them all.
 func suggest(key string, names []string, section string) string {
-	best, bestDist := "", 3 // suggest only within an edit distance of 2
-	for _, n := range names {
-		if d := editDistance(key, n); d < bestDist {
-			best, bestDist = n, d
-		}
-	}
-	if best != "" {
+	if best := closest(key, names); best != "" {
 		return fmt.Sprintf("; did you mean %q?", best)
 	}
 	if section == "" {
 		return "; the sections are " + strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("; %s accepts %s", section, strings.Join(names, ", "))
+}
+
+// closest is the name of names nearest key within an edit distance of 2, else "".
+func closest(key string, names []string) string {
+	best, bestDist := "", 3
+	for _, n := range names {
+		if d := editDistance(key, n); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+// unsaid is problems without those that follow from what the walk found wrong: a problem
+// of a key the walk refused, or of one inside it (the value was not decoded and is the
+// default), or of the key a refused unknown key was likely meant as (alowed_users makes
+// allowed_users empty). Each problem is said once, and only when it is true of the file.
+func (w *walker) unsaid(problems []*KeyError) []*KeyError {
+	var out []*KeyError
+	for _, p := range problems {
+		if w.meant[p.Key] || w.refused(p.Key) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// refused reports whether the walk found key, or a section holding it, wrong.
+func (w *walker) refused(key string) bool {
+	for _, e := range w.errs {
+		if e.Key == "" || e.Key == key || strings.HasPrefix(key, e.Key+".") {
+			return true
+		}
+	}
+	return false
 }
 
 func editDistance(a, b string) int {

@@ -7,9 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
@@ -29,8 +26,8 @@ const benchUsage = `Usage:
 Flags:
 `
 
-// benchCommand is `anima bench memory FILE…` (docs/memory-bench.md).
-func benchCommand(args []string, stdout, stderr io.Writer) int {
+// parseBench parses `anima bench memory FILE…` (docs/memory-bench.md).
+func parseBench(args []string, stdout, stderr io.Writer) (do func(context.Context) int, code int, ok bool) {
 	fs := flag.NewFlagSet("anima bench memory", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	cfgPath := fs.String("config", "", "configuration `FILE` whose budgets to use (llm.context_tokens); without it the defaults")
@@ -38,11 +35,11 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the figures as JSON (overall, categories, conversations)")
 	live := fs.Bool("live", false, "embed with --config's llm.embedding_model on its endpoint (prints the requests; spends them only with --yes)")
 	yes := fs.Bool("yes", false, "with --live: spend the requests")
-	usage := func(w io.Writer, code int) int {
+	usage := func(w io.Writer, code int) (func(context.Context) int, int, bool) {
 		fmt.Fprint(w, benchUsage)
 		fs.SetOutput(w)
 		fs.PrintDefaults()
-		return code
+		return nil, code, false
 	}
 	if len(args) == 0 || args[0] != "memory" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
@@ -61,10 +58,25 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "anima bench memory: give one or more conversation files, and --k between 1 and 50")
 		return usage(stderr, 2)
 	}
+	run := benchRun{cfgPath: *cfgPath, k: *k, asJSON: *asJSON, live: *live, yes: *yes, files: files}
+	return func(ctx context.Context) int { return benchMemory(ctx, run, stdout, stderr) }, 0, true
+}
+
+// benchRun is a parsed `anima bench memory` command line.
+type benchRun struct {
+	cfgPath           string
+	k                 int
+	asJSON, live, yes bool
+	files             []string
+}
+
+// benchMemory is `anima bench memory` parsed.
+func benchMemory(ctx context.Context, b benchRun, stdout, stderr io.Writer) int {
+	cfgPath, k, asJSON, files := b.cfgPath, b.k, b.asJSON, b.files
 	cfg := config.Default()
-	if *cfgPath != "" {
+	if cfgPath != "" {
 		var ok bool
-		if cfg, ok = loadConfig(*cfgPath, stderr); !ok {
+		if cfg, ok = loadConfig(cfgPath, stderr); !ok {
 			return 1
 		}
 	}
@@ -77,17 +89,15 @@ func benchCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		convs = append(convs, c...)
 	}
-	opts := bench.Options{BudgetTokens: cfg.LLM.ContextTokens, K: *k}
-	if *live || *yes {
+	opts := bench.Options{BudgetTokens: cfg.LLM.ContextTokens, K: k}
+	if b.live || b.yes {
 		var code int
-		if opts.Embedder, code = liveEmbedder(cfg, *cfgPath, *live, *yes, convs, stdout, stderr); opts.Embedder == nil {
+		if opts.Embedder, code = liveEmbedder(cfg, cfgPath, b.live, b.yes, convs, stdout, stderr); opts.Embedder == nil {
 			return code
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	r, err := bench.Run(ctx, convs, opts)
-	if err == nil && *asJSON {
+	if err == nil && asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(r)
@@ -124,20 +134,4 @@ func liveEmbedder(cfg config.Config, cfgPath string, live, yes bool, convs []ben
 	}
 	client := cognition.NewClient(cfg.LLM.BaseURL, cfg.LLM.APIKey.Reveal(), cfg.LLM.RequestTimeout.Std())
 	return memory.OpenAIEmbedder{Client: client, Model: model, Dimensions: memory.EmbedderDimensions(model)}, 0
-}
-
-// parseInterleaved parses args into fs with flags before, between or after the files,
-// and returns the files.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return files, nil
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }

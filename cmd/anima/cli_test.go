@@ -21,6 +21,7 @@ import (
 
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
+	"github.com/anima-bot/anima/storage"
 )
 
 // runCLI runs the command line in-process and returns its exit code, stdout and stderr.
@@ -242,6 +243,7 @@ func TestCommandFlags(t *testing.T) {
 		{"check help", []string{"check", "--help"}, 0, "-config", "-days"},
 		{"sim help", []string{"sim", "-h"}, 0, "-scenario", "-timeout"},
 		{"chat help", []string{"chat", "--help"}, 0, "-store", "-out"},
+		{"chat help: --metrics takes no value", []string{"chat", "--help"}, 0, "  -metrics\n", "-metrics anima run"},
 		{"check --days", []string{"check", "--days", "3"}, 2, "-days", ""},
 		{"version help", []string{"version", "--help"}, 0, "Usage: anima version", "anima dev"},
 		{"help says how FILE is found", []string{"--help"}, 0, "and ./anima.yaml (what `anima init` writes), else ./config.yaml", ""},
@@ -306,6 +308,15 @@ func TestRunWithRefusedTokenExits(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "level=WARN msg=\"telegram.allowed_users still holds the example id 123456789") {
 		t.Errorf("run does not warn of the example user id:\n%s", out)
+	}
+	// A failed start left a new empty store behind, which the next command read as the
+	// service's (issue 36).
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("after the failed start %s holds %q, want only config.yaml", dir, names)
 	}
 }
 
@@ -560,5 +571,89 @@ func TestMCPListHostileServer(t *testing.T) {
 		if strings.Contains(text, secret) {
 			t.Errorf("the listing shows %s:\n%s", secret, text)
 		}
+	}
+}
+
+// TestCheckReportsEveryProblemOnce: with alowed_users, a bad zone and port 99999 in one
+// file, `anima check` reported the unknown key and a false "llm.base_url: the endpoint
+// cannot be reached at :" (the key is set), and the zone and port only once the typo was
+// fixed (issue 36). Now it reports the three, each once, and asks the endpoint written.
+func TestCheckReportsEveryProblemOnce(t *testing.T) {
+	t.Setenv("ANIMA_TELEGRAM_TOKEN", "")
+	t.Setenv("ANIMA_LLM_API_KEY", "")
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	ai.SetModels("gpt-4o-mini", "gpt-4o")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.yaml")
+	yaml := "telegram:\n  token: " + telegramtest.DefaultToken + "\n  api_url: " + tg.URL + "\n  alowed_users: [4242]\n" +
+		"llm: {base_url: '" + ai.URL() + "', api_key: k}\nstorage: {path: " + filepath.Join(dir, "anima.db") + "}\n" +
+		"user: {timezone: Europe/Berln}\nmetrics: {listen: '127.0.0.1:99999'}\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "check", path)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"telegram.alowed_users: unknown key", "user.timezone: unknown time zone", "metrics.listen: must be host:port"} {
+		if strings.Count(stderr, want) != 1 {
+			t.Errorf("output says %q %d times, want once:\n%s", want, strings.Count(stderr, want), stdout+stderr)
+		}
+	}
+	for _, dont := range []string{"llm.base_url", "telegram.allowed_users", "telegram.token", "valid"} {
+		if strings.Contains(stdout+stderr, dont) {
+			t.Errorf("output says %q, a problem the file does not have:\n%s", dont, stdout+stderr)
+		}
+	}
+}
+
+// TestStorePathBesideTheFile: a relative storage.path followed the working directory, so
+// `anima dead list h.yaml` from another folder looked for (and a failed run created) a new
+// store there (issue 36). It is taken relative to the file's folder; a store the old
+// meaning finds, and the new does not, is still used, with a warning saying both paths.
+func TestStorePathBesideTheFile(t *testing.T) {
+	home, elsewhere := t.TempDir(), t.TempDir()
+	cfg := "telegram: {token: '" + telegramtest.DefaultToken + "', allowed_users: [4242]}\nllm: {base_url: 'http://127.0.0.1:1/v1', api_key: k}\n" +
+		"storage: {path: data/anima.db}\nmetrics: {listen: ''}\n"
+	path := filepath.Join(home, "h.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dead := func(dir string) (int, string) {
+		cmd := exec.Command(binary, "dead", "list", path)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "ANIMA_CONFIG=", "ANIMA_STORAGE_PATH=")
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	// The store of a first conversation, beside the file: found from any folder.
+	st, err := storage.Open(filepath.Join(home, "data", "anima.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := dead(elsewhere); code != 0 || !strings.Contains(out, "no dead letters") {
+		t.Errorf("dead list from another folder: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "data")); err == nil {
+		t.Errorf("dead list from another folder made %s/data", elsewhere)
+	}
+	// A store where the old meaning put it (relative to the working directory) is still
+	// used, and the warning names both paths and what to do.
+	if err := os.Rename(filepath.Join(home, "data"), filepath.Join(elsewhere, "data")); err != nil {
+		t.Fatal(err)
+	}
+	code, out := dead(elsewhere)
+	old, beside := filepath.Join("data", "anima.db"), filepath.Join(home, "data", "anima.db")
+	if code != 0 || !strings.Contains(out, "no dead letters") || !strings.Contains(out, "warning") ||
+		!strings.Contains(out, "using "+old) || !strings.Contains(out, "move it to "+beside) {
+		t.Errorf("dead list with the store where the working directory put it: exit %d, want 0 and a warning naming %s and %s:\n%s", code, old, beside, out)
 	}
 }

@@ -6,15 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/anima-bot/anima/bot"
-	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain"
 )
 
@@ -27,35 +23,30 @@ const deadUsage = `Usage:
 FILE is the configuration, also --config FILE; without either:
 ` + configRule + ".\n"
 
-// dead runs `anima dead list|show ID|retry ID`: through the running service's control
-// socket, or on the store itself when the service is stopped (a retried letter then
-// waits for its next start). Exit codes: 0 done, 1 failed (an unknown id too), 2 usage.
-func dead(args []string, stdout, stderr io.Writer) int {
+// parseDead parses `anima dead list|show ID|retry ID [FILE]` and returns the command:
+// it works through the running service's control socket, or on the store itself when
+// the service is stopped (a retried letter then waits for its next start). Exit codes: 0
+// done, 1 failed (an unknown id too), 2 usage.
+func parseDead(args []string, stdout, stderr io.Writer) (do func(context.Context) int, code int, ok bool) {
 	fs := flag.NewFlagSet("anima dead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
 	cfgPath := fs.String("config", defaultConfig(), "configuration `FILE`, also given as the last argument; without either: "+configRule)
 	// Flags may come before, between or after the words.
-	var words []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, deadUsage)
-				return 0
-			}
-			fmt.Fprint(stderr, deadUsage)
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		words, args = append(words, fs.Arg(0)), fs.Args()[1:]
+	words, _, err := interleave(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, deadUsage)
+		return nil, 0, false
+	}
+	if err != nil {
+		fmt.Fprint(stderr, deadUsage)
+		return nil, 2, false
 	}
 	// The configuration may come as the last word: anima dead list my.yaml.
 	if n := len(words); n > 0 && (n == 2 && words[0] == "list" || n == 3 && words[0] != "list") {
 		if flagSet(fs, "config") {
 			fmt.Fprintln(stderr, "anima dead: two configuration files: give FILE or --config, not both")
-			return 2
+			return nil, 2, false
 		}
 		*cfgPath, words = words[n-1], words[:n-1]
 	}
@@ -66,20 +57,24 @@ func dead(args []string, stdout, stderr io.Writer) int {
 	case len(words) == 2 && (words[0] == "show" || words[0] == "retry"):
 		if _, err := strconv.ParseUint(words[1], 10, 64); err != nil {
 			fmt.Fprintf(stderr, "anima dead %s: ID must be a dead letter's number, not %q\n", words[0], words[1])
-			return 2
+			return nil, 2, false
 		}
 		req = words[0] + " " + words[1]
 	default:
+		fmt.Fprintf(stderr, "anima dead: want list, show ID or retry ID, then FILE (optional), not %q\n", words)
 		fmt.Fprint(stderr, deadUsage)
-		return 2
+		return nil, 2, false
 	}
-	cfg, err := config.Check(*cfgPath, false)
-	if err != nil {
-		fmt.Fprintf(stderr, "anima: %s\n", err)
+	return func(ctx context.Context) int { return deadCommand(ctx, *cfgPath, words, req, stdout, stderr) }, 0, true
+}
+
+// deadCommand is `anima dead` parsed: words are list, show ID or retry ID, req the
+// request for bot.Dead.
+func deadCommand(ctx context.Context, cfgPath string, words []string, req string, stdout, stderr io.Writer) int {
+	cfg, ok := loadConfig(cfgPath, stderr)
+	if !ok {
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if words[0] == "retry" {
 		// The running service checks its own configuration too; a stopped one cannot.
 		letters, err := bot.Dead(ctx, cfg.Storage.Path, "show "+words[1])

@@ -55,7 +55,7 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 		f.memProfile = fs.String("memprofile", "", "write a heap profile to this file on exit")
 		if cmd == "chat" {
 			f.store = fs.String("store", "", "bbolt file for this conversation (default: chat.db beside storage.path; give storage.path to talk with the service's memory while it is stopped)")
-			f.metrics = fs.Bool("metrics", false, "serve /metrics, /healthz and /readyz at metrics.listen as `anima run` does (off: a running service holds that address)")
+			f.metrics = fs.Bool("metrics", false, "serve /metrics, /healthz and /readyz at metrics.listen as anima run does (off: a running service holds that address)")
 		}
 	case "check":
 		f.offline = fs.Bool("offline", false, "do not ask Telegram (getMe) and the model endpoint (the models list, or a one-token request) whether the token, key and models work")
@@ -72,10 +72,11 @@ func newFlags(cmd string, stderr io.Writer) *cmdFlags {
 	return f
 }
 
-// parse parses args. It returns ok false with the exit code when the command is done:
-// 0 after --help (printed to stdout), 2 after a usage error (printed to stderr).
+// parse parses args, flags before, between or after FILE. It returns ok false with the
+// exit code when the command is done: 0 after --help (printed to stdout), 2 after a usage
+// error (said on stderr with what to do instead, and the usage).
 func (f *cmdFlags) parse(args []string, stdout io.Writer) (code int, ok bool) {
-	err := f.fs.Parse(args)
+	rest, given, err := interleave(f.fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		f.usage(stdout)
 		return 0, false
@@ -84,23 +85,50 @@ func (f *cmdFlags) parse(args []string, stdout io.Writer) (code int, ok bool) {
 		f.usage(f.stderr) // the flag package has said what is wrong
 		return 2, false
 	}
-	f.args = args[:len(args)-len(f.fs.Args())]
-	switch rest := f.fs.Args(); len(rest) {
+	f.args = given
+	switch len(rest) {
 	case 0:
 	case 1:
-		given := false
-		f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "config" })
-		if given && *f.config != rest[0] {
+		if flagSet(f.fs, "config") && *f.config != rest[0] {
 			fmt.Fprintf(f.stderr, "anima %s: two configuration files, --config %s and %s: give one\n", f.cmd, *f.config, rest[0])
 			return 2, false
 		}
 		*f.config = rest[0]
 	default:
-		fmt.Fprintf(f.stderr, "anima %s: one configuration file, not %d arguments: %q\n", f.cmd, len(rest), rest)
-		f.usage(f.stderr)
+		use, _, _ := strings.Cut(synopsis[f.cmd], "  ")
+		fmt.Fprintf(f.stderr, "anima %s: one configuration file, not %d arguments: %q; every other argument is a flag, "+
+			"before or after FILE (%s); `anima %s --help` lists them\n", f.cmd, len(rest), rest, strings.TrimSpace(use), f.cmd)
 		return 2, false
 	}
 	return 0, true
+}
+
+// interleave parses args into fs with flags before, between or after the other
+// arguments, which it returns in order (rest), with the flags as given (given); after
+// "--" every argument is one of rest.
+func interleave(fs *flag.FlagSet, args []string) (rest, given []string, err error) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		n := len(args) - fs.NArg()
+		consumed := args[:n]
+		if n > 0 && consumed[n-1] == "--" {
+			return append(rest, fs.Args()...), append(given, consumed[:n-1]...), nil
+		}
+		given = append(given, consumed...)
+		if fs.NArg() == 0 {
+			return rest, given, nil
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
+	}
+}
+
+// parseInterleaved parses args into fs with flags before, between or after the files,
+// and returns the files.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	files, _, err := interleave(fs, args)
+	return files, err
 }
 
 func (f *cmdFlags) usage(w io.Writer) {
@@ -138,6 +166,9 @@ func check(ctx context.Context, path string, offline bool, stdout, stderr io.Wri
 		}
 	}
 	wrong := func(key string) bool { return badKey(err, key) }
+	if w := cfg.ResolveStore(path); w != "" {
+		fmt.Fprintf(stderr, "anima: warning: %s: %s\n", path, w)
+	}
 	notes, perr := bot.Preflight(cfg, false)
 	for _, e := range unwrapJoined(perr) {
 		var ke *config.KeyError
@@ -195,11 +226,11 @@ func keyErrorsOnly(err error) bool {
 	return true
 }
 
-// badKey reports whether err names key as wrong.
+// badKey reports whether err names key, or the section holding it, as wrong.
 func badKey(err error, key string) bool {
 	for _, e := range unwrapJoined(err) {
 		var ke *config.KeyError
-		if errors.As(e, &ke) && ke.Key == key {
+		if errors.As(e, &ke) && (ke.Key == "" || ke.Key == key || strings.HasPrefix(key, ke.Key+".")) {
 			return true
 		}
 	}

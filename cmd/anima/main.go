@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	_ "time/tzdata" // user time zones work in a distroless image too
 
@@ -19,7 +20,11 @@ import (
 	"github.com/anima-bot/anima/bot/config"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	bi, _ := debug.ReadBuildInfo()
+	bot.Version = buildVersion(bot.Version, bi) // a plain go build says its commit, not dev
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 const usage = `anima — a Telegram companion that writes first only when it has a reason
 
@@ -58,58 +63,69 @@ and ./anima.yaml (what ` + "`anima init`" + ` writes), else ./config.yaml.
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	do, code, ok := parse(args, stdin, stdout, stderr)
+	if !ok {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return do(ctx)
+}
+
+// parse parses a command line without acting on it: it returns the command, ready to
+// run, or ok false with the exit code when parsing was the whole of it (0 after --help,
+// 2 after a usage error, said on stderr). Flags may come before or after FILE.
+func parse(args []string, stdin io.Reader, stdout, stderr io.Writer) (do func(context.Context) int, code int, ok bool) {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return 2
+		return nil, 2, false
 	}
 	cmd, args := args[0], args[1:]
 	switch cmd {
 	case "version", "--version", "-v":
-		return versionCommand(args, stdout, stderr)
+		return parseVersion(args, stdout, stderr)
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
-		return 0
+		return nil, 0, false
 	case "init":
-		return initCommand(args, stdin, stdout, stderr)
+		return func(context.Context) int { return initCommand(args, stdin, stdout, stderr) }, 0, true
 	case "dead":
-		return dead(args, stdout, stderr) // dead.go
+		return parseDead(args, stdout, stderr) // dead.go
 	case "mcp":
-		return runMCP(args, stdout, stderr)
+		return parseMCP(args, stdout, stderr) // mcp.go
 	case "bench":
-		return benchCommand(args, stdout, stderr) // bench.go
+		return parseBench(args, stdout, stderr) // bench.go
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
-		return 2
+		return nil, 2, false
 	}
 	f := newFlags(cmd, stderr)
 	if code, ok := f.parse(args, stdout); !ok {
-		return code
+		return nil, code, false
 	}
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	switch cmd {
-	case "check":
-		return check(ctx, *f.config, *f.offline, stdout, stderr)
-	case "sim":
-		return simCommand(ctx, f, stdout, stderr) // sim.go
-	case "compact":
-		return compactCommand(f, stdout, stderr) // store.go
-	case "health":
-		return healthCommand(ctx, f, stdout, stderr) // health.go
-	case "backup":
-		return backupCommand(ctx, f, stdout, stderr) // store.go
-	}
-	return serve(ctx, cmd, f, stdin, stdout, stderr) // serve.go
+	return func(ctx context.Context) int {
+		switch cmd {
+		case "check":
+			return check(ctx, *f.config, *f.offline, stdout, stderr)
+		case "sim":
+			return simCommand(ctx, f, stdout, stderr) // sim.go
+		case "compact":
+			return compactCommand(f, stdout, stderr) // store.go
+		case "health":
+			return healthCommand(ctx, f, stdout, stderr) // health.go
+		case "backup":
+			return backupCommand(ctx, f, stdout, stderr) // store.go
+		}
+		return serve(ctx, cmd, f, stdin, stdout, stderr) // serve.go
+	}, 0, true
 }
 
 // loadConfig reads and validates the configuration of a command that does not serve
 // (config.Check without the run-time checks); ok is false, with the error on stderr,
 // when it cannot be used.
 func loadConfig(path string, stderr io.Writer) (cfg config.Config, ok bool) {
-	cfg, err := config.Check(path, false)
+	cfg, err := readConfig(path, false, func(w string) { fmt.Fprintf(stderr, "anima: warning: %s: %s\n", path, w) })
 	if err != nil {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return cfg, false
@@ -117,17 +133,33 @@ func loadConfig(path string, stderr io.Writer) (cfg config.Config, ok bool) {
 	return cfg, true
 }
 
-// versionCommand is `anima version`: it prints the version; --help says so instead.
-func versionCommand(args []string, stdout, stderr io.Writer) int {
+// readConfig is config.Check with a relative storage.path taken relative to the file's
+// folder (Config.ResolveStore); warn is given what ResolveStore says of a store left
+// where the working directory put it.
+func readConfig(path string, run bool, warn func(string)) (config.Config, error) {
+	cfg, err := config.Check(path, run)
+	if err != nil {
+		return cfg, err
+	}
+	if w := cfg.ResolveStore(path); w != "" {
+		warn(w)
+	}
+	return cfg, nil
+}
+
+// parseVersion is `anima version`: it prints the version; --help says so instead.
+func parseVersion(args []string, stdout, stderr io.Writer) (do func(context.Context) int, code int, ok bool) {
 	switch {
 	case len(args) == 0:
-		fmt.Fprintf(stdout, "anima %s\n", bot.Version)
-		return 0
+		return func(context.Context) int {
+			fmt.Fprintf(stdout, "anima %s\n", bot.Version)
+			return 0
+		}, 0, true
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
-		fmt.Fprint(stdout, "Usage: anima version\n\nPrints the version of this anima (git describe when it was built) and exits.\n")
-		return 0
+		fmt.Fprint(stdout, "Usage: anima version\n\nPrints the version of this anima (git describe when it was built, else the commit a plain go build recorded) and exits.\n")
+		return nil, 0, false
 	default:
 		fmt.Fprintf(stderr, "anima version: takes no arguments or flags, not %q\n", args)
-		return 2
+		return nil, 2, false
 	}
 }

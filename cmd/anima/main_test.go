@@ -355,12 +355,19 @@ func TestChatOnConsole(t *testing.T) {
 	cmd := exec.Command(binary, "chat", "--config", path)
 	cmd.Env = append(os.Environ(), "ANIMA_TELEGRAM_TOKEN=")
 	cmd.Stdin = strings.NewReader("hello console\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chat: %v\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "echo: hello console") {
 		t.Errorf("chat output = %q", out)
+	}
+	// Info lines ("anima started", …) mixed into the conversation (issue 36): chat logs
+	// warnings and errors only, unless log.level is debug.
+	if strings.Contains(stderr.String(), "level=INFO") {
+		t.Errorf("chat logs info lines into the conversation:\n%s", stderr.String())
 	}
 	// The console has its own store beside the service's, which it leaves alone.
 	if _, err := os.Stat(filepath.Join(dir, "chat.db")); err != nil {

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/anima-bot/anima/bot"
 	"github.com/anima-bot/anima/bot/config"
@@ -24,53 +21,59 @@ const mcpUsage = `Usage:
 FILE is the configuration, also --config FILE; without either:
 ` + configRule + ".\n"
 
-// runMCP is `anima mcp list`: it exits 1 when a server cannot be started or listed.
-func runMCP(args []string, stdout, stderr io.Writer) int {
+// parseMCP parses `anima mcp list [FILE] [-v]`; the command exits 1 when a server cannot
+// be started or listed.
+func parseMCP(args []string, stdout, stderr io.Writer) (do func(context.Context) int, code int, ok bool) {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
 		fmt.Fprint(stdout, mcpUsage)
-		return 0
+		return nil, 0, false
 	}
 	if len(args) == 0 || args[0] != "list" {
 		fmt.Fprint(stderr, mcpUsage)
-		return 2
+		return nil, 2, false
 	}
 	fs := flag.NewFlagSet("anima mcp list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
 	cfgPath := fs.String("config", defaultConfig(), "configuration `FILE`, also given as the last argument; without either: "+configRule)
 	verbose := fs.Bool("v", false, "log what the servers do")
-	if err := fs.Parse(args[1:]); err != nil {
+	rest, _, err := interleave(fs, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, mcpUsage)
-			return 0
+			return nil, 0, false
 		}
 		fmt.Fprint(stderr, mcpUsage)
-		return 2
+		return nil, 2, false
 	}
-	switch rest := fs.Args(); {
+	switch {
 	case len(rest) == 1 && flagSet(fs, "config"):
 		fmt.Fprintln(stderr, "anima mcp list: two configuration files: give FILE or --config, not both")
-		return 2
+		return nil, 2, false
 	case len(rest) == 1:
 		*cfgPath = rest[0]
 	case len(rest) > 1:
+		fmt.Fprintf(stderr, "anima mcp list: one configuration file, not %d arguments: %q\n", len(rest), rest)
 		fmt.Fprint(stderr, mcpUsage)
-		return 2
+		return nil, 2, false
 	}
-	cfg, err := config.Check(*cfgPath, false)
+	return func(ctx context.Context) int { return mcpList(ctx, *cfgPath, *verbose, stdout, stderr) }, 0, true
+}
+
+// mcpList is `anima mcp list` parsed.
+func mcpList(ctx context.Context, cfgPath string, verbose bool, stdout, stderr io.Writer) int {
+	cfg, err := config.Check(cfgPath, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "anima: %s\n", err)
 		return 1
 	}
 	servers := cfg.MCP.Enabled()
 	if len(servers) == 0 {
-		fmt.Fprintf(stdout, "%s: no MCP servers enabled under mcp.servers\n", *cfgPath)
+		fmt.Fprintf(stdout, "%s: no MCP servers enabled under mcp.servers\n", cfgPath)
 		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	var opts mcp.Options
-	if *verbose {
+	if verbose {
 		opts.Logger = bot.NewLogger(cfg.Log, stderr)
 	} else {
 		opts.Logger = slog.New(slog.DiscardHandler)

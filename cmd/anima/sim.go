@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"runtime/debug"
 )
 
 // simCommand is `anima sim`: N silent days under a simulated clock, or with --scenario a
@@ -55,11 +57,12 @@ func simFlagSet(fs *flag.FlagSet, name string) bool {
 // a few MB at start, and the scripted model is a fake server, neither of which the service
 // should carry.
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	bin, err := simBinary()
+	bin, cleanup, err := simBinary(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "anima sim: %s\n", err)
 		return 1
 	}
+	defer cleanup()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
@@ -73,17 +76,42 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// simBinary finds anima-sim: beside this executable first, then on PATH.
-func simBinary() (string, error) {
-	if self, err := os.Executable(); err == nil {
+// simBinary finds anima-sim: beside this executable first, then on PATH; under `go run`
+// (from a checkout, where no anima-sim was built) it builds one into a temporary folder,
+// which cleanup removes.
+func simBinary(ctx context.Context) (bin string, cleanup func(), err error) {
+	none := func() {}
+	self, selfErr := os.Executable()
+	if selfErr == nil {
 		p := filepath.Join(filepath.Dir(self), "anima-sim")
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
+			return p, none, nil
 		}
 	}
 	if p, err := exec.LookPath("anima-sim"); err == nil {
-		return p, nil
+		return p, none, nil
 	}
-	return "", errors.New("anima sim needs the anima-sim binary beside anima or on PATH: " +
+	bi, ok := debug.ReadBuildInfo()
+	if selfErr == nil && builtByGoRun(self) && ok && bi.Path != "" {
+		return buildSim(ctx, path.Join(path.Dir(bi.Path), "anima-sim"))
+	}
+	return "", none, errors.New("anima sim needs the anima-sim binary beside anima or on PATH: " +
 		"`make build` builds bin/anima-sim, or run `go run ./cmd/anima-sim` with the same flags")
+}
+
+// buildSim builds the package pkg (anima-sim, as the module of `go run` names it) into a
+// temporary folder with the go command that ran this one.
+func buildSim(ctx context.Context, pkg string) (bin string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "anima-sim")
+	if err != nil {
+		return "", nil, fmt.Errorf("build anima-sim: %w", err)
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	bin = filepath.Join(dir, "anima-sim")
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg).CombinedOutput()
+	if err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("build anima-sim (go build %s, run from the checkout): %w\n%s", pkg, err, out)
+	}
+	return bin, cleanup, nil
 }

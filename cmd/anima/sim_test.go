@@ -176,3 +176,26 @@ func TestServiceLinksNoTestFakes(t *testing.T) {
 		}
 	}
 }
+
+// TestSimUnderGoRun: `go run ./cmd/anima sim …` stopped with "needs the anima-sim binary"
+// (issue 36). Under go run, with none beside it or on PATH, anima builds anima-sim into a
+// temporary folder (this test binary is go-built too, and has no anima-sim beside it).
+func TestSimUnderGoRun(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	t.Setenv("PATH", filepath.Dir(goBin)) // the go command, and no anima-sim
+	bin, cleanup, err := simBinary(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "--help").CombinedOutput()
+	if !strings.Contains(string(out), "scenario") {
+		t.Errorf("%s --help: %v\n%s", bin, err, out)
+	}
+	cleanup()
+	if _, err := os.Stat(bin); err == nil {
+		t.Errorf("%s left after cleanup", bin)
+	}
+}

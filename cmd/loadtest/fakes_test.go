@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,10 @@ func TestFakesOnly(t *testing.T) {
 	defer cancel()
 	runCtx, stop := context.WithCancel(ctx)
 	pr, pw := io.Pipe()
-	lt := &loadtest{o: options{fakesOnly: true}, in: strings.NewReader("some line\ncode 123456\n"), out: pw}
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	go func() { _, _ = io.WriteString(inW, "some line\ncode 123456\n") }()
+	lt := &loadtest{o: options{fakesOnly: true}, in: inR, out: pw}
 	done := make(chan error, 1)
 	go func() {
 		err := lt.run(runCtx)
@@ -81,6 +85,24 @@ func TestFakesOnly(t *testing.T) {
 		t.Errorf("reply %s, want the text sent", got)
 	}
 
+	// Talking on: a "say TEXT" line is the person's next message, and every reply prints
+	// (only the first did, and no line after the code was read: issue 36).
+	go func() { _, _ = io.WriteString(inW, "say how are you?\n") }()
+	if got := next("sent"); !strings.Contains(got, `"how are you?"`) {
+		t.Errorf("sent line %q, want the said text", got)
+	}
+	ups = getUpdatesFrom(ctx, t, api, 10, ups[0].UpdateID+1)
+	if len(ups) != 1 || ups[0].Message.Text != "how are you?" {
+		t.Fatalf("long poll returned %+v, want one \"how are you?\"", ups)
+	}
+	for _, text := range []string{"fine", "and you?"} {
+		call(ctx, t, api+"sendMessage", map[string]any{"chat_id": 4242, "text": text}, nil)
+		next("answered")
+		if got := next("reply"); got != strconv.Quote(text) {
+			t.Errorf("reply %s, want %q", got, text)
+		}
+	}
+
 	stop()
 	if err := <-done; err != nil {
 		t.Fatalf("fakes after cancel: %v, want nil", err)
@@ -88,7 +110,8 @@ func TestFakesOnly(t *testing.T) {
 }
 
 type update struct {
-	Message struct {
+	UpdateID int64 `json:"update_id"`
+	Message  struct {
 		Text string `json:"text"`
 		From struct {
 			ID int64 `json:"id"`
@@ -100,6 +123,14 @@ func getUpdates(ctx context.Context, t *testing.T, api string, timeout int) []up
 	t.Helper()
 	var ups []update
 	call(ctx, t, api+"getUpdates", map[string]any{"timeout": timeout}, &ups)
+	return ups
+}
+
+// getUpdatesFrom is getUpdates confirming the updates before offset.
+func getUpdatesFrom(ctx context.Context, t *testing.T, api string, timeout int, offset int64) []update {
+	t.Helper()
+	var ups []update
+	call(ctx, t, api+"getUpdates", map[string]any{"timeout": timeout, "offset": offset}, &ups)
 	return ups
 }
 

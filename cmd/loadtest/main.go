@@ -83,7 +83,7 @@ func run() int {
 	fs.StringVar(&o.listen, "metrics-listen", "", "with --serve: anima's metrics.listen (default: a free loopback port); the address is printed")
 	fs.DurationVar(&o.every, "every", time.Second, "with --serve: time between messages")
 	fs.StringVar(&o.mcp, "mcp", "", "configure every anima with this stdio MCP server (argv split on spaces), e.g. \"node …/server-everything/dist/index.js stdio\"")
-	fs.BoolVar(&o.fakesOnly, "fakes", false, "start only the fakes and print their URLs and token; once the bot long-polls and a line \"code CODE\" comes on stdin (anima init's one-time code), user 4242 writes \"/start CODE\", and the first reply prints \"answered\" (scripts/first-run)")
+	fs.BoolVar(&o.fakesOnly, "fakes", false, "start only the fakes and print their URLs and token; a line \"code CODE\" on stdin (anima init's one-time code) has user 4242 write \"/start CODE\" once the bot long-polls, a line \"say TEXT\" has them write TEXT; every reply prints \"answered\" and \"reply\" (scripts/first-run)")
 	fs.DurationVar(&o.erasure, "erasure", 0, "with --store: time other users' replies while one user sends /forget yes every second for this long, then during a slow backup as long (0: skip)")
 	fs.IntVar(&o.crash, "crash", 0, "measure only what SIGKILLs repeat: this many random kills among --crash-messages messages (issue 27: 12; 0: skip)")
 	fs.IntVar(&o.crashMessages, "crash-messages", 48, "with --crash: messages, one user each")
