@@ -19,6 +19,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/provider"
 )
 
 // ErrUnavailable is returned (wrapped) by Think when the model endpoint cannot be reached:
@@ -202,7 +203,7 @@ type Cognition struct {
 	retries int
 	backoff time.Duration
 	m       *metrics
-	brk     *breaker
+	brk     *provider.Breaker
 	// noStreamUntil (unix nanoseconds of the clock) keeps streaming off after the endpoint
 	// refused a stream.
 	noStreamUntil atomic.Int64
@@ -266,7 +267,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 	if cooldown <= 0 {
 		cooldown = 5 * time.Second
 	}
-	c.brk = newBreaker(threshold, cooldown, func(open bool, since time.Time) {
+	c.brk = provider.NewBreaker(threshold, cooldown, func(open bool, since time.Time) {
 		if open {
 			c.m.breakerOpen.Set(1)
 			c.m.breakerSince.Set(float64(since.Unix()))
@@ -299,7 +300,7 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 		return out, nil
 	}
 	mayProbe := w.Reason.Code == brain.ReasonUserMessage
-	if c.brk.isOpen(c.clock.Now(), mayProbe) {
+	if c.brk.IsOpen(c.clock.Now(), mayProbe) {
 		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
 		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, ErrUnavailable)
 	}
@@ -327,7 +328,7 @@ func profileOf(w brain.Wake) brain.Profile {
 // failed counts a run that produced no answer and returns its error, as ErrUnavailable
 // (wrapped) when the run's failures opened the breaker: the endpoint is down.
 func (c *Cognition) failed(w brain.Wake, profile brain.Profile, err error) error {
-	if _, open := c.brk.outage(); open && !errors.Is(err, ErrUnavailable) {
+	if _, open := c.brk.Outage(); open && !errors.Is(err, ErrUnavailable) {
 		err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	label := "error"
@@ -346,4 +347,4 @@ func mayProbe(ctx context.Context) bool { ok, _ := ctx.Value(probeKey{}).(bool);
 
 // Outage reports since when the model endpoint has been unreachable (the circuit breaker
 // open); ok is false while it answers. Safe for concurrent use.
-func (c *Cognition) Outage() (since time.Time, ok bool) { return c.brk.outage() }
+func (c *Cognition) Outage() (since time.Time, ok bool) { return c.brk.Outage() }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/ogg"
+	"github.com/anima-bot/anima/brain/provider"
 )
 
 var _ brain.Speaker = (*Cognition)(nil)
@@ -84,14 +85,14 @@ var errNotOgg = errors.New("the answer is not Ogg/Opus")
 // endpoint cannot speak, and whether speech is off.
 type speech struct {
 	m   *speechMetrics
-	brk *breaker
+	brk *provider.Breaker
 	bad atomic.Int32 // consecutive answers saying the endpoint cannot speak
 	off atomic.Bool
 }
 
 func (c *Cognition) newSpeech(reg prometheus.Registerer) *speech {
 	s := &speech{m: newSpeechMetrics(reg)}
-	s.brk = newBreaker(speechBreakerThreshold, speechProbeGap, func(open bool, since time.Time) {
+	s.brk = provider.NewBreaker(speechBreakerThreshold, speechProbeGap, func(open bool, since time.Time) {
 		if open {
 			s.m.breakerOpen.Set(1)
 			c.log.Warn("speech circuit breaker open: replies go as text", "probe_every", speechProbeGap)
@@ -138,7 +139,7 @@ func (c *Cognition) Speak(ctx context.Context, user int64, text string) (brain.V
 		c.refused.Refused(brain.LimitUserSpeech)
 		return brain.Voice{}, fmt.Errorf("%w: the user's daily speech (%s) is spent", brain.ErrSpeechRefused, c.cfg.DailyUserSpeech)
 	}
-	if !s.brk.allow(c.clock.Now(), true) {
+	if !s.brk.Allow(c.clock.Now(), true) {
 		s.m.requests.WithLabelValues(speechUnavailable).Inc()
 		return brain.Voice{}, errSpeechUnavailable
 	}
@@ -154,7 +155,7 @@ func (c *Cognition) Speak(ctx context.Context, user int64, text string) (brain.V
 	if err != nil {
 		return brain.Voice{}, c.speechFailed(ctx, err)
 	}
-	s.brk.success()
+	s.brk.Success()
 	s.bad.Store(0)
 	s.m.requests.WithLabelValues(speechOK).Inc()
 	s.m.chars.Add(float64(chars))
@@ -172,17 +173,17 @@ func (c *Cognition) Speak(ctx context.Context, user int64, text string) (brain.V
 func (c *Cognition) speechFailed(ctx context.Context, err error) error {
 	s := c.speech
 	if ctx.Err() != nil { // the caller gave up: no verdict on the endpoint
-		s.brk.release()
+		s.brk.Release()
 		s.m.requests.WithLabelValues(speechFailed).Inc()
 		return err
 	}
 	notOgg := errors.Is(err, errNotOgg)
 	cannot := notOgg || cannotSpeak(err)
-	if _, retryable := classify(err); notOgg || retryable && !cannot {
+	if _, retryable := provider.Classify(err); notOgg || retryable && !cannot {
 		// An answer that is not audio is a failure too: most often a proxy's error page.
-		s.brk.failure(c.clock.Now())
+		s.brk.Failure(c.clock.Now())
 	} else {
-		s.brk.success() // the endpoint answered; the request was wrong
+		s.brk.Success() // the endpoint answered; the request was wrong
 	}
 	if !cannot {
 		s.bad.Store(0)
@@ -273,7 +274,7 @@ func readSpeech(r io.Reader, declared int64, limit int) ([]byte, error) {
 // cannotSpeak reports whether a failed speech request says the endpoint has no speech:
 // 404 or 501 (no /audio/speech), or a 4xx naming an unknown or unsupported model.
 func cannotSpeak(err error) bool {
-	status := httpStatus(err)
+	status := provider.Status(err)
 	switch {
 	case status == http.StatusNotFound || status == http.StatusNotImplemented:
 		return true
