@@ -96,17 +96,6 @@ type Config struct {
 	// Vision shows photos to the model as image parts; false: anima says it cannot see
 	// images yet. (The configuration's default is true.)
 	Vision bool
-	// SpeechModel speaks replies on the same endpoint (speech.go); "" builds nothing of
-	// speech. Voice is its voice, VoiceStyle the optional instructions on how it sounds,
-	// MaxSpeech the longest reply spoken (default 60s) and DailyUserSpeech how much speech
-	// one user gets a day (0: no cap). SpeechTimeout bounds one speech request, the audio
-	// read with it (default 20 s; at most RequestTimeout): past it the reply goes as text.
-	SpeechModel     string
-	Voice           string
-	VoiceStyle      string
-	MaxSpeech       time.Duration
-	DailyUserSpeech time.Duration
-	SpeechTimeout   time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -145,16 +134,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxAudio <= 0 {
 		c.MaxAudio = 10 * time.Minute
-	}
-	if c.MaxSpeech <= 0 {
-		c.MaxSpeech = time.Minute
-	}
-	if c.SpeechTimeout <= 0 {
-		c.SpeechTimeout = 20 * time.Second
-	}
-	c.SpeechTimeout = min(c.SpeechTimeout, c.RequestTimeout) // the client's own bound
-	if c.Voice == "" {
-		c.Voice = "alloy"
 	}
 	if c.BudgetNotice == "" {
 		c.BudgetNotice = "I've thought a lot with you today — more than my daily share for one person. Let's talk again tomorrow."
@@ -212,7 +191,6 @@ type Cognition struct {
 	sects    func(w brain.Wake, now time.Time) []brain.Section
 	refused  *brain.Refusals
 	budget   *dailyBudget // what runs spend a day (budget.go)
-	speech   *speech      // nil without a SpeechModel (speech.go)
 	// toolShare is the tokens external tools may take together (ToolShare of
 	// ContextTokens); droppedTold holds the groups whose tools left out for it were logged.
 	toolShare   int
@@ -245,9 +223,6 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		c.clock = brain.RealClock{}
 	}
 	c.budget = newDailyBudget(cfg, c.clock)
-	if cfg.SpeechModel != "" {
-		c.speech = c.newSpeech(opts.Registerer)
-	}
 	if c.sleep == nil {
 		c.sleep = brain.Sleep
 	}
