@@ -18,6 +18,7 @@ import (
 	"github.com/anima-bot/anima/brain/loop"
 	"github.com/anima-bot/anima/brain/memory"
 	"github.com/anima-bot/anima/brain/schedule"
+	"github.com/anima-bot/anima/brain/speech"
 	"github.com/anima-bot/anima/channels/console"
 	"github.com/anima-bot/anima/channels/telegram"
 	"github.com/anima-bot/anima/plugins/mcp"
@@ -37,7 +38,7 @@ func assemble(cfg config.Config, opts Options, store *storage.Store, log *slog.L
 		return nil, err
 	}
 	s := &service{log: log, store: store, clock: p.Clock, reg: reg, sched: p.Schedule, think: p.Cognition, mcp: p.MCP,
-		usage: newUsageKeeper(store, p.Cognition)}
+		usage: newUsageKeeper(store, p.Cognition, p.speechUsage())}
 	if err := s.channel(cfg, opts); err != nil {
 		return nil, err
 	}
@@ -65,7 +66,8 @@ type Parts struct {
 	Tools      *cognition.Registry
 	MCP        *mcp.Manager // the MCP servers' tools; not running until its Run
 	Cognition  *cognition.Cognition
-	Journal    TurnJournal // commits turns: inbox, history, index, outbox, facts, schedules, plugins
+	Speech     *speech.Speech // nil without llm.speech_model
+	Journal    TurnJournal    // commits turns: inbox, history, index, outbox, facts, schedules, plugins
 	Policy     brain.ProactivePolicy
 	Aggregator *aggregation.Aggregator
 	Autonomic  *autonomic.Layer
@@ -169,13 +171,29 @@ func (b *builder) plugins() error {
 	return nil
 }
 
-// cognition builds the model's side and restores its token usage.
+// cognition builds the model's side and speech (with a speech model), and restores their
+// usage of the day.
 func (b *builder) cognition() error {
 	p := b.p
 	p.Cognition = cognition.New(CognitionConfig(b.cfg, p.Zone), b.opts.LLM, p.Memory, p.Tools, cognition.Options{Logger: b.log, Registerer: b.reg, Clock: p.Clock,
 		Backoff: b.opts.RetryBackoff, Sections: p.Plugins.Sections, Refusals: p.Refusals})
 	p.Memory.SetMeter(embeddingMeter{p.Cognition}) // embeddings count in the day's budget
-	return restoreUsage(b.store, p.Cognition)
+	// Speech is charged to the day's budget and the person's share: cognition is its Meter.
+	if b.cfg.LLM.SpeechModel != "" {
+		p.Speech = speech.New(SpeechConfig(b.cfg, p.Zone), b.opts.LLM, p.Cognition,
+			speech.Options{Logger: b.log, Registerer: b.reg, Clock: p.Clock, Refusals: p.Refusals})
+	}
+	return restoreUsage(b.store, p.Cognition, p.speechUsage())
+}
+
+var _ speech.Meter = (*cognition.Cognition)(nil)
+
+// speechUsage is the speech made per person today, or nil without a speech model.
+func (p *Parts) speechUsage() speechUsage {
+	if p.Speech == nil {
+		return nil
+	}
+	return p.Speech
 }
 
 // embeddingMeter is memory's Meter over cognition's accountant: what embeddings cost
@@ -239,8 +257,8 @@ func (s *service) coreLoop(cfg config.Config, opts Options, p *Parts) {
 		reminders: s.sched, format: schedule.FormatPage, policy: p.Policy, next: p.Aggregator, plugins: plugs.set,
 		outage: s.think, compact: s.compact, admins: admins(s.tg), mcp: s.mcp, states: p.Memory}
 	if cfg.LLM.SpeechModel != "" && s.tg != nil { // the console cannot play a voice note
-		deps.Speaker = p.Cognition
-		deps.Commands.(*commands).speech = voiceReplies{mode: cfg.VoiceMode(), daily: cfg.Limits.SpeechPerUserPerDay.Std(), meter: p.Cognition}
+		deps.Speaker = p.Speech
+		deps.Commands.(*commands).speech = voiceReplies{mode: cfg.VoiceMode(), daily: cfg.Limits.SpeechPerUserPerDay.Std(), meter: p.Speech}
 	}
 	lc := LoopConfig(cfg, opts.Console)
 	lc.StopGrace = opts.StopGrace // 0: the loop's own

@@ -74,7 +74,7 @@ func (c *commands) groupSetting(ctx context.Context, sig brain.Signal, group boo
 	return "", nil
 }
 
-// speechMeter is how much speech was made for a user today (cognition.Cognition).
+// speechMeter is how much speech was made for a user today (speech.Speech).
 type speechMeter interface {
 	SpeechToday(user int64) time.Duration
 }

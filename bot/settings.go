@@ -12,6 +12,7 @@ import (
 	"github.com/anima-bot/anima/brain/aggregation"
 	"github.com/anima-bot/anima/brain/autonomic"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/speech"
 	"github.com/anima-bot/anima/channels/telegram"
 )
 
@@ -41,12 +42,22 @@ func CognitionConfig(cfg config.Config, zone *time.Location) cognition.Config {
 		Vision:               cfg.LLM.Vision,
 		DailyUserTokenBudget: int(cfg.LLM.DailyUserTokenBudget),
 		DailyUserAudio:       cfg.Limits.AudioPerUserPerDay.Std(),
-		SpeechModel:          cfg.LLM.SpeechModel,
-		Voice:                cfg.Voice.Name,
-		VoiceStyle:           cfg.Persona.VoiceStyle,
-		MaxSpeech:            cfg.Voice.MaxLength.Std(),
-		DailyUserSpeech:      cfg.Limits.SpeechPerUserPerDay.Std(),
-		SpeechTimeout:        cfg.LLM.SpeechTimeout.Std(),
+	}
+}
+
+// SpeechConfig is the llm, voice and persona settings speech takes (llm.speech_model
+// set); zone is the default user zone, whose day the daily speech counts in, as the
+// token budget does.
+func SpeechConfig(cfg config.Config, zone *time.Location) speech.Config {
+	return speech.Config{
+		Model:           cfg.LLM.SpeechModel,
+		Voice:           cfg.Voice.Name,
+		Style:           cfg.Persona.VoiceStyle,
+		MaxLength:       cfg.Voice.MaxLength.Std(),
+		DailyUserSpeech: cfg.Limits.SpeechPerUserPerDay.Std(),
+		// at most the client's own timeout (llm.request_timeout) takes effect
+		Timeout: min(cfg.LLM.SpeechTimeout.Std(), cfg.LLM.RequestTimeout.Std()),
+		Zone:    zone,
 	}
 }
 

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -20,8 +21,14 @@ type usageMeter interface {
 	UserAudio() (day string, seconds map[int64]int)
 	RestoreUserAudio(day string, seconds map[int64]int)
 	ForgetUser(user int64)
+}
+
+// speechUsage is the speech made for each user that day (speech.Speech); nil without a
+// speech model.
+type speechUsage interface {
 	UserSpeech() (day string, millis map[int64]int)
 	RestoreUserSpeech(day string, millis map[int64]int)
+	ForgetUser(user int64)
 }
 
 type savedUsage struct {
@@ -55,8 +62,9 @@ func (u *savedUsage) forget(user int64) bool {
 var usageKey = []byte("llm_usage")
 
 // restoreUsage loads the day's token count saved by the last run, so a restart does not
-// reset llm.daily_token_budget, the users' shares or their daily audio.
-func restoreUsage(store *storage.Store, m usageMeter) error {
+// reset llm.daily_token_budget, the users' shares, their daily audio or (sp, when there
+// is speech) their daily speech.
+func restoreUsage(store *storage.Store, m usageMeter, sp speechUsage) error {
 	var u savedUsage
 	if _, err := store.Get(storage.BucketState, usageKey, &u); err != nil {
 		return err
@@ -64,22 +72,25 @@ func restoreUsage(store *storage.Store, m usageMeter) error {
 	m.RestoreUsage(u.Day, u.Tokens)
 	m.RestoreUserUsage(u.Day, u.Users, u.Told)
 	m.RestoreUserAudio(u.Day, u.Audio)
-	m.RestoreUserSpeech(u.Day, u.Speech)
+	if sp != nil {
+		sp.RestoreUserSpeech(u.Day, u.Speech)
+	}
 	return nil
 }
 
-// usageKeeper saves the meter's counts in the store every minute while they change, and
+// usageKeeper saves the meters' counts in the store every minute while they change, and
 // once more on stop; and forgets a user's (ForgetUser).
 type usageKeeper struct {
 	store *storage.Store
 	m     usageMeter
+	sp    speechUsage // nil without a speech model
 
 	mu   sync.Mutex // orders a save with a user's erasure: neither writes what the other dropped
 	last savedUsage
 }
 
-func newUsageKeeper(store *storage.Store, m usageMeter) *usageKeeper {
-	return &usageKeeper{store: store, m: m}
+func newUsageKeeper(store *storage.Store, m usageMeter, sp speechUsage) *usageKeeper {
+	return &usageKeeper{store: store, m: m, sp: sp}
 }
 
 // Run saves the counts every minute while they change, and once more when ctx ends.
@@ -104,8 +115,15 @@ func (k *usageKeeper) save() error {
 	day, tokens := k.m.Usage()
 	_, users, told, changed := k.m.UserUsage()
 	_, audio := k.m.UserAudio()
-	_, speech := k.m.UserSpeech()
-	u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio, Speech: speech}
+	u := savedUsage{Day: day, Tokens: tokens, Users: users, Told: told, Audio: audio}
+	if k.sp != nil {
+		// Speech keeps its own day: its counts are saved under the tokens' day only when
+		// they are that day's (a day's first speech also charges its tokens).
+		if sday, speech := k.sp.UserSpeech(); sday == day {
+			u.Speech = speech
+		}
+	}
+	changed = changed || !maps.Equal(u.Speech, k.last.Speech)
 	if (u.Day == k.last.Day && u.Tokens == k.last.Tokens && !changed) || day == "" {
 		return nil
 	}
@@ -124,6 +142,9 @@ func (k *usageKeeper) ForgetUser(user int64) (erased bool, err error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.m.ForgetUser(user)
+	if k.sp != nil {
+		k.sp.ForgetUser(user)
+	}
 	k.last.forget(user)
 	err = k.store.Update(func(tx *storage.Tx) error {
 		erased = false

@@ -45,12 +45,12 @@ func TestUsageKeepsUserAudio(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Run saves once more on stop
-	if err := newUsageKeeper(store, before).Run(ctx); err != nil {
+	if err := newUsageKeeper(store, before, nil).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
 
 	after := build()
-	if err := restoreUsage(store, after); err != nil {
+	if err := restoreUsage(store, after, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, secs := after.UserAudio(); secs[7] != 540 {
@@ -77,7 +77,7 @@ func TestForgetDropsUsageAndSent(t *testing.T) {
 	cog.RestoreUsage(day, 5700)
 	cog.RestoreUserUsage(day, map[int64]int{user: 5000, other: 700}, []int64{user})
 	cog.RestoreUserAudio(day, map[int64]int{user: 60, other: 30})
-	keeper := newUsageKeeper(store, cog)
+	keeper := newUsageKeeper(store, cog, nil)
 	if err := keeper.save(); err != nil {
 		t.Fatal(err)
 	}

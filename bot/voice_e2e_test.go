@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/bot/config"
-	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/brain/speech"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
 
@@ -59,7 +59,7 @@ func TestVoiceNoteAnsweredWithVoice(t *testing.T) {
 		t.Errorf("voice note caption %q (reply to %d), want %q", v.Visible, v.ReplyTo, want)
 	}
 	sp := h.ai.Speeches()
-	if len(sp) != 1 || sp[0].Input != cognition.Sayable(want) || sp[0].Format != "opus" || sp[0].Voice != "coral" {
+	if len(sp) != 1 || sp[0].Input != speech.Sayable(want) || sp[0].Format != "opus" || sp[0].Voice != "coral" {
 		t.Fatalf("speech requests = %+v", sp)
 	}
 	if secs := (v.Length + time.Second - 1) / time.Second; v.Duration != int(secs) || v.Length <= 0 {

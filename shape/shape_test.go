@@ -159,6 +159,8 @@ var arrows = []struct {
 }{
 	{"brain", []string{""}, "brain is the vocabulary: it imports no package of the module"},
 	{"brain/ogg", []string{""}, "the Ogg reader is a leaf the fakes may import"},
+	{"brain/provider", []string{"brain/", "bot", "channels", "storage", "plugins"}, "an endpoint's errors and breaker are a leaf over the vocabulary"},
+	{"brain/speech", []string{"brain/cognition", "bot", "channels", "storage"}, "speech takes what it needs of cognition through its Meter; bot wires them"},
 	{"storage", []string{"brain/", "bot", "channels", "plugins"}, "the store serialises the vocabulary, never an engine"},
 	{"brain/memory", []string{"storage", "bot", "channels", "brain/loop"}, "memory owns its interfaces; bot checks that the store implements them"},
 	{"brain/schedule", []string{"storage", "bot", "channels", "brain/loop"}, "schedule owns its interfaces; bot checks that the store implements them"},

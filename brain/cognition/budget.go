@@ -10,36 +10,32 @@ import (
 // dailyBudget is the accountant of what runs spend a day (DefaultZone's day): the tokens of
 // every run against DailyTokenBudget, each user's tokens against their share
 // (DailyUserTokenBudget) with whether they were told it is spent, and each user's
-// transcribed audio against DailyUserAudio (media_share.go) and the speech made for them
-// against DailyUserSpeech (speech_share.go). All counts roll over together
-// when the day changes. It is safe for concurrent use.
+// transcribed audio against DailyUserAudio (media_share.go). All counts roll over together
+// when the day changes (speech keeps its own, brain/speech). It is safe for concurrent use.
 type dailyBudget struct {
-	clock      brain.Clock
-	zone       *time.Location
-	daily      int           // DailyTokenBudget; 0: unlimited
-	userDaily  int           // DailyUserTokenBudget; 0: no share
-	userAudio  time.Duration // DailyUserAudio; 0: no cap
-	userSpeech time.Duration // DailyUserSpeech; 0: no cap
+	clock     brain.Clock
+	zone      *time.Location
+	daily     int           // DailyTokenBudget; 0: unlimited
+	userDaily int           // DailyUserTokenBudget; 0: no share
+	userAudio time.Duration // DailyUserAudio; 0: no cap
 
 	mu  sync.Mutex
 	day string
 	sum int
 	// per user, on day: tokens spent, and who was told their share is spent
-	user   map[int64]int
-	told   map[int64]bool
-	audio  map[int64]int // seconds of each user's recordings transcribed on day
-	speech map[int64]int // milliseconds of speech made for each user on day (speech_share.go); nil until the first
-	dirty  bool          // changed since userUsage was last read
+	user  map[int64]int
+	told  map[int64]bool
+	audio map[int64]int // seconds of each user's recordings transcribed on day
+	dirty bool          // changed since userUsage was last read
 }
 
 func newDailyBudget(cfg Config, clock brain.Clock) *dailyBudget {
 	return &dailyBudget{
 		clock: clock, zone: cfg.DefaultZone,
 		daily: cfg.DailyTokenBudget, userDaily: cfg.DailyUserTokenBudget, userAudio: cfg.DailyUserAudio,
-		userSpeech: cfg.DailyUserSpeech,
-		user:       map[int64]int{},
-		told:       map[int64]bool{},
-		audio:      map[int64]int{},
+		user:  map[int64]int{},
+		told:  map[int64]bool{},
+		audio: map[int64]int{},
 	}
 }
 
@@ -94,7 +90,6 @@ func (b *dailyBudget) rollLocked(day string) {
 		clear(b.user)
 		clear(b.told)
 		clear(b.audio)
-		clear(b.speech)
 		b.dirty = true
 	}
 }
@@ -134,7 +129,7 @@ func (b *dailyBudget) spentLocked(user int64) bool {
 	return b.userDaily > 0 && user != 0 && b.user[user] >= b.userDaily
 }
 
-// forgetUser drops user's counts of the day: tokens, the told mark, audio and speech. The day's
+// forgetUser drops user's counts of the day: tokens, the told mark and audio. The day's
 // total keeps their tokens.
 func (b *dailyBudget) forgetUser(user int64) {
 	b.mu.Lock()
@@ -142,12 +137,10 @@ func (b *dailyBudget) forgetUser(user int64) {
 	_, spent := b.user[user]
 	_, told := b.told[user]
 	_, audio := b.audio[user]
-	_, speech := b.speech[user]
 	delete(b.user, user)
 	delete(b.told, user)
 	delete(b.audio, user)
-	delete(b.speech, user)
-	b.dirty = b.dirty || spent || told || audio || speech
+	b.dirty = b.dirty || spent || told || audio
 }
 
 // untold undoes the "told" mark of shareSpent.

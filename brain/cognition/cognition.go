@@ -19,6 +19,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/provider"
 )
 
 // ErrUnavailable is returned (wrapped) by Think when the model endpoint cannot be reached:
@@ -95,17 +96,6 @@ type Config struct {
 	// Vision shows photos to the model as image parts; false: anima says it cannot see
 	// images yet. (The configuration's default is true.)
 	Vision bool
-	// SpeechModel speaks replies on the same endpoint (speech.go); "" builds nothing of
-	// speech. Voice is its voice, VoiceStyle the optional instructions on how it sounds,
-	// MaxSpeech the longest reply spoken (default 60s) and DailyUserSpeech how much speech
-	// one user gets a day (0: no cap). SpeechTimeout bounds one speech request, the audio
-	// read with it (default 20 s; at most RequestTimeout): past it the reply goes as text.
-	SpeechModel     string
-	Voice           string
-	VoiceStyle      string
-	MaxSpeech       time.Duration
-	DailyUserSpeech time.Duration
-	SpeechTimeout   time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -144,16 +134,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxAudio <= 0 {
 		c.MaxAudio = 10 * time.Minute
-	}
-	if c.MaxSpeech <= 0 {
-		c.MaxSpeech = time.Minute
-	}
-	if c.SpeechTimeout <= 0 {
-		c.SpeechTimeout = 20 * time.Second
-	}
-	c.SpeechTimeout = min(c.SpeechTimeout, c.RequestTimeout) // the client's own bound
-	if c.Voice == "" {
-		c.Voice = "alloy"
 	}
 	if c.BudgetNotice == "" {
 		c.BudgetNotice = "I've thought a lot with you today — more than my daily share for one person. Let's talk again tomorrow."
@@ -202,7 +182,7 @@ type Cognition struct {
 	retries int
 	backoff time.Duration
 	m       *metrics
-	brk     *breaker
+	brk     *provider.Breaker
 	// noStreamUntil (unix nanoseconds of the clock) keeps streaming off after the endpoint
 	// refused a stream.
 	noStreamUntil atomic.Int64
@@ -211,7 +191,6 @@ type Cognition struct {
 	sects    func(w brain.Wake, now time.Time) []brain.Section
 	refused  *brain.Refusals
 	budget   *dailyBudget // what runs spend a day (budget.go)
-	speech   *speech      // nil without a SpeechModel (speech.go)
 	// toolShare is the tokens external tools may take together (ToolShare of
 	// ContextTokens); droppedTold holds the groups whose tools left out for it were logged.
 	toolShare   int
@@ -244,9 +223,6 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		c.clock = brain.RealClock{}
 	}
 	c.budget = newDailyBudget(cfg, c.clock)
-	if cfg.SpeechModel != "" {
-		c.speech = c.newSpeech(opts.Registerer)
-	}
 	if c.sleep == nil {
 		c.sleep = brain.Sleep
 	}
@@ -266,7 +242,7 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 	if cooldown <= 0 {
 		cooldown = 5 * time.Second
 	}
-	c.brk = newBreaker(threshold, cooldown, func(open bool, since time.Time) {
+	c.brk = provider.NewBreaker(threshold, cooldown, func(open bool, since time.Time) {
 		if open {
 			c.m.breakerOpen.Set(1)
 			c.m.breakerSince.Set(float64(since.Unix()))
@@ -299,7 +275,7 @@ func (c *Cognition) Think(ctx context.Context, w brain.Wake) (brain.Outcome, err
 		return out, nil
 	}
 	mayProbe := w.Reason.Code == brain.ReasonUserMessage
-	if c.brk.isOpen(c.clock.Now(), mayProbe) {
+	if c.brk.IsOpen(c.clock.Now(), mayProbe) {
 		c.m.runs.WithLabelValues(string(profile), "unavailable").Inc()
 		return brain.Outcome{}, fmt.Errorf("think chat %d: %w", w.Chat, ErrUnavailable)
 	}
@@ -327,7 +303,7 @@ func profileOf(w brain.Wake) brain.Profile {
 // failed counts a run that produced no answer and returns its error, as ErrUnavailable
 // (wrapped) when the run's failures opened the breaker: the endpoint is down.
 func (c *Cognition) failed(w brain.Wake, profile brain.Profile, err error) error {
-	if _, open := c.brk.outage(); open && !errors.Is(err, ErrUnavailable) {
+	if _, open := c.brk.Outage(); open && !errors.Is(err, ErrUnavailable) {
 		err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	label := "error"
@@ -346,4 +322,4 @@ func mayProbe(ctx context.Context) bool { ok, _ := ctx.Value(probeKey{}).(bool);
 
 // Outage reports since when the model endpoint has been unreachable (the circuit breaker
 // open); ok is false while it answers. Safe for concurrent use.
-func (c *Cognition) Outage() (since time.Time, ok bool) { return c.brk.outage() }
+func (c *Cognition) Outage() (since time.Time, ok bool) { return c.brk.Outage() }

@@ -10,6 +10,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/provider"
 )
 
 // The final answer's format. Every request asks for the answer as a strict JSON schema
@@ -103,7 +104,7 @@ func (c *Cognition) sendFormatted(ctx context.Context, req openai.ChatCompletion
 // refusesFormat reports whether an error says the endpoint does not take response_format (a
 // json_schema one): a 400 whose param or message names it.
 func refusesFormat(err error) bool {
-	if httpStatus(err) != http.StatusBadRequest {
+	if provider.Status(err) != http.StatusBadRequest {
 		return false
 	}
 	msg := providerMessage(err)

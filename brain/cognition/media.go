@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/provider"
 )
 
 var _ brain.Perceiver = (*Cognition)(nil)
@@ -173,7 +174,7 @@ func (c *Cognition) transcribe(ctx context.Context, audio []byte, name string, s
 	took := time.Since(began).Seconds()
 	c.m.duration.WithLabelValues(model).Observe(took)
 	if err != nil {
-		class, _ := classify(err)
+		class, _ := provider.Classify(err)
 		c.m.requests.WithLabelValues(model, class).Inc()
 		return "", fmt.Errorf("transcribe %s: %w", name, redactProvider(err)) // logged by Perceive
 	}

@@ -8,11 +8,8 @@ import (
 
 // Outcomes of one LLM request (the outcome label of anima_llm_requests_total).
 const (
-	outcomeOK          = "ok"
-	outcomeError       = "error"
-	outcomeTimeout     = "timeout"
-	outcomeRateLimited = "rate_limited"
-	outcomeServerError = "server_error"
+	outcomeOK = "ok"
+	// the failures' outcomes are provider.Classify's classes
 )
 
 // metrics are the cognition layer's Prometheus metrics. Labels stay low-cardinality: model

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/provider"
 )
 
 // A request of a run: sent on the run's model with retries under the circuit breaker, then
@@ -101,7 +100,7 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 	setMaxTokens(&req, c.cfg.MaxOutputTokens)
 	var last error
 	for attempt := 0; ; attempt++ {
-		if !c.brk.allow(c.clock.Now(), mayProbe(ctx)) {
+		if !c.brk.Allow(c.clock.Now(), mayProbe(ctx)) {
 			if last != nil {
 				return openai.ChatCompletionResponse{}, fmt.Errorf("%w (last error: %w)", ErrUnavailable, last)
 			}
@@ -112,20 +111,20 @@ func (c *Cognition) request(ctx context.Context, req openai.ChatCompletionReques
 			c.succeeded(req.Model, resp.Usage)
 			return resp, nil
 		}
-		class, retryable := classify(err)
+		class, retryable := provider.Classify(err)
 		c.m.requests.WithLabelValues(req.Model, class).Inc()
 		if ctx.Err() != nil {
-			c.brk.release()
+			c.brk.Release()
 			return openai.ChatCompletionResponse{}, fmt.Errorf("request %s: %w", req.Model, ctx.Err())
 		}
 		last = fmt.Errorf("request %s: %w", req.Model, err)
 		if !retryable {
-			c.brk.success() // the endpoint is alive; the request was wrong
+			c.brk.Success() // the endpoint is alive; the request was wrong
 			return openai.ChatCompletionResponse{}, last
 		}
 		now := c.clock.Now()
-		c.brk.failure(now)
-		if _, open := c.brk.outage(); open || attempt >= c.retries {
+		c.brk.Failure(now)
+		if _, open := c.brk.Outage(); open || attempt >= c.retries {
 			// An open breaker is not retried: a probe is one request.
 			return openai.ChatCompletionResponse{}, last
 		}
@@ -163,50 +162,11 @@ func (c *Cognition) attempt(ctx context.Context, req openai.ChatCompletionReques
 // succeeded books an answered request: the breaker closes, and its tokens count in the
 // metrics and the day's budget.
 func (c *Cognition) succeeded(model string, usage openai.Usage) {
-	c.brk.success()
+	c.brk.Success()
 	c.m.requests.WithLabelValues(model, outcomeOK).Inc()
 	c.m.tokens.WithLabelValues(model, "prompt").Add(float64(usage.PromptTokens))
 	c.m.tokens.WithLabelValues(model, "completion").Add(float64(usage.CompletionTokens))
 	c.budget.add(usage.PromptTokens + usage.CompletionTokens)
-}
-
-// classify maps a request error to its metrics outcome and whether it is worth retrying.
-func classify(err error) (outcome string, retryable bool) {
-	status := httpStatus(err)
-	var netErr net.Error
-	switch {
-	case status == http.StatusTooManyRequests:
-		return outcomeRateLimited, true
-	case status >= 500:
-		return outcomeServerError, true
-	case status >= 400:
-		return outcomeError, false
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
-		return outcomeTimeout, true
-	}
-	return outcomeError, true // transport errors, garbled bodies
-}
-
-// httpStatus is the HTTP status an endpoint answered a failed request with; 0 when there
-// was no answer.
-func httpStatus(err error) int {
-	status, _ := providerAnswer(err)
-	return status
-}
-
-// providerAnswer is an endpoint's error answer to a failed request, from go-openai's
-// *APIError (a JSON error body: the status and its message) or *RequestError (any other
-// body: the status and the raw body); 0 and "" when there was no answer.
-func providerAnswer(err error) (status int, msg string) {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		return apiErr.HTTPStatusCode, apiErr.Message
-	case errors.As(err, &reqErr):
-		return reqErr.HTTPStatusCode, string(reqErr.Body)
-	}
-	return 0, ""
 }
 
 // setMaxTokens caps the response: reasoning models take max_completion_tokens, the others

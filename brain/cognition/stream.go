@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/anima-bot/anima/brain/provider"
 )
 
 // Streaming is presentation only. When a wake comes with a brain.Drafter (an answer to
@@ -90,7 +92,7 @@ func (c *Cognition) stream(ctx context.Context, req openai.ChatCompletionRequest
 // as opposed to failing for reasons a plain request would meet too (a bad request,
 // throttling, authentication, server errors, the network).
 func refusesStream(err error) bool {
-	status := httpStatus(err)
+	status := provider.Status(err)
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
 		return false
@@ -114,7 +116,7 @@ func refusesStream(err error) bool {
 // providerMessage is the message of an endpoint's error answer: the JSON error's message,
 // or the raw body.
 func providerMessage(err error) string {
-	_, msg := providerAnswer(err)
+	_, msg := provider.Answer(err)
 	return msg
 }
 

@@ -1,7 +1,7 @@
 // Package ogg reads and writes the little of Ogg/Opus that voice notes need: the length
 // of a recording (from the granule position of its last page, RFC 7845) and a valid
 // recording of silence for the fakes to speak with. It imports nothing of the module, so
-// speech (brain/cognition) and the fakes of channels (telegramtest) both may import it;
+// speech (brain/speech) and the fakes of channels (telegramtest) both may import it;
 // it lived under brain/cognition, which a fake had to reach into.
 package ogg
 

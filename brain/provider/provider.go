@@ -1,7 +1,10 @@
-// Package provider is what anima keeps of an OpenAI-compatible endpoint's failed answer
-// when it logs or returns it: the status, error type and code and the start of the
-// message, never the whole body, which may echo the user's words. Cognition (chat,
-// transcription) and memory (the summarizer) use it alike.
+// Package provider is what anima knows of an OpenAI-compatible endpoint failing: what it
+// keeps of a failed answer when it logs or returns it (Redact: the status, error type and
+// code and the start of the message, never the whole body, which may echo the user's
+// words), how it classifies the failure (Classify, Status: the endpoint's, and retried, or
+// the request's), and the circuit breaker that counts the endpoint's failures (Breaker).
+// Cognition (chat, transcription), speech and memory (the summarizer) use it alike. It
+// imports brain and go-openai, nothing else of ours.
 package provider
 
 import (

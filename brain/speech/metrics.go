@@ -1,4 +1,4 @@
-package cognition
+package speech
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -6,8 +6,8 @@ import (
 	"github.com/anima-bot/anima/brain/metric"
 )
 
-// speechMetrics measure speaking; they exist only with a speech model.
-type speechMetrics struct {
+// metrics measure speaking; they exist only with a speech model (a Speech).
+type metrics struct {
 	requests *prometheus.CounterVec
 	duration prometheus.Histogram
 	chars    prometheus.Counter
@@ -18,12 +18,12 @@ type speechMetrics struct {
 	off         prometheus.Gauge
 }
 
-func newSpeechMetrics(reg prometheus.Registerer) *speechMetrics {
+func newMetrics(reg prometheus.Registerer) *metrics {
 	f := metric.With(reg)
-	return &speechMetrics{
+	return &metrics{
 		requests: metric.Known(f.CounterVec("anima_speech_requests_total",
 			"Replies to be spoken by outcome (ok, too_long, limited, failed, unsupported, unavailable); only ok, failed and unsupported reached the endpoint.", "outcome"),
-			speechOK, speechTooLong, speechLimited, speechFailed, speechUnsupported, speechUnavailable),
+			outcomeOK, outcomeTooLong, outcomeLimited, outcomeFailed, outcomeUnsupported, outcomeUnavailable),
 		duration: f.Histogram("anima_speech_request_seconds",
 			"Duration of speech requests, the audio read.", []float64{0.25, 0.5, 1, 2, 4, 8, 15, 30, 60}),
 		chars: f.Counter("anima_speech_characters_total", "Characters spoken (and charged, a token each)."),

@@ -1,4 +1,4 @@
-package cognition
+package speech
 
 import (
 	"regexp"

@@ -1,18 +1,18 @@
-package cognition
+package provider
 
 import (
 	"sync"
 	"time"
 )
 
-// breaker is a circuit breaker for an endpoint: the model's (Cognition.brk), or its speech
-// (speech.brk). After threshold consecutive failures it opens: requests fail fast, and the
-// outage lasts until a probe succeeds. A probe is one request (no retries) that a caller
+// Breaker is a circuit breaker for an endpoint: the model's (brain/cognition), or its
+// speech (brain/speech). After threshold consecutive failures it opens: requests fail
+// fast, and the outage lasts until a probe succeeds. A probe is one request (no retries) that a caller
 // allowed to probe may send while the breaker is open — a model run answering a user (not
 // proactive runs or dreams), any reply to be spoken — at most one every probeGap (counted
 // from the last request that failed or probed). The probe's success closes the breaker;
 // its failure keeps it open.
-type breaker struct {
+type Breaker struct {
 	threshold int
 	probeGap  time.Duration
 	onChange  func(open bool, since time.Time)
@@ -24,14 +24,17 @@ type breaker struct {
 	probing bool      // a probe is in flight
 }
 
-func newBreaker(threshold int, probeGap time.Duration, onChange func(open bool, since time.Time)) *breaker {
-	return &breaker{threshold: threshold, probeGap: probeGap, onChange: onChange}
+// NewBreaker returns a closed breaker that opens after threshold consecutive failures and
+// lets a probe through every probeGap while open. onChange is called, outside the lock,
+// when it opens (since: now) and when it closes (since: when it opened).
+func NewBreaker(threshold int, probeGap time.Duration, onChange func(open bool, since time.Time)) *Breaker {
+	return &Breaker{threshold: threshold, probeGap: probeGap, onChange: onChange}
 }
 
-// allow reports whether a request may go out now. While the breaker is open only a caller
+// Allow reports whether a request may go out now. While the breaker is open only a caller
 // that may probe gets true, and only one at a time, once probeGap has passed since the
 // last try.
-func (b *breaker) allow(now time.Time, mayProbe bool) bool {
+func (b *Breaker) Allow(now time.Time, mayProbe bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.since.IsZero() {
@@ -44,8 +47,8 @@ func (b *breaker) allow(now time.Time, mayProbe bool) bool {
 	return true
 }
 
-// isOpen reports whether a request of this kind would fail fast now.
-func (b *breaker) isOpen(now time.Time, mayProbe bool) bool {
+// IsOpen reports whether a request of this kind would fail fast now.
+func (b *Breaker) IsOpen(now time.Time, mayProbe bool) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.since.IsZero() {
@@ -54,15 +57,15 @@ func (b *breaker) isOpen(now time.Time, mayProbe bool) bool {
 	return !mayProbe || b.probing || now.Sub(b.lastTry) < b.probeGap
 }
 
-// outage reports since when the breaker has been open; ok is false while it is closed.
-func (b *breaker) outage() (since time.Time, ok bool) {
+// Outage reports since when the breaker has been open; ok is false while it is closed.
+func (b *Breaker) Outage() (since time.Time, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.since, !b.since.IsZero()
 }
 
-// success records a request that reached a live endpoint.
-func (b *breaker) success() {
+// Success records a request that reached a live endpoint.
+func (b *Breaker) Success() {
 	b.mu.Lock()
 	since := b.since
 	b.fails, b.since, b.lastTry, b.probing = 0, time.Time{}, time.Time{}, false
@@ -72,9 +75,9 @@ func (b *breaker) success() {
 	}
 }
 
-// failure records a request that failed because of the endpoint (timeout, 429, 5xx,
+// Failure records a request that failed because of the endpoint (timeout, 429, 5xx,
 // transport error).
-func (b *breaker) failure(now time.Time) {
+func (b *Breaker) Failure(now time.Time) {
 	b.mu.Lock()
 	b.fails++
 	opened := false
@@ -91,9 +94,9 @@ func (b *breaker) failure(now time.Time) {
 	}
 }
 
-// release gives back a probe slot that ended without a verdict (the caller's context was
+// Release gives back a probe slot that ended without a verdict (the caller's context was
 // cancelled).
-func (b *breaker) release() {
+func (b *Breaker) Release() {
 	b.mu.Lock()
 	b.probing = false
 	b.mu.Unlock()

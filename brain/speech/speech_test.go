@@ -1,4 +1,4 @@
-package cognition_test
+package speech_test
 
 import (
 	"context"
@@ -12,31 +12,87 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/brain/ogg"
+	"github.com/anima-bot/anima/brain/speech"
 )
 
 const speaker = 42
 
-// speechEnv is a cognition with a speech model: gpt-4o-mini-tts, voice coral, a 20 s
-// daily speech per user and a 2,000-token share.
-func speechEnv(t *testing.T, cfg func(*cognition.Config)) *env {
+// env is a Speech charging a cognition (the Meter bot wires), both asking the fake
+// endpoint through the real go-openai client, on the manual clock.
+type env struct {
+	s     *speech.Speech
+	cog   *cognition.Cognition
+	srv   *openaitest.Server
+	reg   *prometheus.Registry
+	clock *braintest.Clock
+}
+
+// config is what an env is built with: speech's and the accountant's.
+type config struct {
+	speech    speech.Config
+	cognition cognition.Config
+}
+
+// speechEnv is a Speech with gpt-4o-mini-tts, voice coral, a 20 s daily speech per user,
+// over a cognition with a 2,000-token share.
+func speechEnv(t testing.TB, cfg func(*config)) *env {
 	t.Helper()
-	return newEnv(t, setup{cfg: func(c *cognition.Config) {
-		c.SpeechModel, c.Voice, c.VoiceStyle = "gpt-4o-mini-tts", "coral", "warm and unhurried"
-		c.DailyUserSpeech, c.DailyUserTokenBudget = 20*time.Second, 2000
-		if cfg != nil {
-			cfg(c)
+	c := config{
+		speech: speech.Config{Model: "gpt-4o-mini-tts", Voice: "coral", Style: "warm and unhurried",
+			DailyUserSpeech: 20 * time.Second, Timeout: 5 * time.Second, Zone: time.UTC},
+		cognition: cognition.Config{FastModel: "fast-model", RequestTimeout: 5 * time.Second, DefaultZone: time.UTC,
+			DailyUserTokenBudget: 2000},
+	}
+	if cfg != nil {
+		cfg(&c)
+	}
+	srv := openaitest.New(t)
+	t.Cleanup(func() {
+		if v := srv.Violations(); len(v) != 0 {
+			t.Errorf("fake server saw invalid requests:\n%s", strings.Join(v, "\n"))
 		}
-	}})
+	})
+	e := &env{srv: srv, reg: prometheus.NewRegistry(), clock: braintest.NewClock(time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC))}
+	client := cognition.NewClient(srv.URL(), "test-key", c.cognition.RequestTimeout)
+	e.cog = cognition.New(c.cognition, client, nil, nil, cognition.Options{Clock: e.clock})
+	e.s = speech.New(c.speech, client, e.cog, speech.Options{Registerer: e.reg, Clock: e.clock})
+	return e
+}
+
+// metric returns the value of the counter or gauge name with the given label pairs (0
+// if absent).
+func metric(t *testing.T, e *env, name string, labels ...string) float64 {
+	t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if !braintest.HasLabels(m, labels...) {
+				continue
+			}
+			if m.GetCounter() != nil {
+				return m.GetCounter().GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
 }
 
 func TestSpeak(t *testing.T) {
 	t.Parallel()
 	e := speechEnv(t, nil)
 	text := "That's **wonderful** news — tell me [everything](https://example.com)!" // 45 characters said: 3 s
-	v, err := e.c.Speak(context.Background(), speaker, text)
+	v, err := e.s.Speak(context.Background(), speaker, text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,14 +106,14 @@ func TestSpeak(t *testing.T) {
 		t.Fatalf("speech requests = %+v", sp)
 	}
 	chars := len([]rune(said))
-	if got := e.c.TokensToday(); got != chars {
+	if got := e.cog.TokensToday(); got != chars {
 		t.Errorf("tokens today = %d, want %d (a token per character)", got, chars)
 	}
-	_, users, _, _ := e.c.UserUsage()
+	_, users, _, _ := e.cog.UserUsage()
 	if users[speaker] != chars {
 		t.Errorf("the user's share = %d, want %d", users[speaker], chars)
 	}
-	if got, want := e.c.SpeechToday(speaker), v.Duration.Truncate(time.Millisecond); got != want {
+	if got, want := e.s.SpeechToday(speaker), v.Duration.Truncate(time.Millisecond); got != want {
 		t.Errorf("speech today = %v, want %v", got, want)
 	}
 	for name, want := range map[string]float64{
@@ -79,27 +135,27 @@ func TestSpeakRefuses(t *testing.T) {
 	long := strings.Repeat("word ", 200) // 1,000 characters: over a minute
 	for _, tc := range []struct {
 		name    string
-		cfg     func(*cognition.Config)
+		cfg     func(*config)
 		before  []string // spoken first, for the same user
 		text    string
 		outcome string
 	}{
 		{"too long", nil, nil, long, "too_long"},
 		{"the daily speech is spent", nil, []string{strings.Repeat("a", 150), strings.Repeat("b", 120)}, strings.Repeat("c", 60), "limited"},
-		{"the share is spent", func(c *cognition.Config) { c.DailyUserSpeech = 0; c.DailyUserTokenBudget = 100 }, []string{strings.Repeat("a", 100)}, "hi", "limited"},
-		{"the budget is spent", func(c *cognition.Config) { c.DailyTokenBudget = 50 }, []string{strings.Repeat("a", 50)}, "hi", "limited"},
+		{"the share is spent", func(c *config) { c.speech.DailyUserSpeech = 0; c.cognition.DailyUserTokenBudget = 100 }, []string{strings.Repeat("a", 100)}, "hi", "limited"},
+		{"the budget is spent", func(c *config) { c.cognition.DailyTokenBudget = 50 }, []string{strings.Repeat("a", 50)}, "hi", "limited"},
 		{"nothing to say", nil, nil, "https://example.com", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := speechEnv(t, tc.cfg)
 			for _, b := range tc.before {
-				if _, err := e.c.Speak(context.Background(), speaker, b); err != nil {
+				if _, err := e.s.Speak(context.Background(), speaker, b); err != nil {
 					t.Fatal(err)
 				}
 			}
 			before := len(e.srv.Speeches())
-			if _, err := e.c.Speak(context.Background(), speaker, tc.text); !errors.Is(err, brain.ErrSpeechRefused) {
+			if _, err := e.s.Speak(context.Background(), speaker, tc.text); !errors.Is(err, brain.ErrSpeechRefused) {
 				t.Fatalf("Speak = %v, want ErrSpeechRefused", err)
 			}
 			if n := len(e.srv.Speeches()); n != before {
@@ -109,7 +165,7 @@ func TestSpeakRefuses(t *testing.T) {
 				t.Errorf("anima_speech_requests_total{outcome=%q} is not 1", tc.outcome)
 			}
 			// Another user still has all of theirs.
-			if _, err := e.c.Speak(context.Background(), speaker+1, "hi"); err != nil && tc.name != "the budget is spent" {
+			if _, err := e.s.Speak(context.Background(), speaker+1, "hi"); err != nil && tc.name != "the budget is spent" {
 				t.Errorf("another user: %v", err)
 			}
 		})
@@ -139,7 +195,7 @@ func TestSpeakFails(t *testing.T) {
 			t.Parallel()
 			e := speechEnv(t, nil)
 			e.srv.SetSpeaker(tc.answer)
-			_, err := e.c.Speak(context.Background(), speaker, "hello there")
+			_, err := e.s.Speak(context.Background(), speaker, "hello there")
 			if err == nil || errors.Is(err, brain.ErrSpeechRefused) || errors.Is(err, brain.ErrSpeechUnsupported) {
 				t.Fatalf("Speak = %v; want a failure of this reply only", err)
 			}
@@ -147,13 +203,13 @@ func TestSpeakFails(t *testing.T) {
 				t.Errorf("anima_speech_requests_total{outcome=%q} = %v, want 1", tc.outcome, got)
 			}
 			e.srv.SetSpeaker(nil)
-			if _, err = e.c.Speak(context.Background(), speaker, "hello again"); err != nil {
+			if _, err = e.s.Speak(context.Background(), speaker, "hello again"); err != nil {
 				t.Fatalf("the next Speak = %v; want it spoken", err)
 			}
 			if len(e.srv.Speeches()) != 2 {
 				t.Errorf("requests = %d, want 2", len(e.srv.Speeches()))
 			}
-			if got, want := e.c.TokensToday(), len("hello again"); got != want {
+			if got, want := e.cog.TokensToday(), len("hello again"); got != want {
 				t.Errorf("tokens today = %d, want %d (the failed request uncharged)", got, want)
 			}
 		})
@@ -175,12 +231,12 @@ func TestSpeechOffAfterRepeatedProof(t *testing.T) {
 	for round := range 2 { // two bad answers, then audio: the run starts again
 		for i := range 2 {
 			e.srv.SetSpeechStream(htmlPage)
-			if _, err := e.c.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
+			if _, err := e.s.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
 				t.Fatalf("round %d, bad answer %d: Speak = %v; want this reply's failure, speech still on", round, i, err)
 			}
 		}
 		e.srv.SetSpeechStream(nil)
-		if _, err := e.c.Speak(ctx, speaker, "hello"); err != nil {
+		if _, err := e.s.Speak(ctx, speaker, "hello"); err != nil {
 			t.Fatalf("round %d: after two bad answers Speak = %v; want it spoken", round, err)
 		}
 	}
@@ -190,7 +246,7 @@ func TestSpeechOffAfterRepeatedProof(t *testing.T) {
 		if i == 2 {
 			e.srv.SetSpeechStream(htmlPage) // the kinds of proof add up
 		}
-		_, err := e.c.Speak(ctx, speaker, "hello there")
+		_, err := e.s.Speak(ctx, speaker, "hello there")
 		if off := errors.Is(err, brain.ErrSpeechUnsupported); err == nil || off != (i == 2) {
 			t.Fatalf("bad answer %d in a row: Speak = %v; want speech off only at the third", i+1, err)
 		}
@@ -201,7 +257,7 @@ func TestSpeechOffAfterRepeatedProof(t *testing.T) {
 	e.srv.SetSpeechStream(nil)
 	e.srv.SetSpeaker(nil)
 	before := len(e.srv.Speeches())
-	if _, err := e.c.Speak(ctx, speaker, "hello"); !errors.Is(err, brain.ErrSpeechUnsupported) {
+	if _, err := e.s.Speak(ctx, speaker, "hello"); !errors.Is(err, brain.ErrSpeechUnsupported) {
 		t.Fatalf("Speak after speech went off = %v", err)
 	}
 	if n := len(e.srv.Speeches()); n != before {
@@ -230,10 +286,10 @@ func TestSpeakStalled(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := speechEnv(t, func(c *cognition.Config) { c.RequestTimeout, c.SpeechTimeout = time.Minute, 200*time.Millisecond })
+			e := speechEnv(t, func(c *config) { c.cognition.RequestTimeout, c.speech.Timeout = time.Minute, 200*time.Millisecond })
 			e.srv.SetSpeechStream(tc.flow)
 			began := time.Now()
-			_, err := e.c.Speak(context.Background(), speaker, "hello there, how was the walk?")
+			_, err := e.s.Speak(context.Background(), speaker, "hello there, how was the walk?")
 			if took := time.Since(began); took > 10*time.Second {
 				t.Fatalf("a stalled answer held the reply %v; want about the speech timeout", took)
 			}
@@ -257,7 +313,7 @@ func TestSpeechBreaker(t *testing.T) {
 	failing := func(openaitest.Speech) ([]byte, int) { return nil, http.StatusBadGateway }
 	e.srv.SetSpeaker(failing)
 	for i := range 3 {
-		if _, err := e.c.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
+		if _, err := e.s.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
 			t.Fatalf("failure %d: Speak = %v", i+1, err)
 		}
 	}
@@ -267,7 +323,7 @@ func TestSpeechBreaker(t *testing.T) {
 	fastFail := func(when string) {
 		t.Helper()
 		before := len(e.srv.Speeches())
-		if _, err := e.c.Speak(ctx, speaker, "hello there"); !errors.Is(err, brain.ErrSpeechUnsupported) {
+		if _, err := e.s.Speak(ctx, speaker, "hello there"); !errors.Is(err, brain.ErrSpeechUnsupported) {
 			t.Fatalf("%s: Speak = %v; want it unavailable at once", when, err)
 		}
 		if n := len(e.srv.Speeches()); n != before {
@@ -278,19 +334,19 @@ func TestSpeechBreaker(t *testing.T) {
 	e.clock.Advance(29 * time.Second)
 	fastFail("before the probe gap")
 	e.clock.Advance(time.Second)
-	if _, err := e.c.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
+	if _, err := e.s.Speak(ctx, speaker, "hello there"); err == nil || errors.Is(err, brain.ErrSpeechUnsupported) {
 		t.Fatalf("the failing probe: Speak = %v; want the request's failure", err)
 	}
 	fastFail("after a failed probe")
 	e.srv.SetSpeaker(nil)
 	e.clock.Advance(30 * time.Second)
-	if _, err := e.c.Speak(ctx, speaker, "hello there"); err != nil {
+	if _, err := e.s.Speak(ctx, speaker, "hello there"); err != nil {
 		t.Fatalf("the probe: Speak = %v; want it spoken", err)
 	}
 	if got := metric(t, e, "anima_speech_breaker_open"); got != 0 {
 		t.Errorf("anima_speech_breaker_open = %v after the probe, want 0", got)
 	}
-	if _, err := e.c.Speak(ctx, speaker, "hello"); err != nil {
+	if _, err := e.s.Speak(ctx, speaker, "hello"); err != nil {
 		t.Fatalf("after the probe: Speak = %v", err)
 	}
 	if got := metric(t, e, "anima_speech_requests_total", "outcome", "unavailable"); got != 3 {
@@ -311,7 +367,7 @@ func TestSpeakOversize(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		_, err := e.c.Speak(context.Background(), speaker, spokenReply)
+		_, err := e.s.Speak(context.Background(), speaker, spokenReply)
 		runtime.ReadMemStats(&after)
 		if err == nil || errors.Is(err, brain.ErrSpeechUnsupported) || errors.Is(err, brain.ErrSpeechRefused) {
 			t.Fatalf("declared %v: Speak = %v; want a failed request", declared, err)
@@ -326,38 +382,17 @@ func TestSpeakOversize(t *testing.T) {
 	}
 }
 
-// Without a speech model nothing of speech exists: no metric is registered and Speak
-// says the endpoint cannot speak.
-func TestNoSpeechModel(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, setup{})
-	if _, err := e.c.Speak(context.Background(), speaker, "hi"); !errors.Is(err, brain.ErrSpeechUnsupported) {
-		t.Fatalf("Speak = %v", err)
-	}
-	mfs, err := e.reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if strings.HasPrefix(mf.GetName(), "anima_speech_") {
-			t.Errorf("%s registered without a speech model", mf.GetName())
-		}
-	}
-}
-
 // spokenReply is a reply of 200 characters: about 13 s of speech.
 var spokenReply = strings.Repeat("It sounds like a lovely day. ", 7)[:200]
 
 // BenchmarkSpeak is one spoken reply through the real go-openai client and the fake
 // endpoint over HTTP: Sayable, the request, the Ogg/Opus read and its length parsed.
 func BenchmarkSpeak(b *testing.B) {
-	srv := openaitest.New(b)
-	c := cognition.New(cognition.Config{FastModel: fast, SpeechModel: "gpt-4o-mini-tts", RequestTimeout: 5 * time.Second},
-		cognition.NewClient(srv.URL(), "test-key", 5*time.Second), nil, nil, cognition.Options{Registerer: prometheus.NewRegistry()})
+	e := speechEnv(b, func(c *config) { c.speech.DailyUserSpeech, c.cognition.DailyUserTokenBudget = 0, 0 })
 	var v brain.Voice
 	for b.Loop() {
 		var err error
-		if v, err = c.Speak(context.Background(), speaker, spokenReply); err != nil {
+		if v, err = e.s.Speak(context.Background(), speaker, spokenReply); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -384,7 +419,7 @@ func TestSayable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := cognition.Sayable(tc.in)
+			got := speech.Sayable(tc.in)
 			if got != tc.want {
 				t.Fatalf("Sayable(%q) = %q, want %q", tc.in, got, tc.want)
 			}
@@ -398,9 +433,35 @@ func TestSayable(t *testing.T) {
 func FuzzSayable(f *testing.F) {
 	f.Add("**hi** [x](y) `z`\n# h\n- a")
 	f.Fuzz(func(t *testing.T, s string) {
-		got := cognition.Sayable(s)
+		got := speech.Sayable(s)
 		if strings.Contains(got, "**") || strings.Contains(got, "`") {
 			t.Fatalf("Sayable(%q) = %q", s, got)
 		}
 	})
+}
+
+// A person's daily speech rolls over at midnight in Zone, not UTC's: spent by a
+// Tokyo evening, it is whole again after Tokyo's midnight. A saved day other than
+// today is not restored.
+func TestDailySpeechRollsOver(t *testing.T) {
+	t.Parallel()
+	tokyo := braintest.Zone(t, "Asia/Tokyo")
+	e := speechEnv(t, func(c *config) { c.speech.Zone, c.cognition.DailyUserTokenBudget = tokyo, 0 })
+	e.clock.Set(time.Date(2025, 3, 14, 23, 0, 0, 0, tokyo))
+	long := strings.Repeat("a", 240) // 16 s of the 20 s
+	if _, err := e.s.Speak(context.Background(), speaker, long); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.s.Speak(context.Background(), speaker, long); !errors.Is(err, brain.ErrSpeechRefused) {
+		t.Fatalf("past the daily speech: Speak = %v, want ErrSpeechRefused", err)
+	}
+	day, millis := e.s.UserSpeech()
+	e.clock.Advance(time.Hour) // 00:00 in Tokyo, 15:00 in UTC
+	if got := e.s.SpeechToday(speaker); got != 0 {
+		t.Fatalf("speech today after midnight = %v, want 0", got)
+	}
+	e.s.RestoreUserSpeech(day, millis) // yesterday's
+	if _, err := e.s.Speak(context.Background(), speaker, long); err != nil {
+		t.Fatalf("the next day: Speak = %v; want it spoken", err)
+	}
 }
