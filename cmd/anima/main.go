@@ -49,6 +49,10 @@ Usage:
   anima bench memory [--k N] [--json] FILE…
                                       write LoCoMo conversations into temporary stores and
                                       measure what Recall finds of each answer's turns
+  anima install [FILE] [--dry-run]    put anima in service under systemd from init's file:
+                                      binary, file, store and unit in place, started and
+                                      checked (as root the system unit, else a user unit)
+  anima uninstall [--dry-run]         stop and remove the unit and binary; keeps the store
   anima version                       print the version
 
 FILE is the configuration: the argument, else --config FILE, else $ANIMA_CONFIG, else
@@ -77,6 +81,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runMCP(args, stdout, stderr)
 	case "bench":
 		return benchCommand(args, stdout, stderr) // bench.go
+	case "install", "uninstall":
+		return installCommand(cmd, args, stdout, stderr) // install.go
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
