@@ -38,6 +38,7 @@ func (s *session) model(ctx context.Context, cfg *config.Config) error {
 		ids, err := listModels(ctx, base, key)
 		if err == nil || !errors.Is(err, errKeyRefused) && !errors.Is(err, errUnreachable) {
 			cfg.LLM.BaseURL, cfg.LLM.APIKey = base, config.Secret(key)
+			s.keep(func(p *progress) { p.LLMBaseURL, p.LLMKey = base, key })
 			switch {
 			case err != nil:
 			case ids == nil:

@@ -56,6 +56,9 @@ type session struct {
 	// tty is stdin's descriptor when stdin is a terminal, else -1: secrets are then read
 	// with echo off (askSecret).
 	tty int
+	// prog is what this run has checked, kept at progPath (progress.go).
+	prog     progress
+	progPath string
 }
 
 // Run asks, checks and writes; it returns the configuration written. Its errors say
@@ -76,36 +79,59 @@ func Run(ctx context.Context, opt Options, in io.Reader, out io.Writer) (config.
 	if _, err := os.Stat(opt.Out); err == nil && !opt.Force {
 		return config.Config{}, fmt.Errorf("%s: %w", opt.Out, ErrExists)
 	}
-	s := &session{opt: opt, in: bufio.NewReader(in), out: out, tty: terminal(in)}
-	cfg := config.Default()
-	if opt.APIURL != "" {
-		cfg.Telegram.APIURL = strings.TrimRight(opt.APIURL, "/")
-	}
-
-	me, err := s.telegram(ctx, &cfg)
+	s := &session{opt: opt, in: bufio.NewReader(in), out: out, tty: terminal(in), progPath: ProgressFile(opt.Out)}
+	cfg, err := s.run(ctx)
 	if err != nil {
+		if _, serr := os.Stat(s.progPath); serr == nil {
+			err = fmt.Errorf("%w\n(what was checked is kept in %s: run anima init again to resume)", err, s.progPath)
+		}
 		return cfg, err
 	}
-	if err := s.model(ctx, &cfg); err != nil {
-		return cfg, err
-	}
-	if err := s.timezone(&cfg); err != nil {
-		return cfg, err
-	}
-	if err := s.owner(ctx, &cfg, me); err != nil {
-		return cfg, err
-	}
-	if err := write(opt.Out, cfg, opt.Force); err != nil {
-		return cfg, err
-	}
-	if _, err := config.Check(opt.Out, true); err != nil {
-		return cfg, fmt.Errorf("the configuration written does not pass `anima check` (a bug in anima init): %w", err)
+	if err := os.Remove(s.progPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(out, "  (Could not remove %s, which holds the token and key as %s does: remove it yourself: %s.)\n", s.progPath, opt.Out, err)
 	}
 	start := opt.Start
 	if start == "" {
 		start = "anima run " + opt.Out
 	}
 	fmt.Fprintf(out, "\nWrote %s (mode 0600: it holds the token and key). Start anima with:\n\n    %s\n\n", opt.Out, start)
+	return cfg, nil
+}
+
+// run takes the steps in order, keeping what each has checked (keep), and writes the
+// configuration.
+func (s *session) run(ctx context.Context) (config.Config, error) {
+	cfg := config.Default()
+	if err := s.resume(); err != nil {
+		return cfg, err
+	}
+	if s.opt.APIURL != "" {
+		cfg.Telegram.APIURL = strings.TrimRight(s.opt.APIURL, "/")
+	}
+	me, err := s.telegram(ctx, &cfg)
+	if err != nil {
+		return cfg, err
+	}
+	s.keep(func(p *progress) {
+		p.APIURL, p.Token, p.Bot = cfg.Telegram.APIURL, cfg.Telegram.Token.Reveal(), me.Username
+	})
+	if err := s.model(ctx, &cfg); err != nil {
+		return cfg, err
+	}
+	s.keep(func(p *progress) { p.FastModel, p.SmartModel = cfg.LLM.FastModel, cfg.LLM.SmartModel }) // the endpoint is kept once it answers (model)
+	if err := s.timezone(&cfg); err != nil {
+		return cfg, err
+	}
+	s.keep(func(p *progress) { p.Timezone = cfg.User.Timezone })
+	if err := s.owner(ctx, &cfg, me); err != nil {
+		return cfg, err
+	}
+	if err := write(s.opt.Out, cfg, s.opt.Force); err != nil {
+		return cfg, err
+	}
+	if _, err := config.Check(s.opt.Out, true); err != nil {
+		return cfg, fmt.Errorf("the configuration written does not pass `anima check` (a bug in anima init): %w", err)
+	}
 	return cfg, nil
 }
 
@@ -178,12 +204,15 @@ func terminal(in io.Reader) int {
 // most three times.
 func (s *session) retry(attempt int) bool { return !s.opt.Yes && attempt < 3 }
 
+// timezone asks for the user's zone until it is one anima knows, each time with the
+// zones the answer may have meant (config.SuggestZones), the first of them the default
+// an empty answer takes. With Yes, an unknown zone is an error that says them.
 func (s *session) timezone(cfg *config.Config) error {
-	for attempt := 1; ; attempt++ {
-		tz := s.opt.Timezone
-		if tz == "" || attempt > 1 {
+	tz, def := s.opt.Timezone, "UTC"
+	for {
+		if tz == "" {
 			var err error
-			if tz, err = s.ask("Your time zone (IANA name, e.g. Europe/Berlin)", "UTC", "--timezone"); err != nil {
+			if tz, err = s.ask("Your time zone (IANA name, e.g. Europe/Berlin)", def, "--timezone"); err != nil {
 				return err
 			}
 		}
@@ -191,9 +220,18 @@ func (s *session) timezone(cfg *config.Config) error {
 			cfg.User.Timezone = tz
 			return nil
 		}
-		if !s.retry(attempt) {
-			return fmt.Errorf("unknown time zone %q: use an IANA name such as Europe/Berlin or UTC", tz)
+		meant := config.SuggestZones(tz)
+		didYouMean := ""
+		if len(meant) > 0 {
+			didYouMean = " Did you mean " + strings.Join(meant, " or ") + "?"
 		}
-		fmt.Fprintf(s.out, "  %q is not a time zone anima knows; try again.\n", tz)
+		if s.opt.Yes {
+			return fmt.Errorf("unknown time zone %q: use an IANA name such as Europe/Berlin or UTC.%s", tz, didYouMean)
+		}
+		fmt.Fprintf(s.out, "  %q is not a time zone anima knows.%s\n", tz, didYouMean)
+		if len(meant) > 0 {
+			def = meant[0]
+		}
+		tz = ""
 	}
 }

@@ -24,6 +24,10 @@ var synopsis = map[string]string{
 	"compact": "anima compact [FILE]         rewrite the stopped service's store without deleted data",
 	"health":  "anima health [FILE]          exit 0 if the running instance's /readyz answers 200",
 	"sim":     "anima sim [FILE] [--days N | --scenario S --out DIR [--live [--yes]]]  replay days under a simulated clock",
+
+	// install.go
+	"install":   "anima install [FILE]         put anima in service under systemd from init's file (as root the system unit, else a user unit), start it and check it with anima health",
+	"uninstall": "anima uninstall              stop and disable the service, remove the unit and binary anima install put in place; the configuration and store stay",
 }
 
 // cmdFlags are the flags of one configured command; a flag the command does not take

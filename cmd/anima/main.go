@@ -54,6 +54,10 @@ Usage:
   anima bench memory [--k N] [--json] FILE…
                                       write LoCoMo conversations into temporary stores and
                                       measure what Recall finds of each answer's turns
+  anima install [FILE] [--dry-run]    put anima in service under systemd from init's file:
+                                      binary, file, store and unit in place, started and
+                                      checked (as root the system unit, else a user unit)
+  anima uninstall [--dry-run]         stop and remove the unit and binary; keeps the store
   anima version                       print the version
 
 FILE is the configuration: the argument, else --config FILE, else $ANIMA_CONFIG, else
@@ -95,6 +99,8 @@ func parse(args []string, stdin io.Reader, stdout, stderr io.Writer) (do func(co
 		return parseMCP(args, stdout, stderr) // mcp.go
 	case "bench":
 		return parseBench(args, stdout, stderr) // bench.go
+	case "install", "uninstall":
+		return func(context.Context) int { return installCommand(cmd, args, stdout, stderr) }, 0, true // install.go
 	case "run", "chat", "check", "backup", "sim", "health", "compact":
 	default:
 		fmt.Fprintf(stderr, "anima: unknown command %q\n\n%s", cmd, usage)
