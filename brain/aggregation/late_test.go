@@ -183,3 +183,31 @@ func TestThoughtNotJustBeforeThem(t *testing.T) {
 		t.Error("she came at her time: a thought after it pre-empts nothing")
 	}
 }
+
+// TestYesterdayOfAnotherKind (issue 35): that an office worker skipped Friday's lunch
+// message says nothing of her Saturday, when she writes at 15:30: a "missing you" waits
+// for Saturday's own time to pass without her, not for Friday's.
+func TestYesterdayOfAnotherKind(t *testing.T) {
+	t.Parallel()
+	loc := time.UTC
+	var r brain.Rhythm
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, loc) // a Monday
+	for d := range 12 {
+		day := start.AddDate(0, 0, d)
+		if wd := day.Weekday(); wd == time.Saturday || wd == time.Sunday {
+			r.Observe(day.Add(15*time.Hour+30*time.Minute), loc)
+			continue
+		}
+		r.Observe(day.Add(12*time.Hour+15*time.Minute), loc)
+		r.Observe(day.Add(21*time.Hour), loc)
+	}
+	// Friday the 13th went by without her; it is Saturday 12:58.
+	rel := &brain.Relationship{Chat: 1, Rhythm: r, LastUserMsg: time.Date(2026, 3, 12, 21, 0, 0, 0, loc)}
+	a := New(noQuiet(), Options{})
+	if !a.early(time.Date(2026, 3, 14, 12, 58, 0, 0, loc), rel, loc, 0) {
+		t.Error("Saturday 12:58 is not early, though her Saturday time (15:30) is still ahead")
+	}
+	if a.early(time.Date(2026, 3, 14, 17, 0, 0, 0, loc), rel, loc, 0) {
+		t.Error("Saturday 17:00, her time passed without her, is still early")
+	}
+}

@@ -175,6 +175,11 @@ func (a *Aggregator) early(now time.Time, rel *brain.Relationship, loc *time.Loc
 	case !now.Before(usual.Add(-preempt)):
 		return true // they are about to come, or may still
 	}
+	if weekendDay(now, loc) != weekendDay(now.Add(-24*time.Hour), loc) {
+		// Yesterday was another kind of day (a Friday before a Saturday): that its usual
+		// time passed without them says nothing of today's, still ahead.
+		return true
+	}
 	_, usual, dev, ok = r.UsualFirst(now.Add(-24*time.Hour), loc)
 	if !ok {
 		return true
@@ -197,6 +202,13 @@ func (a *Aggregator) preempts(now time.Time, rel *brain.Relationship, loc *time.
 	margin := min(max(lateMargin, 2*dev), lateMarginMax)
 	return !now.Before(usual.Add(-preempt)) && now.Before(usual.Add(margin+a.late(u))) &&
 		rel.LastUserMsg.Before(usual.Add(-margin))
+}
+
+// weekendDay reports whether t falls on a weekend day of the person's (a day running from
+// brain.RhythmDayStart in loc), as their rhythm's habits tell days apart.
+func weekendDay(t time.Time, loc *time.Location) bool {
+	wd := t.In(loc).Add(-brain.RhythmDayStart).Weekday()
+	return wd == time.Saturday || wd == time.Sunday
 }
 
 // lateHabit reports whether the late-never-early gate (early) governs a plain proactive
