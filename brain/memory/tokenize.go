@@ -41,29 +41,19 @@ var Languages = []string{"english", "spanish", "french", "russian", "swedish", "
 // index before it stripped plurals by hand.
 const termsVersion = "2"
 
+// stemmers are Snowball's stemmers by language ("none" and unknown ones: none).
+var stemmers = map[string]func(string, bool) string{
+	"english": english.Stem, "spanish": spanish.Stem, "french": french.Stem, "russian": russian.Stem,
+	"swedish": swedish.Stem, "norwegian": norwegian.Stem, "hungarian": hungarian.Stem,
+}
+
 // newTokenizer returns the tokenizer for language (one of Languages; "" is english) that
 // indexes anima's turns under self. An unknown language stems nothing but Cyrillic words.
 func newTokenizer(language, self string) tokenizer {
 	if language == "" {
 		language = "english"
 	}
-	var stem func(string, bool) string
-	switch language {
-	case "english":
-		stem = english.Stem
-	case "spanish":
-		stem = spanish.Stem
-	case "french":
-		stem = french.Stem
-	case "russian":
-		stem = russian.Stem
-	case "swedish":
-		stem = swedish.Stem
-	case "norwegian":
-		stem = norwegian.Stem
-	case "hungarian":
-		stem = hungarian.Stem
-	}
+	stem := stemmers[language]
 	self = brain.CleanName(self)
 	return tokenizer{id: termsVersion + ":" + language + ":" + self, self: self, stem: func(w string) string {
 		switch {
