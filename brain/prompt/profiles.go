@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"slices"
@@ -39,7 +39,7 @@ var cutOrder = []string{"reactions", "interests", "unresolved", "inner life", "s
 
 // profileSections names the prompt w's run gets and lists its sections.
 func profileSections(w brain.Wake) (string, []section) {
-	switch name := profileName(w); name {
+	switch name := ProfileName(w); name {
 	case "dream":
 		return name, dreamSections()
 	case "chat":
@@ -50,9 +50,9 @@ func profileSections(w brain.Wake) (string, []section) {
 	return "proactive", proactiveSections()
 }
 
-// profileName is the name of the prompt w's run gets: dream, chat (a new message),
+// ProfileName is the name of the prompt w's run gets: dream, chat (a new message),
 // check-in or proactive.
-func profileName(w brain.Wake) string {
+func ProfileName(w brain.Wake) string {
 	switch {
 	case w.Profile == brain.ProfileDream:
 		return "dream"
@@ -64,4 +64,11 @@ func profileName(w brain.Wake) string {
 		return "check-in"
 	}
 	return "proactive"
+}
+
+// WritesFirst reports whether w's prompt is one of a run that may write first (the
+// proactive and check-in profiles): its answer carries a topic.
+func WritesFirst(w brain.Wake) bool {
+	name := ProfileName(w)
+	return name == "proactive" || name == "check-in"
 }
