@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -108,35 +106,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // golden compares got with testdata/golden/name byte for byte (or writes it with -update).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to write it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from its golden file (%d bytes, want %d); first difference at byte %d:\ngot:  %q\nwant: %q",
-			name, len(got), len(want), firstDiff(got, want), around(got, firstDiff(got, want)), around(want, firstDiff(got, want)))
-	}
+	braintest.Golden(t, name, got, *update)
 }
-
-func firstDiff(a, b []byte) int {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-func around(b []byte, i int) string { return string(b[max(0, i-80):min(len(b), i+80)]) }
 
 // TestRequestGolden pins the wire bytes of a run's requests: a tool-calling step, the step
 // after it, an escalation to the smart model and the forced final answer of a spent step

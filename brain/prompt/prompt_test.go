@@ -1,7 +1,6 @@
 package prompt_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -299,35 +298,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // golden compares got with testdata/golden/name byte for byte (or writes it with -update).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to write it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from its golden file (%d bytes, want %d); first difference at byte %d:\ngot:  %q\nwant: %q",
-			name, len(got), len(want), firstDiff(got, want), around(got, firstDiff(got, want)), around(want, firstDiff(got, want)))
-	}
+	braintest.Golden(t, name, got, *update)
 }
-
-func firstDiff(a, b []byte) int {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-func around(b []byte, i int) string { return string(b[max(0, i-80):min(len(b), i+80)]) }
 
 // richWake is a user's wake carrying most of what a prompt can hold: two messages (the
 // first waiting for a while), a photo and a text file perceived for the run, reactions, a
