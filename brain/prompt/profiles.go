@@ -39,7 +39,7 @@ var cutOrder = []string{"reactions", "interests", "unresolved", "inner life", "s
 
 // profileSections names the prompt w's run gets and lists its sections.
 func profileSections(w brain.Wake) (string, []section) {
-	switch name := ProfileName(w); name {
+	switch name := profileName(w); name {
 	case "dream":
 		return name, dreamSections()
 	case "chat":
@@ -50,9 +50,9 @@ func profileSections(w brain.Wake) (string, []section) {
 	return "proactive", proactiveSections()
 }
 
-// ProfileName is the name of the prompt w's run gets: dream, chat (a new message),
+// profileName is the name of the prompt w's run gets: dream, chat (a new message),
 // check-in or proactive.
-func ProfileName(w brain.Wake) string {
+func profileName(w brain.Wake) string {
 	switch {
 	case w.Profile == brain.ProfileDream:
 		return "dream"
@@ -69,6 +69,6 @@ func ProfileName(w brain.Wake) string {
 // WritesFirst reports whether w's prompt is one of a run that may write first (the
 // proactive and check-in profiles): its answer carries a topic.
 func WritesFirst(w brain.Wake) bool {
-	name := ProfileName(w)
+	name := profileName(w)
 	return name == "proactive" || name == "check-in"
 }
