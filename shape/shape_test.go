@@ -161,6 +161,7 @@ var arrows = []struct {
 	{"brain/ogg", []string{""}, "the Ogg reader is a leaf the fakes may import"},
 	{"brain/provider", []string{"brain/", "bot", "channels", "storage", "plugins"}, "an endpoint's errors and breaker are a leaf over the vocabulary"},
 	{"brain/speech", []string{"brain/cognition", "bot", "channels", "storage"}, "speech takes what it needs of cognition through its Meter; bot wires them"},
+	{"brain/prompt", []string{"brain/cognition", "bot", "channels", "storage", "plugins"}, "the prompt takes what it needs of cognition through its Config and Offer; cognition calls Build"},
 	{"storage", []string{"brain/", "bot", "channels", "plugins"}, "the store serialises the vocabulary, never an engine"},
 	{"brain/memory", []string{"storage", "bot", "channels", "brain/loop"}, "memory owns its interfaces; bot checks that the store implements them"},
 	{"brain/schedule", []string{"storage", "bot", "channels", "brain/loop"}, "schedule owns its interfaces; bot checks that the store implements them"},

@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// briefHeading opens the prompt's brief section (brain/cognition/prompt_brief.go): the
+// briefHeading opens the prompt's brief section (brain/prompt/brief.go): the
 // situation in the words the model is given.
 const briefHeading = "How things stand:"
 

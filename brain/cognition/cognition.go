@@ -1,8 +1,9 @@
 // Package cognition is anima's thinking layer: when the aggregation layer wakes a chat, it
-// assembles a bounded prompt, runs the OpenAI tool-calling loop on the fast model —
-// escalating to the smart model on request or on low confidence — and turns the final
-// answer and the tools' effects into intents. It also holds the tool registry, the
-// provider retry policy, a circuit breaker and the token budgets.
+// gathers what the run remembers, has brain/prompt build a bounded prompt from it, runs the
+// OpenAI tool-calling loop on the fast model — escalating to the smart model on request or
+// on low confidence — and turns the final answer and the tools' effects into intents. It
+// also holds the tool registry and the external tools' share, the provider retry policy, a
+// circuit breaker, the token budgets, streaming drafts and the media a run perceives.
 package cognition
 
 import (
@@ -19,6 +20,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/prompt"
 	"github.com/anima-bot/anima/brain/provider"
 )
 
@@ -191,6 +193,7 @@ type Cognition struct {
 	sects    func(w brain.Wake, now time.Time) []brain.Section
 	refused  *brain.Refusals
 	budget   *dailyBudget // what runs spend a day (budget.go)
+	prompt   *prompt.Builder
 	// toolShare is the tokens external tools may take together (ToolShare of
 	// ContextTokens); droppedTold holds the groups whose tools left out for it were logged.
 	toolShare   int
@@ -223,6 +226,8 @@ func New(cfg Config, client *openai.Client, mem Memory, reg *Registry, opts Opti
 		c.clock = brain.RealClock{}
 	}
 	c.budget = newDailyBudget(cfg, c.clock)
+	c.prompt = prompt.New(prompt.Config{ContextTokens: cfg.ContextTokens, PersonaName: cfg.PersonaName,
+		PersonaDescription: cfg.PersonaDescription, PersonaInterests: cfg.PersonaInterests, QuietHours: cfg.QuietHours})
 	if c.sleep == nil {
 		c.sleep = brain.Sleep
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/provider"
 )
 
@@ -55,13 +54,6 @@ var openerFormat = &openai.ChatCompletionResponseFormat{
 		Name: "final_answer", Schema: openerSchema, Strict: true,
 		Description: "anima's final answer of a turn in which it may write first",
 	},
-}
-
-// writesFirst reports whether w's prompt is one of a run that may write first (the
-// proactive and check-in profiles): its answer carries a topic.
-func writesFirst(w brain.Wake) bool {
-	name := profileName(w)
-	return name == "proactive" || name == "check-in"
 }
 
 // formats reports whether model is asked for the answer format: when the configuration

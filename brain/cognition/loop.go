@@ -8,6 +8,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/prompt"
 )
 
 // run is one pass of the tool loop on a starting prompt.
@@ -84,7 +85,8 @@ func (c *Cognition) tools(r *run) []brain.ToolSpec {
 func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profile, rc brain.Recall) (brain.Outcome, error) {
 	began := time.Now()
 	now := c.clock.Now()
-	start := c.BuildMessages(w, rc, now)
+	pr := prompt.Run{Wake: w, Recall: rc, Now: now, Loc: c.zone(w), Offer: c.offer(profile)}
+	start := c.prompt.Build(pr)
 	c.countDropped(profile)
 	ds := c.newDrafts(w)
 	r := c.newRun(w, profile, c.cfg.FastModel, start, ds)
@@ -113,7 +115,7 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 	c.log.Debug("thought", "chat", w.Chat, "reason", w.Reason.Code, "profile", profile, "model", r.model,
 		"requests", r.requests, "tool_calls", r.toolCalls, "escalated", r.escalated, "smart_retry", retried,
 		"confidence", ans.Confidence, "took", time.Since(began))
-	topic, ok := c.openerTopic(w, rc, now) // as BuildMessages chose it
+	topic, ok := c.prompt.Topic(pr) // as Build chose it
 	out := c.outcome(w, r, ans, topic, ok)
 	out.Model, out.Tokens = r.model, tokens
 	return out, nil

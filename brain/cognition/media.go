@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/prompt"
 	"github.com/anima-bot/anima/brain/provider"
 )
 
@@ -111,12 +112,12 @@ func (c *Cognition) listen(ctx context.Context, m *brain.Media, f brain.MediaFet
 	case c.cfg.TranscriptionModel == "":
 		return refuse(m, noticeCannotListen, mediaDisabled, nil)
 	case time.Duration(m.Duration)*time.Second > c.cfg.MaxAudio:
-		return refuse(m, fmt.Sprintf(noticeTooLong, human(c.cfg.MaxAudio)), mediaRefused, nil)
+		return refuse(m, fmt.Sprintf(noticeTooLong, prompt.Human(c.cfg.MaxAudio)), mediaRefused, nil)
 	case m.Size > brain.MaxMediaBytes:
 		return refuse(m, noticeTooLarge, mediaRefused, nil)
 	case !c.budget.audioAllowed(user, m.Duration):
 		c.refused.Refused(brain.LimitUserAudio)
-		return refuse(m, fmt.Sprintf(noticeAudioSpent, human(c.cfg.DailyUserAudio)), mediaLimited, nil)
+		return refuse(m, fmt.Sprintf(noticeAudioSpent, prompt.Human(c.cfg.DailyUserAudio)), mediaLimited, nil)
 	}
 	data, mime, err := fetch(ctx, f, *m)
 	switch {

@@ -1,6 +1,11 @@
 package cognition
 
-import "github.com/anima-bot/anima/brain"
+import (
+	"strings"
+
+	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/prompt"
+)
 
 // readAnswer reads the final answer model wrote: by the rule of parseAnswer while the model
 // is asked for the answer format, else by the lenient one of parseAnswerLoose (free text).
@@ -19,7 +24,7 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer, t brain.Topic, ok bo
 		status = w.Rel.Status // saying nothing leaves the conversation where it was
 	}
 	out := brain.Outcome{Intents: r.intents, Status: status, Confidence: a.Confidence, Requests: r.requests}
-	a.Response = stripTurnTag(a.Response)
+	a.Response = prompt.StripTurnTag(a.Response)
 	if a.Response != "" {
 		k := c.kind(w)
 		out.Intents = append(out.Intents, brain.SendMessage{
@@ -64,7 +69,7 @@ func (c *Cognition) kind(w brain.Wake) brain.MessageKind {
 	case brain.ReasonProactive, brain.ReasonThought:
 		return brain.KindProactive
 	}
-	if userText(w) != "" {
+	if prompt.UserText(w) != "" {
 		return brain.KindReply
 	}
 	return brain.KindProactive
@@ -78,4 +83,38 @@ func replyTo(w brain.Wake) int {
 		}
 	}
 	return 0
+}
+
+// opener is what the ledger keeps of w's message of kind k, answered by a, which brought
+// up t (ok: one was chosen): its kind (from the pick: "missing you" only without one), the
+// model's topic (the chosen one's label when it gave none) and the chosen topic's id; the
+// zero Opener for a message that is not a first message.
+func (c *Cognition) opener(w brain.Wake, k brain.MessageKind, a answer, t brain.Topic, ok bool) brain.Opener {
+	if k == brain.KindReply || k == brain.KindSystem {
+		return brain.Opener{}
+	}
+	kind, first := brain.OpenerKindOf(w.Reason.Code, k)
+	if !first {
+		return brain.Opener{}
+	}
+	o := brain.Opener{Kind: kind, Topic: a.Topic}
+	if ok {
+		o.Subject = t.ID
+		if o.Topic == "" {
+			o.Topic = brain.CleanTopic(t.Label)
+		}
+		if kind == brain.OpenerMissingYou || kind == brain.OpenerThought {
+			o.Kind = t.OpenerKind()
+		}
+	}
+	return o
+}
+
+// usedShares are the intents consuming the share t (the run's pick), once a message of
+// w's goes out: a thought said is not said again.
+func usedShares(w brain.Wake, t brain.Topic, ok bool) []brain.Intent {
+	if id, share := strings.CutPrefix(t.ID, "share:"); ok && share {
+		return []brain.Intent{brain.ShareUsed{Chat: w.Chat, ID: id}}
+	}
+	return nil
 }

@@ -93,42 +93,6 @@ func TestOpenerAnswerCarriesItsTopic(t *testing.T) {
 	}
 }
 
-// TestLedgerSection: a run that may write first reads its last openers in plain words, the
-// newest five; a chat run does not get them.
-func TestLedgerSection(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, setup{})
-	tue := time.Date(2025, 3, 11, 19, 10, 0, 0, time.UTC) // t0 is Friday 14 March, 10:30 in Berlin
-	ledger := []brain.Opener{{Kind: brain.OpenerThought, Topic: "too old to show", At: tue.Add(-time.Hour)}}
-	for range 3 {
-		ledger = append(ledger, brain.Opener{Kind: brain.OpenerThought, Topic: "filler", At: tue.Add(-time.Hour)})
-	}
-	ledger = append(ledger,
-		brain.Opener{Kind: brain.OpenerCheckin, Topic: "her driving test", At: tue, Answered: tue.Add(40 * time.Minute)},
-		brain.Opener{Kind: brain.OpenerMissingYou, At: tue.Add(37 * time.Hour)})
-	text := func(w brain.Wake) string { return promptText(e.c.BuildMessages(w, brain.Recall{}, t0)) }
-	w := proactiveWake()
-	w.Rel.Openers = ledger
-	got := text(w)
-	for _, want := range []string{
-		"Your last openers (messages you wrote first), oldest first:",
-		`- on Tuesday evening: a check-in about "her driving test" — they answered within the hour.`,
-		"- yesterday morning: missing you — no answer yet.",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("proactive prompt lacks %q:\n%s", want, got)
-		}
-	}
-	if strings.Contains(got, "too old to show") {
-		t.Errorf("more than the last five openers shown:\n%s", got)
-	}
-	chat := userWake("hi")
-	chat.Rel.Openers = ledger
-	if got := text(chat); strings.Contains(got, "Your last openers") {
-		t.Errorf("a chat run got the ledger:\n%s", got)
-	}
-}
-
 // realMemory is a memory.Memory on a bbolt file in t.TempDir(), holding chat 42's history:
 // turns, oldest first, one minute apart, ending an hour before t0.
 func realMemory(t *testing.T, turns []brain.Turn) *memory.Memory {
@@ -342,12 +306,12 @@ func TestTheirLifeFirst(t *testing.T) {
 			}})
 			w := proactiveWake()
 			w.Rel.Self = tc.self
-			msgs := e.c.BuildMessages(w, tc.rc, t0)
+			e.srv.Enqueue(openaitest.OpenerAnswer("Hi!", "active", 0.9, ""))
+			s := sends(think(t, e, w))
+			msgs := e.srv.Requests()[0].Body.Messages
 			ask := msgs[len(msgs)-1].Content
 			braintest.CheckText(t, "the ask", ask, []string{tc.ask},
 				[]string{"pick up something from your memories", "It has been quiet between you", "stay silent"})
-			e.srv.Enqueue(openaitest.OpenerAnswer("Hi!", "active", 0.9, ""))
-			s := sends(think(t, e, w))
 			if len(s) != 1 || s[0].Opener != tc.opener {
 				t.Errorf("sent %+v, want one with opener %+v", s, tc.opener)
 			}

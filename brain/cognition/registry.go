@@ -12,6 +12,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/prompt"
 )
 
 // ErrBadTool is returned (wrapped) by Register for a tool that cannot be offered to the
@@ -48,11 +49,19 @@ type offer struct {
 	// the share (withinShare).
 	specs   []brain.ToolSpec
 	dropped []dropped     // the external tools left out for the share, per group
-	tokens  int           // specTokens(specs)
+	tokens  int           // prompt.SpecTokens(specs)
 	defs    []openai.Tool // toolDefs(specs)
 	// calm is defs without core_escalate (nil when that leaves none): what a run offers
 	// once it is on the smart model or has escalated.
 	calm []openai.Tool
+}
+
+// Tokens is what the offered tool definitions take of a prompt's budget (prompt.Offer).
+func (o *offer) Tokens() int { return o.tokens }
+
+// Offers reports whether the tool named name is offered (prompt.Offer).
+func (o *offer) Offers(name string) bool {
+	return slices.ContainsFunc(o.specs, func(s brain.ToolSpec) bool { return s.Name == name })
 }
 
 // NewRegistry returns a registry holding the core tools handled here: core_escalate and
@@ -202,7 +211,7 @@ func (r *Registry) offerFor(p brain.Profile, share int) *offer {
 		}
 	}
 	o.specs, o.dropped = withinShare(o.specs, groups, share)
-	o.tokens = specTokens(o.specs)
+	o.tokens = prompt.SpecTokens(o.specs)
 	o.defs = toolDefs(o.specs)
 	for _, d := range o.defs {
 		if d.Function.Name != ToolEscalate {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
+	"github.com/anima-bot/anima/brain/prompt"
 )
 
 func defNames(o *offer) (specs, defs, calm []string) {
@@ -58,8 +59,8 @@ func TestOfferCacheFollowsRegister(t *testing.T) {
 			if !slices.Equal(specs, tc.wantSpecs) || !slices.Equal(defs, tc.wantSpecs) || !slices.Equal(calm, tc.wantCalm) {
 				t.Errorf("specs %v, defs %v, calm %v; want %v, %v", specs, defs, calm, tc.wantSpecs, tc.wantCalm)
 			}
-			if o.tokens != specTokens(o.specs) || o.tokens == 0 {
-				t.Errorf("tokens = %d, want specTokens = %d", o.tokens, specTokens(o.specs))
+			if o.tokens != prompt.SpecTokens(o.specs) || o.tokens == 0 {
+				t.Errorf("tokens = %d, want specTokens = %d", o.tokens, prompt.SpecTokens(o.specs))
 			}
 			var want []string
 			for _, tl := range r.Tools(tc.profile) {
@@ -118,7 +119,7 @@ func TestWithinShare(t *testing.T) {
 			for _, s := range kept {
 				names = append(names, s.Name)
 				if i := slices.IndexFunc(specs, func(o brain.ToolSpec) bool { return o.Name == s.Name }); groups[i] != "" {
-					ext += toolTokens(s)
+					ext += prompt.ToolTokens(s)
 				}
 			}
 			if !slices.Equal(names, tc.wantKept) || !slices.Equal(drops, tc.wantDrops) {

@@ -250,3 +250,28 @@ func TestExternalToolsOverTheirShareAreDropped(t *testing.T) {
 		t.Error("the log repeats the server's words")
 	}
 }
+
+// TestPromptReadsTheRunsOffer: the offer cognition hands the prompt is the run's own — a
+// chat run with innerlife_concern registered is told when to open a concern, one without
+// it is not.
+func TestPromptReadsTheRunsOffer(t *testing.T) {
+	t.Parallel()
+	const guidance = "open a concern with innerlife_concern"
+	concern := &memoTool{name: "innerlife_concern", effects: true, profiles: []brain.Profile{brain.ProfileChat}}
+	for _, tc := range []struct {
+		name  string
+		tools []brain.Tool
+		w     brain.Wake
+		want  bool
+	}{
+		{"chat with the tool", []brain.Tool{concern}, userWake("my exam is on Monday"), true},
+		{"chat without it", nil, userWake("my exam is on Monday"), false},
+	} {
+		e := newEnv(t, setup{tools: tc.tools})
+		e.srv.Enqueue(openaitest.Answer("ok", "active", 0.9))
+		think(t, e, tc.w)
+		if got := strings.Contains(e.srv.Requests()[0].Body.Messages[0].Content, guidance); got != tc.want {
+			t.Errorf("%s: guidance in the persona = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/prompt"
 	"github.com/anima-bot/anima/brain/provider"
 )
 
@@ -26,7 +27,7 @@ var errNoChoices = errors.New("response has no choices")
 // without tools.
 func (c *Cognition) chatRequest(r *run, force string) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: r.model, Messages: r.msgs}
-	first := writesFirst(r.w)
+	first := prompt.WritesFirst(r.w)
 	if first {
 		req.ResponseFormat = openerFormat // sendFormatted drops it for a model without formats
 	}

@@ -1,15 +1,15 @@
-package cognition
+package prompt
 
 import "strings"
 
 // memories is what anima remembers of the person, as fitted: facts, the summary of earlier
 // conversation and the memories relevant to this run, as untrusted data.
-var memories = section{name: "memories", fitted: true, text: (*Cognition).memories}
+var memories = section{name: "memories", fitted: true, text: (*Builder).memories}
 
-func (c *Cognition) memories(p *prompt) string {
+func (c *Builder) memories(p *prompt) string {
 	about := "the user"
 	if p.w.Rel.Group {
-		about = quote(p.w.UserName()) + " (told in this group)"
+		about = Quote(p.w.UserName()) + " (told in this group)"
 	}
 	return dataBlock(about, p.f.facts, p.f.summary, p.f.memories)
 }
@@ -28,19 +28,19 @@ func dataBlock(about string, facts []string, summary string, mems []string) stri
 	if len(facts) > 0 {
 		b.WriteString("Facts about " + about + ":\n")
 		for _, f := range facts {
-			b.WriteString(escape(f))
+			b.WriteString(Escape(f))
 			b.WriteByte('\n')
 		}
 	}
 	if summary != "" {
 		b.WriteString("Summary of earlier conversation:\n")
-		b.WriteString(escape(summary))
+		b.WriteString(Escape(summary))
 		b.WriteByte('\n')
 	}
 	if len(mems) > 0 {
 		b.WriteString("Possibly relevant memories:\n")
 		for _, m := range mems {
-			b.WriteString(escape(m))
+			b.WriteString(Escape(m))
 			b.WriteByte('\n')
 		}
 	}

@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"slices"
@@ -64,4 +64,11 @@ func profileName(w brain.Wake) string {
 		return "check-in"
 	}
 	return "proactive"
+}
+
+// WritesFirst reports whether w's prompt is one of a run that may write first (the
+// proactive and check-in profiles): its answer carries a topic.
+func WritesFirst(w brain.Wake) bool {
+	name := profileName(w)
+	return name == "proactive" || name == "check-in"
 }

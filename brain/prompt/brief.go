@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"fmt"
@@ -13,12 +13,12 @@ import (
 // talked counted in their waking time, what about, where the conversation stands, how
 // your last openers fared (a run that may write first) and how long their message waited
 // (a chat run). Never a reason code nor a figure of the aggregator's.
-var brief = section{name: "brief", text: (*Cognition).brief}
+var brief = section{name: "brief", text: (*Builder).brief}
 
 // aboutRunes bounds the quote of the last thing said.
 const aboutRunes = 80
 
-func (c *Cognition) brief(p *prompt) string {
+func (c *Builder) brief(p *prompt) string {
 	w, rel := p.w, &p.w.Rel
 	var b strings.Builder
 	b.WriteString("How things stand:")
@@ -52,7 +52,7 @@ func (c *Cognition) brief(p *prompt) string {
 	}
 	if d := waited(w, p.now); d >= time.Minute && p.profile == "chat" {
 		fmt.Fprintf(&b, "\n- You could not be reached for a while: their message has waited %s for your answer. "+
-			"Acknowledge the delay briefly.", human(d))
+			"Acknowledge the delay briefly.", Human(d))
 	}
 	if rel.Group {
 		b.WriteString("\n- This is a group chat.")
@@ -108,12 +108,12 @@ func lastSaid(p *prompt) string {
 		case t.Role == "assistant":
 			who = "you"
 		case p.w.Rel.Group && t.Name != "":
-			who = quote(brain.CleanName(t.Name))
+			who = Quote(brain.CleanName(t.Name))
 		}
 		if t.At.IsZero() {
-			return who + " wrote " + quote(text)
+			return who + " wrote " + Quote(text)
 		}
-		return who + " wrote " + quote(text) + " (" + relTime(t.At, p.now, p.loc) + ")"
+		return who + " wrote " + Quote(text) + " (" + relTime(t.At, p.now, p.loc) + ")"
 	}
 	return ""
 }
@@ -129,8 +129,8 @@ func waited(w brain.Wake, now time.Time) time.Duration {
 	return d
 }
 
-// human renders a duration coarsely: "40 minutes", "3 hours", "2 days".
-func human(d time.Duration) string {
+// Human renders a duration coarsely: "40 minutes", "3 hours", "2 days".
+func Human(d time.Duration) string {
 	switch {
 	case d < 2*time.Minute:
 		return "a minute"

@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"strconv"
@@ -14,13 +14,13 @@ import (
 // angles writes < and > as HTML entities.
 var angles = strings.NewReplacer("<", "&lt;", ">", "&gt;")
 
-// escape makes untrusted text safe inside the <untrusted> block: with no < or > left it
+// Escape makes untrusted text safe inside the <untrusted> block: with no < or > left it
 // cannot close (or open) the block, in any letter case or spacing. It is idempotent.
-func escape(s string) string { return angles.Replace(s) }
+func Escape(s string) string { return angles.Replace(s) }
 
-// quote renders untrusted text — a display name, a reminder's note, a wake's reason — as
+// Quote renders untrusted text — a display name, a reminder's note, a wake's reason — as
 // one escaped, double-quoted string: data inside an instruction, which it cannot leave.
-func quote(s string) string { return strconv.Quote(escape(s)) }
+func Quote(s string) string { return strconv.Quote(Escape(s)) }
 
 // labelled prefixes a group member's message with the member's name as quoted data:
 // "Ann" wrote:\n… — one line, no control characters, at most 64 runes.
@@ -28,5 +28,5 @@ func labelled(name, text string) string {
 	if name = brain.CleanName(name); name == "" {
 		name = "a member"
 	}
-	return quote(name) + " wrote:\n" + text
+	return Quote(name) + " wrote:\n" + text
 }

@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"strings"
@@ -10,18 +10,18 @@ import (
 // What the dream sees that a friend would, besides the day: anima's interests (so that a
 // thought to share can be its own) and what was left unresolved (a question of theirs no
 // answer followed, an event of theirs just past no one asked about). The ledger of recent
-// openers (prompt_ledger.go) tells it how they landed.
+// openers (ledger.go) tells it how they landed.
 var (
-	interests  = section{name: "interests", text: (*Cognition).interests}
-	unresolved = section{name: "unresolved", text: (*Cognition).unresolved}
+	interests  = section{name: "interests", text: (*Builder).interests}
+	unresolved = section{name: "unresolved", text: (*Builder).unresolved}
 )
 
 // interests names anima's interests; "" without any.
-func (c *Cognition) interests(*prompt) string {
+func (c *Builder) interests(*prompt) string {
 	var qs []string
 	for _, in := range c.cfg.PersonaInterests {
 		if in = strings.Join(strings.Fields(in), " "); in != "" {
-			qs = append(qs, quote(in))
+			qs = append(qs, Quote(in))
 		}
 	}
 	if len(qs) == 0 {
@@ -33,19 +33,19 @@ func (c *Cognition) interests(*prompt) string {
 
 // unresolved lists what was left open with the person, as data: their questions no answer
 // followed and the events of theirs just past (the sections' topics); "" when nothing is.
-func (c *Cognition) unresolved(p *prompt) string {
+func (c *Builder) unresolved(p *prompt) string {
 	var lines []string
 	for _, t := range questionTopics(p.rc.Turns, p.now, p.loc) {
-		lines = append(lines, "- they asked "+quote(t.Label)+" ("+t.When+") and no answer of yours followed")
+		lines = append(lines, "- they asked "+Quote(t.Label)+" ("+t.When+") and no answer of yours followed")
 	}
 	for _, sec := range p.rc.Sections {
 		for _, t := range sec.Topics {
 			switch {
 			case t.Kind != brain.TopicEvent || t.When == "":
 			case t.On == p.now.In(p.loc).Format(time.DateOnly):
-				lines = append(lines, "- "+quote(t.Label)+" is today for them")
+				lines = append(lines, "- "+Quote(t.Label)+" is today for them")
 			default:
-				lines = append(lines, "- "+quote(t.Label)+" was "+strings.TrimPrefix(t.When, "on ")+" for them and you have not asked how it went")
+				lines = append(lines, "- "+Quote(t.Label)+" was "+strings.TrimPrefix(t.When, "on ")+" for them and you have not asked how it went")
 			}
 		}
 	}

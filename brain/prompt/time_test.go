@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"testing"
@@ -60,8 +60,8 @@ func TestTurnMarkSaysWhoWroteFirst(t *testing.T) {
 		if got := turnMark(tc.turn, now, time.UTC); got != tc.want {
 			t.Errorf("turnMark(%+v) = %q, want %q", tc.turn, got, tc.want)
 		}
-		if got := stripTurnTag(tc.want + "text"); got != "text" {
-			t.Errorf("stripTurnTag(%q) = %q: the mark is not taken off an echo", tc.want+"text", got)
+		if got := StripTurnTag(tc.want + "text"); got != "text" {
+			t.Errorf("StripTurnTag(%q) = %q: the mark is not taken off an echo", tc.want+"text", got)
 		}
 	}
 }
@@ -80,8 +80,8 @@ func TestStripTurnTag(t *testing.T) {
 		{"Plain", "Plain"},
 	}
 	for _, tc := range tests {
-		if got := stripTurnTag(tc.in); got != tc.want {
-			t.Errorf("stripTurnTag(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := StripTurnTag(tc.in); got != tc.want {
+			t.Errorf("StripTurnTag(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"strings"
@@ -22,28 +22,28 @@ const lifeFresh = 48 * time.Hour
 // questionRunes bounds the quote of a question of theirs.
 const questionRunes = 120
 
-// openerTopic is what w's run is given to bring up at now, from rc; ok is false for a run
-// that does not write first, for one that has its own subject (a follow-up, a reminder),
-// and when every candidate came up in the last openers.
-func (c *Cognition) openerTopic(w brain.Wake, rc brain.Recall, now time.Time) (brain.Topic, bool) {
+// Topic is what r's run is given to bring up (the one its prompt asks for); ok is false
+// for a run that does not write first, for one that has its own subject (a follow-up, a
+// reminder), and when every candidate came up in the last openers.
+func (c *Builder) Topic(r Run) (brain.Topic, bool) {
+	w := r.Wake
 	switch w.Reason.Code {
 	case brain.ReasonProactive, brain.ReasonThought, brain.ReasonConcernCheckin:
 	default:
 		return brain.Topic{}, false
 	}
-	if !writesFirst(w) {
+	if !WritesFirst(w) {
 		return brain.Topic{}, false
 	}
-	return brain.ChooseTopic(c.topicCandidates(w, rc, now), w.Rel.Openers)
+	return brain.ChooseTopic(c.topicCandidates(w, r.Recall, r.Now, r.Loc), w.Rel.Openers)
 }
 
 // topicCandidates is, in preference order (brain.SortTopics), what a first message for w
-// could bring up at now: the person's life (the wake's due check-ins, the sections'
+// could bring up at now, in loc: the person's life (the wake's due check-ins, the sections'
 // events, how they are, their open questions), the thoughts anima kept to share and those
 // the wake carries, and anima's interests — unless its last openers went unanswered: then
 // nothing of its own but what it kept to share.
-func (c *Cognition) topicCandidates(w brain.Wake, rc brain.Recall, now time.Time) []brain.Topic {
-	loc := c.zone(w)
+func (c *Builder) topicCandidates(w brain.Wake, rc brain.Recall, now time.Time, loc *time.Location) []brain.Topic {
 	var out []brain.Topic
 	shares := map[string]bool{}
 	for _, s := range w.Rel.Shareable(now) {
@@ -131,7 +131,7 @@ func questionTopics(turns []brain.Turn, now time.Time, loc *time.Location) []bra
 // topicLine tells a run that may write first what to bring up and how, plainly, ending in
 // a blank; without a pick, to pick up the last conversation (or, when its interests all
 // came up lately, to leave them).
-func (c *Cognition) topicLine(p *prompt) string {
+func (c *Builder) topicLine(p *prompt) string {
 	t, ok := p.topic, p.topicOK
 	if !ok {
 		line := "Nothing of theirs is waiting and you keep nothing to share: if you write, pick up something from " +
@@ -141,7 +141,7 @@ func (c *Cognition) topicLine(p *prompt) string {
 		}
 		return line
 	}
-	label, when := quote(t.Label), ""
+	label, when := Quote(t.Label), ""
 	if t.When != "" {
 		when = " (" + t.When + ")"
 	}
@@ -177,48 +177,14 @@ func capitalised(s string) string {
 
 // shareLine names the thought to share t for the ask, with what it is tied to.
 func shareLine(w brain.Wake, t brain.Topic) string {
-	q := quote(t.Label)
+	q := Quote(t.Label)
 	if id, ok := strings.CutPrefix(t.ID, "share:"); ok {
 		for _, s := range w.Rel.Shares() {
 			if s.ID == id && s.TiedTo != "" {
-				q += " (tied to " + quote(s.TiedTo) + ")"
+				q += " (tied to " + Quote(s.TiedTo) + ")"
 			}
 		}
 	}
 	return "You have been meaning to share something with them: " + q + ". If you write, it is about that: bring it " +
 		"up in your own words, briefly, as a friend would. "
-}
-
-// opener is what the ledger keeps of w's message of kind k, answered by a, which brought
-// up t (ok: one was chosen): its kind (from the pick: "missing you" only without one), the
-// model's topic (the chosen one's label when it gave none) and the chosen topic's id; the
-// zero Opener for a message that is not a first message.
-func (c *Cognition) opener(w brain.Wake, k brain.MessageKind, a answer, t brain.Topic, ok bool) brain.Opener {
-	if k == brain.KindReply || k == brain.KindSystem {
-		return brain.Opener{}
-	}
-	kind, first := brain.OpenerKindOf(w.Reason.Code, k)
-	if !first {
-		return brain.Opener{}
-	}
-	o := brain.Opener{Kind: kind, Topic: a.Topic}
-	if ok {
-		o.Subject = t.ID
-		if o.Topic == "" {
-			o.Topic = brain.CleanTopic(t.Label)
-		}
-		if kind == brain.OpenerMissingYou || kind == brain.OpenerThought {
-			o.Kind = t.OpenerKind()
-		}
-	}
-	return o
-}
-
-// usedShares are the intents consuming the share t (the run's pick), once a message of
-// w's goes out: a thought said is not said again.
-func usedShares(w brain.Wake, t brain.Topic, ok bool) []brain.Intent {
-	if id, share := strings.CutPrefix(t.ID, "share:"); ok && share {
-		return []brain.Intent{brain.ShareUsed{Chat: w.Chat, ID: id}}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"regexp"
@@ -111,8 +111,8 @@ func civilDays(a, b time.Time) int {
 // the turns it read.
 var echoedTag = regexp.MustCompile(`^\[((just now|\d+ min ago|today \d\d:\d\d|yesterday \d\d:\d\d|\d+ days ago|\d{1,2} [A-Z][a-z]{2}( \d{4})?)(, you wrote first)?|you wrote first)\]\s*`)
 
-// stripTurnTag removes a turn mark the model copied to the start of its answer.
-func stripTurnTag(s string) string {
+// StripTurnTag removes a turn mark the model copied to the start of its answer.
+func StripTurnTag(s string) string {
 	if !strings.HasPrefix(s, "[") {
 		return s
 	}

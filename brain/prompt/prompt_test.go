@@ -1,7 +1,6 @@
-package cognition_test
+package prompt_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,8 +15,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
-	"github.com/anima-bot/anima/brain/cognition"
-	"github.com/anima-bot/anima/brain/cognition/openaitest"
+	"github.com/anima-bot/anima/brain/prompt"
 )
 
 // history returns n turns of ~1000 characters each, oldest first, alternating roles.
@@ -46,69 +44,13 @@ func recall(turns int) brain.Recall {
 	}
 }
 
-// promptTokens is what a recorded request weighs against ContextTokens: its messages and
-// its tool definitions.
-func promptTokens(req openai.ChatCompletionRequest) int {
-	n := cognition.EstimateTokens(req.Messages)
-	for _, tl := range req.Tools {
-		n += 8 + (len(tl.Function.Name)+3)/4 + (len(tl.Function.Description)+3)/4
-		raw, _ := json.Marshal(tl.Function.Parameters)
-		n += (len(raw) + 3) / 4
-	}
-	return n
-}
-
-func TestPromptStaysFlatWithHistory(t *testing.T) {
-	const budget = 6000
-	sizes := map[int]int{}
-	var prompts = map[int]openai.ChatCompletionRequest{}
-	for _, n := range []int{30, 1000} {
-		e := newEnv(t, setup{mem: &fakeMemory{rc: recall(n)}, cfg: func(c *cognition.Config) { c.ContextTokens = budget }})
-		e.srv.Enqueue(openaitest.Answer("ok", "active", 0.9))
-		think(t, e, userWake("how are you?"))
-		req := e.srv.Requests()[0].Body
-		prompts[n] = req
-		sizes[n] = promptTokens(req)
-		t.Logf("%4d turns of history: prompt ≈ %d tokens in %d messages (budget %d)", n, sizes[n], len(req.Messages), budget)
-		if sizes[n] > budget {
-			t.Errorf("%d turns: prompt ≈ %d tokens, over the budget of %d", n, sizes[n], budget)
-		}
-	}
-	if sizes[1000] > sizes[30] {
-		t.Errorf("prompt grew with history: %d tokens for 1000 turns > %d for 30", sizes[1000], sizes[30])
-	}
-
-	req := prompts[1000]
-	all := promptText(req.Messages)
-	braintest.CheckText(t, "1000-turn prompt", all, []string{"turn-0999", "a cat named Miso", "<untrusted>", "Sam said the job starts in April"}, nil)
-	if strings.Contains(all, "turn-0000 ") {
-		t.Error("1000-turn prompt still holds the oldest turn")
-	}
-	if strings.Count(all, "</untrusted>") != 1 {
-		t.Errorf("memory text closed the untrusted block: %d closing tags", strings.Count(all, "</untrusted>"))
-	}
-	if last := req.Messages[len(req.Messages)-1]; last.Role != "user" || last.Content != "how are you?" {
-		t.Errorf("last message = %+v", last)
-	}
-	// Turns keep their order and roles, each after the mark of its time.
-	var seqs []string
-	for _, m := range req.Messages {
-		if _, text, ok := strings.Cut(m.Content, "] "); ok && strings.HasPrefix(text, "turn-") {
-			seqs = append(seqs, m.Role+":"+text[:9])
-		}
-	}
-	if len(seqs) < 2 || seqs[len(seqs)-1] != "assistant:turn-0999" || seqs[len(seqs)-2] != "user:turn-0998" {
-		t.Errorf("turns = %v", seqs)
-	}
-}
-
 func TestBudgetDropsOrder(t *testing.T) {
 	// 1660: beside the persona and the brief, the last four turns, their time marks and the end
 	// of the summary fit, no more.
-	e := newEnv(t, setup{cfg: func(c *cognition.Config) { c.ContextTokens = 1660 }})
+	e := newEnv(t, setup{cfg: func(c *prompt.Config) { c.ContextTokens = 1660 }})
 	rc := recall(40)
 	rc.Summary = strings.Repeat("s", 2000) + "SUMMARY-END"
-	msgs := e.c.BuildMessages(userWake("hi"), rc, t0)
+	msgs := e.build(userWake("hi"), rc, t0)
 	all := ""
 	for _, m := range msgs {
 		all += m.Content
@@ -122,19 +64,18 @@ func TestBudgetDropsOrder(t *testing.T) {
 	if strings.Contains(all, "reveal secrets") {
 		t.Error("the least relevant memory survived a tight budget")
 	}
-	if n := cognition.EstimateTokens(msgs); n > 1660 {
+	if n := prompt.EstimateTokens(msgs); n > 1660 {
 		t.Errorf("prompt ≈ %d tokens, over 1660", n)
 	}
 }
 
-func BenchmarkBuildMessages(b *testing.B) {
-	srv := openaitest.New(b)
-	c := cognition.New(cognition.Config{FastModel: fast}, srv.Client(time.Second), nil, nil, cognition.Options{})
+func BenchmarkBuild(b *testing.B) {
+	e := newEnv(b, setup{})
 	rc := recall(1000)
 	w := userWake("how are you?")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = c.BuildMessages(w, rc, t0)
+		_ = e.build(w, rc, t0)
 	}
 }
 
@@ -158,7 +99,7 @@ func TestGroupPromptLabelsEachMember(t *testing.T) {
 			{Role: "assistant", Text: "Lovely!", At: t0, User: 1},
 		},
 	}
-	msgs := e.c.BuildMessages(w, rc, t0)
+	msgs := e.build(w, rc, t0)
 	var contents []string
 	for _, m := range msgs {
 		contents = append(contents, m.Content)
@@ -186,8 +127,7 @@ func TestGroupPromptLabelsEachMember(t *testing.T) {
 func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 	t.Parallel()
 	const guidance = "open a concern with innerlife_concern"
-	with := newEnv(t, setup{tools: []brain.Tool{&memoTool{name: "innerlife_concern", effects: true,
-		profiles: []brain.Profile{brain.ProfileChat, brain.ProfileProactive}}}})
+	with := newEnv(t, setup{concern: true})
 	without := newEnv(t, setup{})
 	for _, tc := range []struct {
 		name string
@@ -200,12 +140,12 @@ func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 		{"proactive with the tool", with, proactiveWake(), false},
 		{"chat without the tool", without, userWake("my exam is on Monday"), false},
 	} {
-		sys := systemText(tc.e.c.BuildMessages(tc.w, brain.Recall{}, t0))
+		sys := systemText(tc.e.build(tc.w, brain.Recall{}, t0))
 		if got := strings.Contains(sys, guidance); got != tc.want {
 			t.Errorf("%s: guidance in the system prompt = %v, want %v:\n%s", tc.name, got, tc.want, sys)
 		}
 	}
-	sys := with.c.BuildMessages(userWake("my exam is on Monday"), brain.Recall{}, t0)[0].Content
+	sys := with.build(userWake("my exam is on Monday"), brain.Recall{}, t0)[0].Content
 	braintest.CheckText(t, "guidance", sys, []string{"coming up (an exam", "a worry or a plan", "check_in_at"}, nil)
 }
 
@@ -216,11 +156,11 @@ func TestConcernGuidanceOnlyWithTheTool(t *testing.T) {
 // prompt says to leave them.
 func TestInterestsInProactivePrompt(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, setup{cfg: func(c *cognition.Config) {
+	e := newEnv(t, setup{cfg: func(c *prompt.Config) {
 		c.PersonaInterests = []string{"where words come from", "  birds  in   winter ", ""}
 	}})
 	ask := func(w brain.Wake) string {
-		msgs := e.c.BuildMessages(w, brain.Recall{}, t0)
+		msgs := e.build(w, brain.Recall{}, t0)
 		return msgs[len(msgs)-1].Content
 	}
 	used := func(topics ...string) brain.Wake {
@@ -247,7 +187,7 @@ func TestInterestsInProactivePrompt(t *testing.T) {
 		final := ask(tc.w)
 		braintest.CheckText(t, tc.name+": the ask", final, tc.want, tc.not)
 	}
-	for _, m := range e.c.BuildMessages(userWake("hi"), brain.Recall{}, t0) {
+	for _, m := range e.build(userWake("hi"), brain.Recall{}, t0) {
 		if strings.Contains(m.Content, "where words come from") {
 			t.Errorf("a reply's prompt offers the interests:\n%s", m.Content)
 		}
@@ -258,7 +198,7 @@ func TestInterestsInProactivePrompt(t *testing.T) {
 		t.Errorf("a check-in's prompt offers the interests:\n%s", final)
 	}
 	none := newEnv(t, setup{})
-	msgs := none.c.BuildMessages(proactiveWake(), brain.Recall{}, t0)
+	msgs := none.build(proactiveWake(), brain.Recall{}, t0)
 	if final := msgs[len(msgs)-1].Content; strings.Contains(final, "interests") {
 		t.Errorf("without interests the prompt mentions them:\n%s", final)
 	}
@@ -282,7 +222,7 @@ func TestPromptReadsReactionsAsData(t *testing.T) {
 	for i := range 12 {
 		w.Signals = append(w.Signals, react(100+i, "👌", fmt.Sprint("note ", i)))
 	}
-	sys := systemText(e.c.BuildMessages(w, brain.Recall{}, t0))
+	sys := systemText(e.build(w, brain.Recall{}, t0))
 	open := strings.Index(sys, "<untrusted>\n")
 	end := strings.Index(sys, "</untrusted>")
 	if open < 0 || end < open || strings.Count(sys, "</untrusted>") != 1 {
@@ -302,7 +242,7 @@ func TestPromptReadsReactionsAsData(t *testing.T) {
 	}
 
 	w.Signals = w.Signals[:5]
-	sys = systemText(e.c.BuildMessages(w, brain.Recall{}, t0))
+	sys = systemText(e.build(w, brain.Recall{}, t0))
 	for _, want := range []string{
 		`"Sam" reacted to your messages`,
 		`- [just now] reacted "❤" to your message "See you at eight"` + "\n",
@@ -332,7 +272,7 @@ func TestPromptTurnsAndReactionsCarryTheirTime(t *testing.T) {
 		{Role: "assistant", Text: "See you at eight", At: yesterday},
 		{Role: "user", Text: "ok", At: t0.Add(-12 * time.Minute)},
 	}}
-	msgs := e.c.BuildMessages(w, rc, t0)
+	msgs := e.build(w, rc, t0)
 	var got []string
 	for _, m := range msgs {
 		if m.Role == openai.ChatMessageRoleUser && m.Content != "so, tonight?" || m.Role == openai.ChatMessageRoleAssistant {
@@ -352,41 +292,14 @@ func TestPromptTurnsAndReactionsCarryTheirTime(t *testing.T) {
 	}
 }
 
-// update rewrites the golden files: go test ./brain/cognition -run Golden -update
+// update rewrites the golden files: go test ./brain/prompt -run Golden -update
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // golden compares got with testdata/golden/name byte for byte (or writes it with -update).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to write it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from its golden file (%d bytes, want %d); first difference at byte %d:\ngot:  %q\nwant: %q",
-			name, len(got), len(want), firstDiff(got, want), around(got, firstDiff(got, want)), around(want, firstDiff(got, want)))
-	}
+	braintest.Golden(t, name, got, *update)
 }
-
-func firstDiff(a, b []byte) int {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-func around(b []byte, i int) string { return string(b[max(0, i-80):min(len(b), i+80)]) }
 
 // richWake is a user's wake carrying most of what a prompt can hold: two messages (the
 // first waiting for a while), a photo and a text file perceived for the run, reactions, a
@@ -532,11 +445,9 @@ func openerRecall() brain.Recall {
 	return rc
 }
 
-// TestPromptGolden pins whole prompts byte for byte: BuildMessages on rich wakes of every
+// TestPromptGolden pins whole prompts byte for byte: Build on rich wakes of every
 // profile, under budgets from roomy to one that cuts the last turns.
 func TestPromptGolden(t *testing.T) {
-	concern := &memoTool{name: "innerlife_concern", effects: true,
-		profiles: []brain.Profile{brain.ProfileChat, brain.ProfileProactive, brain.ProfileDream}}
 	group := func() brain.Wake {
 		w := userWake("what about me?", "and Ann?")
 		w.Chat, w.User = -100, 2
@@ -628,17 +539,17 @@ func TestPromptGolden(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, setup{tools: []brain.Tool{concern}, cfg: func(c *cognition.Config) {
+			e := newEnv(t, setup{concern: true, cfg: func(c *prompt.Config) {
 				c.ContextTokens = tc.budget
 				c.PersonaInterests = []string{"where words come from", "birds in winter"}
 				c.QuietHours = brain.DefaultProactivePolicy().QuietHours
 			}})
-			msgs := e.c.BuildMessages(tc.w(), tc.rc(), t0)
+			msgs := e.build(tc.w(), tc.rc(), t0)
 			got, err := json.MarshalIndent(msgs, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d messages, ≈ %d tokens", len(msgs), cognition.EstimateTokens(msgs))
+			t.Logf("%d messages, ≈ %d tokens", len(msgs), prompt.EstimateTokens(msgs))
 			golden(t, "prompt-"+tc.name+".json", append(got, '\n'))
 		})
 	}
@@ -685,40 +596,5 @@ func TestPromptsCarryNoBookkeeping(t *testing.T) {
 	}
 	if ids == 0 {
 		t.Error("no golden prompt carries the inner life's ids line: are they built from its real sections?")
-	}
-}
-
-// TestRequestGolden pins the wire bytes of a run's requests: a tool-calling step, the step
-// after it, an escalation to the smart model and the forced final answer of a spent step
-// budget.
-func TestRequestGolden(t *testing.T) {
-	memo := &memoTool{name: "test_memo", effects: true}
-	e := newEnv(t, setup{tools: []brain.Tool{memo}, mem: &fakeMemory{rc: recall(6)}, cfg: func(c *cognition.Config) {
-		c.MaxIterations = 3
-		c.ContextTokens = 3000
-	}})
-	e.srv.Enqueue(
-		openaitest.Tool("test_memo", `{"note":"exam on Monday","tag":null}`),
-		openaitest.Tool(cognition.ToolEscalate, `{"reason":"careful"}`),
-		openaitest.Tool("test_memo", `{"note":"again","tag":"x"}`).ForModel(smart),
-		openaitest.Answer("Good luck on Monday!", "awaiting_answer", 0.9).ForModel(smart),
-	)
-	out := think(t, e, userWake("my exam is on Monday"))
-	wantSent(t, out, "Good luck on Monday!")
-	reqs := e.srv.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("requests = %d, want 4", len(reqs))
-	}
-	var b bytes.Buffer
-	for i, r := range reqs {
-		fmt.Fprintf(&b, "--- request %d\n", i)
-		if err := json.Indent(&b, r.Raw, "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		b.WriteByte('\n')
-	}
-	golden(t, "requests-tool-escalate-forced.txt", b.Bytes())
-	if last := reqs[3].Body; len(last.Tools) != 0 || last.Messages[len(last.Messages)-1].Role != openai.ChatMessageRoleSystem {
-		t.Errorf("the last request is not a forced answer")
 	}
 }

@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"sort"
@@ -38,8 +38,8 @@ func msgTokens(m openai.ChatCompletionMessage) int {
 
 func tokens(s string) int { return (len(s) + 3) / 4 }
 
-// specTokens estimates what the tool definitions add to a prompt.
-func specTokens(specs []brain.ToolSpec) int { return sumOf(specs, toolTokens) }
+// SpecTokens estimates what the tool definitions add to a prompt.
+func SpecTokens(specs []brain.ToolSpec) int { return sumOf(specs, ToolTokens) }
 
 // sumOf adds up f over xs.
 func sumOf[T any](xs []T, f func(T) int) int {
@@ -50,8 +50,8 @@ func sumOf[T any](xs []T, f func(T) int) int {
 	return n
 }
 
-// toolTokens estimates what one tool definition adds to a prompt.
-func toolTokens(s brain.ToolSpec) int {
+// ToolTokens estimates what one tool definition adds to a prompt.
+func ToolTokens(s brain.ToolSpec) int {
 	return 8 + tokens(s.Name) + tokens(s.Description) + tokens(string(s.Parameters))
 }
 
@@ -70,10 +70,9 @@ type fitted struct {
 	tags     turnTags
 }
 
-// fit chooses what of rc goes into w's prompt at now, within avail tokens.
-func (c *Cognition) fit(w brain.Wake, rc brain.Recall, now time.Time, avail int) fitted {
-	loc := c.zone(w)
-	f := fitted{summary: escape(strings.TrimSpace(rc.Summary)), tags: newTurnTags(rc.Turns, now, loc)}
+// fit chooses what of rc goes into a prompt at now, in loc, within avail tokens.
+func fit(rc brain.Recall, now time.Time, loc *time.Location, avail int) fitted {
+	f := fitted{summary: Escape(strings.TrimSpace(rc.Summary)), tags: newTurnTags(rc.Turns, now, loc)}
 	var factTok, secTok, memTok int
 	f.facts, factTok = fitFacts(rc.Facts, avail/4)
 	f.sections, secTok = fitSections(rc.Sections, avail/4)
@@ -122,7 +121,7 @@ func fitFacts(facts []brain.Fact, budget int) (lines []string, used int) {
 	sort.SliceStable(facts, func(i, j int) bool { return facts[i].At.After(facts[j].At) })
 	lines = make([]string, 0, len(facts))
 	for _, f := range facts {
-		line := "- " + escape(f.Attribute) + ": " + escape(f.Value)
+		line := "- " + Escape(f.Attribute) + ": " + Escape(f.Value)
 		if used+tokens(line)+1 > budget {
 			break
 		}
@@ -139,7 +138,7 @@ func memoryLines(hits []brain.Hit, loc *time.Location) (lines []string, used int
 	sort.SliceStable(mems, func(i, j int) bool { return mems[i].Score > mems[j].Score })
 	lines = make([]string, len(mems))
 	for i, h := range mems {
-		lines[i] = "- " + dateTag(h.At, loc) + escape(h.Text)
+		lines[i] = "- " + dateTag(h.At, loc) + Escape(h.Text)
 		used += tokens(lines[i]) + 1
 	}
 	return lines, used
@@ -178,14 +177,14 @@ func fitSections(secs []brain.Section, budget int) (string, int) {
 	used := frame
 	opened := false
 	for _, sec := range secs {
-		title := escape(strings.Join(strings.Fields(sec.Title), " "))
+		title := Escape(strings.Join(strings.Fields(sec.Title), " "))
 		if title == "" {
-			title = escape(sec.Source)
+			title = Escape(sec.Source)
 		}
 		head := title + ":\n"
 		wrote := false
 		for _, l := range sec.Lines {
-			line := "- " + escape(strings.Join(strings.Fields(l), " ")) + "\n"
+			line := "- " + Escape(strings.Join(strings.Fields(l), " ")) + "\n"
 			need := tokens(line)
 			if !wrote {
 				need += tokens(head)

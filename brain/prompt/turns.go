@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"strings"
@@ -7,11 +7,11 @@ import (
 )
 
 // turns is the recent conversation, as fitted: a note on the time marks, then each turn
-// marked with its time (prompt_time.go), a group member's labelled with their name; empty
+// marked with its time (time.go), a group member's labelled with their name; empty
 // turns are left out.
-var turns = section{name: "turns", fitted: true, msgs: (*Cognition).turns}
+var turns = section{name: "turns", fitted: true, msgs: (*Builder).turns}
 
-func (c *Cognition) turns(p *prompt) []openai.ChatCompletionMessage {
+func (c *Builder) turns(p *prompt) []openai.ChatCompletionMessage {
 	all, f := p.rc.Turns, &p.f
 	if f.first >= len(all) {
 		return nil

@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"strings"
@@ -12,18 +12,18 @@ import (
 // new message(s); a run without one is told in words why it might write and how.
 
 var (
-	chatAsk      = section{name: "the ask", msgs: (*Cognition).chatAsk}
-	proactiveAsk = section{name: "the ask", text: (*Cognition).proactiveAsk}
-	checkinAsk   = section{name: "the ask", text: (*Cognition).checkinAsk}
-	dreamAsk     = section{name: "the ask", text: (*Cognition).dreamAsk}
+	chatAsk      = section{name: "the ask", msgs: (*Builder).chatAsk}
+	proactiveAsk = section{name: "the ask", text: (*Builder).proactiveAsk}
+	checkinAsk   = section{name: "the ask", text: (*Builder).checkinAsk}
+	dreamAsk     = section{name: "the ask", text: (*Builder).dreamAsk}
 )
 
 // chatAsk is the user's new text as the prompt's last message, with the photos of this
 // turn; a text longer than half the budget is cut (its start kept).
-func (c *Cognition) chatAsk(p *prompt) []openai.ChatCompletionMessage {
-	w, text := p.w, userText(p.w)
+func (c *Builder) chatAsk(p *prompt) []openai.ChatCompletionMessage {
+	w, text := p.w, UserText(p.w)
 	if limit := max(p.budget/2, 64) * 4; len(text) > limit {
-		text = truncateUTF8(text, limit) + " […]"
+		text = TruncateUTF8(text, limit) + " […]"
 	}
 	if w.Rel.Group {
 		text = labelled(w.UserName(), text)
@@ -45,10 +45,10 @@ const quietAsk = "They have not answered your last openers: write only if this i
 // proactiveAsk asks a run without a user message whether to write, and how: a follow-up
 // or a reminder is about its own subject; a run that may write first is told the one thing
 // chosen for it (topicLine), or, with nothing chosen, that it is quiet between you.
-func (c *Cognition) proactiveAsk(p *prompt) string {
+func (c *Builder) proactiveAsk(p *prompt) string {
 	w := p.w
 	var b strings.Builder
-	b.WriteString("No new message from " + quote(w.UserName()) + ".")
+	b.WriteString("No new message from " + Quote(w.UserName()) + ".")
 	switch w.Reason.Code {
 	case brain.ReasonFollowup:
 		b.WriteString(" You asked them something and no answer came. If a gentle nudge fits now, send one short " +
@@ -70,10 +70,10 @@ func (c *Cognition) proactiveAsk(p *prompt) string {
 }
 
 // checkinAsk asks a run to check in on what the person cares about, as planned.
-func (c *Cognition) checkinAsk(p *prompt) string {
+func (c *Builder) checkinAsk(p *prompt) string {
 	w := p.w
 	var b strings.Builder
-	b.WriteString("No new message from " + quote(w.UserName()) + ". You planned to check in about: " + thoughts(w) + ".")
+	b.WriteString("No new message from " + Quote(w.UserName()) + ". You planned to check in about: " + thoughts(w) + ".")
 	b.WriteString("\nAsk how it went (or how it is going), warmly and briefly, in your own words; if it does not fit " +
 		"the moment, answer with an empty response.")
 	if w.Rel.UnansweredProactive > 0 {
@@ -83,7 +83,7 @@ func (c *Cognition) checkinAsk(p *prompt) string {
 }
 
 // dreamAsk asks a dream run for its nightly reflection.
-func (c *Cognition) dreamAsk(p *prompt) string {
+func (c *Builder) dreamAsk(p *prompt) string {
 	return "This is your nightly reflection. Read the day's conversation, your journal and the concerns " +
 		"above; use the tools to write one short digest journal entry (kind reflection), to open concerns for " +
 		"what the day's conversation implied that no concern follows yet (an upcoming event, a worry, a plan; " +
@@ -103,7 +103,7 @@ func thoughts(w brain.Wake) string {
 	for _, s := range w.Signals {
 		if s.Type == brain.SignalThoughtPressure {
 			if t := strings.Join(strings.Fields(s.Text), " "); t != "" {
-				qs = append(qs, quote(t))
+				qs = append(qs, Quote(t))
 			}
 		}
 	}

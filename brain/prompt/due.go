@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 
 // due is the scheduled items due in this wake: each note, why it was scheduled, and how
 // late it is when more than five minutes.
-var due = section{name: "due", text: (*Cognition).due}
+var due = section{name: "due", text: (*Builder).due}
 
-func (c *Cognition) due(p *prompt) string {
+func (c *Builder) due(p *prompt) string {
 	var b strings.Builder
 	for _, s := range p.w.Signals {
 		if s.Type != brain.SignalScheduleDue {
@@ -21,13 +21,13 @@ func (c *Cognition) due(p *prompt) string {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "A scheduled item is due: %s.", quote(s.Text))
+		fmt.Fprintf(&b, "A scheduled item is due: %s.", Quote(s.Text))
 		if s.Detail != "" {
-			fmt.Fprintf(&b, " It was scheduled because: %s.", quote(s.Detail))
+			fmt.Fprintf(&b, " It was scheduled because: %s.", Quote(s.Detail))
 		}
 		if !s.Due.IsZero() && s.At.Sub(s.Due) > 5*time.Minute {
 			fmt.Fprintf(&b, " This is late by %s (it was due %s); acknowledge that if it matters.",
-				human(s.At.Sub(s.Due)), s.Due.In(p.loc).Format("Mon 15:04"))
+				Human(s.At.Sub(s.Due)), s.Due.In(p.loc).Format("Mon 15:04"))
 		}
 	}
 	return b.String()

@@ -1,4 +1,4 @@
-package cognition_test
+package prompt_test
 
 import (
 	"strings"
@@ -57,7 +57,7 @@ func TestHowTheyAreSection(t *testing.T) {
 			t.Parallel()
 			rc := recall(4)
 			rc.HowTheyAre = tc.notes
-			msgs := e.c.BuildMessages(tc.w, rc, t0)
+			msgs := e.build(tc.w, rc, t0)
 			at := -1
 			for i, m := range msgs {
 				if strings.HasPrefix(m.Content, "How they are") || strings.HasPrefix(m.Content, none) {

@@ -1,4 +1,4 @@
-package cognition
+package prompt
 
 import (
 	"strings"
@@ -11,9 +11,9 @@ import (
 // so that a run that may write first does not repeat itself nor miss that it went
 // unanswered. A chat run does not get it: it answers a message, and its turns already
 // mark which earlier lines were anima's own initiative.
-var ledger = section{name: "ledger", text: (*Cognition).ledger}
+var ledger = section{name: "ledger", text: (*Builder).ledger}
 
-func (c *Cognition) ledger(p *prompt) string {
+func (c *Builder) ledger(p *prompt) string {
 	all := p.w.Rel.Openers
 	if len(all) == 0 {
 		return ""
@@ -34,7 +34,7 @@ func openerWords(o brain.Opener) string {
 	case o.Topic == "":
 		return words
 	case o.Kind == brain.OpenerMissingYou:
-		return words + ", about " + quote(o.Topic)
+		return words + ", about " + Quote(o.Topic)
 	}
-	return words + " about " + quote(o.Topic)
+	return words + " about " + Quote(o.Topic)
 }

@@ -1,4 +1,4 @@
-package cognition_test
+package prompt_test
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func TestUntrustedFenceCannotBeClosed(t *testing.T) {
 				Summary:  payload("summary"),
 				Memories: []brain.Hit{{Source: "turn", Text: payload("memory"), At: t0, Score: 0.9}},
 			}
-			msgs := e.c.BuildMessages(userWake("hi"), rc, t0)
+			msgs := e.build(userWake("hi"), rc, t0)
 			all := promptText(msgs)
 			if n := len(fenceClose.FindAllString(all, -1)); n != 1 {
 				t.Errorf("prompt has %d closing tags, want 1 (the fence's own):\n%s", n, all)
@@ -105,7 +105,7 @@ func TestNamesAndNotesAreQuotedData(t *testing.T) {
 			for _, s := range tc.w.Signals {
 				allowed[s.Text], allowed[s.Detail] = true, true
 			}
-			msgs := e.c.BuildMessages(tc.w, brain.Recall{}, t0)
+			msgs := e.build(tc.w, brain.Recall{}, t0)
 			seen := 0
 			for _, m := range msgs {
 				if m.Role != "system" {

@@ -1,4 +1,4 @@
-package cognition_test
+package prompt_test
 
 import (
 	"regexp"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
-	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/prompt"
 )
 
 // machineText matches what must never reach the model: an aggregator figure or a
@@ -20,9 +20,7 @@ var machineText = regexp.MustCompile(`pressure|\d+h\d+m|\d+m\d+s`)
 // thought to share; no wake reason or aggregator figure reaches any prompt.
 func TestProfilePrompts(t *testing.T) {
 	t.Parallel()
-	concern := &memoTool{name: "innerlife_concern", effects: true,
-		profiles: []brain.Profile{brain.ProfileChat, brain.ProfileProactive, brain.ProfileDream}}
-	e := newEnv(t, setup{tools: []brain.Tool{concern}, cfg: func(c *cognition.Config) {
+	e := newEnv(t, setup{concern: true, cfg: func(c *prompt.Config) {
 		c.PersonaInterests = []string{"birds in winter"}
 	}})
 	reason := brain.Reason{Code: brain.ReasonProactive, Text: "10h37m since we last talked; pressure 0.71"}
@@ -59,7 +57,7 @@ func TestProfilePrompts(t *testing.T) {
 			[]string{"birds in winter", "a check-in I planned is due", "open a concern with innerlife_concern"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs := e.c.BuildMessages(tc.w, recall(6), t0)
+			msgs := e.build(tc.w, recall(6), t0)
 			all := promptText(msgs)
 			braintest.CheckText(t, "prompt", all, tc.want, append(tc.dont, reason.Text, "unspecified"))
 			if s := machineText.FindString(all); s != "" {
@@ -92,8 +90,8 @@ func TestBudgetCutsWholeSections(t *testing.T) {
 		{1350, false, true},
 		{1300, false, false},
 	} {
-		e := newEnv(t, setup{cfg: func(c *cognition.Config) { c.ContextTokens = tc.budget }})
-		msgs := e.c.BuildMessages(w, rc, t0)
+		e := newEnv(t, setup{cfg: func(c *prompt.Config) { c.ContextTokens = tc.budget }})
+		msgs := e.build(w, rc, t0)
 		all := systemText(msgs)
 		if got := strings.Contains(all, "reacted"); got != tc.reactions {
 			t.Errorf("budget %d: reactions kept = %v, want %v", tc.budget, got, tc.reactions)

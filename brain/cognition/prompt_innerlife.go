@@ -1,7 +1,0 @@
-package cognition
-
-// innerLife is anima's own notes from the plugins (its journal, the concerns it follows),
-// as fitted, one untrusted data block (fitSections).
-var innerLife = section{name: "inner life", fitted: true, text: (*Cognition).innerLife}
-
-func (c *Cognition) innerLife(p *prompt) string { return p.f.sections }
