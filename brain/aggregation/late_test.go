@@ -9,16 +9,7 @@ import (
 
 // eveningAt is a rhythm learned over two weeks from a person in zone UTC who first writes
 // at 18:40 and again at 22:05 every day.
-func eveningAt() brain.Rhythm {
-	var r brain.Rhythm
-	start := time.Date(2026, 2, 16, 0, 0, 0, 0, time.UTC)
-	for d := range 14 {
-		day := start.AddDate(0, 0, d)
-		r.Observe(day.Add(18*time.Hour+40*time.Minute), time.UTC)
-		r.Observe(day.Add(22*time.Hour+5*time.Minute), time.UTC)
-	}
-	return r
-}
+func eveningAt() brain.Rhythm { return daily(18*time.Hour+40*time.Minute, 22*time.Hour+5*time.Minute) }
 
 // TestLateNeverEarly: an evening person who last wrote at 22:05 the night before is not
 // written to before her usual 18:40 has passed without her by the margin (45 min, plus the

@@ -9,13 +9,18 @@ import (
 
 // evening is a rhythm learned over two weeks from a person who writes at 19:10 and 20:20
 // every day (UTC): active 18–21, asleep from 22:00 for 8 hours.
-func evening() brain.Rhythm {
+func evening() brain.Rhythm { return daily(19*time.Hour+10*time.Minute, 20*time.Hour+20*time.Minute) }
+
+// daily is a rhythm learned over two weeks from 16 Feb 2026 from a person who writes at
+// the times of day at, every day (UTC).
+func daily(at ...time.Duration) brain.Rhythm {
 	var r brain.Rhythm
 	start := time.Date(2026, 2, 16, 0, 0, 0, 0, time.UTC)
 	for d := range 14 {
 		day := start.AddDate(0, 0, d)
-		r.Observe(day.Add(19*time.Hour+10*time.Minute), time.UTC)
-		r.Observe(day.Add(20*time.Hour+20*time.Minute), time.UTC)
+		for _, t := range at {
+			r.Observe(day.Add(t), time.UTC)
+		}
 	}
 	return r
 }

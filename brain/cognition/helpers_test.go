@@ -23,7 +23,7 @@ const (
 	smart = "smart-model"
 )
 
-var t0 = time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC) // a Friday
+var t0 = braintest.T0 // a Friday
 
 type fakeMemory struct {
 	rc      brain.Recall
@@ -135,34 +135,9 @@ func newEnv(t *testing.T, s setup) *env {
 	return e
 }
 
-func userWake(texts ...string) brain.Wake {
-	w := brain.Wake{
-		Chat: 42, User: 7, Profile: brain.ProfileChat,
-		Reason: brain.Reason{Code: brain.ReasonUserMessage, Text: "Sam wrote a message"},
-		Rel: brain.Relationship{Chat: 42, User: 7, Name: "Sam", Timezone: "Europe/Berlin",
-			Status: brain.StatusActive, LastUserMsg: t0.Add(-time.Minute)},
-		At: t0,
-	}
-	// The core loop looks the zone up once per wake (State.Location) and carries it.
-	loc, err := time.LoadLocation(w.Rel.Timezone)
-	if err != nil {
-		panic(err)
-	}
-	w.Loc = loc
-	for i, tx := range texts {
-		w.Signals = append(w.Signals, brain.Signal{Type: brain.SignalUserMessage, Source: "telegram",
-			Chat: 42, User: 7, Text: tx, At: t0, MessageID: 100 + i})
-	}
-	return w
-}
+func userWake(texts ...string) brain.Wake { return braintest.UserWake(texts...) }
 
-func proactiveWake() brain.Wake {
-	w := userWake()
-	w.Profile = brain.ProfileProactive
-	w.Reason = brain.Reason{Code: brain.ReasonProactive, Text: "it has been quiet for a while"}
-	w.Rel.LastUserMsg = t0.Add(-20 * time.Hour)
-	return w
-}
+func proactiveWake() brain.Wake { return braintest.ProactiveWake() }
 
 func sends(out brain.Outcome) []brain.SendMessage {
 	var s []brain.SendMessage
@@ -249,23 +224,6 @@ func metric(t *testing.T, e *env, name string, labels ...string) float64 {
 	return 0
 }
 
-// promptText is every message of a prompt, each followed by a newline.
-func promptText(msgs []openai.ChatCompletionMessage) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		b.WriteString(m.Content + "\n")
-	}
-	return b.String()
-}
+func promptText(msgs []openai.ChatCompletionMessage) string { return braintest.PromptText(msgs) }
 
-// systemText is every system message of a prompt, joined by blank lines: what the model is
-// told besides the conversation (persona, brief, data blocks, due items, the ask).
-func systemText(msgs []openai.ChatCompletionMessage) string {
-	var parts []string
-	for _, m := range msgs {
-		if m.Role == openai.ChatMessageRoleSystem {
-			parts = append(parts, m.Content)
-		}
-	}
-	return strings.Join(parts, "\n\n")
-}
+func systemText(msgs []openai.ChatCompletionMessage) string { return braintest.SystemText(msgs) }
