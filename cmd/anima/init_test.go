@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -321,17 +320,8 @@ func TestSystemdUnitRunsInitsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		done <- err
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v, want 0", err)
-		}
-	case <-time.After(stopIn):
-		t.Errorf("still running %s after SIGTERM (TimeoutStopSec)", stopIn)
+	if err := stopWithin(cmd, done, stopIn); err != nil {
+		t.Errorf("%v (TimeoutStopSec %s)", err, stopIn)
 	}
 }
 

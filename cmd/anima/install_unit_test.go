@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -125,17 +124,8 @@ func TestUserUnitRunsInitsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		done <- err
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v, want 0", err)
-		}
-	case <-time.After(stopIn):
-		t.Errorf("still running %s after SIGTERM (TimeoutStopSec)", stopIn)
+	if err := stopWithin(cmd, done, stopIn); err != nil {
+		t.Errorf("%v (TimeoutStopSec %s)", err, stopIn)
 	}
 }
 

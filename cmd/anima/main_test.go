@@ -520,17 +520,8 @@ func TestRunNamesItsConfiguration(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); done <- <-done })
 	say(waitCtx(t, 20*time.Second), t, tg, "which file did you read?", 1) // it runs
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		done <- err
-		if err != nil {
-			t.Fatalf("anima exited with %v after SIGTERM\n%s", err, stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("anima did not stop within 15s of SIGTERM")
+	if err := stopWithin(cmd, done, 15*time.Second); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	var started string
 	for line := range strings.Lines(stderr.String()) {
@@ -540,5 +531,24 @@ func TestRunNamesItsConfiguration(t *testing.T) {
 	}
 	if !strings.Contains(started, " config="+path+" ") {
 		t.Errorf("the start line does not name %s:\n%s", path, stderr.String())
+	}
+}
+
+// stopWithin sends cmd SIGTERM and waits up to d for its exit, which done (cmd.Wait's
+// result, put back for a cleanup that waits again) reports: an error if it did not stop in
+// time or exited with an error.
+func stopWithin(cmd *exec.Cmd, done chan error, d time.Duration) error {
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	select {
+	case err := <-done:
+		done <- err
+		if err != nil {
+			return fmt.Errorf("exit after SIGTERM: %w, want 0", err)
+		}
+		return nil
+	case <-time.After(d):
+		return fmt.Errorf("still running %s after SIGTERM", d)
 	}
 }

@@ -21,15 +21,7 @@ func sleeper(t *testing.T) procStat {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 	cmd.Env = append(os.Environ(), helperEnv+"=sleep")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { killPgid(cmd.Process.Pid); _ = cmd.Wait() })
-	st, err := readStat(cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return startGroup(t, cmd)
 }
 
 // TestReapPreviousRun: a start ends the groups the record of a previous run lists that
@@ -287,6 +279,13 @@ func sleepAs(t *testing.T, uid uint32) procStat {
 	t.Helper()
 	cmd := exec.Command("sleep", "60")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+	return startGroup(t, cmd)
+}
+
+// startGroup starts cmd (in a process group of its own), ends its group when the test
+// does, and returns its /proc stat.
+func startGroup(t *testing.T, cmd *exec.Cmd) procStat {
+	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
