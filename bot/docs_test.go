@@ -123,17 +123,40 @@ func TestMetricsDocumented(t *testing.T) {
 	t.Logf("%d metrics registered and documented", len(names))
 }
 
-// TestCommandsDocumented fails when the README does not mention a command anima
-// understands.
+// TestCommandsDocumented fails when docs/commands.md's table of the commands in the chat
+// lacks a command anima understands, or lists one it does not (the README, kept short,
+// names a few and links there).
 func TestCommandsDocumented(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "commands.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, section, ok := strings.Cut(string(raw), "\n## In the chat\n")
+	if !ok {
+		t.Fatal("docs/commands.md has no ## In the chat section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var listed []string
+	command := regexp.MustCompile("`/([a-z]+)")
+	for line := range strings.Lines(section) {
+		if cells := strings.Split(line, "|"); strings.HasPrefix(line, "| `/") && len(cells) > 2 {
+			for _, m := range command.FindAllStringSubmatch(cells[1], -1) {
+				listed = append(listed, m[1])
+			}
+		}
+	}
+	known := func(name string) bool {
+		return slices.ContainsFunc(commandList, func(c struct{ name, args, about string }) bool { return c.name == name })
+	}
 	for _, c := range commandList {
-		if !strings.Contains(string(raw), "`/"+c.name) {
-			t.Errorf("README.md does not mention /%s", c.name)
+		if !slices.Contains(listed, c.name) {
+			t.Errorf("docs/commands.md's table of the commands in the chat lacks /%s", c.name)
+		}
+	}
+	for _, name := range listed {
+		if !known(name) {
+			t.Errorf("docs/commands.md's table of the commands in the chat lists /%s, which anima does not understand", name)
 		}
 	}
 }

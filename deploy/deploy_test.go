@@ -223,14 +223,19 @@ func TestComposeReadsInitsFile(t *testing.T) {
 
 // TestComposeRunsAnimaUnderInit: under Docker anima was PID 1 (issue 33), which reaps no
 // orphan (an MCP server's child left running becomes a zombie for the container's life).
-// The stack runs it under Docker's init, and the docs' docker run passes --init.
+// The stack runs it under Docker's init, and every docker run in the README and docs/
+// passes --init.
 func TestComposeRunsAnimaUnderInit(t *testing.T) {
 	var c compose
 	decodeYAML(t, "compose.yaml", &c)
 	if in := c.Services["anima"].Init; in == nil || !*in {
 		t.Error("compose.yaml's anima does not set init: true; anima would be PID 1")
 	}
-	for _, doc := range []string{filepath.Join("..", "docs", "deploy.md"), filepath.Join("..", "README.md")} {
+	docs, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	for _, doc := range append(docs, filepath.Join("..", "README.md")) {
 		raw, err := os.ReadFile(doc)
 		if err != nil {
 			t.Fatal(err)

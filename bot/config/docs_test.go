@@ -37,15 +37,19 @@ func configKeys(t reflect.Type, prefix string) []string {
 	return keys
 }
 
-// readmeKeys returns the keys the README's configuration table documents: each row's
+// configDoc is the page that documents every key and environment variable (issue 36: the
+// README's tables moved there, to keep the README short).
+const configDoc = "../../docs/configuration.md"
+
+// docKeys returns the keys docs/configuration.md's table documents: each row's
 // first cell names one or more keys in backquotes; `a.b.*` covers every key under a.b,
 // and a name without a dot ("`llm.fast_model` / `smart_model`") is a sibling of the
 // cell's first key.
-func readmeKeys(t *testing.T, readme string) (exact []string, prefixes []string) {
+func docKeys(t *testing.T, doc string) (exact []string, prefixes []string) {
 	t.Helper()
-	_, section, ok := strings.Cut(readme, "\n## Configuration\n")
+	_, section, ok := strings.Cut(doc, "\n## Keys\n")
 	if !ok {
-		t.Fatal("README.md has no ## Configuration section")
+		t.Fatal("docs/configuration.md has no ## Keys section")
 	}
 	section, _, _ = strings.Cut(section, "\n#")
 	code := regexp.MustCompile("`([^`]+)`")
@@ -74,36 +78,36 @@ func readmeKeys(t *testing.T, readme string) (exact []string, prefixes []string)
 		}
 	}
 	if rows == 0 {
-		t.Fatal("README.md's configuration table has no rows")
+		t.Fatal("docs/configuration.md's table of keys has no rows")
 	}
 	return exact, prefixes
 }
 
-// TestREADMEDocumentsEveryKey fails when a configuration key is missing from the
-// README's configuration table, or the table names a key the decoder does not know.
-func TestREADMEDocumentsEveryKey(t *testing.T) {
+// TestDocumentsEveryKey fails when a configuration key is missing from
+// docs/configuration.md's table, or the table names a key the decoder does not know.
+func TestDocumentsEveryKey(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile(configDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	exact, prefixes := readmeKeys(t, string(raw))
+	exact, prefixes := docKeys(t, string(raw))
 	keys := configKeys(reflect.TypeFor[Config](), "")
 	for _, k := range keys {
 		// A named section's own key is covered by a row for its entries' keys.
 		covered := func(p string) bool { return strings.HasPrefix(k, p) || strings.HasPrefix(p, k+".") }
 		if !slices.Contains(exact, k) && !slices.ContainsFunc(prefixes, covered) {
-			t.Errorf("README.md's configuration table lacks %s", k)
+			t.Errorf("docs/configuration.md's table of keys lacks %s", k)
 		}
 	}
 	for _, k := range exact {
 		if !slices.Contains(keys, k) {
-			t.Errorf("README.md's configuration table names %s, which is no configuration key", k)
+			t.Errorf("docs/configuration.md's table of keys names %s, which is no configuration key", k)
 		}
 	}
 	for _, p := range prefixes {
 		if !slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, p) }) {
-			t.Errorf("README.md's configuration table names %s*, which covers no configuration key", p)
+			t.Errorf("docs/configuration.md's table of keys names %s*, which covers no configuration key", p)
 		}
 	}
 }
@@ -206,13 +210,13 @@ func codeEnv(t *testing.T, root string) (read, named map[string][]string) {
 	return read, named
 }
 
-// readmeEnv returns the variables of the README's environment-variable table, each with
-// its row's second cell.
-func readmeEnv(t *testing.T, readme string) map[string]string {
+// docEnv returns the variables of docs/configuration.md's environment-variable table,
+// each with its row's second cell.
+func docEnv(t *testing.T, doc string) map[string]string {
 	t.Helper()
-	_, section, ok := strings.Cut(readme, "\n### Environment variables\n")
+	_, section, ok := strings.Cut(doc, "\n## Environment variables\n")
 	if !ok {
-		t.Fatal("README.md has no ### Environment variables section")
+		t.Fatal("docs/configuration.md has no ## Environment variables section")
 	}
 	section, _, _ = strings.Cut(section, "\n#")
 	rows := map[string]string{}
@@ -224,22 +228,22 @@ func readmeEnv(t *testing.T, readme string) map[string]string {
 		rows[strings.Trim(strings.TrimSpace(cells[1]), "`")] = cells[2]
 	}
 	if len(rows) == 0 {
-		t.Fatal("README.md's environment-variable table has no rows")
+		t.Fatal("docs/configuration.md's environment-variable table has no rows")
 	}
 	return rows
 }
 
-// TestREADMEEnvTable: an error said "set ANIMA_WEBHOOK_SECRET", which no code read
-// (issue 26). Every ANIMA_ variable the code names is one it reads, the README's table
+// TestEnvTable: an error said "set ANIMA_WEBHOOK_SECRET", which no code read (issue 26).
+// Every ANIMA_ variable the code names is one it reads, docs/configuration.md's table
 // lists exactly the variables the code reads, and a variable standing in for a key names
 // that key in its row.
-func TestREADMEEnvTable(t *testing.T) {
+func TestEnvTable(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile(configDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	table := readmeEnv(t, string(raw))
+	table := docEnv(t, string(raw))
 	read, named := codeEnv(t, "../..")
 	for v, where := range named {
 		if _, ok := read[v]; !ok {
@@ -248,17 +252,17 @@ func TestREADMEEnvTable(t *testing.T) {
 	}
 	for v, where := range read {
 		if _, ok := table[v]; !ok {
-			t.Errorf("README.md's environment-variable table lacks %s, which the code reads (%s)", v, where[0])
+			t.Errorf("docs/configuration.md's environment-variable table lacks %s, which the code reads (%s)", v, where[0])
 		}
 	}
 	for v := range table {
 		if _, ok := read[v]; !ok {
-			t.Errorf("README.md's environment-variable table lists %s, which no code reads", v)
+			t.Errorf("docs/configuration.md's environment-variable table lists %s, which no code reads", v)
 		}
 	}
 	for _, d := range EnvDefaults {
 		if row, ok := table[d.Env]; ok && !strings.Contains(row, "`"+d.Key+"`") {
-			t.Errorf("README.md's row for %s does not name its key `%s`: %s", d.Env, d.Key, row)
+			t.Errorf("docs/configuration.md's row for %s does not name its key `%s`: %s", d.Env, d.Key, row)
 		}
 	}
 }
