@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -863,5 +864,33 @@ func TestChargeTokens(t *testing.T) {
 	e.c.ChargeTokens(0, 900)
 	if e.c.TokensAllowed(0) || e.c.TokensAllowed(8) {
 		t.Error("the day's budget is spent, yet tokens are allowed")
+	}
+}
+
+// TestOutageLogsOnce (issue 36): an outage writes a line when it starts and names the other
+// model only when it was really asked — before, every probe wrote "trying the other model",
+// though with the breaker open the other model (the same endpoint) was never asked.
+func TestOutageLogsOnce(t *testing.T) {
+	var logs braintest.Buffer
+	e := newEnv(t, setup{opts: func(o *cognition.Options) {
+		o.Retries = -1
+		o.BreakerThreshold = 2
+		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	}})
+	e.srv.SetDefault(func(openai.ChatCompletionRequest) openaitest.Reply { return openaitest.Fail(500) })
+	ctx := context.Background()
+	_, _ = e.c.Think(ctx, userWake("one")) // fast, then smart, fail: open
+	for i := range 5 {
+		e.clock.Advance(31 * time.Second)
+		if _, err := e.c.Think(ctx, userWake(fmt.Sprint("probe ", i))); !errors.Is(err, cognition.ErrUnavailable) {
+			t.Fatalf("probe %d: err = %v, want ErrUnavailable", i, err)
+		}
+	}
+	out := logs.String()
+	if n := strings.Count(out, "other model"); n != 1 {
+		t.Errorf("%d lines name the other model over one outage and 5 probes, want 1 (when it was asked):\n%s", n, out)
+	}
+	if n := strings.Count(out, "circuit breaker open"); n != 1 {
+		t.Errorf("%d lines say the breaker opened, want 1:\n%s", n, out)
 	}
 }

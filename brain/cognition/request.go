@@ -58,21 +58,27 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 		c.budget.addUser(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 		r.tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	}
-	if err == nil || errors.Is(err, ErrUnavailable) || ctx.Err() != nil || c.cfg.SmartModel == c.cfg.FastModel {
+	if err == nil || errors.Is(err, ErrUnavailable) || ctx.Err() != nil || c.cfg.SmartModel == c.cfg.FastModel || c.outageOpen() {
+		// With the breaker open (this was a probe) the other model is not asked either:
+		// it is the same endpoint.
 		return resp, err
 	}
 	other := c.cfg.SmartModel
 	if req.Model == c.cfg.SmartModel {
 		other = c.cfg.FastModel
 	}
-	c.log.Warn("model failed, trying the other model", "model", req.Model, "other", other, "err", err)
-	first := err
+	first, model := err, req.Model
 	req.Model = other
 	if other == c.cfg.SmartModel {
 		req = withoutEscalate(req)
 	}
 	r.requests++
 	resp, err = c.request(ctx, req, r.drafts)
+	if errors.Is(err, ErrUnavailable) { // not sent: the other model was not asked
+		return resp, fmt.Errorf("model %s: %w", model, first)
+	}
+	// Named only when it was really asked, with how it went.
+	c.log.Warn("model failed; asked the other model", "model", model, "other", other, "err", first, "other_ok", err == nil)
 	if err != nil {
 		return resp, fmt.Errorf("model %s: %w; then model %s: %w", r.model, first, other, err)
 	}
@@ -80,6 +86,13 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	r.tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	r.model = other
 	return resp, nil
+}
+
+// outageOpen reports whether the model's breaker is open (the request that failed was a
+// probe, or opened it).
+func (c *Cognition) outageOpen() bool {
+	_, open := c.brk.Outage()
+	return open
 }
 
 // withoutEscalate is req without core_escalate among its tools (nor a tool choice when no

@@ -149,7 +149,8 @@ func (l *Loop) release(ctx context.Context, chat int64) {
 func (l *Loop) releaseHeld(ctx context.Context) {
 	order := l.held.order()
 	if len(order) > 0 {
-		l.log.Info("the model is back; answering held messages", "chats", len(order))
+		l.log.Info("the model is back; answering held messages", "chats", len(order),
+			"outage", l.deps.Clock.Now().Sub(l.held.since).Round(time.Second))
 	}
 	for _, chat := range order {
 		l.release(ctx, chat)

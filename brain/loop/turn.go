@@ -227,11 +227,12 @@ func (l *Loop) maintain(ctx context.Context, r *result, chat int64, rec brain.Tu
 // (nothing of the turn is committed) for the loop to hold, and tells the user once per
 // outage that they will be answered.
 func (l *Loop) holdForModel(ctx context.Context, r *result, w brain.Wake, replyTo int, inBackoff, noticed bool) {
-	l.log.Warn("the model is unreachable; messages held until it is back", "chat", w.Chat, "messages", len(w.Signals))
 	r.held = &w
-	if noticed {
+	if noticed { // held again on a retry or a new message: said when it was first held
+		l.log.Debug("still holding messages for the model", "chat", w.Chat, "messages", len(w.Signals))
 		return
 	}
+	l.log.Warn("the model is unreachable; messages held until it is back", "chat", w.Chat, "messages", len(w.Signals))
 	notice := brain.SendMessage{Chat: w.Chat, Text: l.cfg.OutageNotice, Kind: brain.KindSystem, ReplyTo: replyTo, Plain: true}
 	l.commit(ctx, r, brain.TurnRecord{Chat: w.Chat, User: w.User, Outbox: []brain.SendMessage{notice}, At: l.deps.Clock.Now()}, inBackoff)
 }
