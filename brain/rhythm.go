@@ -45,7 +45,7 @@ const hoursPerWeek = 7 * 24
 // profiles existed decodes to.
 type Rhythm struct {
 	// Weights is the decayed message count per hour of the week, as of At.
-	Weights [hoursPerWeek]float32 `json:"weights"`
+	Weights HourWeights `json:"weights"`
 	// At is the time of the last message folded in: the weights are decayed to it.
 	At time.Time `json:"at,omitzero"`
 	// Messages and Days count the messages folded in and the distinct local days they fell

@@ -196,3 +196,38 @@ func TestSeenBeforeReady(t *testing.T) {
 		t.Error("an empty profile has seen the person")
 	}
 }
+
+// TestRhythmStoredCompactly (issue 37): the 168 hourly weights every relationship holds,
+// rewritten at every flush, are stored as a bitmap of the hours with weight and their
+// float32 bits — exact, a third of the JSON array they were — and the array a store
+// written before still decodes.
+func TestRhythmStoredCompactly(t *testing.T) {
+	t.Parallel()
+	r, _ := owl(t, 14)
+	old, err := json.Marshal([hoursPerWeekForTest]float32(r.Weights))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := json.Marshal(r.Weights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("weights: %d bytes as an array, %d now", len(old), len(now))
+	if 2*len(now) > len(old) {
+		t.Errorf("weights take %d bytes, want at most half of the array's %d", len(now), len(old))
+	}
+	for _, raw := range [][]byte{now, old} {
+		var back brain.HourWeights
+		if err := json.Unmarshal(raw, &back); err != nil || back != r.Weights {
+			t.Errorf("%.40s… decodes to other weights (err %v)", raw, err)
+		}
+	}
+	for _, bad := range []string{`"!!"`, `"AAAA"`, `[1,2]x`, `3`} {
+		var w brain.HourWeights
+		if err := json.Unmarshal([]byte(bad), &w); err == nil {
+			t.Errorf("%s decodes", bad)
+		}
+	}
+}
+
+const hoursPerWeekForTest = 7 * 24
