@@ -193,7 +193,3 @@ func metric(t *testing.T, e *env, name string, labels ...string) float64 {
 	v, _ := braintest.Metric(t, e.reg, name, labels...)
 	return v
 }
-
-func promptText(msgs []openai.ChatCompletionMessage) string { return braintest.PromptText(msgs) }
-
-func systemText(msgs []openai.ChatCompletionMessage) string { return braintest.SystemText(msgs) }
