@@ -17,6 +17,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
@@ -435,25 +436,6 @@ func TestNewCode(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that init writes on one goroutine while the test reads it
-// on another.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestOwnerPastAFullQueue: init polled getUpdates without an offset, and Telegram hands
 // out only the oldest 100 pending updates, so with 100 pending (left over, or sent by
 // anyone who knows the bot's name) the owner's code was never seen and init ended
@@ -483,7 +465,7 @@ func TestOwnerPastAFullQueue(t *testing.T) {
 			for i := range tc.before {
 				tg.PushText(stranger+int64(i), stranger+int64(i), "left unread")
 			}
-			var out syncBuffer
+			var out braintest.Buffer // init writes it on one goroutine while the test reads it on another
 			// onWait runs each time init waits for the next message, in a pause between short
 			// polls or in a long poll: first the flood, if any, then the owner's code.
 			var (
