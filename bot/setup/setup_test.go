@@ -28,9 +28,8 @@ const (
 )
 
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
+	t.Helper()
+	return braintest.Within(t, 20*time.Second)
 }
 
 // withFakes starts the fakes init talks to, a Bot API and an endpoint that lists m1, and
