@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sashabaranov/go-openai"
-
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 )
 
@@ -19,11 +17,7 @@ func TestEmbeddingsCountInTheShare(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.useClock(testNoon())
-	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
-		r := openaitest.Echo(req)
-		r.PromptTokens, r.CompletionTokens = 1, 1 // 2 tokens a run: 18 for nine runs
-		return r
-	})
+	h.ai.SetDefault(openaitest.EchoCosting(1, 1)) // 2 tokens a run: 18 for nine runs
 	h.cfg.LLM.EmbeddingModel = "text-embedding-3-small"
 	h.cfg.LLM.DailyUserTokenBudget = 40
 	ctx := testCtx(t, 60*time.Second)

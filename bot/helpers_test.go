@@ -25,9 +25,7 @@ import (
 // more than waitCtx's 20 s under load).
 func testCtx(t *testing.T, d time.Duration) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
+	return braintest.Within(t, d)
 }
 
 // waitCtx is the context for a single wait: 20 s.

@@ -301,11 +301,7 @@ func TestUserTokenShare(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.useClock(testNoon())
-	h.ai.SetDefault(func(req openai.ChatCompletionRequest) openaitest.Reply {
-		r := openaitest.Echo(req)
-		r.PromptTokens, r.CompletionTokens = 900, 100
-		return r
-	})
+	h.ai.SetDefault(openaitest.EchoCosting(900, 100))
 	h.cfg.LLM.DailyUserTokenBudget = 1500
 	ctx := testCtx(t, 60*time.Second)
 	_, stop := h.start()

@@ -81,10 +81,7 @@ func TestReviveDeadLetter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.PendingOutbox()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := outboxOf(t, s)
 	if len(out) != 1 || out[0].Msg.Text != "try me again" || out[0].Msg.SkipParts != 1 || out[0].User != 9 || len(rv.Outbox) != 1 || rv.Outbox[0].ID != out[0].ID {
 		t.Errorf("outbox after retry %+v (revival %+v), want the message once, from the part never delivered", out, rv.Outbox)
 	}
@@ -168,10 +165,7 @@ func TestOutboxRecordsUser(t *testing.T) {
 	if _, err := s.CommitTurn(storage.Commit{Chat: -100, User: 3, Outbox: []brain.SendMessage{{Chat: -100, Text: "to 3"}}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.PendingOutbox()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := outboxOf(t, s)
 	if len(out) != 1 || out[0].User != 3 {
 		t.Errorf("outbox %+v, want one entry of user 3", out)
 	}

@@ -149,10 +149,7 @@ func TestForgetUserErasesWhatWaits(t *testing.T) {
 	if !slices.Equal(kept, want) {
 		t.Errorf("inbox after ForgetUser = %q, want %q", kept, want)
 	}
-	out, err := s.PendingOutbox()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := outboxOf(t, s)
 	if len(out) != 1 || out[0].User != other {
 		t.Errorf("outbox after ForgetUser = %+v, want the other user's entry alone", out)
 	}

@@ -43,12 +43,8 @@ func TestMarkSentRidesOnTheNextCommit(t *testing.T) {
 	}
 	pending := func(s *Store) []string {
 		t.Helper()
-		out, err := s.PendingOutbox()
-		if err != nil {
-			t.Fatal(err)
-		}
 		var texts []string
-		for _, e := range out {
+		for _, e := range pendingOutbox(t, s) {
 			texts = append(texts, e.Msg.Text)
 		}
 		return texts
@@ -273,6 +269,16 @@ func openAt(t testing.TB, path string, opts Options) *Store {
 		t.Fatalf("open %s: %v", path, err)
 	}
 	return s
+}
+
+// pendingOutbox is s's PendingOutbox, failing the test on an error.
+func pendingOutbox(t testing.TB, s *Store) []brain.Outgoing {
+	t.Helper()
+	out, err := s.PendingOutbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // openDelayed opens the store at path with a SentDelay of an hour: a delivered entry's

@@ -44,12 +44,8 @@ func undelivered(t *testing.T, path string) uint64 {
 
 func pendingIDs(t *testing.T, s *Store) []uint64 {
 	t.Helper()
-	out, err := s.PendingOutbox()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ids []uint64
-	for _, e := range out {
+	for _, e := range pendingOutbox(t, s) {
 		ids = append(ids, e.ID)
 	}
 	return ids

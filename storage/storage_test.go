@@ -45,6 +45,16 @@ func openTemp(t *testing.T) (*storage.Store, string) {
 	return open(t, path), path
 }
 
+// outboxOf is s's PendingOutbox, failing the test on an error.
+func outboxOf(t *testing.T, s *storage.Store) []brain.Outgoing {
+	t.Helper()
+	out, err := s.PendingOutbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestFileModeAndSecondInstance(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "data", "anima.db")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/anima-bot/anima/bot/config"
 	"github.com/anima-bot/anima/brain/cognition"
+	"github.com/anima-bot/anima/brain/provider"
 )
 
 // model asks for the endpoint, its key and the two models, and checks them: the models
@@ -166,15 +167,8 @@ func ping(ctx context.Context, base, key, model string) error {
 // classify turns a go-openai error into one that says what to do, without the provider's
 // raw text or the key. A 404 from the models list is nil (no list).
 func classify(err error, base, key, model string) error {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	status := 0
-	switch {
-	case errors.As(err, &apiErr):
-		status = apiErr.HTTPStatusCode
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-	default:
+	status := provider.Status(err)
+	if status == 0 {
 		msg := err.Error()
 		if key != "" {
 			msg = strings.ReplaceAll(msg, key, "[key]")

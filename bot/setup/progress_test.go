@@ -22,11 +22,8 @@ import (
 // Europe/Berlin.
 func TestZoneAskedAgain(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	ai.SetModels("m1")
-	opt := Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1",
-		UserID: owner, Out: filepath.Join(t.TempDir(), "c.yaml")}
+	_, _, opt := withFakes(t)
+	opt.UserID, opt.Out = owner, filepath.Join(t.TempDir(), "c.yaml")
 	var out bytes.Buffer
 	cfg, err := Run(testCtx(t), opt, strings.NewReader("berlin\nMars/Olympus\nberlin\nberlin\n\n"), &out)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
@@ -27,9 +28,18 @@ const (
 )
 
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
+	t.Helper()
+	return braintest.Within(t, 20*time.Second)
+}
+
+// withFakes starts the fakes init talks to, a Bot API and an endpoint that lists m1, and
+// the Options that reach them with the token given and m1 as both models.
+func withFakes(t *testing.T) (*telegramtest.Server, *openaitest.Server, Options) {
+	t.Helper()
+	tg := telegramtest.New(t)
+	ai := openaitest.New(t)
+	ai.SetModels("m1")
+	return tg, ai, Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1"}
 }
 
 // TestDialogue runs anima init as a person would, answering on stdin, wrong token and
@@ -168,11 +178,8 @@ func TestScripted(t *testing.T) {
 
 func TestScriptedErrors(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	ai.SetModels("m1")
-	base := Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1",
-		UserID: owner, Yes: true}
+	_, _, base := withFakes(t)
+	base.UserID, base.Yes = owner, true
 	for _, tc := range []struct {
 		name string
 		edit func(*Options)
@@ -249,33 +256,30 @@ func TestOwnerProvesIt(t *testing.T) {
 	}{{"dialogue", false}, {"yes", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tg := telegramtest.New(t)
-			ai := openaitest.New(t)
-			ai.SetModels("m1")
+			tg, _, opt := withFakes(t)
 			tg.PushText(stranger, stranger, "from before init started")
 			var out bytes.Buffer
 			sleeps := 0
-			opt := Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1",
-				Timezone: "UTC", Yes: tc.yes, Out: filepath.Join(t.TempDir(), "c.yaml"),
-				Sleep: func(ctx context.Context, _ time.Duration) error {
-					sleeps++
-					switch sleeps {
-					case 1: // the first writers have no code, or a wrong one
-						code := printedCode(t, out.String())
-						pushFrom(tg, stranger, "Mallory", "", "hi, I am your owner")
-						pushFrom(tg, guesser, evil, "", "/start "+otherCode(code))
-						pushFrom(tg, guesser, evil, "", otherCode(otherCode(code)))
-						pushFrom(tg, guesser, evil, "", "/start@anima_bot "+otherCode(otherCode(otherCode(code))))
-						pushFrom(tg, guesser, evil, "", "/start "+code) // right, but after three wrong codes
-						pushFrom(tg, stranger, "Mallory", "", "/start") // counted, not shown
-					case 2:
-						if strings.Contains(out.String(), "came from") {
-							t.Errorf("a message without the code was taken:\n%s", out.String())
-						}
-						pushFrom(tg, owner, ownerN, "bob", "/start "+printedCode(t, out.String()))
+			opt.Timezone, opt.Yes, opt.Out = "UTC", tc.yes, filepath.Join(t.TempDir(), "c.yaml")
+			opt.Sleep = func(ctx context.Context, _ time.Duration) error {
+				sleeps++
+				switch sleeps {
+				case 1: // the first writers have no code, or a wrong one
+					code := printedCode(t, out.String())
+					pushFrom(tg, stranger, "Mallory", "", "hi, I am your owner")
+					pushFrom(tg, guesser, evil, "", "/start "+otherCode(code))
+					pushFrom(tg, guesser, evil, "", otherCode(otherCode(code)))
+					pushFrom(tg, guesser, evil, "", "/start@anima_bot "+otherCode(otherCode(otherCode(code))))
+					pushFrom(tg, guesser, evil, "", "/start "+code) // right, but after three wrong codes
+					pushFrom(tg, stranger, "Mallory", "", "/start") // counted, not shown
+				case 2:
+					if strings.Contains(out.String(), "came from") {
+						t.Errorf("a message without the code was taken:\n%s", out.String())
 					}
-					return ctx.Err()
-				}}
+					pushFrom(tg, owner, ownerN, "bob", "/start "+printedCode(t, out.String()))
+				}
+				return ctx.Err()
+			}
 			stdin := "\n" // the dialogue asks nothing about the owner: nothing to answer yes to
 			cfg, err := Run(testCtx(t), opt, strings.NewReader(stdin), &out)
 			if err != nil {
@@ -315,20 +319,17 @@ func TestOwnerProvesIt(t *testing.T) {
 // messages it ignored, and writes nothing.
 func TestOwnerWaitEnds(t *testing.T) {
 	t.Parallel()
-	tg := telegramtest.New(t)
-	ai := openaitest.New(t)
-	ai.SetModels("m1")
+	tg, _, opt := withFakes(t)
 	tg.PushText(stranger, stranger, "old")
 	sleeps := 0
-	opt := Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1",
-		Yes: true, Out: filepath.Join(t.TempDir(), "c.yaml"), Wait: time.Hour,
-		Sleep: func(ctx context.Context, _ time.Duration) error {
-			if sleeps++; sleeps == 1 {
-				tg.PushText(stranger, stranger, "let me in")
-				return ctx.Err()
-			}
-			return context.DeadlineExceeded // the wait is over
-		}}
+	opt.Yes, opt.Out, opt.Wait = true, filepath.Join(t.TempDir(), "c.yaml"), time.Hour
+	opt.Sleep = func(ctx context.Context, _ time.Duration) error {
+		if sleeps++; sleeps == 1 {
+			tg.PushText(stranger, stranger, "let me in")
+			return ctx.Err()
+		}
+		return context.DeadlineExceeded // the wait is over
+	}
 	var out bytes.Buffer
 	_, err := Run(testCtx(t), opt, strings.NewReader(""), &out)
 	if err == nil || !strings.Contains(err.Error(), "the code did not reach @anima_bot") ||
@@ -434,25 +435,6 @@ func TestNewCode(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that init writes on one goroutine while the test reads it
-// on another.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestOwnerPastAFullQueue: init polled getUpdates without an offset, and Telegram hands
 // out only the oldest 100 pending updates, so with 100 pending (left over, or sent by
 // anyone who knows the bot's name) the owner's code was never seen and init ended
@@ -478,13 +460,11 @@ func TestOwnerPastAFullQueue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := testCtx(t)
-			tg := telegramtest.New(t)
-			ai := openaitest.New(t)
-			ai.SetModels("m1")
+			tg, _, opt := withFakes(t)
 			for i := range tc.before {
 				tg.PushText(stranger+int64(i), stranger+int64(i), "left unread")
 			}
-			var out syncBuffer
+			var out braintest.Buffer // init writes it on one goroutine while the test reads it on another
 			// onWait runs each time init waits for the next message, in a pause between short
 			// polls or in a long poll: first the flood, if any, then the owner's code.
 			var (
@@ -536,15 +516,14 @@ func TestOwnerPastAFullQueue(t *testing.T) {
 				}
 			}()
 			sleeps := 0
-			opt := Options{Token: telegramtest.DefaultToken, APIURL: tg.URL, LLMBaseURL: ai.URL(), FastModel: "m1", SmartModel: "m1",
-				Timezone: "UTC", Yes: true, Out: filepath.Join(t.TempDir(), "c.yaml"),
-				Sleep: func(ctx context.Context, _ time.Duration) error {
-					if sleeps++; sleeps > 20 {
-						return context.DeadlineExceeded // the code is not coming through: end the wait
-					}
-					onWait()
-					return ctx.Err()
-				}}
+			opt.Timezone, opt.Yes, opt.Out = "UTC", true, filepath.Join(t.TempDir(), "c.yaml")
+			opt.Sleep = func(ctx context.Context, _ time.Duration) error {
+				if sleeps++; sleeps > 20 {
+					return context.DeadlineExceeded // the code is not coming through: end the wait
+				}
+				onWait()
+				return ctx.Err()
+			}
 			cfg, err := Run(ctx, opt, strings.NewReader(""), &out)
 			if err != nil {
 				t.Fatalf("Run: %v\n%s", err, out.String())

@@ -23,13 +23,7 @@ func TestLateNeverEarly(t *testing.T) {
 	sunday := time.Date(2026, 3, 1, 22, 5, 0, 0, time.UTC) // her last message
 	usual := time.Date(2026, 3, 2, 18, 40, 0, 0, time.UTC)
 
-	s := newSim(t, cfg, time.UTC, sunday)
-	s.talk(1, brain.StatusIdle).Rhythm = eveningAt()
-	s.run(24*time.Hour, time.Minute)
-	at := s.proactive()
-	if len(at) == 0 {
-		t.Fatal("no proactive wake on a day she did not come")
-	}
+	s, at := idleFor(t, cfg, sunday, 24*time.Hour, eveningAt()) // a day she did not come
 	if min := usual.Add(lateMargin + jitterMin); at[0].Before(min) {
 		t.Errorf("first wake at %s; want not before %s (her usual time, the margin and the least jitter)", at[0].Format("Mon 15:04"), min.Format("15:04"))
 	}
@@ -74,13 +68,7 @@ func TestLateWeekendApart(t *testing.T) {
 	cfg := noQuiet()
 	cfg.Jitter = time.Hour
 	friday := time.Date(2026, 3, 6, 13, 30, 0, 0, time.UTC)
-	s := newSim(t, cfg, time.UTC, friday)
-	s.talk(1, brain.StatusIdle).Rhythm = r
-	s.run(36*time.Hour, time.Minute) // to Sunday 01:30
-	at := s.proactive()
-	if len(at) == 0 {
-		t.Fatal("no proactive wake on a Saturday she did not come")
-	}
+	_, at := idleFor(t, cfg, friday, 36*time.Hour, r) // to Sunday 01:30, a Saturday she did not come
 	if sat := time.Date(2026, 3, 7, 15, 30, 0, 0, time.UTC).Add(lateMargin + jitterMin); at[0].Before(sat) {
 		t.Errorf("first wake at %s; want after her weekend time, 15:30, and the margin", at[0].Format("Mon 15:04"))
 	}

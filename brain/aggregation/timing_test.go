@@ -25,18 +25,25 @@ func daily(at ...time.Duration) brain.Rhythm {
 	return r
 }
 
-// eveningDay runs a day from Monday 00:00 under cfg for an idle person who writes in the
-// evening and returns the sim and its proactive wakes, failing the test without any.
-func eveningDay(t *testing.T, cfg brain.ProactivePolicy) (*sim, []time.Time) {
+// idleFor runs d from start under cfg for an idle person with rhythm r (zone UTC) and
+// returns the sim and its proactive wakes, failing the test without any.
+func idleFor(t *testing.T, cfg brain.ProactivePolicy, start time.Time, d time.Duration, r brain.Rhythm) (*sim, []time.Time) {
 	t.Helper()
-	s := newSim(t, cfg, time.UTC, monday)
-	s.talk(1, brain.StatusIdle).Rhythm = evening()
-	s.run(24*time.Hour, time.Minute)
+	s := newSim(t, cfg, time.UTC, start)
+	s.talk(1, brain.StatusIdle).Rhythm = r
+	s.run(d, time.Minute)
 	at := s.proactive()
 	if len(at) == 0 {
-		t.Fatal("no proactive wake in a day")
+		t.Fatalf("no proactive wake in the %s from %s", d, start.Format("Mon 15:04"))
 	}
 	return s, at
+}
+
+// eveningDay runs a day from Monday 00:00 under cfg for an idle person who writes in the
+// evening (idleFor).
+func eveningDay(t *testing.T, cfg brain.ProactivePolicy) (*sim, []time.Time) {
+	t.Helper()
+	return idleFor(t, cfg, monday, 24*time.Hour, evening())
 }
 
 // TestRhythmPrefersActiveHours: contact due at 16:00 waits for the person's evening (and

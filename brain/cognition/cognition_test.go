@@ -45,7 +45,7 @@ func TestPlainReply(t *testing.T) {
 	if diff := cmp.Diff([]string{"core_escalate", "core_defer"}, toolNames(req)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	sys := systemText(req.Messages)
+	sys := braintest.SystemText(req.Messages)
 	for _, s := range []string{"You are Mira.", "A warm, curious companion.", "Sam",
 		"Now: Friday morning, 10:30 for them (14 March 2025, Europe/Berlin)", `"response"`,
 		"When they usually write: not known yet", "You last talked just now", "data, not instructions"} {
@@ -591,7 +591,7 @@ func TestProactiveWakeHasNoUserMessage(t *testing.T) {
 	}
 	// Sam last wrote at 14:30 yesterday, Berlin time; the default quiet hours (22:30–08:30)
 	// are the night in between.
-	if sys := systemText(req.Messages); !strings.Contains(sys, "You last talked yesterday afternoon: about half a waking day, with the night in between.") {
+	if sys := braintest.SystemText(req.Messages); !strings.Contains(sys, "You last talked yesterday afternoon: about half a waking day, with the night in between.") {
 		t.Errorf("system prompt lacks the silence in waking time:\n%s", sys)
 	}
 }
@@ -662,7 +662,7 @@ func TestScheduleDue(t *testing.T) {
 			if s := sends(out); len(s) != 1 || s[0].Kind != tc.wantKind {
 				t.Errorf("sends = %+v, want kind %s", s, tc.wantKind)
 			}
-			sys := systemText(e.srv.Requests()[0].Body.Messages)
+			sys := braintest.SystemText(e.srv.Requests()[0].Body.Messages)
 			braintest.CheckText(t, "system prompt", sys, tc.want, tc.dontWant)
 		})
 	}

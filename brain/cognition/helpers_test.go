@@ -190,40 +190,6 @@ func toolMessages(req openai.ChatCompletionRequest) []openai.ChatCompletionMessa
 // metric returns the value of the series of name with the given label pairs (0 if absent).
 func metric(t *testing.T, e *env, name string, labels ...string) float64 {
 	t.Helper()
-	mfs, err := e.reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{}
-	for i := 0; i+1 < len(labels); i += 2 {
-		want[labels[i]] = labels[i+1]
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	series:
-		for _, m := range mf.GetMetric() {
-			got := map[string]string{}
-			for _, lp := range m.GetLabel() {
-				got[lp.GetName()] = lp.GetValue()
-			}
-			for k, v := range want {
-				if got[k] != v {
-					continue series
-				}
-			}
-			switch {
-			case m.GetCounter() != nil:
-				return m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				return m.GetGauge().GetValue()
-			}
-		}
-	}
-	return 0
+	v, _ := braintest.Metric(t, e.reg, name, labels...)
+	return v
 }
-
-func promptText(msgs []openai.ChatCompletionMessage) string { return braintest.PromptText(msgs) }
-
-func systemText(msgs []openai.ChatCompletionMessage) string { return braintest.SystemText(msgs) }

@@ -129,7 +129,7 @@ func TestHugeToolDescriptionKeepsTheConversation(t *testing.T) {
 	const budget = 6000
 	run := func(t *testing.T, ext []brain.Tool) openaitest.Request {
 		t.Helper()
-		e := newEnv(t, setup{mem: &fakeMemory{rc: recall(8)}, cfg: func(c *cognition.Config) { c.ContextTokens = budget }})
+		e := newEnv(t, setup{mem: &fakeMemory{rc: braintest.Recall(8)}, cfg: func(c *cognition.Config) { c.ContextTokens = budget }})
 		if errs := e.tools.SetTools("mcp:w", ext); len(errs) != 0 {
 			t.Fatal(errs)
 		}
@@ -202,7 +202,7 @@ func (s schemaTool) Call(context.Context, brain.ToolCall) (brain.ToolResult, err
 func TestExternalToolsOverTheirShareAreDropped(t *testing.T) {
 	var logs bytes.Buffer
 	huge := schemaTool{name: "b_huge", say: hostileDescription}
-	e := newEnv(t, setup{mem: &fakeMemory{rc: recall(8)}, tools: []brain.Tool{&memoTool{name: "plugin_memo"}},
+	e := newEnv(t, setup{mem: &fakeMemory{rc: braintest.Recall(8)}, tools: []brain.Tool{&memoTool{name: "plugin_memo"}},
 		opts: func(o *cognition.Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) }})
 	// In order: the offer lists the tools as they were registered (a map's order made the
 	// test fail about one run in two).

@@ -17,10 +17,6 @@ import (
 	"github.com/anima-bot/anima/brain/prompt"
 )
 
-func history(n int) []brain.Turn { return braintest.History(n) }
-
-func recall(turns int) brain.Recall { return braintest.Recall(turns) }
-
 // promptTokens is what a recorded request weighs against ContextTokens: its messages and
 // its tool definitions.
 func promptTokens(req openai.ChatCompletionRequest) int {
@@ -38,7 +34,7 @@ func TestPromptStaysFlatWithHistory(t *testing.T) {
 	sizes := map[int]int{}
 	var prompts = map[int]openai.ChatCompletionRequest{}
 	for _, n := range []int{30, 1000} {
-		e := newEnv(t, setup{mem: &fakeMemory{rc: recall(n)}, cfg: func(c *cognition.Config) { c.ContextTokens = budget }})
+		e := newEnv(t, setup{mem: &fakeMemory{rc: braintest.Recall(n)}, cfg: func(c *cognition.Config) { c.ContextTokens = budget }})
 		e.srv.Enqueue(openaitest.Answer("ok", "active", 0.9))
 		think(t, e, userWake("how are you?"))
 		req := e.srv.Requests()[0].Body
@@ -54,7 +50,7 @@ func TestPromptStaysFlatWithHistory(t *testing.T) {
 	}
 
 	req := prompts[1000]
-	all := promptText(req.Messages)
+	all := braintest.PromptText(req.Messages)
 	braintest.CheckText(t, "1000-turn prompt", all, []string{"turn-0999", "a cat named Miso", "<untrusted>", "Sam said the job starts in April"}, nil)
 	if strings.Contains(all, "turn-0000 ") {
 		t.Error("1000-turn prompt still holds the oldest turn")
@@ -91,7 +87,7 @@ func golden(t *testing.T, name string, got []byte) {
 // budget.
 func TestRequestGolden(t *testing.T) {
 	memo := &memoTool{name: "test_memo", effects: true}
-	e := newEnv(t, setup{tools: []brain.Tool{memo}, mem: &fakeMemory{rc: recall(6)}, cfg: func(c *cognition.Config) {
+	e := newEnv(t, setup{tools: []brain.Tool{memo}, mem: &fakeMemory{rc: braintest.Recall(6)}, cfg: func(c *cognition.Config) {
 		c.MaxIterations = 3
 		c.ContextTokens = 3000
 	}})

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/storage"
@@ -54,21 +53,6 @@ func letters(t *testing.T, st *storage.Store) []brain.DeadLetter {
 		t.Fatal(err)
 	}
 	return all
-}
-
-// deadCount is anima_dead_letters_total{kind} in reg (-1 without that series), failing the
-// test unless every kind has its series.
-func deadCount(t *testing.T, reg *prometheus.Registry, kind brain.DeadKind) float64 {
-	t.Helper()
-	n, err := testutil.GatherAndCount(reg, "anima_dead_letters_total")
-	if err != nil || n != 3 {
-		t.Fatalf("anima_dead_letters_total has %d series (%v), want one per kind from the start", n, err)
-	}
-	ms := series(t, reg, "anima_dead_letters_total", "kind", string(kind))
-	if len(ms) != 1 {
-		return -1
-	}
-	return ms[0].GetCounter().GetValue()
 }
 
 // TestDeadLetterUndeliverable: a message the platform refuses for good is kept, whole,

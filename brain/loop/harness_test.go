@@ -9,7 +9,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/aggregation"
@@ -205,28 +204,6 @@ func advanceUntil(t *testing.T, h *harness, step time.Duration, what string) bra
 	}
 }
 
-// series returns the series of the metric name gathered from reg whose labels hold every
-// name, value pair in labels (all of its series when none are given).
-func series(t *testing.T, reg prometheus.Gatherer, name string, labels ...string) []*dto.Metric {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*dto.Metric
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if braintest.HasLabels(m, labels...) {
-				out = append(out, m)
-			}
-		}
-	}
-	return out
-}
-
 // exposes fails the test unless reg exposes the metric name as want: its HELP, TYPE and
 // series lines, exactly.
 func exposes(t *testing.T, reg prometheus.Gatherer, name, want string) {
@@ -236,11 +213,26 @@ func exposes(t *testing.T, reg prometheus.Gatherer, name, want string) {
 	}
 }
 
+// deadCount is anima_dead_letters_total{kind} in reg (-1 without that series), failing the
+// test unless every kind has its series.
+func deadCount(t *testing.T, reg *prometheus.Registry, kind brain.DeadKind) float64 {
+	t.Helper()
+	n, err := testutil.GatherAndCount(reg, "anima_dead_letters_total")
+	if err != nil || n != 3 {
+		t.Fatalf("anima_dead_letters_total has %d series (%v), want one per kind from the start", n, err)
+	}
+	ms := braintest.Series(t, reg, "anima_dead_letters_total", "kind", string(kind))
+	if len(ms) != 1 {
+		return -1
+	}
+	return ms[0].GetCounter().GetValue()
+}
+
 // counted is the sum of the counters series finds (0 when there are none).
 func counted(t *testing.T, reg prometheus.Gatherer, name string, labels ...string) float64 {
 	t.Helper()
 	n := 0.0
-	for _, m := range series(t, reg, name, labels...) {
+	for _, m := range braintest.Series(t, reg, name, labels...) {
 		n += m.GetCounter().GetValue()
 	}
 	return n

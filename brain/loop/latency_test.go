@@ -9,12 +9,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/brain/braintest"
 )
 
 // latency returns the reply latency histogram's count and sum for kind.
 func latency(t *testing.T, reg *prometheus.Registry, kind brain.MessageKind) (uint64, float64) {
 	t.Helper()
-	ms := series(t, reg, "anima_reply_latency_seconds", "kind", string(kind))
+	ms := braintest.Series(t, reg, "anima_reply_latency_seconds", "kind", string(kind))
 	if len(ms) == 0 {
 		t.Fatalf("no anima_reply_latency_seconds{kind=%q} series", kind)
 	}

@@ -69,16 +69,7 @@ func (e OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 		Input: texts, Model: openai.EmbeddingModel(e.Model), Dimensions: e.Dimensions,
 	})
 	if err != nil {
-		var apiErr *openai.APIError
-		var reqErr *openai.RequestError
-		status := 0
-		switch {
-		case errors.As(err, &apiErr):
-			status = apiErr.HTTPStatusCode
-		case errors.As(err, &reqErr):
-			status = reqErr.HTTPStatusCode
-		}
-		switch status {
+		switch provider.Status(err) {
 		case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
 			return nil, 0, fmt.Errorf("embed with %s: %w: %w", e.Model, ErrNoEmbeddings, provider.Redact(err))
 		}

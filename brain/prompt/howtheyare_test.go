@@ -55,7 +55,7 @@ func TestHowTheyAreSection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rc := recall(4)
+			rc := braintest.Recall(4)
 			rc.HowTheyAre = tc.notes
 			msgs := e.build(tc.w, rc, t0)
 			at := -1

@@ -57,7 +57,7 @@ func TestProfilePrompts(t *testing.T) {
 			[]string{"birds in winter", "a check-in I planned is due", "open a concern with innerlife_concern"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs := e.build(tc.w, recall(6), t0)
+			msgs := e.build(tc.w, braintest.Recall(6), t0)
 			all := promptText(msgs)
 			braintest.CheckText(t, "prompt", all, tc.want, append(tc.dont, reason.Text, "unspecified"))
 			if s := machineText.FindString(all); s != "" {

@@ -18,15 +18,11 @@ import (
 	"github.com/anima-bot/anima/brain/prompt"
 )
 
-func history(n int) []brain.Turn { return braintest.History(n) }
-
-func recall(turns int) brain.Recall { return braintest.Recall(turns) }
-
 func TestBudgetDropsOrder(t *testing.T) {
 	// 1660: beside the persona and the brief, the last four turns, their time marks and the end
 	// of the summary fit, no more.
 	e := newEnv(t, setup{cfg: func(c *prompt.Config) { c.ContextTokens = 1660 }})
-	rc := recall(40)
+	rc := braintest.Recall(40)
 	rc.Summary = strings.Repeat("s", 2000) + "SUMMARY-END"
 	msgs := e.build(userWake("hi"), rc, t0)
 	all := ""
@@ -49,7 +45,7 @@ func TestBudgetDropsOrder(t *testing.T) {
 
 func BenchmarkBuild(b *testing.B) {
 	e := newEnv(b, setup{})
-	rc := recall(1000)
+	rc := braintest.Recall(1000)
 	w := userWake("how are you?")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -329,7 +325,7 @@ func eveningRhythm(loc *time.Location) brain.Rhythm {
 // richRecall is a memory with facts (not newest first), a long summary, memories of mixed
 // relevance, plugin sections and 40 turns of history.
 func richRecall() brain.Recall {
-	rc := recall(40)
+	rc := braintest.Recall(40)
 	rc.Facts = append(rc.Facts,
 		brain.Fact{Attribute: "city", Value: "Berlin <b>", At: t0.Add(-72 * time.Hour)},
 		brain.Fact{Attribute: "job", Value: "starts in April", At: t0.Add(time.Hour)},
@@ -511,7 +507,7 @@ func TestPromptGolden(t *testing.T) {
 			rc.Sections, rc.HowTheyAre = rc.Sections[:1], nil
 			return rc
 		}},
-		{"long-message-1500", 1500, long, func() brain.Recall { return recall(6) }},
+		{"long-message-1500", 1500, long, func() brain.Recall { return braintest.Recall(6) }},
 		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},
 	}
 	for _, tc := range cases {

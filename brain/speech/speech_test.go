@@ -67,25 +67,8 @@ func speechEnv(t testing.TB, cfg func(*config)) *env {
 // if absent).
 func metric(t *testing.T, e *env, name string, labels ...string) float64 {
 	t.Helper()
-	mfs, err := e.reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if !braintest.HasLabels(m, labels...) {
-				continue
-			}
-			if m.GetCounter() != nil {
-				return m.GetCounter().GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	return 0
+	v, _ := braintest.Metric(t, e.reg, name, labels...)
+	return v
 }
 
 func TestSpeak(t *testing.T) {

@@ -8,12 +8,17 @@ import (
 
 // Run runs run (a channel's Run, or a server's) in a goroutine until the test ends; then
 // it cancels run's context and waits up to 10 seconds for it to return, failing tb if it
-// returns an error or does not return.
-func Run(tb testing.TB, run func(ctx context.Context) error) {
+// returns an error or does not return. The channel it returns is closed once run has
+// returned: a test waiting for run to be ready sees it end early.
+func Run(tb testing.TB, run func(ctx context.Context) error) <-chan struct{} {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- run(ctx) }()
+	ended := make(chan struct{})
+	go func() {
+		done <- run(ctx)
+		close(ended)
+	}()
 	tb.Cleanup(func() {
 		cancel()
 		select {
@@ -25,4 +30,5 @@ func Run(tb testing.TB, run func(ctx context.Context) error) {
 			tb.Error("Run did not return within 10 s of the test's end")
 		}
 	})
+	return ended
 }

@@ -42,7 +42,7 @@ func TestRun(t *testing.T) {
 			tb := &endingTB{T: t}
 			var started, stopped atomic.Bool
 			ready := make(chan struct{})
-			channelstest.Run(tb, func(ctx context.Context) error {
+			ended := channelstest.Run(tb, func(ctx context.Context) error {
 				started.Store(true)
 				close(ready)
 				<-ctx.Done()
@@ -50,10 +50,16 @@ func TestRun(t *testing.T) {
 				return tc.err
 			})
 			<-ready
+			select {
+			case <-ended:
+				t.Fatal("ended before the test did")
+			default:
+			}
 			if stopped.Load() {
 				t.Fatal("stopped before the test ended")
 			}
 			tb.end()
+			<-ended
 			if !started.Load() || !stopped.Load() {
 				t.Errorf("started %v, stopped %v once the test ended; want both", started.Load(), stopped.Load())
 			}

@@ -105,24 +105,11 @@ func newHarness(t *testing.T, offset int64, edit func(*Config, *Options)) *harne
 // start runs the channel until the test ends and waits for it to be ready.
 func (h *harness) start(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- h.ch.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return after cancel")
-		}
-	})
+	ended := channelstest.Run(t, h.ch.Run)
 	select {
 	case <-h.ch.Ready():
-	case err := <-done:
-		t.Fatalf("Run ended early: %v", err)
+	case <-ended:
+		t.Fatal("Run ended before the channel was ready") // its error is reported as the test ends
 	case <-time.After(10 * time.Second):
 		t.Fatal("channel not ready")
 	}

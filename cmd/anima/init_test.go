@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/bot/config"
+	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition/openaitest"
 	"github.com/anima-bot/anima/channels/telegram/telegramtest"
 )
@@ -379,16 +380,7 @@ func TestInitSecretsNotInArgv(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, stdout.String(), stderr.String())
 			}
 			check := func(stream, got string, want, not []string) {
-				for _, w := range want {
-					if !strings.Contains(got, w) {
-						t.Errorf("%s lacks %q:\n%s", stream, w, got)
-					}
-				}
-				for _, n := range not {
-					if strings.Contains(got, n) {
-						t.Errorf("%s has %q:\n%s", stream, n, got)
-					}
-				}
+				braintest.CheckText(t, stream, got, want, not)
 				if strings.Contains(got, telegramtest.DefaultToken) || strings.Contains(got, key) {
 					t.Errorf("%s shows a secret:\n%s", stream, got)
 				}

@@ -210,9 +210,8 @@ func (p *proc) kill(t *testing.T) {
 }
 
 func waitCtx(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
+	t.Helper()
+	return braintest.Within(t, d)
 }
 
 // fakeService starts a fake Telegram and a fake model for the test and writes a

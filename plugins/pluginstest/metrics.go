@@ -13,24 +13,9 @@ import (
 // series.
 func Value(t testing.TB, g prometheus.Gatherer, name string, labels ...string) float64 {
 	t.Helper()
-	mfs, err := g.Gather()
-	if err != nil {
-		t.Fatal(err)
+	v, ok := braintest.Metric(t, g, name, labels...)
+	if !ok {
+		t.Fatalf("no series %s with labels %q", name, labels)
 	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if !braintest.HasLabels(m, labels...) {
-				continue
-			}
-			if c := m.GetCounter(); c != nil {
-				return c.GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	t.Fatalf("no series %s with labels %q", name, labels)
-	return 0
+	return v
 }

@@ -231,6 +231,16 @@ func Echo(req openai.ChatCompletionRequest) Reply {
 	return Answer("echo: "+last, "active", 0.9)
 }
 
+// EchoCosting answers as Echo does, each reply costing prompt and completion tokens: a
+// handler for SetDefault.
+func EchoCosting(prompt, completion int) func(openai.ChatCompletionRequest) Reply {
+	return func(req openai.ChatCompletionRequest) Reply {
+		r := Echo(req)
+		r.PromptTokens, r.CompletionTokens = prompt, completion
+		return r
+	}
+}
+
 // Answer is a final reply whose content is the JSON the cognition loop expects.
 func Answer(response, status string, confidence float64) Reply {
 	b, _ := json.Marshal(map[string]any{"response": response, "status": status, "confidence": confidence})
