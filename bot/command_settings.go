@@ -150,13 +150,15 @@ func (c *commands) voiceLine(rel brain.Relationship, user int64) string {
 
 // modeWords says a voice mode in a person's words.
 func modeWords(m brain.VoiceMode) string {
-	switch m {
-	case brain.VoiceMirror:
-		return "a voice note gets a voice note back"
-	case brain.VoiceAlways:
-		return "I answer with voice notes"
+	if w, ok := voiceModeWords[m]; ok {
+		return w
 	}
 	return "I answer in writing"
+}
+
+var voiceModeWords = map[brain.VoiceMode]string{
+	brain.VoiceMirror: "a voice note gets a voice note back",
+	brain.VoiceAlways: "I answer with voice notes",
 }
 
 // voiceDetails is /status details' line on speaking, or "" without a speech model.

@@ -153,14 +153,16 @@ func (c *commands) status(v loop.CommandView) string {
 	return strings.TrimSpace(b.String())
 }
 
+// statusWords says a conversation's status in a person's words.
 func statusWords(s brain.ConversationStatus) string {
-	switch s {
-	case brain.StatusAwaitingAnswer:
-		return "I asked you something and I'm waiting for your answer"
-	case brain.StatusClosed:
-		return "we wrapped up"
-	case brain.StatusIdle:
-		return "quiet"
+	if w, ok := conversationWords[s]; ok {
+		return w
 	}
 	return "ongoing"
+}
+
+var conversationWords = map[brain.ConversationStatus]string{
+	brain.StatusAwaitingAnswer: "I asked you something and I'm waiting for your answer",
+	brain.StatusClosed:         "we wrapped up",
+	brain.StatusIdle:           "quiet",
 }

@@ -107,13 +107,14 @@ func (s *openerScript) reply(req openai.ChatCompletionRequest) openaitest.Reply 
 
 // openerKindWords names an opener's kind in the summary's words.
 func openerKindWords(k brain.OpenerKind) string {
-	switch k {
-	case brain.OpenerMissingYou:
-		return "missing you"
-	case brain.OpenerCheckin:
-		return "check-in"
-	case brain.OpenerFollowup:
-		return "follow-up"
+	if w, ok := kindWords[k]; ok {
+		return w
 	}
 	return string(k)
+}
+
+var kindWords = map[brain.OpenerKind]string{
+	brain.OpenerMissingYou: "missing you",
+	brain.OpenerCheckin:    "check-in",
+	brain.OpenerFollowup:   "follow-up",
 }
