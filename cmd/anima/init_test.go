@@ -71,27 +71,7 @@ func TestInitPrintsACommandThatStarts(t *testing.T) {
 	t.Parallel()
 	ai := openaitest.New(t)
 	ai.SetModels("qwen2.5:7b")
-	// place puts the binary at dir/rel and returns its path: a hard link where it can, as a
-	// copy written here could still be open for writing in a child another parallel test
-	// forks at that moment, and exec of it would fail with "text file busy" (ETXTBSY).
-	place := func(t *testing.T, dir, rel string) string {
-		t.Helper()
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if os.Link(binary, p) == nil {
-			return p
-		}
-		raw, err := os.ReadFile(binary)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, raw, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	place := placeBinary
 	cacheDir := "go-cache/3f/" + strings.Repeat("3f", 32) + "-d/anima"
 	for _, tc := range []struct {
 		name   string

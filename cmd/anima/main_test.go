@@ -551,3 +551,25 @@ func stopWithin(cmd *exec.Cmd, done chan error, d time.Duration) error {
 		return fmt.Errorf("still running %s after SIGTERM", d)
 	}
 }
+
+// placeBinary puts the binary at dir/rel and returns its path: a hard link where it can,
+// as a copy written here could still be open for writing in a child another parallel
+// test forks at that moment, and exec of it would fail with "text file busy" (ETXTBSY).
+func placeBinary(t *testing.T, dir, rel string) string {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if os.Link(binary, p) == nil {
+		return p
+	}
+	raw, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

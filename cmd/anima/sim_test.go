@@ -73,14 +73,7 @@ func TestSimLiveAsksFirst(t *testing.T) {
 func TestSimScenarioWithoutAnimaSim(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	lone := filepath.Join(dir, "anima")
-	raw, err := os.ReadFile(binary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lone, raw, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	lone := placeBinary(t, dir, "anima") // alone: no anima-sim beside it
 	cfg := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("{}\n"), 0o600); err != nil {
 		t.Fatal(err)
