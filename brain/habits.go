@@ -44,9 +44,15 @@ const (
 // earlier) and says whether it is a weekend day.
 func habitDay(local time.Time) (int32, bool) {
 	d := local.Add(-RhythmDayStart)
-	wd := d.Weekday()
-	return localDay(d), wd == time.Saturday || wd == time.Sunday
+	return localDay(d), weekend(d)
 }
+
+// WeekendDay reports whether t falls on a weekend day of the person's in loc, as the
+// habits tell days apart (a day running from RhythmDayStart).
+func WeekendDay(t time.Time, loc *time.Location) bool { return weekend(t.In(loc).Add(-RhythmDayStart)) }
+
+// weekend reports whether d (a habit day's date) is a Saturday or a Sunday.
+func weekend(d time.Time) bool { wd := d.Weekday(); return wd == time.Saturday || wd == time.Sunday }
 
 // observeHabits folds a message at t (local in the person's zone) into the habits: the
 // first message of a habit day moves that kind of day's usual first time, and a message a

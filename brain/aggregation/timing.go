@@ -164,27 +164,24 @@ func (a *Aggregator) early(now time.Time, rel *brain.Relationship, loc *time.Loc
 	if gap := r.TypicalGap(); gap > 0 && now.Sub(rel.LastExchange()) < gap {
 		return true
 	}
-	_, usual, dev, ok := r.UsualFirst(now, loc)
+	usual, margin, ok := usualFirst(r, now, loc)
 	if !ok {
 		return false
 	}
-	margin := min(max(lateMargin, 2*dev), lateMarginMax)
 	switch {
 	case !now.Before(usual.Add(margin + a.late(u))):
 		return !rel.LastUserMsg.Before(usual.Add(-margin)) // today's passed: early if they came for it
 	case !now.Before(usual.Add(-preempt)):
 		return true // they are about to come, or may still
 	}
-	if weekendDay(now, loc) != weekendDay(now.Add(-24*time.Hour), loc) {
+	if brain.WeekendDay(now, loc) != brain.WeekendDay(now.Add(-24*time.Hour), loc) {
 		// Yesterday was another kind of day (a Friday before a Saturday): that its usual
 		// time passed without them says nothing of today's, still ahead.
 		return true
 	}
-	_, usual, dev, ok = r.UsualFirst(now.Add(-24*time.Hour), loc)
-	if !ok {
+	if usual, margin, ok = usualFirst(r, now.Add(-24*time.Hour), loc); !ok {
 		return true
 	}
-	margin = min(max(lateMargin, 2*dev), lateMarginMax)
 	return !rel.LastUserMsg.Before(usual.Add(-margin)) // yesterday's: early if they came for it
 }
 
@@ -195,20 +192,20 @@ func (a *Aggregator) early(now time.Time, rel *brain.Relationship, loc *time.Loc
 // that answers them carries it; if not, it goes once the margin has passed. It allocates
 // nothing.
 func (a *Aggregator) preempts(now time.Time, rel *brain.Relationship, loc *time.Location, u float64) bool {
-	_, usual, dev, ok := rel.Rhythm.UsualFirst(now, loc)
+	usual, margin, ok := usualFirst(&rel.Rhythm, now, loc)
 	if !ok {
 		return false
 	}
-	margin := min(max(lateMargin, 2*dev), lateMarginMax)
 	return !now.Before(usual.Add(-preempt)) && now.Before(usual.Add(margin+a.late(u))) &&
 		rel.LastUserMsg.Before(usual.Add(-margin))
 }
 
-// weekendDay reports whether t falls on a weekend day of the person's (a day running from
-// brain.RhythmDayStart in loc), as their rhythm's habits tell days apart.
-func weekendDay(t time.Time, loc *time.Location) bool {
-	wd := t.In(loc).Add(-brain.RhythmDayStart).Weekday()
-	return wd == time.Saturday || wd == time.Sunday
+// usualFirst is when the person usually first writes on the day at t falls on (in loc)
+// and the margin by which that time passes without them: lateMargin or twice the habit's
+// spread, at most lateMarginMax; ok is false while the habit is not known (UsualFirst).
+func usualFirst(r *brain.Rhythm, t time.Time, loc *time.Location) (usual time.Time, margin time.Duration, ok bool) {
+	_, usual, dev, ok := r.UsualFirst(t, loc)
+	return usual, min(max(lateMargin, 2*dev), lateMarginMax), ok
 }
 
 // lateHabit reports whether the late-never-early gate (early) governs a plain proactive

@@ -58,7 +58,8 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 		c.budget.addUser(r.w.User, resp.Usage.PromptTokens+resp.Usage.CompletionTokens)
 		r.tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	}
-	if err == nil || errors.Is(err, ErrUnavailable) || ctx.Err() != nil || c.cfg.SmartModel == c.cfg.FastModel || c.outageOpen() {
+	_, outage := c.Outage()
+	if err == nil || errors.Is(err, ErrUnavailable) || ctx.Err() != nil || c.cfg.SmartModel == c.cfg.FastModel || outage {
 		// With the breaker open (this was a probe) the other model is not asked either:
 		// it is the same endpoint.
 		return resp, err
@@ -86,13 +87,6 @@ func (c *Cognition) complete(ctx context.Context, r *run, req openai.ChatComplet
 	r.tokens += resp.Usage.PromptTokens + resp.Usage.CompletionTokens
 	r.model = other
 	return resp, nil
-}
-
-// outageOpen reports whether the model's breaker is open (the request that failed was a
-// probe, or opened it).
-func (c *Cognition) outageOpen() bool {
-	_, open := c.brk.Outage()
-	return open
 }
 
 // withoutEscalate is req without core_escalate among its tools (nor a tool choice when no
