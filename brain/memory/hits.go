@@ -25,12 +25,11 @@ func loadHits(tx Tx, chat int64, c *corpus, ranked []scored) ([]hit, error) {
 		if !ok {
 			continue
 		}
-		text := brain.TruncateRunes(t.Text, maxDocRunes)
+		t.Seq, t.Text = r.doc, brain.TruncateRunes(t.Text, maxDocRunes)
 		hits = append(hits, hit{
-			Hit:  brain.Hit{Source: sourceTurn, Text: speaker(t) + ": " + text, At: t.At, Score: r.score},
+			Hit:  brain.Hit{Source: sourceTurn, Text: speaker(t) + ": " + t.Text, At: t.At, Score: r.score},
 			seq:  r.doc,
-			raw:  text,
-			kind: t.Kind,
+			turn: t,
 		})
 	}
 	return hits, nil

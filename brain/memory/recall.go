@@ -31,8 +31,8 @@ const (
 // lasts: the hit, the turn before it, the turn after it.
 var offsets = [...]int64{0, -1, 1}
 
-// window is a run of consecutive turns recalled together.
-type window struct {
+// stretch is a run of consecutive turns recalled together.
+type stretch struct {
 	turns []brain.Turn
 	score float64 // the best hit's in it
 }
@@ -55,13 +55,15 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 	best := map[uint64]float64{}
 	said := map[string]bool{} // anima's openers recalled: one said again is recalled once
 	err := m.st.View(func(tx Tx) error {
-		get := func(seq uint64) (brain.Turn, bool, error) {
-			if t, ok := chosen[seq]; ok {
-				return t, true, nil
+		// turn is the turn at seq beside hit h: h's own as search read it, a neighbour
+		// read from history.
+		turn := func(h hit, seq uint64) (brain.Turn, bool, error) {
+			if seq == h.seq {
+				return h.turn, true, nil
 			}
 			var t brain.Turn
 			ok, err := tx.HistoryGet(chat, seq, &t)
-			t.Seq = seq
+			t.Seq, t.Text = seq, brain.TruncateRunes(t.Text, maxDocRunes)
 			return t, ok, err
 		}
 		for _, h := range hits {
@@ -81,7 +83,7 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 					best[seq] = max(best[seq], h.Score)
 					continue
 				}
-				t, ok, err := get(seq)
+				t, ok, err := turn(h, seq)
 				if err != nil {
 					return err
 				}
@@ -91,7 +93,7 @@ func (m *Memory) recallWindows(chat int64, hits []hit, recent []brain.Turn, shar
 				if isOpener(t.Kind) {
 					said[t.Text] = true
 				}
-				t.Text = truncate(brain.TruncateRunes(t.Text, maxDocRunes), hitTextBytes)
+				t.Text = truncate(t.Text, hitTextBytes)
 				c := len(speaker(t)) + 3 + len(t.Text) // its line
 				if _, before := chosen[seq-1]; !before {
 					if _, after := chosen[seq+1]; !after {
@@ -124,16 +126,16 @@ func memoriesOf(chosen map[uint64]brain.Turn, best map[uint64]float64) []brain.H
 		seqs = append(seqs, s)
 	}
 	slices.Sort(seqs)
-	var ws []window
+	var ws []stretch
 	for i, s := range seqs {
 		if i == 0 || s != seqs[i-1]+1 {
-			ws = append(ws, window{})
+			ws = append(ws, stretch{})
 		}
 		w := &ws[len(ws)-1]
 		w.turns = append(w.turns, chosen[s])
 		w.score = max(w.score, best[s])
 	}
-	slices.SortStableFunc(ws, func(a, b window) int { return cmp.Compare(b.score, a.score) })
+	slices.SortStableFunc(ws, func(a, b stretch) int { return cmp.Compare(b.score, a.score) })
 	out := make([]brain.Hit, len(ws))
 	for i, w := range ws {
 		lines := make([]string, len(w.turns))
@@ -157,7 +159,7 @@ func isOpener(k brain.MessageKind) bool { return k == brain.KindProactive || k =
 func rerank(hits []hit) []hit {
 	out := slices.Clone(hits)
 	for i, h := range out {
-		if isOpener(h.kind) {
+		if isOpener(h.turn.Kind) {
 			out[i].Score *= openerWeight
 		}
 	}

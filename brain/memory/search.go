@@ -11,13 +11,13 @@ import (
 	"github.com/anima-bot/anima/brain"
 )
 
-// hit is a search result with what Recall needs to drop duplicates of recent turns, to
-// pass over anima's own first messages and to find a turn's neighbours.
+// hit is a search result with what Recall needs to leave out the recent turns, to weigh
+// anima's own first messages and to find a turn's neighbours: for a turn, its history Seq
+// and the turn as read (Seq set, its text cut to maxDocRunes).
 type hit struct {
 	brain.Hit
 	seq  uint64
-	raw  string
-	kind brain.MessageKind
+	turn brain.Turn
 }
 
 // Search returns up to limit (default 5, at most 50) memories of chat and user that

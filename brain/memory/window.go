@@ -52,7 +52,7 @@ func (c *corpus) offerWindows(top *topK, w *windowTF, n int, dl func(int) float6
 	}
 	slices.Sort(mids)
 	mids = slices.Compact(mids)
-	avg := c.avgdl * (2*neighbourSpan + 1)
+	const width = 2*neighbourSpan + 1
 	for _, m := range mids {
 		var wdl float64
 		for d := -neighbourSpan; d <= neighbourSpan; d++ {
@@ -67,7 +67,8 @@ func (c *corpus) offerWindows(top *topK, w *windowTF, n int, dl func(int) float6
 				tf += float64(w.count(m+d, i))
 			}
 			if tf > 0 {
-				s += c.idfs[i] * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*wdl/avg))
+				// A window is width documents: measured against avgdl as one of average length.
+				s += c.bm(tf, wdl/width, i)
 			}
 		}
 		if s > 0 {
