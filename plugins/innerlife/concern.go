@@ -87,9 +87,10 @@ func (c *Concern) dueCheckIn(now time.Time) bool {
 
 // promptConcerns picks the concerns a prompt carries: at most 8 non-dormant ones, Active
 // first (then Monitoring, Background), newest first within each, cut to about maxWords,
-// each in words (Concern.words), then the line of their ids. skip are concerns the prompt
-// shows already (a due check-in): one concern is said once.
-func promptConcerns(cs []*Concern, skip map[string]bool, now time.Time, loc *time.Location, maxWords int) []string {
+// each in words (Concern.words); skip are concerns the prompt shows already (a due
+// check-in): one concern is said once. It returns the lines and marks in shown the
+// concerns they say.
+func promptConcerns(cs []*Concern, skip, shown map[string]bool, now time.Time, loc *time.Location, maxWords int) []string {
 	picked := make([]*Concern, 0, len(cs))
 	for _, c := range cs {
 		if SalienceAt(c.Touched, now) != Dormant && !skip[c.ID] {
@@ -115,6 +116,7 @@ func promptConcerns(cs []*Concern, skip map[string]bool, now time.Time, loc *tim
 		}
 		words += n
 		lines = append(lines, line)
+		shown[c.ID] = true
 	}
 	return lines
 }

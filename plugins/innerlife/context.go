@@ -1,6 +1,7 @@
 package innerlife
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -74,13 +75,13 @@ func (p *Plugin) Context(w brain.Wake, now time.Time) brain.Section {
 	for _, c := range due {
 		shown[c.ID] = true
 	}
-	listed := promptConcerns(cs, shown, now, loc, promptWords)
-	sec.Lines = append(sec.Lines, listed...)
-	// The ids, of the concerns shown, on their own line: the tool needs them, the
+	said := maps.Clone(shown)
+	sec.Lines = append(sec.Lines, promptConcerns(cs, shown, said, now, loc, promptWords)...)
+	// The ids, of the concerns said, on their own line: the tool needs them, the
 	// conversation does not.
 	var named []*Concern
 	for _, c := range cs {
-		if shown[c.ID] || slices.ContainsFunc(listed, func(l string) bool { return l == "concern: "+c.words(now, loc) }) {
+		if said[c.ID] {
 			named = append(named, c)
 		}
 	}
