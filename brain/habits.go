@@ -130,3 +130,10 @@ func (r *Rhythm) UsualFirst(now time.Time, loc *time.Location) (start, usual tim
 	usual = start.Add(time.Duration(float64(h.First[k]) * float64(time.Minute)))
 	return start, usual, time.Duration(float64(h.FirstDev[k]) * float64(time.Minute)), true
 }
+
+// HabitKnown reports whether the usual first time of some kind of day (weekday or
+// weekend) is known: the person keeps a rhythm anima has seen, on one kind of day at
+// least.
+func (r *Rhythm) HabitKnown() bool {
+	return r.Habits.FirstDays[0] >= habitMinDays || r.Habits.FirstDays[1] >= habitMinDays
+}

@@ -54,14 +54,16 @@ type Relationship struct {
 // anima wrote: learning from them would teach anima its own schedule back. Unless it
 // falls in an hour the user has been seen in (Rhythm.Seen): anima wrote in their hours,
 // and the answer only confirms them (without it, a first message sent where they are
-// usually around would hide their own messages from the profile).
+// usually around would hide their own messages from the profile). A message after a
+// silence of RhythmAnswerWindow is their own even when it answers an opener: they came
+// when they are around (a morning opener answered in the afternoon tells the afternoon;
+// without this, a kind of day anima wrote first on before it knew it is never learned).
 func (r *Relationship) OwnMessage(t time.Time, loc *time.Location) bool {
 	switch {
+	case t.Sub(r.LastExchange()) >= RhythmAnswerWindow:
+		r.Answering = false
 	case r.UnansweredProactive > 0:
 		r.Answering = true
-	case r.Answering && t.Sub(r.LastExchange()) < RhythmAnswerWindow:
-	default:
-		r.Answering = false
 	}
 	return !r.Answering || r.Rhythm.Seen(t, loc)
 }

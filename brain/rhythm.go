@@ -17,8 +17,13 @@ const (
 	// RhythmAnswerWindow is the silence that ends a conversation anima's first contact
 	// opened: until then the user's messages are not their own rhythm.
 	RhythmAnswerWindow = 2 * time.Hour
-	// rhythmSleepMax is the longest inferred sleep, in hours.
-	rhythmSleepMax = 8
+	// rhythmSleepMax is the longest inferred sleep, in hours. rhythmSleepMin is the
+	// shortest run of quiet hours through rhythmDeepNight (03:00) that is taken for sleep
+	// over a longer run elsewhere: someone quiet all working day and at night sleeps at
+	// night.
+	rhythmSleepMax  = 8
+	rhythmSleepMin  = 4
+	rhythmDeepNight = 3
 	// rhythmActive is the share of the busiest hour's score at which an hour counts as
 	// active, rhythmHabit the share of days with the person around at an hour (neighbours
 	// at half) at which that hour is active every day; rhythmLow the share of the busiest hour of the day below which an hour of the
@@ -217,8 +222,8 @@ func (r *Rhythm) SleepHours() []int {
 // habit (see rhythmHabit). Sleep is read from the hour-of-day
 // profile (the seven days summed): hours below rhythmLow of the busiest hour are quiet,
 // and the inferred sleep is the first rhythmSleepMax hours of the longest run of quiet
-// hours (wrapping midnight): a person goes to sleep some time after their last activity of
-// the day.
+// hours (wrapping midnight) — the run through 03:00 when it is at least rhythmSleepMin
+// hours long: a person goes to sleep some time after their last activity of the day.
 func (r *Rhythm) derive() {
 	var day [24]float32
 	for h, w := range r.Weights {
@@ -260,7 +265,8 @@ func (r *Rhythm) derive() {
 	if peak == 0 {
 		return
 	}
-	// The longest circular run of quiet hours: start from an hour that is not quiet.
+	// The circular runs of quiet hours: start from an hour that is not quiet. The run
+	// through rhythmDeepNight wins when it is long enough to sleep in; else the longest.
 	start := -1
 	for h, w := range day {
 		if w >= rhythmLow*peak {
@@ -268,17 +274,24 @@ func (r *Rhythm) derive() {
 			break
 		}
 	}
-	bestLen, bestFirst, run := 0, 0, 0
+	bestLen, bestFirst, nightLen, nightFirst, run, night := 0, 0, 0, 0, 0, false
 	for i := 1; i <= 24; i++ {
 		h := (start + i) % 24
-		if day[h] < rhythmLow*peak {
-			run++
-			if run > bestLen {
-				bestLen, bestFirst = run, (h-run+1+24)%24
-			}
+		if day[h] >= rhythmLow*peak {
+			run, night = 0, false
 			continue
 		}
-		run = 0
+		run++
+		first := (h - run + 1 + 24) % 24
+		if run > bestLen {
+			bestLen, bestFirst = run, first
+		}
+		if night = night || h == rhythmDeepNight; night {
+			nightLen, nightFirst = run, first
+		}
+	}
+	if nightLen >= rhythmSleepMin {
+		bestLen, bestFirst = nightLen, nightFirst
 	}
 	for i := range min(bestLen, rhythmSleepMax) {
 		r.SleepMask |= 1 << ((bestFirst + i) % 24)

@@ -67,6 +67,28 @@ func TestRhythmLearnsActiveHoursAndSleep(t *testing.T) {
 	}
 }
 
+// TestSleepAtNight: someone who writes only before work and late in the evening is quiet
+// all working day (a longer run than their night), and sleeps at night all the same.
+func TestSleepAtNight(t *testing.T) {
+	t.Parallel()
+	loc := braintest.Zone(t, "America/Chicago")
+	var r brain.Rhythm
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, loc)
+	for d := range 14 {
+		day := start.AddDate(0, 0, d)
+		r.Observe(day.Add(6*time.Hour+40*time.Minute), loc)
+		r.Observe(day.Add(21*time.Hour+30*time.Minute), loc)
+		r.Observe(day.Add(22*time.Hour+5*time.Minute), loc)
+	}
+	got := r.SleepHours()
+	if len(got) == 0 || got[0] != 23 || got[len(got)-1] != 5 {
+		t.Errorf("SleepHours() = %v, want 23:00 to 05:00", got)
+	}
+	if r.Asleep(time.Date(2026, 3, 17, 14, 0, 0, 0, loc), loc) {
+		t.Error("asleep at 14:00, in the working day")
+	}
+}
+
 func TestRhythmNeedsHistory(t *testing.T) {
 	t.Parallel()
 	r, loc := owl(t, 4) // 11 messages over 4 days
@@ -153,6 +175,9 @@ func TestOwnMessage(t *testing.T) {
 	step(7*time.Hour, false)    // the answer
 	step(30*time.Minute, false) // the conversation it opened
 	step(3*time.Hour, true)     // later, of their own accord
+	r.MarkSent(at.Add(time.Hour), brain.KindProactive)
+	step(4*time.Hour, true)    // an opener answered hours later: they came when they are around
+	step(30*time.Minute, true) // and the conversation they came for
 
 	// Once 09:00 is one of their hours, an answer then is theirs too; one at 20:00 is not.
 	r.Rhythm.Observe(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), time.UTC)

@@ -190,3 +190,36 @@ func TestYesterdayOfAnotherKind(t *testing.T) {
 		t.Error("Saturday 17:00, her time passed without her, is still early")
 	}
 }
+
+// TestUnknownKindOfDay (issue 35): an office worker known on weekdays (12:15) but not yet
+// seen on a weekend gets no plain first message on her first Saturday, morning or evening
+// (her weekday lunch says nothing of it); someone with no habit yet is left to the early
+// days' rules.
+func TestUnknownKindOfDay(t *testing.T) {
+	t.Parallel()
+	loc := time.UTC
+	var r brain.Rhythm
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, loc) // a Monday
+	for d := range 5 {
+		r.Observe(start.AddDate(0, 0, d).Add(12*time.Hour+15*time.Minute), loc)
+	}
+	rel := &brain.Relationship{Chat: 1, Rhythm: r, LastUserMsg: time.Date(2026, 3, 6, 12, 15, 0, 0, loc)}
+	a := New(noQuiet(), Options{})
+	for _, at := range []time.Time{time.Date(2026, 3, 7, 11, 6, 0, 0, loc), time.Date(2026, 3, 7, 19, 0, 0, 0, loc)} {
+		if !a.early(at, rel, loc, 0) {
+			t.Errorf("%s, a weekend not known yet, is not early", at.Format("Mon 15:04"))
+		}
+	}
+	if !a.early(time.Date(2026, 3, 9, 12, 40, 0, 0, loc), rel, loc, 0) {
+		t.Error("Monday 12:40, before her lunch time has passed by the margin, is not early")
+	}
+	if a.early(time.Date(2026, 3, 9, 13, 30, 0, 0, loc), rel, loc, 0) {
+		t.Error("Monday 13:30, her lunch passed without her, is early")
+	}
+	var none brain.Relationship
+	none.Chat, none.LastUserMsg = 2, rel.LastUserMsg
+	none.Rhythm.Observe(rel.LastUserMsg, loc)
+	if a.early(time.Date(2026, 3, 7, 11, 6, 0, 0, loc), &none, loc, 0) {
+		t.Error("with no habit known, the early days' rules are not left to decide")
+	}
+}

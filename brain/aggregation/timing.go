@@ -166,7 +166,11 @@ func (a *Aggregator) early(now time.Time, rel *brain.Relationship, loc *time.Loc
 	}
 	usual, margin, ok := usualFirst(r, now, loc)
 	if !ok {
-		return false
+		// Today's kind of day is not known yet. If the other kind is, the person keeps a
+		// rhythm, just one not seen on such a day (a first Saturday of someone known on
+		// weekdays): their lunch hour says nothing of it, so no plain first message today;
+		// their own messages on such days teach it. Knowing none, the early days' rules.
+		return r.HabitKnown()
 	}
 	switch {
 	case !now.Before(usual.Add(margin + a.late(u))):
