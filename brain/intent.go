@@ -84,6 +84,9 @@ type SendMessage struct {
 	// Opener is set on a message anima writes first (its Kind, Topic and Subject; At is
 	// set on delivery): the relationship's opener ledger records it once it is sent.
 	Opener Opener `json:"opener,omitzero"`
+	// Shared is, on a reply that brought up a thought anima kept to share, that thought
+	// (the share is used up with it); "" on every other message.
+	Shared string `json:"shared,omitempty"`
 }
 
 // Button is an inline keyboard button; pressing it comes back as a command signal whose

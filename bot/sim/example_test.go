@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anima-bot/anima/bot/sim"
 	"github.com/anima-bot/anima/bot/sim/plot"
@@ -51,7 +52,15 @@ func TestExampleScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := sc.Days*24*60 + 1; len(recs) != want {
+			// The run's local days, a daylight saving change among them (parent's Chicago
+			// springs forward on its first Sunday).
+			loc, err := time.LoadLocation(sc.User.Timezone)
+			if err != nil || sc.User.Timezone == "" {
+				loc = time.UTC
+			}
+			day, _ := time.Parse(time.DateOnly, sc.Start)
+			from := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, loc)
+			if want := int(from.AddDate(0, 0, sc.Days).Sub(from).Minutes()) + 1; len(recs) != want {
 				t.Errorf("timeline.csv has %d lines, want %d (a header and one per simulated minute)", len(recs), want)
 			}
 			for i, n := range res.PerDay {

@@ -40,9 +40,10 @@ type friendFigures struct {
 	preempted, chased int
 	preemptedAt       []time.Time
 	// life says whether the scenario gives the person a life (SimUser.Life);
-	// sharesInHours counts the openers that said a share inside the person's hours.
-	life          bool
-	sharesInHours int
+	// sharesInHours counts the openers and replies that said a share inside the person's
+	// hours, sharedInReplies the replies that said one (the person came back first).
+	life                           bool
+	sharesInHours, sharedInReplies int
 	// aboutLife counts the openers about the person's life: its own topics (a check-in, an
 	// event, how they are, a question of theirs) and the shares the dream tied to
 	// something of their life (the share's words name a concern the scenario gave them).
@@ -85,6 +86,12 @@ func (t *timeline) friend() friendFigures {
 		if first, ok := t.firstOwn(so.at); ok && so.at.Before(first) && first.Sub(so.at) <= preemptWindow {
 			f.preempted++
 			f.preemptedAt = append(f.preemptedAt, so.at.In(t.loc))
+		}
+	}
+	for _, so := range t.sharedReplies {
+		f.sharedInReplies++
+		if t.theirHours(so.at) {
+			f.sharesInHours++
 		}
 	}
 	// Walk the messages in order: a follow-up while the last message of the user is older
@@ -148,7 +155,8 @@ func (f friendFigures) write(w io.Writer) {
 	if f.life {
 		fmt.Fprintf(w, "  about their life (their own topics, and shares tied to what they told): %d of %d (target at least half: the scenario gives them a life)\n",
 			f.aboutLife, f.openers)
-		fmt.Fprintf(w, "  shares said in the person's hours: %d (target at least 1)\n", f.sharesInHours)
+		fmt.Fprintf(w, "  shares said in the person's hours: %d (target at least 1), %d of them in a reply when they came back\n",
+			f.sharesInHours, f.sharedInReplies)
 	}
 	fmt.Fprintf(w, "  pre-empted (sent within %s before the person's own first message of that day): %d (target at most 1 in two weeks)",
 		brain.Duration(preemptWindow), f.preempted)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,21 +60,23 @@ func TestFriendFigures(t *testing.T) {
 }
 
 // TestScenarioLife (issue 35): a scenario that gives the person a life (evening-person,
-// night-owl) runs the whole path end to end with the scripted model — what they tell
+// night-owl, parent) runs the whole path end to end with the scripted model — what they tell
 // becomes a concern and a note of how they are, the dream keeps a share tied to it — and
 // the first messages are about their life (an event, how they are) or a share of the
-// dream's, at least one said in the person's hours; none falls back to "missing you".
+// dream's, at least one share said in the person's hours (in a first message, or in a
+// reply when they came back first); none falls back to "missing you".
 func TestScenarioLife(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"evening-person", "night-owl"} {
+	for _, name := range []string{"evening-person", "night-owl", "parent"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			f := runExample(t, name).friend()
 			if !f.life || f.openers == 0 {
 				t.Fatalf("life %v, %d openers: want a life and some", f.life, f.openers)
 			}
-			if f.sources[sourceLife] == 0 || f.sources[sourceShare] == 0 {
-				t.Errorf("sources %v: want openers about their life and a share of the dream's", f.sources)
+			if f.sources[sourceLife] == 0 || f.sources[sourceShare] == 0 && f.sharedInReplies == 0 {
+				t.Errorf("sources %v, %d shares in replies: want openers about their life and a share of the dream's said",
+					f.sources, f.sharedInReplies)
 			}
 			if 2*f.aboutLife < f.openers {
 				t.Errorf("%d of %d openers about their life (sources %v): want at least half", f.aboutLife, f.openers, f.sources)
@@ -92,4 +95,41 @@ func TestScenarioLife(t *testing.T) {
 			t.Errorf("err = %v, want one naming %s", err, want)
 		}
 	}
+}
+
+// TestFriendTargets (issue 35): on every shipped scenario whose person keeps hours (writes
+// on more than their first day), at least 60 % of week 1's and 80 % of week 2's first
+// messages fall within an hour of the times they write that day; on every one, at most
+// one first message in two weeks comes in the hour before they would have written, and
+// no follow-up chases anima's own unanswered opener.
+func TestFriendTargets(t *testing.T) {
+	t.Parallel()
+	for name, sc := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tl := runExample(t, name)
+			f := tl.friend()
+			if f.preempted > 1 || f.chased != 0 {
+				t.Errorf("pre-empted %d (%v), follow-ups to an unanswered opener %d; want at most 1 and 0", f.preempted, f.preemptedAt, f.chased)
+			}
+			if !keepsHours(sc) {
+				return // never-answers writes once: no day's hours to be in
+			}
+			for i, w := range tl.measure().weeks {
+				if want := []int{60, 80}[i]; w.inside*100 < w.sends*want {
+					t.Errorf("week %d: %d of %d first messages within an hour of their times that day; want at least %d%%", i+1, w.inside, w.sends, want)
+				}
+			}
+		})
+	}
+}
+
+// keepsHours reports whether sc's person writes on a day after their first.
+func keepsHours(sc Scenario) bool {
+	for _, w := range sc.User.Writes {
+		if len(w.Days) == 0 || slices.ContainsFunc(w.Days, func(d int) bool { return d > 1 }) {
+			return true
+		}
+	}
+	return false
 }

@@ -24,8 +24,12 @@ type simOpener struct {
 	o  brain.Opener
 }
 
-// noteOpener records m, delivered at at, if it is a first message.
+// noteOpener records m, delivered at at, if it is a first message, or a reply that
+// brought up a thought anima kept to share (sharedReplies).
 func (t *timeline) noteOpener(at time.Time, m brain.SendMessage) {
+	if m.Shared != "" {
+		t.sharedReplies = append(t.sharedReplies, simOpener{at: at, o: brain.Opener{Topic: m.Shared, At: at}})
+	}
 	if m.Opener.Kind != "" {
 		o := m.Opener
 		o.At = at
@@ -83,6 +87,7 @@ func (t *timeline) writeLedger(w io.Writer) {
 // from the request when it comes, as a model would read it: what the ask says to bring up.
 type openerScript struct {
 	text, status string
+	chat         bool // a reply: it names a topic only to say it brought up a kept thought
 }
 
 // askedTopic matches what a run is told to bring up (brain/cognition topicLine and
@@ -90,17 +95,32 @@ type openerScript struct {
 var askedTopic = regexp.MustCompile(`(?:If you write, bring up|You planned to check in about:|the day of|` +
 	`They told you how they are:|They asked|share something with them:) ("(?:[^"\\]|\\.)*")`)
 
+// keptShare matches the thought a chat run is offered to share (brain/prompt's share
+// section).
+var keptShare = regexp.MustCompile(`You kept something to share with them: ("(?:[^"\\]|\\.)*")`)
+
 // reply is the answer to req: the script's text and status, the topic the request's
-// messages name (the last one naming one), none without one.
+// messages name (the last one naming one), none without one. A chat run's script (chat)
+// answers plainly unless the run is offered a thought to share: then it brings it up.
 func (s *openerScript) reply(req openai.ChatCompletionRequest) openaitest.Reply {
+	asked := askedTopic
+	if s.chat {
+		asked = keptShare
+	}
 	topic := ""
 	for i := len(req.Messages) - 1; i >= 0 && topic == ""; i-- {
 		if req.Messages[i].Role != openai.ChatMessageRoleSystem {
 			continue
 		}
-		if m := askedTopic.FindStringSubmatch(req.Messages[i].Content); m != nil {
+		if m := asked.FindStringSubmatch(req.Messages[i].Content); m != nil {
 			topic, _ = strconv.Unquote(m[1])
 		}
+	}
+	switch {
+	case s.chat && topic == "":
+		return openaitest.Answer(s.text, s.status, 0.9)
+	case s.chat:
+		return openaitest.OpenerAnswer(s.text+" And something I kept to tell you: "+topic+".", s.status, 0.9, topic)
 	}
 	return openaitest.OpenerAnswer(s.text, s.status, 0.9, topic)
 }

@@ -25,7 +25,7 @@ type simModel struct {
 
 	mu     sync.Mutex         // the server calls respond on its own goroutines
 	next   []openaitest.Reply // the run's replies in order; the last one repeats
-	opener *openerScript      // set: the run may write first, its answer names a topic
+	opener *openerScript      // the final answer read from the request (a topic it names); nil: next as it is
 	opened bool               // the scenario's concern was opened
 	told   map[int]bool       // the days whose life (SimUser.Life) the model noted
 	life   SimUser            // the user, for their life
@@ -62,16 +62,17 @@ func (m *simModel) prepare(w brain.Wake, now time.Time, day int, roll float64) {
 			m.next = []openaitest.Reply{openaitest.OpenerAnswer("", m.sc.ProactiveStatus, 0.9, "")}
 			return
 		}
-		m.opener = &openerScript{fmt.Sprintf("Thinking of you (%s #%d): how are things?", strings.ReplaceAll(w.Reason.Code, "followup", "follow-up"), m.n), m.sc.ProactiveStatus}
+		m.opener = &openerScript{text: fmt.Sprintf("Thinking of you (%s #%d): how are things?", strings.ReplaceAll(w.Reason.Code, "followup", "follow-up"), m.n), status: m.sc.ProactiveStatus}
 		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
 	case brain.ReasonConcernCheckin, brain.ReasonThought:
-		m.opener = &openerScript{fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), m.sc.ProactiveStatus}
+		m.opener = &openerScript{text: fmt.Sprintf("You had something on: how did it go (#%d)?", m.n), status: m.sc.ProactiveStatus}
 		if w.Reason.Code == brain.ReasonThought {
 			m.opener.text = fmt.Sprintf("Thinking of you: something I kept to tell you (#%d).", m.n)
 		}
 		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ProactiveStatus, 0.9)}
 	default:
-		m.next = []openaitest.Reply{openaitest.Answer(fmt.Sprintf("Scripted answer #%d.", m.n), m.sc.ReplyStatus, 0.9)}
+		m.opener = &openerScript{text: fmt.Sprintf("Scripted answer #%d.", m.n), status: m.sc.ReplyStatus, chat: true}
+		m.next = []openaitest.Reply{openaitest.Answer(m.opener.text, m.sc.ReplyStatus, 0.9)}
 		if l, ok := m.life.lifeOn(day); ok && !m.told[day] && w.Reason.Code == brain.ReasonUserMessage {
 			m.told[day] = true
 			m.next = append(lifeCalls(l), m.next...)

@@ -88,6 +88,8 @@ type timeline struct {
 	requestBytes int64
 	// ledger is the messages anima wrote first with their topics (ledger.go).
 	ledger []simOpener
+	// sharedReplies are the replies that brought up a thought anima kept to share.
+	sharedReplies []simOpener
 	// own are the times the scenario's user writes of their own accord (friend.go).
 	own []time.Time
 }

@@ -37,8 +37,19 @@ var openerSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"topic":{"type":["string","null"],"description":"what your message is about, in a few words; null when you say nothing"}},` +
 	`"required":["response","status","confidence","topic"],"additionalProperties":false}`)
 
+// shareSchema is the final answer of a chat run offered a thought to share: the answer's
+// fields and topic, a few words of the thought when the message brings it up, null when
+// it does not.
+var shareSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"response":{"type":"string","description":"your message, Markdown allowed; empty to say nothing"},` +
+	`"status":{"type":"string","enum":["active","awaiting_answer","closed","idle"]},` +
+	`"confidence":{"type":"number","description":"0 to 1: how sure you are this is a good message"},` +
+	`"topic":{"type":["string","null"],"description":"the thought you kept to share, in a few words, when your message brings it up; null when it does not"}},` +
+	`"required":["response","status","confidence","topic"],"additionalProperties":false}`)
+
 // answerFormat is the response_format of every request while the model takes it, but
-// those of runs that may write first, which ask for openerFormat.
+// those of runs that may write first, which ask for openerFormat, and of chat runs offered
+// a thought to share, which ask for shareFormat.
 var answerFormat = &openai.ChatCompletionResponseFormat{
 	Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 	JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
@@ -53,6 +64,15 @@ var openerFormat = &openai.ChatCompletionResponseFormat{
 	JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
 		Name: "final_answer", Schema: openerSchema, Strict: true,
 		Description: "anima's final answer of a turn in which it may write first",
+	},
+}
+
+// shareFormat is the response_format of a chat run offered a thought to share.
+var shareFormat = &openai.ChatCompletionResponseFormat{
+	Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+	JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+		Name: "final_answer", Schema: shareSchema, Strict: true,
+		Description: "anima's final answer of a turn in which it may share a thought it kept",
 	},
 }
 

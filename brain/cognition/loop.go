@@ -29,6 +29,9 @@ type run struct {
 	maxIter    int            // requests before the final answer is forced
 	seen       map[string]int // name + canonical args → calls
 	drafts     *drafts        // shows the answer as it is written; nil: not drafted
+	// share is set on a chat run offered a thought to share (prompt.Topic): its answer's
+	// topic says whether the message brought it up (shareFormat).
+	share bool
 }
 
 // DreamRequests is the most model requests a dream run makes (its last one forced to a
@@ -87,9 +90,12 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 	now := c.clock.Now()
 	pr := prompt.Run{Wake: w, Recall: rc, Now: now, Loc: c.zone(w), Offer: c.offer(profile)}
 	start := c.prompt.Build(pr)
+	topic, ok := c.prompt.Topic(pr) // as Build chose it
+	share := ok && !prompt.WritesFirst(w)
 	c.countDropped(profile)
 	ds := c.newDrafts(w)
 	r := c.newRun(w, profile, c.cfg.FastModel, start, ds)
+	r.share = share
 	ans, err := c.loop(ctx, r)
 	if err != nil {
 		return brain.Outcome{}, err
@@ -104,6 +110,7 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 		// The smart answer replaces the fast one in the same draft: one message in the end.
 		ds.clear(ctx)
 		r2 := c.newRun(w, profile, c.cfg.SmartModel, start, ds)
+		r2.share = share
 		ans2, err := c.loop(ctx, r2)
 		tokens += r2.tokens
 		if err != nil {
@@ -115,7 +122,6 @@ func (c *Cognition) think(ctx context.Context, w brain.Wake, profile brain.Profi
 	c.log.Debug("thought", "chat", w.Chat, "reason", w.Reason.Code, "profile", profile, "model", r.model,
 		"requests", r.requests, "tool_calls", r.toolCalls, "escalated", r.escalated, "smart_retry", retried,
 		"confidence", ans.Confidence, "took", time.Since(began))
-	topic, ok := c.prompt.Topic(pr) // as Build chose it
 	out := c.outcome(w, r, ans, topic, ok)
 	out.Model, out.Tokens = r.model, tokens
 	return out, nil

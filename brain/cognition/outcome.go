@@ -27,9 +27,17 @@ func (c *Cognition) outcome(w brain.Wake, r *run, a answer, t brain.Topic, ok bo
 	a.Response = prompt.StripTurnTag(a.Response)
 	if a.Response != "" {
 		k := c.kind(w)
-		out.Intents = append(out.Intents, brain.SendMessage{
+		send := brain.SendMessage{
 			Chat: w.Chat, Text: a.Response, Kind: k, Status: status, ReplyTo: replyTo(w), Opener: c.opener(w, k, a, t, ok),
-		})
+		}
+		if k == brain.KindReply {
+			// A reply offered a thought to share said it only if its topic says so.
+			ok = ok && r.share && a.Topic != ""
+			if ok {
+				send.Shared = t.Label
+			}
+		}
+		out.Intents = append(out.Intents, send)
 		out.Intents = append(out.Intents, usedShares(w, t, ok)...)
 	}
 	return out

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sashabaranov/go-openai"
+
 	"github.com/anima-bot/anima/brain"
 	"github.com/anima-bot/anima/brain/braintest"
 	"github.com/anima-bot/anima/brain/cognition"
@@ -314,6 +316,78 @@ func TestTheirLifeFirst(t *testing.T) {
 				[]string{"pick up something from your memories", "It has been quiet between you", "stay silent"})
 			if len(s) != 1 || s[0].Opener != tc.opener {
 				t.Errorf("sent %+v, want one with opener %+v", s, tc.opener)
+			}
+		})
+	}
+}
+
+// TestShareInAReply (issue 35): someone who always writes first never gets a first
+// message to carry what the dream kept for them; a friend tells it when they come. A
+// private chat run, the person back after a while, is offered the share that matters
+// most (its own section, the topic asked for in the answer's schema); the share is used up
+// and the message marked only when the answer's topic says the reply brought it up. A
+// group's run is offered none.
+func TestShareInAReply(t *testing.T) {
+	t.Parallel()
+	shares := []brain.Share{
+		{ID: "sh1", Text: "herons are patient", At: t0.Add(-6 * time.Hour), Expires: t0.Add(48 * time.Hour), Matters: 1},
+		{ID: "sh2", Text: "a trick for driving-test nerves", TiedTo: "the driving test", At: t0.Add(-5 * time.Hour),
+			Expires: t0.Add(48 * time.Hour), Matters: 3},
+	}
+	back := func() brain.Wake {
+		w := userWake("morning! slept badly again")
+		w.Rel.Self = &brain.Self{Shares: shares}
+		return w
+	}
+	group := back()
+	group.Rel.Group, group.Chat = true, -100
+	for _, tc := range []struct {
+		name    string
+		w       brain.Wake
+		reply   openaitest.Reply
+		offered bool
+		used    bool
+	}{
+		{"back, brought up", back(), openaitest.OpenerAnswer("Morning, Sam. Oh, and a trick for the nerves…", "active", 0.9, "test nerves trick"), true, true},
+		{"back, kept for later", back(), openaitest.OpenerAnswer("Morning, Sam. Poor sleep again?", "awaiting_answer", 0.9, ""), true, false},
+		{"a group", group, openaitest.Answer("Morning all.", "active", 0.9), false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, setup{})
+			e.srv.Enqueue(tc.reply)
+			out := think(t, e, tc.w)
+			req := e.srv.Requests()[0].Body
+			var system string
+			for _, m := range req.Messages {
+				if m.Role == openai.ChatMessageRoleSystem {
+					system += m.Content + "\n"
+				}
+			}
+			offered := strings.Contains(system, `You kept something to share with them: "a trick for driving-test nerves" (tied to "the driving test")`)
+			if offered != tc.offered || strings.Contains(system, "herons") {
+				t.Errorf("share offered %v, want %v (only the one that matters most):\n%s", offered, tc.offered, system)
+			}
+			schema := req.ResponseFormat != nil && req.ResponseFormat.JSONSchema != nil &&
+				strings.Contains(string(req.ResponseFormat.JSONSchema.Schema.(json.RawMessage)), `"topic"`)
+			if schema != tc.offered {
+				t.Errorf("answer schema asks for the topic: %v, want %v", schema, tc.offered)
+			}
+			var used []string
+			for _, in := range out.Intents {
+				if u, ok := in.(brain.ShareUsed); ok {
+					used = append(used, u.ID)
+				}
+			}
+			s := sends(out)
+			if len(s) != 1 {
+				t.Fatalf("sends %+v, want one reply", s)
+			}
+			if tc.used != (len(used) == 1 && used[0] == "sh2") || !tc.used && len(used) > 0 {
+				t.Errorf("shares used %v, want sh2 used: %v", used, tc.used)
+			}
+			if want := map[bool]string{true: "a trick for driving-test nerves"}[tc.used]; s[0].Shared != want || s[0].Opener.Kind != "" {
+				t.Errorf("reply marked shared %q (opener %+v), want %q and no opener", s[0].Shared, s[0].Opener, want)
 			}
 		})
 	}

@@ -28,12 +28,15 @@ var errNoChoices = errors.New("response has no choices")
 func (c *Cognition) chatRequest(r *run, force string) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{Model: r.model, Messages: r.msgs}
 	first := prompt.WritesFirst(r.w)
-	if first {
+	switch {
+	case first:
 		req.ResponseFormat = openerFormat // sendFormatted drops it for a model without formats
+	case r.share:
+		req.ResponseFormat = shareFormat
 	}
 	if force != "" {
 		final := "Give your final answer now, as the JSON object " + `{"response","status","confidence"}.`
-		if first {
+		if first || r.share {
 			final = "Give your final answer now, as the JSON object " + `{"response","status","confidence","topic"}.`
 		}
 		if r.profile == brain.ProfileDream {

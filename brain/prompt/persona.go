@@ -38,6 +38,14 @@ const openerContract = "When you are done, answer with only this JSON object:\n"
 	"(awaiting_answer when you asked something). confidence is how sure you are this is a good message. topic is a short " +
 	"label of what your message is about (\"her driving test\", \"the jazz record\"), so that you remember what you brought up."
 
+// shareContract asks a chat run offered a thought to share (the share section) for the
+// final answer as JSON, with whether the message brought it up.
+const shareContract = "When you are done, answer with only this JSON object:\n" +
+	`{"response": "<your message, Markdown allowed>", "status": "active|awaiting_answer|closed|idle", "confidence": <0..1>, "topic": "<the thought you kept, in a few words, or null>"}` +
+	"\nAn empty response means you say nothing. status is where the conversation stands after your message " +
+	"(awaiting_answer when you asked something). confidence is how sure you are this is a good message. topic is a few " +
+	"words of the thought you kept to share when your message brings it up, null when it does not."
+
 func (c *Builder) persona(p *prompt) string {
 	var b strings.Builder
 	c.whoYouAre(&b)
@@ -51,9 +59,12 @@ func (c *Builder) persona(p *prompt) string {
 	if p.profile == "chat" && p.offer.Offers(toolConcern) {
 		b.WriteString("\n" + concernGuidance)
 	}
-	if p.profile == "proactive" || p.profile == "check-in" {
+	switch {
+	case p.profile == "proactive" || p.profile == "check-in":
 		b.WriteString("\n" + openerContract)
-	} else {
+	case p.profile == "chat" && p.topicOK:
+		b.WriteString("\n" + shareContract)
+	default:
 		b.WriteString("\n" + answerContract)
 	}
 	return b.String()

@@ -12,7 +12,7 @@ import (
 
 // chatSections is the prompt answering the person's new message(s).
 func chatSections() []section {
-	return []section{persona, brief, howTheyAre, self, memories, innerLife, reactions, turns, files, due, chatAsk}
+	return []section{persona, brief, howTheyAre, self, memories, innerLife, reactions, turns, files, due, share, chatAsk}
 }
 
 // proactiveSections is the prompt of a run that may write first: missing them, a thought
@@ -35,7 +35,7 @@ func dreamSections() []section {
 
 // cutOrder is the order in which whole sections are dropped while a prompt is over budget
 // after fitting (fit.go trims memories, the summary and the turns first).
-var cutOrder = []string{"reactions", "interests", "unresolved", "inner life", "self", "how they are", "memories", "ledger", "brief"}
+var cutOrder = []string{"reactions", "share", "interests", "unresolved", "inner life", "self", "how they are", "memories", "ledger", "brief"}
 
 // profileSections names the prompt w's run gets and lists its sections.
 func profileSections(w brain.Wake) (string, []section) {
@@ -67,7 +67,8 @@ func profileName(w brain.Wake) string {
 }
 
 // WritesFirst reports whether w's prompt is one of a run that may write first (the
-// proactive and check-in profiles): its answer carries a topic.
+// proactive and check-in profiles): its answer carries a topic (as does a chat run's
+// offered a thought to share, Topic).
 func WritesFirst(w brain.Wake) bool {
 	name := profileName(w)
 	return name == "proactive" || name == "check-in"

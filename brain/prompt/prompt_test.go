@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -481,6 +482,11 @@ func TestPromptGolden(t *testing.T) {
 		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
 		return w
 	}
+	back := func() brain.Wake { // the person comes back: the chat run is offered the share
+		w := userWake("morning! slept badly again")
+		w.Rel.Self = &brain.Self{Note: selfNote, Shares: goldenShares()}
+		return w
+	}
 	long := func() brain.Wake { return userWake(strings.Repeat("a very long message ", 400) + "THE END") }
 	cases := []struct {
 		name   string
@@ -507,6 +513,7 @@ func TestPromptGolden(t *testing.T) {
 			rc.Sections, rc.HowTheyAre = rc.Sections[:1], nil
 			return rc
 		}},
+		{"chat-share-3000", 3000, back, func() brain.Recall { return earlier(richRecall(), 9*time.Hour) }},
 		{"long-message-1500", 1500, long, func() brain.Recall { return braintest.Recall(6) }},
 		{"empty-recall", 6000, func() brain.Wake { return userWake("hi") }, func() brain.Recall { return brain.Recall{} }},
 	}
@@ -526,6 +533,49 @@ func TestPromptGolden(t *testing.T) {
 			t.Logf("%d messages, ≈ %d tokens", len(msgs), prompt.EstimateTokens(msgs))
 			golden(t, "prompt-"+tc.name+".json", append(got, '\n'))
 		})
+	}
+}
+
+// earlier is rc with its turns moved back by d.
+func earlier(rc brain.Recall, d time.Duration) brain.Recall {
+	rc.Turns = slices.Clone(rc.Turns)
+	for i := range rc.Turns {
+		rc.Turns[i].At = rc.Turns[i].At.Add(-d)
+	}
+	return rc
+}
+
+// TestShareWhenTheyComeBack (issue 35): a private chat run is offered the thought anima
+// kept to share only when the person comes back after a while, not in a conversation in
+// flow, not in a group, not without a live share; the answer contract asks for its topic
+// only then.
+func TestShareWhenTheyComeBack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, setup{})
+	withShares := func(w brain.Wake) brain.Wake {
+		w.Rel.Self = &brain.Self{Shares: goldenShares()}
+		return w
+	}
+	group := withShares(userWake("hi all"))
+	group.Rel.Group = true
+	for _, tc := range []struct {
+		name  string
+		w     brain.Wake
+		ago   time.Duration // the last turn before their message
+		offer bool
+	}{
+		{"back after the night", withShares(userWake("morning!")), 9 * time.Hour, true},
+		{"back after three hours", withShares(userWake("hey")), 3 * time.Hour, true},
+		{"in flow", withShares(userWake("and then?")), 20 * time.Minute, false},
+		{"a group", group, 9 * time.Hour, false},
+		{"nothing kept", userWake("morning!"), 9 * time.Hour, false},
+	} {
+		rc := brain.Recall{Turns: []brain.Turn{{Role: "assistant", Text: "Sleep well.", At: t0.Add(-time.Minute - tc.ago)}}}
+		text := systemText(e.build(tc.w, rc, t0))
+		offered := strings.Contains(text, "You kept something to share with them: \"a heron waits")
+		if offered != tc.offer || strings.Contains(text, `"topic"`) != tc.offer || strings.Contains(text, "an old thought") {
+			t.Errorf("%s: share offered %v, want %v:\n%s", tc.name, offered, tc.offer, text)
+		}
 	}
 }
 

@@ -19,14 +19,22 @@ import (
 // lifeFresh is how old a how-they-are line or a question of theirs may be to be brought up.
 const lifeFresh = 48 * time.Hour
 
+// returnAfter is the pause (no message either side) after which the person's message is
+// a return: their reply may bring up a thought anima kept to share with them.
+const returnAfter = 3 * time.Hour
+
 // questionRunes bounds the quote of a question of theirs.
 const questionRunes = 120
 
 // Topic is what r's run is given to bring up (the one its prompt asks for); ok is false
-// for a run that does not write first, for one that has its own subject (a follow-up, a
-// reminder), and when every candidate came up in the last openers.
+// for a run that has its own subject (a follow-up, a reminder) and when every candidate
+// came up in the last openers. A chat run is offered a thought anima kept to share when
+// the person comes back after a while (keptShare), nothing else.
 func (c *Builder) Topic(r Run) (brain.Topic, bool) {
 	w := r.Wake
+	if profileName(w) == "chat" {
+		return keptShare(w, r.Recall.Turns, r.Now, r.Loc)
+	}
 	switch w.Reason.Code {
 	case brain.ReasonProactive, brain.ReasonThought, brain.ReasonConcernCheckin:
 	default:
@@ -177,6 +185,12 @@ func capitalised(s string) string {
 
 // shareLine names the thought to share t for the ask, with what it is tied to.
 func shareLine(w brain.Wake, t brain.Topic) string {
+	return "You have been meaning to share something with them: " + sharedQuote(w, t) + ". If you write, it is " +
+		"about that: bring it up in your own words, briefly, as a friend would. "
+}
+
+// sharedQuote quotes the thought to share t, with what it is tied to.
+func sharedQuote(w brain.Wake, t brain.Topic) string {
 	q := Quote(t.Label)
 	if id, ok := strings.CutPrefix(t.ID, "share:"); ok {
 		for _, s := range w.Rel.Shares() {
@@ -185,6 +199,42 @@ func shareLine(w brain.Wake, t brain.Topic) string {
 			}
 		}
 	}
-	return "You have been meaning to share something with them: " + q + ". If you write, it is about that: bring it " +
-		"up in your own words, briefly, as a friend would. "
+	return q
+}
+
+// keptShare is the thought anima kept to share that a chat run offers: in a private chat,
+// when the person comes back after returnAfter or more without a message either side
+// (turns are the run's recent history), the one that matters most to them (the oldest of
+// equals). A friend keeping news for someone who always writes first tells it when they
+// come, not in the middle of a conversation that has its own subject.
+func keptShare(w brain.Wake, turns []brain.Turn, now time.Time, loc *time.Location) (brain.Topic, bool) {
+	if w.Rel.Group {
+		return brain.Topic{}, false
+	}
+	shares := w.Rel.Shareable(now)
+	if len(shares) == 0 {
+		return brain.Topic{}, false
+	}
+	came := now
+	for _, s := range w.Signals {
+		if s.Type == brain.SignalUserMessage && !s.At.IsZero() && s.At.Before(came) {
+			came = s.At
+		}
+	}
+	for i := len(turns) - 1; i >= 0; i-- {
+		if at := turns[i].At; !at.IsZero() && at.Before(came) {
+			if came.Sub(at) < returnAfter {
+				return brain.Topic{}, false
+			}
+			break
+		}
+	}
+	best := shares[0]
+	for _, s := range shares[1:] {
+		if s.Matters > best.Matters {
+			best = s
+		}
+	}
+	return brain.Topic{ID: "share:" + best.ID, Label: best.Text, Kind: brain.TopicShare, Weight: best.Matters,
+		When: brain.AgoWords(best.At, now, loc)}, true
 }
