@@ -216,6 +216,11 @@ func TestUnknownKindOfDay(t *testing.T) {
 	if a.early(time.Date(2026, 3, 9, 13, 30, 0, 0, loc), rel, loc, 0) {
 		t.Error("Monday 13:30, her lunch passed without her, is early")
 	}
+	// /status says so: from Saturday morning, the next time is Monday, past her lunch.
+	next, ok := a.NextProactive(time.Date(2026, 3, 7, 11, 6, 0, 0, loc), rel, loc, nil)
+	if monday := time.Date(2026, 3, 9, 13, 0, 0, 0, loc); !ok || next.Before(monday) {
+		t.Errorf("NextProactive on Saturday = %s, %v; want Monday after 13:00", next.Format("Mon 15:04"), ok)
+	}
 	var none brain.Relationship
 	none.Chat, none.LastUserMsg = 2, rel.LastUserMsg
 	none.Rhythm.Observe(rel.LastUserMsg, loc)

@@ -225,12 +225,15 @@ func lateHabit(now time.Time, rel *brain.Relationship, loc *time.Location) bool 
 }
 
 // nextWaking returns the first time at or after t, within the wake's wait (see
-// waitFor), that the rhythm gate lets a wake of rel through (see asleep and offHours),
+// waitFor; earlySpan for a plain wake), that the rhythm gate lets a wake of rel through (see asleep and offHours),
 // stepping by patienceStep; t when there is none in that span (the gate then lets it
 // through at once, or the answer is as good as can be said).
 func (a *Aggregator) nextWaking(t time.Time, rel *brain.Relationship, loc *time.Location, u float64, followup bool) time.Time {
-	wait := waitFor(followup)
-	for c := t; c.Sub(t) <= wait; c = c.Add(patienceStep) {
+	wait, span := waitFor(followup), waitFor(followup)
+	if !followup {
+		span = earlySpan
+	}
+	for c := t; c.Sub(t) <= span; c = c.Add(patienceStep) {
 		peak := followup || !lateHabit(c, rel, loc)
 		if !a.quiet(c, rel, loc, u) && !a.asleep(c, rel, loc, u, followup) && !a.offHours(c, rel, loc, u, wait, peak) &&
 			(followup || !a.early(c, rel, loc, u)) {
@@ -239,6 +242,11 @@ func (a *Aggregator) nextWaking(t time.Time, rel *brain.Relationship, loc *time.
 	}
 	return t
 }
+
+// earlySpan is how far ahead nextWaking looks for a plain proactive wake: past a whole
+// weekend the late-never-early gate holds (a kind of day not known yet) to the next
+// day's usual time.
+const earlySpan = 72 * time.Hour
 
 // waitFor is how long rule 4's wake may wait for the user's active hours: a follow-up
 // patience, a plain proactive message pressurePatience.
