@@ -1,15 +1,11 @@
 package prompt
 
-import (
-	"strings"
-	"time"
-
-	"github.com/anima-bot/anima/brain"
-)
+import "strings"
 
 // What the dream sees that a friend would, besides the day: anima's interests (so that a
 // thought to share can be its own) and what was left unresolved (a question of theirs no
-// answer followed, an event of theirs just past no one asked about). The ledger of recent
+// answer followed; an event of theirs just past no one asked about is said in its concern's
+// line). The ledger of recent
 // openers (ledger.go) tells it how they landed.
 var (
 	interests  = section{name: "interests", text: (*Builder).interests}
@@ -32,22 +28,13 @@ func (c *Builder) interests(*prompt) string {
 }
 
 // unresolved lists what was left open with the person, as data: their questions no answer
-// followed and the events of theirs just past (the sections' topics); "" when nothing is.
+// followed; "" when none is. Their events today or just past are not said again here: the
+// concern lines of the inner life's section say each once, with its day and whether anima
+// asked how it went (the section is dropped after this one when the prompt is over budget).
 func (c *Builder) unresolved(p *prompt) string {
 	var lines []string
 	for _, t := range questionTopics(p.rc.Turns, p.now, p.loc) {
 		lines = append(lines, "- they asked "+Quote(t.Label)+" ("+t.When+") and no answer of yours followed")
-	}
-	for _, sec := range p.rc.Sections {
-		for _, t := range sec.Topics {
-			switch {
-			case t.Kind != brain.TopicEvent || t.When == "":
-			case t.On == p.now.In(p.loc).Format(time.DateOnly):
-				lines = append(lines, "- "+Quote(t.Label)+" is today for them")
-			default:
-				lines = append(lines, "- "+Quote(t.Label)+" was "+strings.TrimPrefix(t.When, "on ")+" for them and you have not asked how it went")
-			}
-		}
 	}
 	if len(lines) == 0 {
 		return ""

@@ -25,3 +25,8 @@ func EntryChange(chat int64, text string, at time.Time) brain.PluginChange {
 
 // OpenChange is the change that opens c as it is (its id, days and check-in included).
 func OpenChange(c Concern) brain.PluginChange { return change(c.Chat, c.User, openConcern{Concern: c}) }
+
+// AnchorDay is anchorDay, for TestAnchorSpans.
+func AnchorDay(summary string, now time.Time, loc *time.Location) (string, string) {
+	return anchorDay(summary, now, loc)
+}

@@ -43,7 +43,7 @@ func TestSectionsFixture(t *testing.T) {
 			{ID: "c3a1f09e", Summary: "driving test", Kind: "event", On: driving, CheckInAt: at, Created: wed, Touched: wed},
 			{ID: "d41b2c77", Summary: "dentist appointment", Kind: "event", On: "2025-03-13", Created: wed.Add(-24 * time.Hour),
 				Touched: wed.Add(-24 * time.Hour)},
-			{ID: "5e0c9a12", Summary: "sister Ada visiting next week", Kind: "wellbeing", Created: wed.Add(time.Hour),
+			{ID: "5e0c9a12", Summary: "sister Ada visiting the week of 17 March", Kind: "wellbeing", Created: wed.Add(time.Hour),
 				Touched: wed.Add(time.Hour)},
 		}
 	}

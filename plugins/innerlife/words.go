@@ -12,7 +12,9 @@ import (
 // mentioned it on Tuesday evening, for Wednesday; you asked how it went on Wednesday
 // evening", never with its id, salience, kind or an RFC 3339 time; the ids the
 // innerlife_concern tool needs are on one line of their own (idsLine), the only place
-// they appear.
+// they appear. Relative words are anchored when the concern is opened: a day (today,
+// tomorrow, …) becomes the concern's day, a span (next week, this weekend, next month)
+// the span it named, in the summary's words.
 
 // relativeDay matches the words that name a day relative to when they were said.
 var relativeDay = regexp.MustCompile(`(?i)\s*\b(today|tonight|tomorrow|yesterday)\b`)
@@ -22,6 +24,7 @@ var relativeDay = regexp.MustCompile(`(?i)\s*\b(today|tonight|tomorrow|yesterday
 // "presentation at work tomorrow" said on Tuesday is "presentation at work", for
 // Wednesday — not "tomorrow" for ever after.
 func anchorDay(summary string, now time.Time, loc *time.Location) (string, string) {
+	summary = anchorSpan(summary, now, loc)
 	m := relativeDay.FindStringSubmatch(summary)
 	if m == nil {
 		return summary, ""
@@ -38,6 +41,46 @@ func anchorDay(summary string, now time.Time, loc *time.Location) (string, strin
 		out = summary
 	}
 	return out, day.Format(time.DateOnly)
+}
+
+// relativeSpan matches the words that name a week, a weekend or a month relative to when
+// they were said.
+var relativeSpan = regexp.MustCompile(`(?i)\b(this|next) (week|weekend|month)\b`)
+
+// anchorSpan rewrites the relative spans of summary, said at now in loc, as the spans
+// they named: "visiting next week" said on Wednesday 11 March is "visiting the week of 16
+// March", "this weekend" "the weekend of 14 March", "next month" "in April" — a week after,
+// "next week" would be wrong. Weeks start on Monday; on a weekend, "this weekend" is the
+// one under way.
+func anchorSpan(summary string, now time.Time, loc *time.Location) string {
+	l := now.In(zoneOr(loc))
+	today := time.Date(l.Year(), l.Month(), l.Day(), 12, 0, 0, 0, l.Location())
+	return relativeSpan.ReplaceAllStringFunc(summary, func(m string) string {
+		parts := strings.Fields(strings.ToLower(m))
+		next := parts[0] == "next"
+		switch parts[1] {
+		case "week":
+			monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+			if next {
+				monday = monday.AddDate(0, 0, 7)
+			}
+			return "the week of " + monday.Format("2 January")
+		case "weekend":
+			sat := today.AddDate(0, 0, (int(time.Saturday)-int(today.Weekday())+7)%7)
+			if today.Weekday() == time.Sunday {
+				sat = today.AddDate(0, 0, -1)
+			}
+			if next {
+				sat = sat.AddDate(0, 0, 7)
+			}
+			return "the weekend of " + sat.Format("2 January")
+		}
+		first := time.Date(today.Year(), today.Month(), 1, 12, 0, 0, 0, today.Location())
+		if next {
+			first = first.AddDate(0, 1, 0)
+		}
+		return "in " + first.Format("January")
+	})
 }
 
 // parseDay reads the day a concern is about: YYYY-MM-DD, or today, tomorrow, yesterday or
@@ -76,6 +119,8 @@ func (c *Concern) words(now time.Time, loc *time.Location) string {
 		b.WriteString("; latest: " + c.Notes[n-1])
 	}
 	switch {
+	case c.CheckInAt.IsZero() && c.Asked.IsZero() && c.On != "" && c.On < now.In(zoneOr(loc)).Format(time.DateOnly):
+		b.WriteString("; you have not asked how it went")
 	case c.CheckInAt.IsZero():
 	case c.CheckInDone && !c.Asked.IsZero():
 		b.WriteString("; you asked how it went " + brain.AgoWords(c.Asked, now, loc))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/anima-bot/anima/brain"
+	"github.com/anima-bot/anima/plugins/innerlife"
 )
 
 // bookkeeping is what prompt text must never carry outside the ids line: a hex id, an RFC
@@ -134,6 +135,38 @@ func TestContextTopics(t *testing.T) {
 	} {
 		if got := topics(tc.at); got != tc.want {
 			t.Errorf("at %s topics = %q, want %q", tc.at.Format("Mon 15:04"), got, tc.want)
+		}
+	}
+}
+
+// TestAnchorSpans (issue 35): a week, a weekend or a month named relative to when it was
+// said is kept as the span it named, so "sister Ada visiting next week" said on Wednesday
+// 11 March is not still "next week" a week later; day words become the concern's day.
+func TestAnchorSpans(t *testing.T) {
+	t.Parallel()
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wed := time.Date(2026, 3, 11, 21, 0, 0, 0, berlin)
+	sun := time.Date(2026, 3, 15, 10, 0, 0, 0, berlin)
+	for _, tc := range []struct {
+		said     string
+		at       time.Time
+		want, on string
+	}{
+		{"sister Ada visiting next week", wed, "sister Ada visiting the week of 16 March", ""},
+		{"moving flat this week", wed, "moving flat the week of 9 March", ""},
+		{"hiking this weekend", wed, "hiking the weekend of 14 March", ""},
+		{"hiking this weekend", sun, "hiking the weekend of 14 March", ""},
+		{"Next weekend: the wedding", wed, "the weekend of 21 March: the wedding", ""},
+		{"new job starts next month", wed, "new job starts in April", ""},
+		{"dentist tomorrow", wed, "dentist", "2026-03-12"},
+		{"a weekly class", wed, "a weekly class", ""},
+	} {
+		got, on := innerlife.AnchorDay(tc.said, tc.at, berlin)
+		if got != tc.want || on != tc.on {
+			t.Errorf("%q said %s: %q for %q, want %q for %q", tc.said, tc.at.Format("Mon 2 Jan"), got, on, tc.want, tc.on)
 		}
 	}
 }
