@@ -90,7 +90,7 @@ func (c *Builder) dreamAsk(p *prompt) string {
 		"with its day in on, and a check-in time when there is one), to touch or close concerns, to fold the journal " +
 		"entries listed to fold into a few themes, and to remember what matters. Then, as yourself: rewrite your own " +
 		"note about the two of you with innerlife_self_note (what you have been thinking about, opinions you formed, " +
-		"running jokes; keep what still matters), and keep 0 to 3 thoughts you might share when you next write first " +
+		"running jokes; keep what still matters), and keep 0 to 3 thoughts you might share when you next write first or they come back " +
 		"with innerlife_share_later: first what their life calls for (what they told you, what was left open, what " +
 		"did not land in your last openers), an interest of yours only when nothing of theirs does; say how much " +
 		"each matters to them now (matters 1 to 3). None is fine. When you are done, stop: no answer is needed."

@@ -77,7 +77,7 @@ var shareLaterSchema = json.RawMessage(`{"type":"object","properties":{` +
 
 func (shareLaterTool) Spec() brain.ToolSpec {
 	return dreamSpec("innerlife_share_later", "Nightly reflection only: keep a thought you "+
-		"might share with them when you next write first (0 to 3 a night) — tied to something they said or to one "+
+		"might share with them when you next write first or they come back (0 to 3 a night) — tied to something they said or to one "+
 		"of your interests, the way a friend saves something to tell — with how much it matters to them now. It makes "+
 		"you want to write; it is dropped once said or when it expires.", shareLaterSchema)
 }
