@@ -117,17 +117,16 @@ const theirMargin = time.Hour
 
 // theirHours reports whether at is inside the user's hours as the scenario defines them,
 // whatever anima has learned: within theirMargin of a window in which a write rule puts
-// one of their own messages (its at ± jitter, on a day it applies and the user does not
-// take off), chance aside.
+// one of their own messages (its at ± jitter, on a day it applies), chance aside — and a
+// day off aside too: a day they do not write keeps the hours of its kind of day (a
+// weekday's, a weekend's), as a day a rule's chance skips does. Late, never early sends a
+// plain first message only on a day they have not come; it is judged by the hours they
+// keep on such a day.
 func (t *timeline) theirHours(at time.Time) bool {
 	local := at.In(t.loc)
 	day := int(local.Sub(t.start).Hours()/24) + 1
-	quiet := map[int]bool{}
-	for _, d := range t.sc.User.QuietDays {
-		quiet[d] = true
-	}
 	for d := day - 1; d <= day+1; d++ { // a window may wrap midnight
-		if d < 1 || d > t.sc.Days || quiet[d] {
+		if d < 1 || d > t.sc.Days {
 			continue
 		}
 		midnight := time.Date(t.start.Year(), t.start.Month(), t.start.Day()+d-1, 0, 0, 0, 0, t.loc)

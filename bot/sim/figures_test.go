@@ -72,7 +72,7 @@ func TestTimingFigures(t *testing.T) {
 }
 
 // TestTheirHours: the user's hours are the scenario's, within an hour of its windows,
-// across midnight, on the days a rule applies and not on a day off.
+// across midnight, on the days a rule applies, a day off keeping them.
 func TestTheirHours(t *testing.T) {
 	t.Parallel()
 	sc, err := ParseScenario([]byte(`days: 3
@@ -94,13 +94,14 @@ user:
 		at   time.Time
 		want bool
 	}{
-		{time.Date(2026, 3, 2, 17, 10, 0, 0, time.UTC), true},  // 18:40 − 30m − 1h
-		{time.Date(2026, 3, 2, 17, 9, 0, 0, time.UTC), false},  // a minute earlier
-		{time.Date(2026, 3, 2, 20, 10, 0, 0, time.UTC), true},  // 18:40 + 30m + 1h
-		{time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), false},   // the morning
-		{time.Date(2026, 3, 2, 22, 50, 0, 0, time.UTC), true},  // day 2's 00:10 − 20m − 1h, the evening before
-		{time.Date(2026, 3, 3, 1, 30, 0, 0, time.UTC), true},   // day 2's 00:10 + 20m + 1h
-		{time.Date(2026, 3, 4, 18, 40, 0, 0, time.UTC), false}, // day 3, a day off
+		{time.Date(2026, 3, 2, 17, 10, 0, 0, time.UTC), true}, // 18:40 − 30m − 1h
+		{time.Date(2026, 3, 2, 17, 9, 0, 0, time.UTC), false}, // a minute earlier
+		{time.Date(2026, 3, 2, 20, 10, 0, 0, time.UTC), true}, // 18:40 + 30m + 1h
+		{time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC), false},  // the morning
+		{time.Date(2026, 3, 2, 22, 50, 0, 0, time.UTC), true}, // day 2's 00:10 − 20m − 1h, the evening before
+		{time.Date(2026, 3, 3, 1, 30, 0, 0, time.UTC), true},  // day 2's 00:10 + 20m + 1h
+		{time.Date(2026, 3, 4, 18, 40, 0, 0, time.UTC), true}, // day 3, a day off: the hours of the day
+		{time.Date(2026, 3, 4, 9, 0, 0, 0, time.UTC), false},  // and only those
 	}
 	for _, tc := range tests {
 		if got := tl.theirHours(tc.at); got != tc.want {

@@ -228,3 +228,28 @@ func TestUnknownKindOfDay(t *testing.T) {
 		t.Error("with no habit known, the early days' rules are not left to decide")
 	}
 }
+
+// TestHoursInsideQuietHours (issue 35): a student seen only from 23:00 to 01:00, all of it
+// inside the quiet hours (22:30–08:30), gets a first message in the half hour before the
+// quiet hours begin, the edge nearest her own hours, not in the middle of the afternoon
+// (which "any waking hour" gave before).
+func TestHoursInsideQuietHours(t *testing.T) {
+	t.Parallel()
+	loc := time.UTC
+	cfg := brain.DefaultProactivePolicy()
+	cfg.Jitter = 0
+	a := New(cfg, Options{})
+	var rel brain.Relationship
+	rel.Chat = 1
+	start := time.Date(2026, 3, 2, 0, 0, 0, 0, loc)
+	for d := range 3 {
+		rel.Rhythm.Observe(start.AddDate(0, 0, d).Add(23*time.Hour+20*time.Minute), loc)
+	}
+	thu := start.AddDate(0, 0, 3)
+	if !a.offHours(thu.Add(15*time.Hour), &rel, loc, 0, pressurePatience, true) {
+		t.Error("15:00 is not off her hours, though the hour before hers (22:00) comes today")
+	}
+	if a.offHours(thu.Add(22*time.Hour+10*time.Minute), &rel, loc, 0, pressurePatience, true) {
+		t.Error("22:10, the hour before hers and outside the quiet hours, is off her hours")
+	}
+}

@@ -108,7 +108,7 @@ func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.
 		if r.SeenAt(int(wall/time.Hour)) && r.SeenAt(int(edge/time.Hour)) {
 			return false
 		}
-		return a.comes(r, wall, wait, r.SeenAt)
+		return a.comes(r, wall, wait, r.SeenAt) || a.before(r, wall, wait, r.SeenAt, u)
 	}
 	if peak {
 		if r.PeakAt(int(wall/time.Hour)) && r.PeakAt(int(edge/time.Hour)) {
@@ -121,7 +121,21 @@ func (a *Aggregator) offHours(now time.Time, rel *brain.Relationship, loc *time.
 	if r.ActiveAt(int(wall/time.Hour)) && r.ActiveAt(int(edge/time.Hour)) {
 		return false
 	}
-	return a.comes(r, wall, wait, r.ActiveAt)
+	return a.comes(r, wall, wait, r.ActiveAt) || a.before(r, wall, wait, r.ActiveAt, u)
+}
+
+// before reports, for a user none of whose hours (in) comes outside quiet hours and sleep
+// within wait — someone around only late at night, inside the quiet hours — whether now
+// (wall) is not in the hour before one of theirs while such an hour comes within wait:
+// the edge of the quiet hours nearest their own is preferred to any waking hour. Half the
+// wake's jitter (at u), at most a quarter of an hour, into that hour: not on its minute,
+// and inside a half hour left before quiet hours begin.
+func (a *Aggregator) before(r *brain.Rhythm, wall, wait time.Duration, in func(int) bool, u float64) bool {
+	ahead := func(h int) bool { return in((h + 1) % (7 * 24)) }
+	if ahead(int(wall/time.Hour)) && ahead(int((wall-min(a.late(u)/2, 15*time.Minute))/time.Hour)) {
+		return false
+	}
+	return a.comes(r, wall, wait, ahead)
 }
 
 // comes reports whether an hour of the week that is in (PeakAt or ActiveAt of r), and

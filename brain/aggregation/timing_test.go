@@ -79,7 +79,9 @@ func TestRhythmPrefersPeakHours(t *testing.T) {
 }
 
 // TestRhythmDoesNotStarve: a person whose active hours all fall inside quiet hours still
-// hears from anima, at a waking hour, within a day of contact coming due.
+// hears from anima, in the half hour before quiet hours begin (the edge nearest their own
+// hours, issue 35; it was any waking hour), once a usual time of theirs has passed without
+// them: within two days of contact coming due.
 func TestRhythmDoesNotStarve(t *testing.T) {
 	t.Parallel()
 	cfg := brain.DefaultProactivePolicy() // quiet hours 22:30–08:30
@@ -91,10 +93,13 @@ func TestRhythmDoesNotStarve(t *testing.T) {
 	}
 	s := newSim(t, cfg, time.UTC, monday)
 	s.talk(1, brain.StatusIdle).Rhythm = r
-	s.run(30*time.Hour, time.Minute)
+	s.run(54*time.Hour, time.Minute)
 	at := s.proactive()
-	if len(at) == 0 || at[0].Sub(monday) > cfg.MinSilence+24*time.Hour {
-		t.Fatalf("wakes %v; want one within a day of the 6 h silence", at)
+	if len(at) == 0 || at[0].Sub(monday) > cfg.MinSilence+48*time.Hour {
+		t.Fatalf("wakes %v; want one within two days of the 6 h silence", at)
+	}
+	if h := at[0].Hour(); h != 22 {
+		t.Errorf("wake at %s; want in the hour before theirs, before quiet hours (22:00–22:30)", at[0].Format("Mon 15:04"))
 	}
 	if r.Asleep(at[0], time.UTC) || cfg.QuietHours.Contains(at[0], time.UTC) {
 		t.Errorf("wake at %s: in sleep or quiet hours", at[0].Format("15:04"))
