@@ -163,15 +163,12 @@ func TestThoughtNotJustBeforeThem(t *testing.T) {
 	}
 }
 
-// TestYesterdayOfAnotherKind (issue 35): that an office worker skipped Friday's lunch
-// message says nothing of her Saturday, when she writes at 15:30: a "missing you" waits
-// for Saturday's own time to pass without her, not for Friday's.
-func TestYesterdayOfAnotherKind(t *testing.T) {
-	t.Parallel()
-	loc := time.UTC
+// officeWorker is the rhythm of an office worker over her first days from Monday 2 March
+// 2026, in loc: weekdays at 12:15 and 21:00, weekends at 15:30.
+func officeWorker(days int, loc *time.Location) brain.Rhythm {
 	var r brain.Rhythm
 	start := time.Date(2026, 3, 2, 0, 0, 0, 0, loc) // a Monday
-	for d := range 12 {
+	for d := range days {
 		day := start.AddDate(0, 0, d)
 		if wd := day.Weekday(); wd == time.Saturday || wd == time.Sunday {
 			r.Observe(day.Add(15*time.Hour+30*time.Minute), loc)
@@ -180,6 +177,16 @@ func TestYesterdayOfAnotherKind(t *testing.T) {
 		r.Observe(day.Add(12*time.Hour+15*time.Minute), loc)
 		r.Observe(day.Add(21*time.Hour), loc)
 	}
+	return r
+}
+
+// TestYesterdayOfAnotherKind (issue 35): that an office worker skipped Friday's lunch
+// message says nothing of her Saturday, when she writes at 15:30: a "missing you" waits
+// for Saturday's own time to pass without her, not for Friday's.
+func TestYesterdayOfAnotherKind(t *testing.T) {
+	t.Parallel()
+	loc := time.UTC
+	r := officeWorker(12, loc)
 	// Friday the 13th went by without her; it is Saturday 12:58.
 	rel := &brain.Relationship{Chat: 1, Rhythm: r, LastUserMsg: time.Date(2026, 3, 12, 21, 0, 0, 0, loc)}
 	a := New(noQuiet(), Options{})
@@ -198,12 +205,8 @@ func TestYesterdayOfAnotherKind(t *testing.T) {
 func TestUnknownKindOfDay(t *testing.T) {
 	t.Parallel()
 	loc := time.UTC
-	var r brain.Rhythm
-	start := time.Date(2026, 3, 2, 0, 0, 0, 0, loc) // a Monday
-	for d := range 5 {
-		r.Observe(start.AddDate(0, 0, d).Add(12*time.Hour+15*time.Minute), loc)
-	}
-	rel := &brain.Relationship{Chat: 1, Rhythm: r, LastUserMsg: time.Date(2026, 3, 6, 12, 15, 0, 0, loc)}
+	r := officeWorker(5, loc) // Monday to Friday
+	rel := &brain.Relationship{Chat: 1, Rhythm: r, LastUserMsg: time.Date(2026, 3, 6, 21, 0, 0, 0, loc)}
 	a := New(noQuiet(), Options{})
 	for _, at := range []time.Time{time.Date(2026, 3, 7, 11, 6, 0, 0, loc), time.Date(2026, 3, 7, 19, 0, 0, 0, loc)} {
 		if !a.early(at, rel, loc, 0) {
